@@ -1,0 +1,74 @@
+/**
+ * npm test: lint, type-check, then the suite on the embedded database. When
+ * CI=true (or TEST_DATABASE_URL is set) the suite runs a second time against
+ * PostgreSQL and Redis, and fails if either is unreachable instead of skipping.
+ */
+import { spawnSync } from 'node:child_process'
+import { Socket } from 'node:net'
+
+const ci = process.env.CI === 'true' || process.env.CI === '1'
+const extraArgs = process.argv.slice(2)
+
+function run(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
+  console.log(`\n=== ${title} ===`)
+  const result = spawnSync(command, args, { stdio: 'inherit', env })
+  if (result.status !== 0) {
+    console.error(`\n${title} failed (exit ${result.status ?? result.signal})`)
+    process.exit(result.status ?? 1)
+  }
+}
+
+function reachable(url: string, defaultPort: number): Promise<boolean> {
+  const u = new URL(url)
+  return new Promise((resolve) => {
+    const socket = new Socket()
+    socket.setTimeout(3000)
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('timeout', () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once('error', () => resolve(false))
+    socket.connect(Number(u.port || defaultPort), u.hostname)
+  })
+}
+
+const testArgs = [
+  '--test',
+  '--test-concurrency=2',
+  '--test-timeout=120000',
+  ...(extraArgs.length ? extraArgs : ['test/**/*.test.ts']),
+]
+const bin = (name: string) => `node_modules/.bin/${name}`
+
+if (!extraArgs.length) {
+  run('lint (biome)', bin('biome'), ['check', '.'])
+  run('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
+}
+
+const embeddedEnv = { ...process.env }
+delete embeddedEnv.TEST_DATABASE_URL
+delete embeddedEnv.TEST_REDIS_URL
+run('tests on embedded PostgreSQL (PGlite)', process.execPath, testArgs, embeddedEnv)
+
+if (ci || process.env.TEST_DATABASE_URL) {
+  const databaseUrl = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test'
+  const redisUrl = process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379'
+  for (const [name, url, port] of [
+    ['PostgreSQL', databaseUrl, 5432],
+    ['Redis', redisUrl, 6379],
+  ] as const) {
+    if (!(await reachable(url, port))) {
+      console.error(`\n${name} is not reachable at ${new URL(url).host}; the server suite cannot run.`)
+      process.exit(1)
+    }
+  }
+  run('tests on PostgreSQL and Redis', process.execPath, testArgs, {
+    ...process.env,
+    TEST_DATABASE_URL: databaseUrl,
+    TEST_REDIS_URL: redisUrl,
+  })
+}

@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto'
+import swagger from '@fastify/swagger'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Config } from './config.ts'
+import type { Database } from './db/database.ts'
+import { registerAuth } from './http/auth.ts'
+import { registerErrorHandler } from './http/error-handler.ts'
+import { openApiOptions } from './http/openapi.ts'
+import type { RateLimiter } from './http/rate-limit.ts'
+import { ErrorSchema } from './http/schemas.ts'
+import { validatorCompiler } from './http/validation.ts'
+import type { Clock } from './lib/clock.ts'
+import { createApiKeyService } from './modules/auth/api-keys.service.ts'
+import { operatorRoutes } from './modules/operator/operator.routes.ts'
+import { ordersRoutes } from './modules/orders/orders.routes.ts'
+import { OperatorOrder, Order } from './modules/orders/orders.schemas.ts'
+import { createOrderService } from './modules/orders/orders.service.ts'
+import { createOrganizationService } from './modules/organizations/organizations.service.ts'
+import { createProductService } from './modules/products/products.service.ts'
+import { pingRoutes, systemRoutes } from './modules/system/system.routes.ts'
+
+export interface AppDeps {
+  config: Pick<Config, 'publicBaseUrl' | 'logLevel'>
+  db: Database
+  clock: Clock
+  rateLimiter: RateLimiter
+  operatorToken: string
+  /** Pino options or false; tests pass false. */
+  logger?: FastifyServerOptions['logger']
+}
+
+/** JSON bodies over 10 MB are refused with 413 request_too_large. */
+export const BODY_LIMIT = 10 * 1024 * 1024
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: BODY_LIMIT,
+    // Fastify's own request ids are per process; a UUID (or the caller's
+    // X-Request-Id) lets one request be followed across instances.
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID()
+    },
+    return503OnClosing: true,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+  })
+  app.setValidatorCompiler(validatorCompiler)
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+  })
+
+  app.addSchema(ErrorSchema)
+  app.addSchema(Order)
+  app.addSchema(OperatorOrder)
+  await app.register(swagger, openApiOptions(deps.config.publicBaseUrl))
+
+  registerErrorHandler(app, deps.config.publicBaseUrl)
+
+  const apiKeys = createApiKeyService(deps)
+  const orders = createOrderService(deps)
+  const products = createProductService(deps)
+  const organizations = createOrganizationService(deps)
+
+  registerAuth(app, { apiKeys, rateLimiter: deps.rateLimiter, operatorToken: deps.operatorToken })
+
+  await app.register(systemRoutes({ db: deps.db, publicBaseUrl: deps.config.publicBaseUrl }))
+  await app.register(
+    async (v1) => {
+      v1.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
+      await v1.register(pingRoutes())
+      await v1.register(ordersRoutes({ orders }))
+    },
+    { prefix: '/v1' },
+  )
+  await app.register(operatorRoutes({ organizations, apiKeys, products, orders }), { prefix: '/admin/v1' })
+
+  return app
+}

@@ -1,0 +1,12 @@
+import type { Migration, MigrationProvider } from 'kysely/migration'
+import * as core from './2026-11-22-0001-core.ts'
+
+// Listed explicitly rather than read from the directory: no filesystem scan at
+// start, and the set of migrations is visible in review.
+const migrations: Record<string, Migration> = {
+  '2026-11-22-0001-core': core,
+}
+
+export const migrationProvider: MigrationProvider = {
+  getMigrations: async () => migrations,
+}

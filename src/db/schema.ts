@@ -1,0 +1,122 @@
+import type { ColumnType, Insertable, Selectable } from 'kysely'
+
+export type Environment = 'test' | 'live'
+export type OrderSource = 'api' | 'shop'
+
+/** numeric columns come back as strings from both drivers; they go in as numbers. */
+type Numeric = ColumnType<string, number | string, number | string>
+type NullableNumeric = ColumnType<string | null, number | string | null, number | string | null>
+/** json columns: written as a JSON string, read back parsed. */
+type Json<T> = ColumnType<T, string, string>
+
+export interface OrganizationTable {
+  id: string
+  name: string
+  created_at: Date
+}
+
+export interface ApiKeyTable {
+  id: string
+  organization_id: string
+  environment: Environment
+  scopes: string[]
+  key_prefix: string
+  key_hash: string
+  name: string | null
+  expires_at: Date | null
+  revoked_at: Date | null
+  created_at: Date
+}
+
+export interface ProductTable {
+  id: string
+  organization_id: string
+  sku: string
+  name: string
+  created_at: Date
+}
+
+export interface OrderTable {
+  id: string
+  organization_id: string
+  environment: Environment
+  source: OrderSource
+  external_order_id: string
+  status: string
+  currency: string | null
+  total_amount: NullableNumeric
+  customer_name: string
+  customer_email: string | null
+  customer_phone: string | null
+  ordered_at: Date
+  created_at: Date
+  updated_at: Date
+  content_hash: string
+}
+
+export type PersonalizationValue = string | number | boolean | null
+export interface StoredFileRef {
+  upload_id: string
+  role: string | null
+}
+
+export interface OrderItemTable {
+  id: string
+  order_id: string
+  organization_id: string
+  position: number
+  sku: string | null
+  name: string
+  quantity: number
+  price: NullableNumeric
+  product_id: string | null
+  personalization: Json<Record<string, PersonalizationValue>>
+  files: Json<StoredFileRef[]>
+}
+
+export interface ProductionOrderTable {
+  id: string
+  order_id: string
+  status: string
+  produced_by_partner: ColumnType<boolean, boolean | undefined, boolean>
+  created_at: Date
+  updated_at: Date
+}
+
+export interface ProductionJobTable {
+  id: string
+  production_order_id: string
+  order_item_id: string
+  status: string
+  created_at: Date
+  updated_at: Date
+}
+
+export interface EventTable {
+  id: string
+  organization_id: string
+  environment: Environment
+  type: string
+  order_id: string | null
+  data: Json<Record<string, unknown>>
+  created_at: Date
+}
+
+export interface DB {
+  organizations: OrganizationTable
+  api_keys: ApiKeyTable
+  products: ProductTable
+  orders: OrderTable
+  order_items: OrderItemTable
+  production_orders: ProductionOrderTable
+  production_jobs: ProductionJobTable
+  events: EventTable
+}
+
+export type OrderRow = Selectable<OrderTable>
+export type OrderItemRow = Selectable<OrderItemTable>
+export type ApiKeyRow = Selectable<ApiKeyTable>
+export type ProductionOrderRow = Selectable<ProductionOrderTable>
+export type ProductionJobRow = Selectable<ProductionJobTable>
+export type NewEvent = Insertable<EventTable>
+export type { Numeric }

@@ -1,0 +1,114 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { secretsEqual } from '../lib/secrets.ts'
+import type { ApiKeyService } from '../modules/auth/api-keys.service.ts'
+import type { Principal, Scope } from '../modules/auth/scopes.ts'
+import { AppError } from './errors.ts'
+import { type RateLimiter, rateLimitHeaders } from './rate-limit.ts'
+
+/**
+ * How a route is authenticated, declared in its `config`:
+ * - `{ auth: 'key', scopes: [...] }` public API key with every listed scope;
+ * - `{ auth: 'operator' }` the operator token (/admin/v1);
+ * - `{ auth: 'none' }` open (OpenAPI document, error pages, health, signed PUT).
+ * Routes that take a JSON body say `jsonBody: true`.
+ */
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    auth?: 'key' | 'operator' | 'none'
+    scopes?: Scope[]
+    jsonBody?: boolean
+  }
+  interface FastifyRequest {
+    principal: Principal | undefined
+  }
+}
+
+export interface AuthDeps {
+  apiKeys: ApiKeyService
+  rateLimiter: RateLimiter
+  operatorToken: string
+}
+
+function bearer(request: FastifyRequest): string | undefined {
+  const header = request.headers.authorization
+  if (typeof header !== 'string') return undefined
+  const match = /^Bearer +(\S+) *$/i.exec(header)
+  return match?.[1]
+}
+
+export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
+  app.decorateRequest('principal', undefined)
+
+  /** Authenticates and counts the request; sets the rate-limit headers on every valid-key response. */
+  async function authenticateKey(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
+    const principal = await deps.apiKeys.authenticate(bearer(request))
+    if (!principal) throw new AppError('invalid_api_key')
+    request.principal = principal
+    let decision: Awaited<ReturnType<RateLimiter['hit']>>
+    try {
+      decision = await deps.rateLimiter.hit(principal.keyId)
+    } catch (err) {
+      request.log.error({ err }, 'rate limiter unavailable')
+      throw new AppError('service_unavailable')
+    }
+    reply.headers(rateLimitHeaders(decision))
+    if (!decision.allowed) {
+      throw new AppError('rate_limited', {
+        message: `More than ${decision.limit} requests per minute on this API key; retry after ${decision.resetSeconds} seconds.`,
+        headers: { 'retry-after': String(decision.resetSeconds) },
+      })
+    }
+    return principal
+  }
+
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config
+    // Unknown paths land on the not-found handler, which authenticates on its own.
+    if (request.is404) return
+    switch (config.auth) {
+      case 'none':
+        return
+      case 'operator': {
+        const token = bearer(request)
+        if (!token || !secretsEqual(token, deps.operatorToken)) throw new AppError('invalid_operator_token')
+        return
+      }
+      default: {
+        const principal = await authenticateKey(request, reply)
+        const missing = (config.scopes ?? []).filter((s) => !principal.scopes.includes(s))
+        if (missing.length > 0) {
+          throw new AppError('insufficient_scope', {
+            message: `This API key lacks the required scope${missing.length > 1 ? 's' : ''}: ${missing.join(', ')}.`,
+          })
+        }
+      }
+    }
+  })
+
+  // A JSON body needs Content-Type application/json (any case, parameters allowed).
+  app.addHook('preParsing', async (request) => {
+    if (!request.routeOptions.config.jsonBody) return
+    const type = request.headers['content-type']
+    const mediaType = typeof type === 'string' ? type.split(';')[0]!.trim().toLowerCase() : ''
+    if (mediaType !== 'application/json') {
+      throw new AppError('invalid_json', {
+        message: 'The request body must be JSON sent with Content-Type: application/json.',
+      })
+    }
+  })
+
+  // Unknown path: 404 in the error shape with or without a key. A valid key still
+  // counts against its limit and gets its rate-limit headers, like every response
+  // to a valid key.
+  app.setNotFoundHandler(async (request, reply) => {
+    if (bearer(request)?.startsWith('svc_')) {
+      try {
+        await authenticateKey(request, reply)
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'invalid_api_key') throw new AppError('not_found')
+        throw err
+      }
+    }
+    throw new AppError('not_found')
+  })
+}

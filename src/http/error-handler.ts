@@ -1,0 +1,75 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { AppError, docUrl, type ErrorCode } from './errors.ts'
+import { toValidationEntries } from './validation.ts'
+
+export interface ErrorBody {
+  error: {
+    code: string
+    message: string
+    doc_url: string
+    field?: string
+    errors?: { code: string; message: string; field: string }[]
+  }
+}
+
+/** Fastify's own failures, mapped onto the catalog. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'request_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'invalid_json',
+  FST_ERR_CTP_EMPTY_TYPE: 'invalid_json',
+  FST_ERR_CTP_INVALID_TYPE: 'invalid_json',
+}
+
+export function toAppError(err: FastifyError | AppError | Error): AppError {
+  if (err instanceof AppError) return err
+  const fe = err as FastifyError
+  if (fe.validation) {
+    return AppError.validation(toValidationEntries(fe.validation as never))
+  }
+  const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined
+  if (mapped) return new AppError(mapped)
+  // JSON.parse failures (including stack exhaustion on absurd nesting) arrive as
+  // SyntaxError / RangeError with a 400 status from the content-type parser.
+  if (fe.statusCode === 400 && (err instanceof SyntaxError || err instanceof RangeError)) {
+    return new AppError('invalid_json')
+  }
+  if (fe.statusCode === 413) return new AppError('request_too_large')
+  if (fe.statusCode === 404) return new AppError('not_found')
+  if (fe.statusCode === 503) return new AppError('service_unavailable')
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    // A malformed request line or header that Fastify rejects before routing.
+    return new AppError('not_found')
+  }
+  return new AppError('internal_error')
+}
+
+export function errorBody(error: AppError, publicBaseUrl: string): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      doc_url: docUrl(publicBaseUrl, error.code),
+      ...(error.field !== undefined ? { field: error.field } : {}),
+      ...(error.errors ? { errors: error.errors } : {}),
+    },
+  }
+}
+
+export function registerErrorHandler(app: FastifyInstance, publicBaseUrl: string): void {
+  app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const error = toAppError(err)
+    if (error.code === 'internal_error') {
+      request.log.error({ err }, 'unhandled error')
+    } else if (error.status >= 500) {
+      request.log.warn({ err }, error.message)
+    }
+    if (error.headers) reply.headers(error.headers)
+    return reply
+      .code(error.status)
+      .type('application/json; charset=utf-8')
+      .send(errorBody(error, publicBaseUrl))
+  })
+}

@@ -1,0 +1,235 @@
+/**
+ * The one error catalog. The error handler, the OpenAPI document and the
+ * /developers/errors/<code> pages are all generated from this table, so they
+ * cannot drift apart.
+ *
+ * kind:
+ * - `error`: a top-level `error.code` with its HTTP status;
+ * - `entry`: a code that only appears inside `error.errors[]` of validation_failed.
+ */
+export interface CatalogEntry {
+  kind: 'error' | 'entry'
+  status: number
+  message: string
+  description: string
+  retry: string
+}
+
+const NO_RETRY = 'Do not resend the same request unchanged.'
+const FIX_FIELDS = 'Fix the named fields and resend the complete request.'
+
+export const ERROR_CATALOG = {
+  invalid_api_key: {
+    kind: 'error',
+    status: 401,
+    message: 'The API key is missing, malformed, unknown, revoked or expired.',
+    description:
+      'Every request except the OpenAPI document, these pages and the signed upload PUT needs `Authorization: Bearer <API_KEY>`. A missing, malformed, unknown, revoked or expired key all get this same answer, so the response reveals nothing about which keys exist.',
+    retry: 'Send a valid key. A lost key is replaced by creating a new one and revoking the old one.',
+  },
+  insufficient_scope: {
+    kind: 'error',
+    status: 403,
+    message: 'The API key lacks a required scope.',
+    description:
+      'Scopes have no hierarchy: one never implies another. The message names the missing scopes. The scope check comes before any resource lookup.',
+    retry: 'Use a key that carries the named scopes.',
+  },
+  invalid_operator_token: {
+    kind: 'error',
+    status: 401,
+    message: 'The operator token is missing or wrong.',
+    description: 'The operator API (`/admin/v1`) needs `Authorization: Bearer <OPERATOR_TOKEN>`.',
+    retry: 'Send the operator token configured for this service.',
+  },
+  invalid_json: {
+    kind: 'error',
+    status: 400,
+    message: 'The request body is not valid JSON.',
+    description:
+      'Endpoints that take a body need `Content-Type: application/json` (parameters such as `; charset=utf-8` are fine) and a body that parses as JSON. A missing or different content type gets this code too.',
+    retry: NO_RETRY,
+  },
+  request_too_large: {
+    kind: 'error',
+    status: 413,
+    message: 'The request body is larger than 10 MB.',
+    description: 'JSON request bodies are limited to 10 MB (10485760 bytes).',
+    retry: NO_RETRY,
+  },
+  validation_failed: {
+    kind: 'error',
+    status: 422,
+    message: 'The request is invalid; nothing was created.',
+    description:
+      '`errors[]` lists every problem found (up to 50), each with `code`, `message` and `field`. Schema problems use dot notation (`items.0.quantity`); file checks at acceptance use bracket notation (`items[0].files[0].upload_id`). Treat `field` as an opaque label. Also returned for a test call on a disabled webhook endpoint.',
+    retry: FIX_FIELDS,
+  },
+  order_already_exists_with_different_content: {
+    kind: 'error',
+    status: 409,
+    message: 'An order with this external_order_id already exists with different content.',
+    description:
+      'Duplicate protection compares the whole request body (including upload_id values). An identical repeat returns the existing order with 200; any difference gets this error and nothing changes. Orders cannot be modified through the API.',
+    retry: NO_RETRY,
+  },
+  not_found: {
+    kind: 'error',
+    status: 404,
+    message: 'Not found.',
+    description:
+      'Unknown path, or an id that does not exist or belongs to another organization or environment (never 403).',
+    retry: NO_RETRY,
+  },
+  rate_limited: {
+    kind: 'error',
+    status: 429,
+    message: 'Too many requests for this API key.',
+    description:
+      'Each key may make a fixed number of requests (120 by default) in a 60-second window that starts with its first request. `Retry-After` says how many seconds remain; rejected requests do not count.',
+    retry: 'Resend after the number of seconds in Retry-After.',
+  },
+  internal_error: {
+    kind: 'error',
+    status: 500,
+    message: 'Something went wrong on our side.',
+    description:
+      'An unexpected failure in the service. The request id in `X-Request-Id` helps support find it.',
+    retry: 'Safe to resend the identical request.',
+  },
+  service_unavailable: {
+    kind: 'error',
+    status: 503,
+    message: 'The service is temporarily unavailable.',
+    description: 'The service is starting, shutting down or cannot reach its database.',
+    retry: 'Safe to resend the identical request after a short wait.',
+  },
+  webhook_url_invalid: {
+    kind: 'error',
+    status: 422,
+    message: 'The webhook URL is not a valid https URL.',
+    description:
+      'Webhook targets must be https URLs without embedded credentials, on a hostname that resolves.',
+    retry: NO_RETRY,
+  },
+  webhook_target_blocked: {
+    kind: 'error',
+    status: 422,
+    message: 'The webhook target resolves to a private or reserved address.',
+    description:
+      'Every resolved address is checked; any private, loopback, link-local or reserved one refuses the URL.',
+    retry: NO_RETRY,
+  },
+  webhook_limit_reached: {
+    kind: 'error',
+    status: 422,
+    message: 'This environment already has 5 active webhook endpoints.',
+    description: 'Delete an endpoint before registering another one.',
+    retry: NO_RETRY,
+  },
+  product_already_exists: {
+    kind: 'error',
+    status: 409,
+    message: 'A product with this sku already exists in the organization.',
+    description: 'Operator API: SKUs are unique per organization.',
+    retry: NO_RETRY,
+  },
+  upload_url_invalid: {
+    kind: 'error',
+    status: 403,
+    message: 'The upload URL is invalid or has expired.',
+    description: 'The signature does not match, the slot is unknown, or the URL is older than its lifetime.',
+    retry: 'Request a new upload slot.',
+  },
+  upload_too_large: {
+    kind: 'error',
+    status: 413,
+    message: 'The file is larger than 52428800 bytes.',
+    description: 'Nothing was stored.',
+    retry: NO_RETRY,
+  },
+  upload_already_referenced: {
+    kind: 'error',
+    status: 409,
+    message: 'The upload is already referenced by an accepted order and cannot be replaced.',
+    description: 'Files of accepted orders are permanent.',
+    retry: 'Request a new upload slot for new content.',
+  },
+  // Codes inside errors[] of validation_failed.
+  required: entry('A required field is missing.'),
+  invalid_type: entry('The field has the wrong JSON type (for example a string where a number is expected).'),
+  invalid_format: entry(
+    'The value does not have the required format (currency code, timestamp, UUID, or text with NUL bytes or lone surrogates).',
+  ),
+  too_short: entry('The string is shorter than allowed.'),
+  too_long: entry('The string (or a personalization key) is longer than allowed.'),
+  too_small: entry('The number is below the allowed minimum.'),
+  too_large: entry('The number is above the allowed maximum.'),
+  too_few: entry('The array has fewer entries than allowed.'),
+  too_many: entry(
+    'The array or object has more entries than allowed (items, files, personalization fields).',
+  ),
+  unknown_field: entry('The field is not part of the request schema; check its spelling.'),
+  file_not_found: entry(
+    'The upload_id is unknown, its PUT never succeeded, it expired, or the file is empty, truncated or unrecognizable.',
+  ),
+  file_type_not_allowed: entry('The detected content type of the file is not allowed; the message names it.'),
+} as const satisfies Record<string, CatalogEntry>
+
+function entry(description: string): CatalogEntry {
+  return { kind: 'entry', status: 422, message: description, description, retry: FIX_FIELDS }
+}
+
+export type ErrorCode = keyof typeof ERROR_CATALOG
+export type EntryCode = {
+  [K in ErrorCode]: (typeof ERROR_CATALOG)[K]['kind'] extends 'entry' ? K : never
+}[ErrorCode]
+export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[]
+export const TOP_LEVEL_CODES = ERROR_CODES.filter((c) => ERROR_CATALOG[c].kind === 'error')
+
+export interface ValidationEntry {
+  code: ErrorCode
+  message: string
+  field: string
+}
+
+export const MAX_VALIDATION_ENTRIES = 50
+
+export class AppError extends Error {
+  readonly code: ErrorCode
+  readonly status: number
+  readonly field: string | undefined
+  readonly errors: ValidationEntry[] | undefined
+  readonly headers: Record<string, string> | undefined
+
+  constructor(
+    code: ErrorCode,
+    options: {
+      message?: string
+      field?: string
+      errors?: ValidationEntry[]
+      headers?: Record<string, string>
+    } = {},
+  ) {
+    super(options.message ?? ERROR_CATALOG[code].message)
+    this.code = code
+    this.status = ERROR_CATALOG[code].status
+    this.field = options.field
+    this.errors = options.errors?.slice(0, MAX_VALIDATION_ENTRIES)
+    this.headers = options.headers
+  }
+
+  /** validation_failed with its entries; the top-level field is set when exactly one entry exists. */
+  static validation(errors: ValidationEntry[], message?: string): AppError {
+    const capped = errors.slice(0, MAX_VALIDATION_ENTRIES)
+    return new AppError('validation_failed', {
+      ...(message ? { message } : {}),
+      errors: capped,
+      ...(capped.length === 1 ? { field: capped[0]!.field } : {}),
+    })
+  }
+}
+
+export function docUrl(publicBaseUrl: string, code: string): string {
+  return `${publicBaseUrl}/developers/errors/${code}`
+}

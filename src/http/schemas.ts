@@ -1,0 +1,83 @@
+import Type, { type Static, type TSchema } from 'typebox'
+import { ERROR_CATALOG, type ErrorCode, TOP_LEVEL_CODES } from './errors.ts'
+
+/**
+ * Text as PostgreSQL can store it and as integrators expect it back: no NUL
+ * bytes and no lone UTF-16 surrogates (which would otherwise be silently
+ * replaced on the way into the database). Enforced by the schema, so the
+ * failure is an ordinary validation entry.
+ */
+export const SAFE_TEXT = '^[^\\u0000\\uD800-\\uDFFF]*$'
+
+export function Text(options: { minLength?: number; maxLength: number; description?: string }) {
+  return Type.String({ ...options, pattern: SAFE_TEXT })
+}
+
+/**
+ * A scalar that also accepts null ("not sent"). Written as a type array rather
+ * than anyOf so that a bad value yields one precise error, not one per branch.
+ */
+export function Nullable<T extends TSchema>(schema: T) {
+  const { type, ...rest } = schema as unknown as { type: string }
+  return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] })
+}
+
+export const Timestamp = Type.String({
+  format: 'date-time',
+  description: 'ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z',
+})
+
+export const Uuid = Type.String({ format: 'uuid' })
+
+export const ErrorEntrySchema = Type.Object({
+  code: Type.String({ description: 'Specific code, e.g. required, too_long, file_not_found.' }),
+  message: Type.String(),
+  field: Type.String({ description: 'Opaque label of the offending field.' }),
+})
+
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({
+        enum: TOP_LEVEL_CODES,
+        description: 'Stable machine identifier; branch on it only.',
+      }),
+      message: Type.String({ description: 'Human-readable English; may change.' }),
+      doc_url: Type.String({ description: 'Reference page of the code.' }),
+      field: Type.Optional(Type.String()),
+      errors: Type.Optional(Type.Array(ErrorEntrySchema, { maxItems: 50 })),
+    }),
+  },
+  { $id: 'Error', title: 'Error' },
+)
+
+const ERROR_REF = Type.Unsafe({ $ref: 'Error#' })
+
+/** Response schemas for the listed error codes, grouped by status, for a route's `response`. */
+export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
+  const byStatus: Record<number, string[]> = {}
+  for (const code of codes) {
+    const status = ERROR_CATALOG[code].status
+    byStatus[status] = [...(byStatus[status] ?? []), code]
+  }
+  const out: Record<number, TSchema> = {}
+  for (const [status, list] of Object.entries(byStatus)) {
+    out[Number(status)] = Type.Unsafe({ ...ERROR_REF, description: `Error: ${list.join(', ')}` })
+  }
+  return out
+}
+
+/** Errors any authenticated public route can answer with. */
+export const AUTHENTICATED_ERRORS: ErrorCode[] = [
+  'invalid_api_key',
+  'insufficient_scope',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+]
+
+export const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests allowed per window (120).' },
+  'X-RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in the window.' },
+  'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets.' },
+}

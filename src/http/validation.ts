@@ -1,0 +1,121 @@
+import { Ajv, type ErrorObject, type Options } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { FastifySchemaCompiler } from 'fastify'
+import type { ValidationEntry } from './errors.ts'
+import { type ErrorCode, MAX_VALIDATION_ENTRIES } from './errors.ts'
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
+
+const common: Options = {
+  allErrors: true,
+  // Unknown fields are an error (unknown_field), never silently dropped.
+  removeAdditional: false,
+  useDefaults: false,
+  strict: false,
+  // Lengths count code points, as integrators count characters.
+  unicodeRegExp: true,
+}
+
+// Bodies are taken as sent: "12" is not a number. Query strings and path
+// parameters are text by nature, so they are coerced ("limit=10").
+const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }))
+const queryAjv = addFormats(new Ajv({ ...common, coerceTypes: true }))
+
+export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  const ajv = httpPart === 'body' ? bodyAjv : queryAjv
+  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>
+}
+
+/** Validates a value against a schema outside a route (the operator shop-order path reuses it). */
+export function compileBodyValidator(schema: object) {
+  return bodyAjv.compile(schema)
+}
+
+/** JSON pointer (`/items/0/quantity`) to the reference's dot notation (`items.0.quantity`). */
+function dotPath(pointer: string): string {
+  if (!pointer) return ''
+  return pointer
+    .slice(1)
+    .split('/')
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .join('.')
+}
+
+function join(base: string, key: string): string {
+  return base ? `${base}.${key}` : key
+}
+
+function describe(code: ErrorCode, e: ErrorObject): string {
+  const p = e.params as Record<string, unknown>
+  switch (code) {
+    case 'required':
+      return 'is required'
+    case 'unknown_field':
+      return 'is not a known field'
+    case 'invalid_type':
+      return `must be of type ${Array.isArray(p.type) ? p.type.join(' or ') : p.type}`
+    case 'invalid_format':
+      if (e.keyword === 'format') return `must be a valid ${p.format}`
+      if (e.keyword === 'enum') return `must be one of ${(p.allowedValues as unknown[]).join(', ')}`
+      return e.parentSchema?.description
+        ? `must be ${e.parentSchema.description}`
+        : 'has an invalid format or contains NUL bytes or lone surrogates'
+    case 'too_short':
+      return `must be at least ${p.limit} characters`
+    case 'too_long':
+      return e.propertyName !== undefined
+        ? `key "${e.propertyName}" must be at most ${p.limit} characters`
+        : `must be at most ${p.limit} characters`
+    case 'too_small':
+      return `must be ${e.keyword === 'exclusiveMinimum' ? 'greater than' : 'at least'} ${p.limit}`
+    case 'too_large':
+      return `must be ${e.keyword === 'exclusiveMaximum' ? 'less than' : 'at most'} ${p.limit}`
+    case 'too_few':
+      return `must have at least ${p.limit} entries`
+    case 'too_many':
+      return `must have at most ${p.limit} entries`
+    default:
+      return e.message ?? 'is invalid'
+  }
+}
+
+const KEYWORD_CODES: Record<string, ErrorCode> = {
+  required: 'required',
+  additionalProperties: 'unknown_field',
+  type: 'invalid_type',
+  format: 'invalid_format',
+  pattern: 'invalid_format',
+  enum: 'invalid_format',
+  const: 'invalid_format',
+  minLength: 'too_short',
+  maxLength: 'too_long',
+  minimum: 'too_small',
+  exclusiveMinimum: 'too_small',
+  maximum: 'too_large',
+  exclusiveMaximum: 'too_large',
+  minItems: 'too_few',
+  minProperties: 'too_few',
+  maxItems: 'too_many',
+  maxProperties: 'too_many',
+}
+
+/** Turns Ajv errors into the reference's errors[] entries, in one place. */
+export function toValidationEntries(errors: ErrorObject[]): ValidationEntry[] {
+  const entries: ValidationEntry[] = []
+  const seen = new Set<string>()
+  for (const e of errors) {
+    // propertyNames reports the inner failure too; that one carries the detail.
+    if (e.keyword === 'propertyNames' || e.keyword === 'if' || e.keyword === 'anyOf') continue
+    const code = KEYWORD_CODES[e.keyword] ?? 'invalid_format'
+    const p = e.params as Record<string, string>
+    let field = dotPath(e.instancePath)
+    if (e.keyword === 'required') field = join(field, p.missingProperty!)
+    else if (e.keyword === 'additionalProperties') field = join(field, p.additionalProperty!)
+    const key = `${code}\u0000${field}`
+    if (seen.has(key)) continue
+    seen.add(key)
+    entries.push({ code, field: field || 'body', message: `${field || 'body'} ${describe(code, e)}` })
+    if (entries.length >= MAX_VALIDATION_ENTRIES) break
+  }
+  return entries
+}

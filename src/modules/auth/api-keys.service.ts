@@ -1,0 +1,103 @@
+import type { Database } from '../../db/database.ts'
+import type { ApiKeyRow } from '../../db/schema.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { newId } from '../../lib/ids.ts'
+import { randomBase62, secretsEqual, sha256Hex } from '../../lib/secrets.ts'
+import { findKeyWithOrganization, insertApiKey, listKeys, revokeKey } from './api-keys.repo.ts'
+import type { Environment, Principal } from './scopes.ts'
+
+/** 43 base62 characters carry 256 bits. */
+const SECRET_LENGTH = 43
+/** Visible characters of the random part kept in key_prefix, to tell keys apart. */
+const PREFIX_CHARS = 8
+const KEY_FORMAT = /^svc_(test|live)_[0-9A-Za-z]{32,128}$/
+
+export interface ApiKeyView {
+  id: string
+  organization_id: string
+  environment: Environment
+  scopes: string[]
+  key_prefix: string
+  name: string | null
+  expires_at: string | null
+  revoked_at: string | null
+  created_at: string
+}
+
+export function apiKeyRowToView(row: ApiKeyRow): ApiKeyView {
+  return {
+    id: row.id,
+    organization_id: row.organization_id,
+    environment: row.environment,
+    scopes: row.scopes,
+    key_prefix: row.key_prefix,
+    name: row.name,
+    expires_at: row.expires_at?.toISOString() ?? null,
+    revoked_at: row.revoked_at?.toISOString() ?? null,
+    created_at: row.created_at.toISOString(),
+  }
+}
+
+export function createApiKeyService(deps: { db: Database; clock: Clock }) {
+  const { db, clock } = deps
+  return {
+    /** Creates a key; the plaintext is returned here once and never stored. */
+    async create(input: {
+      organizationId: string
+      environment: Environment
+      scopes: string[]
+      name?: string | null | undefined
+      expiresAt?: Date | null | undefined
+    }): Promise<{ apiKey: ApiKeyView; key: string }> {
+      const key = `svc_${input.environment}_${randomBase62(SECRET_LENGTH)}`
+      const row: ApiKeyRow = {
+        id: newId(),
+        organization_id: input.organizationId,
+        environment: input.environment,
+        scopes: [...new Set(input.scopes)],
+        key_prefix: key.slice(0, `svc_${input.environment}_`.length + PREFIX_CHARS),
+        key_hash: sha256Hex(key),
+        name: input.name ?? null,
+        expires_at: input.expiresAt ?? null,
+        revoked_at: null,
+        created_at: clock.now(),
+      }
+      await insertApiKey(db, row)
+      return { apiKey: apiKeyRowToView(row), key }
+    },
+
+    /**
+     * The principal for a presented key, or undefined for every kind of bad key
+     * alike (missing, malformed, unknown, revoked, expired): callers answer all
+     * of them with the same 401.
+     */
+    async authenticate(presented: string | undefined): Promise<Principal | undefined> {
+      if (!presented || !KEY_FORMAT.test(presented)) return undefined
+      const hash = sha256Hex(presented)
+      const row = await findKeyWithOrganization(db, hash)
+      if (!row || !secretsEqual(row.key_hash, hash)) return undefined
+      if (row.revoked_at) return undefined
+      if (row.expires_at && row.expires_at.getTime() <= clock.now().getTime()) return undefined
+      if (!presented.startsWith(`svc_${row.environment}_`)) return undefined
+      return {
+        keyId: row.id,
+        keyPrefix: row.key_prefix,
+        organizationId: row.organization_id,
+        organizationName: row.organization_name,
+        environment: row.environment,
+        scopes: row.scopes,
+      }
+    },
+
+    async list(organizationId: string): Promise<ApiKeyView[]> {
+      return (await listKeys(db, organizationId)).map(apiKeyRowToView)
+    },
+
+    async revoke(keyId: string): Promise<ApiKeyView | undefined> {
+      const row = await revokeKey(db, keyId, clock.now())
+      return row ? apiKeyRowToView(row) : undefined
+    },
+  }
+}
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>

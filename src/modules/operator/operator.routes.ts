@@ -1,0 +1,193 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import Type from 'typebox'
+import { AppError } from '../../http/errors.ts'
+import { Text, Timestamp } from '../../http/schemas.ts'
+import { isUuid } from '../../lib/ids.ts'
+import type { ApiKeyService } from '../auth/api-keys.service.ts'
+import { SCOPES } from '../auth/scopes.ts'
+import { OrderRequest } from '../orders/orders.schemas.ts'
+import type { OrderService } from '../orders/orders.service.ts'
+import type { OrganizationService } from '../organizations/organizations.service.ts'
+import { ProductExistsError, type ProductService } from '../products/products.service.ts'
+
+const closed = { additionalProperties: false } as const
+const OrgParams = Type.Object({ org_id: Type.String() })
+
+export interface OperatorDeps {
+  organizations: OrganizationService
+  apiKeys: ApiKeyService
+  products: ProductService
+  orders: OrderService
+}
+
+/**
+ * /admin/v1: the operator API that plays the dashboard's part. Same envelope and
+ * error shape as the public API; authenticated with the operator token.
+ */
+export function operatorRoutes(deps: OperatorDeps) {
+  return async function routes(fastify: FastifyInstance) {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+    const op = { auth: 'operator' as const }
+    const opJson = { auth: 'operator' as const, jsonBody: true }
+
+    app.post(
+      '/organizations',
+      {
+        config: opJson,
+        schema: { body: Type.Object({ name: Text({ minLength: 1, maxLength: 255 }) }, closed) },
+      },
+      async (request, reply) => {
+        reply.code(201)
+        return { data: { organization: await deps.organizations.create(request.body.name) } }
+      },
+    )
+
+    app.get('/organizations', { config: op }, async () => ({ data: await deps.organizations.list() }))
+
+    app.post(
+      '/organizations/:org_id/api-keys',
+      {
+        config: opJson,
+        schema: {
+          params: OrgParams,
+          body: Type.Object(
+            {
+              environment: Type.String({ enum: ['test', 'live'] }),
+              scopes: Type.Array(Type.String({ enum: [...SCOPES] }), { maxItems: SCOPES.length * 2 }),
+              name: Type.Optional(Type.Union([Text({ maxLength: 255 }), Type.Null()])),
+              expires_at: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+            },
+            closed,
+          ),
+        },
+      },
+      async (request, reply) => {
+        const org = await deps.organizations.require(request.params.org_id)
+        const { environment, scopes, name, expires_at } = request.body
+        const created = await deps.apiKeys.create({
+          organizationId: org.id,
+          environment: environment as 'test' | 'live',
+          scopes,
+          name,
+          expiresAt: expires_at ? new Date(expires_at) : null,
+        })
+        reply.code(201)
+        return { data: { api_key: created.apiKey, key: created.key } }
+      },
+    )
+
+    app.get(
+      '/organizations/:org_id/api-keys',
+      { config: op, schema: { params: OrgParams } },
+      async (request) => {
+        const org = await deps.organizations.require(request.params.org_id)
+        return { data: await deps.apiKeys.list(org.id) }
+      },
+    )
+
+    app.delete(
+      '/api-keys/:key_id',
+      { config: op, schema: { params: Type.Object({ key_id: Type.String() }) } },
+      async (request) => {
+        const key = isUuid(request.params.key_id)
+          ? await deps.apiKeys.revoke(request.params.key_id)
+          : undefined
+        if (!key) throw new AppError('not_found', { message: 'No API key with this id.' })
+        return { data: { id: key.id, revoked_at: key.revoked_at } }
+      },
+    )
+
+    app.post(
+      '/organizations/:org_id/products',
+      {
+        config: opJson,
+        schema: {
+          params: OrgParams,
+          body: Type.Object(
+            { sku: Text({ minLength: 1, maxLength: 255 }), name: Text({ minLength: 1, maxLength: 255 }) },
+            closed,
+          ),
+        },
+      },
+      async (request, reply) => {
+        const org = await deps.organizations.require(request.params.org_id)
+        try {
+          const product = await deps.products.create(org.id, request.body)
+          reply.code(201)
+          return { data: { product } }
+        } catch (err) {
+          if (err instanceof ProductExistsError)
+            throw new AppError('product_already_exists', { field: 'sku' })
+          throw err
+        }
+      },
+    )
+
+    app.get(
+      '/organizations/:org_id/products',
+      { config: op, schema: { params: OrgParams } },
+      async (request) => {
+        const org = await deps.organizations.require(request.params.org_id)
+        return { data: await deps.products.list(org.id) }
+      },
+    )
+
+    app.get(
+      '/organizations/:org_id/orders',
+      {
+        config: op,
+        schema: {
+          params: OrgParams,
+          querystring: Type.Object(
+            {
+              environment: Type.Optional(Type.String({ enum: ['test', 'live'] })),
+              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+              cursor: Type.Optional(Type.String({ maxLength: 512 })),
+            },
+            closed,
+          ),
+        },
+      },
+      async (request) => {
+        const org = await deps.organizations.require(request.params.org_id)
+        const q = request.query
+        return deps.orders.listForOrganization({
+          organizationId: org.id,
+          environment: q.environment as 'test' | 'live' | undefined,
+          limit: q.limit ?? 50,
+          cursor: q.cursor,
+        })
+      },
+    )
+
+    app.get(
+      '/orders/:order_id',
+      { config: op, schema: { params: Type.Object({ order_id: Type.String() }) } },
+      async (request) => ({ data: { order: await deps.orders.getOperatorView(request.params.order_id) } }),
+    )
+
+    app.post(
+      '/organizations/:org_id/shop-orders',
+      { config: opJson, schema: { params: OrgParams, body: OrderRequest } },
+      async (request, reply) => {
+        const org = await deps.organizations.require(request.params.org_id)
+        const result = await deps.orders.create(
+          { organizationId: org.id, environment: 'live', source: 'shop' },
+          request.body,
+        )
+        reply.code(result.created ? 201 : 200)
+        return { data: { order: deps.orders.toOperatorOrder(result.aggregate), warnings: result.warnings } }
+      },
+    )
+
+    app.get(
+      '/organizations/:org_id/stats',
+      { config: op, schema: { params: OrgParams } },
+      async (request) => {
+        const org = await deps.organizations.require(request.params.org_id)
+        return { data: await deps.orders.stats(org.id) }
+      },
+    )
+  }
+}

@@ -1,0 +1,79 @@
+import type { OrderRow, ProductionOrderRow } from '../../db/schema.ts'
+import type { ItemWithJob } from './orders.repo.ts'
+import type { OperatorOrder, Order } from './orders.schemas.ts'
+
+/** An order with what its views need, loaded once and mapped by the functions below. */
+export interface OrderAggregate {
+  row: OrderRow
+  items: ItemWithJob[]
+  productionOrder: Pick<ProductionOrderRow, 'id' | 'status' | 'produced_by_partner'> | null
+}
+
+const num = (value: string | number | null): number | null => (value === null ? null : Number(value))
+
+function publicFields(row: OrderRow) {
+  return {
+    id: row.id,
+    external_order_id: row.external_order_id,
+    order_number: row.external_order_id,
+    status: row.status,
+    is_test: row.environment === 'test',
+    currency: row.currency,
+    total_amount: num(row.total_amount),
+    ordered_at: row.ordered_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+    customer: { name: row.customer_name, email: row.customer_email, phone: row.customer_phone },
+  }
+}
+
+function itemFields(item: ItemWithJob) {
+  return {
+    id: item.id,
+    sku: item.sku,
+    name: item.name,
+    quantity: item.quantity,
+    price: num(item.price),
+    product_linked: item.product_id !== null,
+    production_status: item.job_status,
+    personalization: item.personalization,
+  }
+}
+
+export function toPublicOrder({ row, items }: OrderAggregate): Order {
+  return {
+    ...publicFields(row),
+    items: items.map((item) => ({
+      ...itemFields(item),
+      // The upload's file name arrives with the uploads module; until a file is
+      // known to the service its name is null.
+      files: item.files.map((f) => ({ name: null, role: f.role })),
+    })),
+  }
+}
+
+export function toOperatorOrder({ row, items, productionOrder }: OrderAggregate): OperatorOrder {
+  return {
+    ...publicFields(row),
+    organization_id: row.organization_id,
+    source: row.source,
+    production_order: productionOrder
+      ? {
+          id: productionOrder.id,
+          status: productionOrder.status,
+          produced_by_partner: productionOrder.produced_by_partner,
+        }
+      : null,
+    items: items.map((item) => ({
+      ...itemFields(item),
+      production_job: item.job_id ? { id: item.job_id, status: item.job_status! } : null,
+      files: item.files.map((f) => ({
+        upload_id: f.upload_id,
+        name: null,
+        role: f.role,
+        content_type: null,
+        size_bytes: null,
+      })),
+    })),
+  }
+}

@@ -1,0 +1,96 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import Type from 'typebox'
+import { AUTHENTICATED_ERRORS, errorResponses } from '../../http/schemas.ts'
+import {
+  CreateOrderResponse,
+  ListOrdersQuery,
+  ListOrdersResponse,
+  OrderRequest,
+  OrderResponse,
+} from './orders.schemas.ts'
+import type { OrderService } from './orders.service.ts'
+
+export function ordersRoutes(deps: { orders: OrderService }) {
+  return async function routes(fastify: FastifyInstance) {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+
+    app.post(
+      '/orders',
+      {
+        config: { auth: 'key', scopes: ['orders:write'], jsonBody: true },
+        schema: {
+          operationId: 'createOrder',
+          tags: ['orders'],
+          summary: 'Create an order (idempotent on external_order_id and content)',
+          description:
+            'All-or-nothing. An identical repeat returns the existing order with 200 and no warnings; the same external_order_id with different content is 409. Treat 200 and 201 alike.',
+          body: OrderRequest,
+          response: {
+            201: { ...CreateOrderResponse, description: 'New order created.' },
+            200: {
+              ...CreateOrderResponse,
+              description: 'Identical repeat: the existing order, warnings [].',
+            },
+            ...errorResponses(
+              ...AUTHENTICATED_ERRORS,
+              'invalid_json',
+              'request_too_large',
+              'validation_failed',
+              'order_already_exists_with_different_content',
+            ),
+          },
+        },
+      },
+      async (request, reply) => {
+        const principal = request.principal!
+        const result = await deps.orders.create(
+          { organizationId: principal.organizationId, environment: principal.environment, source: 'api' },
+          request.body,
+        )
+        reply.code(result.created ? 201 : 200)
+        return { data: { order: deps.orders.toPublicOrder(result.aggregate), warnings: result.warnings } }
+      },
+    )
+
+    app.get(
+      '/orders',
+      {
+        config: { auth: 'key', scopes: ['orders:read'] },
+        schema: {
+          operationId: 'listOrders',
+          tags: ['orders'],
+          summary: 'List orders for polling, oldest change first',
+          description:
+            'Sorted by (updated_at, id) ascending. Follow next_cursor until it is null; keep the last updated_at and poll again later with a slightly overlapping updated_since.',
+          querystring: ListOrdersQuery,
+          response: {
+            200: ListOrdersResponse,
+            ...errorResponses(...AUTHENTICATED_ERRORS, 'validation_failed'),
+          },
+        },
+      },
+      async (request) => {
+        const principal = request.principal!
+        return deps.orders.list(principal, request.query)
+      },
+    )
+
+    app.get(
+      '/orders/:id',
+      {
+        config: { auth: 'key', scopes: ['orders:read'] },
+        schema: {
+          operationId: 'getOrder',
+          tags: ['orders'],
+          summary: 'Get one order',
+          params: Type.Object({ id: Type.String() }),
+          response: { 200: OrderResponse, ...errorResponses(...AUTHENTICATED_ERRORS, 'not_found') },
+        },
+      },
+      async (request) => {
+        return { data: { order: await deps.orders.get(request.principal!, request.params.id) } }
+      },
+    )
+  }
+}

@@ -1,0 +1,194 @@
+import Type, { type Static } from 'typebox'
+import { Nullable, SAFE_TEXT, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+
+export const LIMITS = {
+  items: 200,
+  quantity: 10_000,
+  personalizationFields: 50,
+  personalizationKey: 100,
+  personalizationValue: 5000,
+  filesPerItem: 10,
+  role: 40,
+} as const
+
+const closed = { additionalProperties: false } as const
+
+export const FileRefRequest = Type.Object(
+  {
+    upload_id: Type.String({ format: 'uuid', description: 'Exactly as returned by POST /uploads.' }),
+    role: Type.Optional(Text({ maxLength: LIMITS.role, description: 'Display information only.' })),
+  },
+  closed,
+)
+
+// Written as plain JSON Schema: TypeBox's Record cannot carry the key rules.
+export const Personalization = Type.Unsafe<Record<string, string | number | boolean | null>>({
+  type: 'object',
+  maxProperties: LIMITS.personalizationFields,
+  propertyNames: { minLength: 1, maxLength: LIMITS.personalizationKey, pattern: SAFE_TEXT },
+  additionalProperties: {
+    type: ['string', 'number', 'boolean', 'null'],
+    maxLength: LIMITS.personalizationValue,
+    pattern: SAFE_TEXT,
+  },
+  description: `Free key/value fields, at most ${LIMITS.personalizationFields}. Keys 1..100 characters; values string (<= 5000), number, boolean or null.`,
+})
+
+export const ItemRequest = Type.Object(
+  {
+    sku: Type.Optional(Nullable(Text({ minLength: 1, maxLength: 255 }))),
+    name: Text({ minLength: 1, maxLength: 255 }),
+    quantity: Type.Integer({ minimum: 1, maximum: LIMITS.quantity }),
+    price: Type.Optional(Nullable(Type.Number({ minimum: 0, description: 'Unit price, net.' }))),
+    personalization: Type.Optional(Personalization),
+    files: Type.Optional(Type.Array(FileRefRequest, { maxItems: LIMITS.filesPerItem })),
+  },
+  closed,
+)
+
+export const OrderRequest = Type.Object(
+  {
+    external_order_id: Text({
+      minLength: 1,
+      maxLength: 255,
+      description: 'Your order number; duplicate key.',
+    }),
+    customer: Type.Object(
+      {
+        name: Text({ minLength: 1, maxLength: 255 }),
+        email: Type.Optional(Nullable(Text({ maxLength: 320 }))),
+        phone: Type.Optional(Nullable(Text({ maxLength: 50 }))),
+      },
+      closed,
+    ),
+    currency: Type.Optional(
+      Nullable(
+        Type.String({ pattern: '^[A-Z]{3}$', description: 'an ISO 4217 code in upper case, e.g. EUR' }),
+      ),
+    ),
+    total_amount: Type.Optional(
+      Nullable(Type.Number({ minimum: 0, description: 'Gross amount the customer paid; display only.' })),
+    ),
+    ordered_at: Type.Optional(
+      Nullable({ ...Timestamp, description: 'Order date; defaults to the creation time.' }),
+    ),
+    items: Type.Array(ItemRequest, { minItems: 1, maxItems: LIMITS.items }),
+  },
+  { ...closed, $id: 'OrderRequest', title: 'OrderRequest' },
+)
+export type OrderRequest = Static<typeof OrderRequest>
+
+export const FileRef = Type.Object({
+  name: Type.Union([Type.String(), Type.Null()], { description: 'Sanitized file name of the upload.' }),
+  role: Type.Union([Type.String(), Type.Null()]),
+})
+
+export const Item = Type.Object({
+  id: Uuid,
+  sku: Type.Union([Type.String(), Type.Null()]),
+  name: Type.String(),
+  quantity: Type.Integer(),
+  price: Type.Union([Type.Number(), Type.Null()]),
+  product_linked: Type.Boolean(),
+  production_status: Type.Union([Type.String(), Type.Null()], {
+    description: 'Status of the item\u2019s production job; null for test orders. Tolerate unknown values.',
+  }),
+  personalization: Type.Unsafe<Record<string, string | number | boolean | null>>({
+    type: 'object',
+    additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
+  }),
+  files: Type.Array(FileRef),
+})
+
+export const ORDER_STATUSES = ['pending', 'in_production', 'completed', 'failed', 'cancelled'] as const
+
+const orderProperties = {
+  id: Uuid,
+  external_order_id: Type.String(),
+  order_number: Type.String({ description: 'Equals external_order_id.' }),
+  status: Type.String({
+    description: `One of ${ORDER_STATUSES.join(', ')}; tolerate unknown values.`,
+  }),
+  is_test: Type.Boolean(),
+  currency: Type.Union([Type.String(), Type.Null()]),
+  total_amount: Type.Union([Type.Number(), Type.Null()]),
+  ordered_at: Timestamp,
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  customer: Type.Object({
+    name: Type.String(),
+    email: Type.Union([Type.String(), Type.Null()]),
+    phone: Type.Union([Type.String(), Type.Null()]),
+  }),
+  items: Type.Array(Item),
+}
+
+export const Order = Type.Object(orderProperties, { $id: 'Order', title: 'Order' })
+export type Order = Static<typeof Order>
+
+export const Warning = Type.Object({
+  code: Type.String({ enum: ['item_product_unmatched', 'item_missing_sku'] }),
+  field: Type.String(),
+  value: Type.Optional(Type.String()),
+  message: Type.String(),
+})
+export type Warning = Static<typeof Warning>
+
+export const CreateOrderResponse = Type.Object({
+  data: Type.Object({ order: Type.Unsafe({ $ref: 'Order#' }), warnings: Type.Array(Warning) }),
+})
+
+export const OrderResponse = Type.Object({ data: Type.Object({ order: Type.Unsafe({ $ref: 'Order#' }) }) })
+
+export const ListOrdersQuery = Type.Object(
+  {
+    updated_since: Type.Optional({
+      ...Timestamp,
+      description: 'ISO 8601 timestamp with Z or an offset; inclusive (updated_at >= updated_since).',
+    }),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(
+      Type.String({ maxLength: 512, description: 'Opaque; next_cursor of the previous page.' }),
+    ),
+  },
+  closed,
+)
+export type ListOrdersQuery = Static<typeof ListOrdersQuery>
+
+export const ListOrdersResponse = Type.Object({
+  data: Type.Array(Type.Unsafe({ $ref: 'Order#' })),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page.' }),
+})
+
+// Operator view: the public order plus what the dashboard needs.
+const OperatorFile = Type.Object({
+  upload_id: Uuid,
+  name: Type.Union([Type.String(), Type.Null()]),
+  role: Type.Union([Type.String(), Type.Null()]),
+  content_type: Type.Union([Type.String(), Type.Null()]),
+  size_bytes: Type.Union([Type.Integer(), Type.Null()]),
+})
+
+const OperatorItem = Type.Object({
+  ...Item.properties,
+  production_job: Type.Union([Type.Object({ id: Uuid, status: Type.String() }), Type.Null()]),
+  files: Type.Array(OperatorFile),
+})
+
+export const ProductionOrderView = Type.Object({
+  id: Uuid,
+  status: Type.String(),
+  produced_by_partner: Type.Boolean(),
+})
+
+export const OperatorOrder = Type.Object(
+  {
+    ...orderProperties,
+    organization_id: Uuid,
+    source: Type.String({ enum: ['api', 'shop'] }),
+    production_order: Type.Union([ProductionOrderView, Type.Null()]),
+    items: Type.Array(OperatorItem),
+  },
+  { $id: 'OperatorOrder', title: 'OperatorOrder' },
+)
+export type OperatorOrder = Static<typeof OperatorOrder>

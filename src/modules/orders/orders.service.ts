@@ -1,0 +1,279 @@
+import type { Database } from '../../db/database.ts'
+import type { Environment, OrderRow, OrderSource, ProductionOrderRow } from '../../db/schema.ts'
+import { AppError } from '../../http/errors.ts'
+import { contentHash } from '../../lib/canonical-json.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { isUuid, newId } from '../../lib/ids.ts'
+import { recordEvent } from '../events/events.service.ts'
+import { startProduction } from '../production/production.service.ts'
+import { findProductIdsBySku } from '../products/products.service.ts'
+import { decodeCursor, encodeCursor } from './cursor.ts'
+import { type OrderAggregate, toOperatorOrder, toPublicOrder } from './orders.mappers.ts'
+import {
+  countLiveOrders,
+  findItemsWithJobs,
+  findOrderByExternalId,
+  findOrderById,
+  findOrdersPage,
+  findOrganizationOrdersPage,
+  findProductionOrders,
+  type ItemWithJob,
+  insertItems,
+  insertOrderIfAbsent,
+  type OrderScope,
+} from './orders.repo.ts'
+import {
+  type ListOrdersQuery,
+  type OperatorOrder,
+  ORDER_STATUSES,
+  type Order,
+  type OrderRequest,
+  type Warning,
+} from './orders.schemas.ts'
+
+export interface OrderContext extends OrderScope {
+  source: OrderSource
+}
+
+export interface CreateOrderResult {
+  created: boolean
+  aggregate: OrderAggregate
+  warnings: Warning[]
+}
+
+export function createOrderService(deps: { db: Database; clock: Clock }) {
+  const { db, clock } = deps
+
+  async function aggregatesFor(rows: OrderRow[], withProduction: boolean): Promise<OrderAggregate[]> {
+    const ids = rows.map((r) => r.id)
+    const [items, productionOrders] = await Promise.all([
+      findItemsWithJobs(db, ids),
+      withProduction ? findProductionOrders(db, ids) : Promise.resolve([] as ProductionOrderRow[]),
+    ])
+    const itemsByOrder = new Map<string, ItemWithJob[]>()
+    for (const item of items) {
+      const list = itemsByOrder.get(item.order_id)
+      if (list) list.push(item)
+      else itemsByOrder.set(item.order_id, [item])
+    }
+    const productionByOrder = new Map(productionOrders.map((p) => [p.order_id, p]))
+    return rows.map((row) => ({
+      row,
+      items: itemsByOrder.get(row.id) ?? [],
+      productionOrder: productionByOrder.get(row.id) ?? null,
+    }))
+  }
+
+  /** The existing order answers an identical repeat (200) and refuses different content (409). */
+  async function resolveExisting(existing: OrderRow, hash: string): Promise<CreateOrderResult> {
+    if (existing.content_hash !== hash) throw new AppError('order_already_exists_with_different_content')
+    const [aggregate] = await aggregatesFor([existing], true)
+    return { created: false, aggregate: aggregate!, warnings: [] }
+  }
+
+  return {
+    async create(ctx: OrderContext, body: OrderRequest): Promise<CreateOrderResult> {
+      const hash = contentHash(body)
+      const orderedAt = body.ordered_at ? new Date(body.ordered_at) : undefined
+      if (orderedAt && Number.isNaN(orderedAt.getTime())) {
+        throw AppError.validation([
+          { code: 'invalid_format', field: 'ordered_at', message: 'ordered_at must be a valid date-time' },
+        ])
+      }
+
+      // Repeats are the common retry case; answer them without a transaction.
+      const existing = await findOrderByExternalId(db, ctx, body.external_order_id)
+      if (existing) return resolveExisting(existing, hash)
+
+      const skus = body.items.flatMap((i) => (i.sku ? [i.sku] : []))
+      const products = await findProductIdsBySku(db, ctx.organizationId, skus)
+      const now = clock.now()
+      const orderId = newId()
+      const row: OrderRow = {
+        id: orderId,
+        organization_id: ctx.organizationId,
+        environment: ctx.environment,
+        source: ctx.source,
+        external_order_id: body.external_order_id,
+        status: 'pending',
+        currency: body.currency ?? null,
+        total_amount:
+          body.total_amount === undefined || body.total_amount === null ? null : String(body.total_amount),
+        customer_name: body.customer.name,
+        customer_email: body.customer.email ?? null,
+        customer_phone: body.customer.phone ?? null,
+        ordered_at: orderedAt ?? now,
+        created_at: now,
+        updated_at: now,
+        content_hash: hash,
+      }
+      const items: ItemWithJob[] = body.items.map((item, position) => ({
+        id: newId(),
+        order_id: orderId,
+        position,
+        sku: item.sku ?? null,
+        name: item.name,
+        quantity: item.quantity,
+        price: item.price === undefined || item.price === null ? null : String(item.price),
+        product_id: item.sku ? (products.get(item.sku) ?? null) : null,
+        personalization: item.personalization ?? {},
+        files: (item.files ?? []).map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
+        job_id: null,
+        job_status: null,
+      }))
+      const live = ctx.environment === 'live'
+
+      const outcome = await db.transaction().execute(async (trx) => {
+        if (!(await insertOrderIfAbsent(trx, row))) return undefined
+        await insertItems(
+          trx,
+          items.map(({ job_id: _j, job_status: _s, personalization, files, ...item }) => ({
+            ...item,
+            organization_id: ctx.organizationId,
+            personalization: JSON.stringify(personalization),
+            files: JSON.stringify(files),
+          })),
+        )
+        if (!live) return { productionOrder: null }
+        const production = await startProduction(trx, {
+          orderId,
+          itemIds: items.map((i) => i.id),
+          at: now,
+        })
+        for (const item of items) {
+          const job = production.jobs.get(item.id)!
+          item.job_id = job.id
+          item.job_status = job.status
+        }
+        // Only live orders that came through the API produce events.
+        if (ctx.source === 'api') {
+          await recordEvent(trx, {
+            organizationId: ctx.organizationId,
+            environment: ctx.environment,
+            type: 'order.received',
+            orderId,
+            data: { order_id: orderId, external_order_id: body.external_order_id },
+            at: now,
+          })
+        }
+        return {
+          productionOrder: {
+            ...production.productionOrder,
+            order_id: orderId,
+            created_at: now,
+            updated_at: now,
+          } satisfies ProductionOrderRow,
+        }
+      })
+
+      if (!outcome) {
+        // A concurrent request with the same external id committed first.
+        const winner = await findOrderByExternalId(db, ctx, body.external_order_id)
+        if (!winner) throw new AppError('internal_error')
+        return resolveExisting(winner, hash)
+      }
+
+      const warnings: Warning[] = []
+      body.items.forEach((item, n) => {
+        if (!item.sku) {
+          warnings.push({
+            code: 'item_missing_sku',
+            field: `items[${n}].sku`,
+            message: `Item ${n} has no sku; it can never be matched to a product automatically.`,
+          })
+        } else if (!products.has(item.sku)) {
+          warnings.push({
+            code: 'item_product_unmatched',
+            field: `items[${n}].sku`,
+            value: item.sku,
+            message: `No product with sku "${item.sku}"; the item is accepted unlinked and links once the product exists.`,
+          })
+        }
+      })
+      return { created: true, aggregate: { row, items, productionOrder: outcome.productionOrder }, warnings }
+    },
+
+    async get(scope: OrderScope, id: string): Promise<Order> {
+      const row = isUuid(id) ? await findOrderById(db, id) : undefined
+      if (!row || row.organization_id !== scope.organizationId || row.environment !== scope.environment) {
+        throw new AppError('not_found', { message: 'No order with this id.' })
+      }
+      const [aggregate] = await aggregatesFor([row], false)
+      return toPublicOrder(aggregate!)
+    },
+
+    async list(
+      scope: OrderScope,
+      query: ListOrdersQuery,
+    ): Promise<{ data: Order[]; next_cursor: string | null }> {
+      const limit = query.limit ?? 50
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+      const rows = await findOrdersPage(db, {
+        scope,
+        updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
+        after,
+        limit,
+      })
+      const page = rows.slice(0, limit)
+      const last = page.at(-1)
+      const aggregates = await aggregatesFor(page, false)
+      return {
+        data: aggregates.map(toPublicOrder),
+        next_cursor:
+          rows.length > limit && last ? encodeCursor({ updatedAt: last.updated_at, id: last.id }) : null,
+      }
+    },
+
+    async getOperatorView(id: string): Promise<OperatorOrder> {
+      const row = isUuid(id) ? await findOrderById(db, id) : undefined
+      if (!row) throw new AppError('not_found', { message: 'No order with this id.' })
+      const [aggregate] = await aggregatesFor([row], true)
+      return toOperatorOrder(aggregate!)
+    },
+
+    toPublicOrder,
+    toOperatorOrder,
+
+    async listForOrganization(input: {
+      organizationId: string
+      environment: Environment | undefined
+      limit: number
+      cursor: string | undefined
+    }): Promise<{ data: OperatorOrder[]; next_cursor: string | null }> {
+      let beforeId: string | undefined
+      if (input.cursor !== undefined) {
+        beforeId = decodeCursor(input.cursor).id
+      }
+      const rows = await findOrganizationOrdersPage(db, { ...input, beforeId })
+      const page = rows.slice(0, input.limit)
+      const last = page.at(-1)
+      const aggregates = await aggregatesFor(page, true)
+      return {
+        data: aggregates.map(toOperatorOrder),
+        next_cursor:
+          rows.length > input.limit && last
+            ? encodeCursor({ updatedAt: last.updated_at, id: last.id })
+            : null,
+      }
+    },
+
+    /** Live orders only: test orders never appear in statistics. */
+    async stats(organizationId: string) {
+      const { byStatus, items } = await countLiveOrders(db, organizationId)
+      const ordersByStatus: Record<string, number> = Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0]))
+      let total = 0
+      for (const { status, count } of byStatus) {
+        ordersByStatus[status] = Number(count)
+        total += Number(count)
+      }
+      return {
+        orders_total: total,
+        orders_by_status: ordersByStatus,
+        items_total: Number(items.items_total),
+        quantity_total: Number(items.quantity_total),
+      }
+    },
+  }
+}
+
+export type OrderService = ReturnType<typeof createOrderService>

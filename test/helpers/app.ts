@@ -1,0 +1,217 @@
+import { randomBytes } from 'node:crypto'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import { sql } from 'kysely'
+import pg from 'pg'
+import { buildApp } from '../../src/app.ts'
+import { type Database, migrateToLatest, openDatabase } from '../../src/db/database.ts'
+import {
+  createMemoryRateLimiter,
+  createRedisRateLimiter,
+  type RateLimiter,
+} from '../../src/http/rate-limit.ts'
+import type { Clock } from '../../src/lib/clock.ts'
+
+/**
+ * The database the suite runs on: embedded PGlite in memory by default;
+ * PostgreSQL when TEST_DATABASE_URL is set (scripts/test.ts sets it under CI).
+ * On PostgreSQL every test database lives in a schema of its own.
+ */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined
+export const DIALECT = TEST_DATABASE_URL ? 'postgres' : 'pglite'
+
+export interface TestDatabase {
+  db: Database
+  schema: string | undefined
+  /** Another connection pool on the same database (a second instance); PostgreSQL only. */
+  openAnother(): Promise<Database>
+  close(): Promise<void>
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (!TEST_DATABASE_URL) {
+    const { db } = await openDatabase({})
+    await migrateToLatest(db)
+    return {
+      db,
+      schema: undefined,
+      openAnother: async () => {
+        throw new Error('a second connection needs PostgreSQL')
+      },
+      close: () => db.destroy(),
+    }
+  }
+  const schema = `test_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
+  await admin.connect()
+  await admin.query(`create schema ${schema}`)
+  await admin.end()
+  const { db } = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 20 })
+  await migrateToLatest(db)
+  const others: Database[] = []
+  return {
+    db,
+    schema,
+    async openAnother() {
+      const other = (await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 20 })).db
+      others.push(other)
+      return other
+    },
+    async close() {
+      for (const other of others) await other.destroy()
+      await sql`drop schema ${sql.id(schema)} cascade`.execute(db)
+      await db.destroy()
+    },
+  }
+}
+
+/** A clock tests can move. */
+export function manualClock(start = new Date('2026-11-22T10:00:00.000Z')) {
+  let now = start.getTime()
+  const clock: Clock & { advance(ms: number): void; set(d: Date): void } = {
+    now: () => new Date(now),
+    advance: (ms) => {
+      now += ms
+    },
+    set: (d) => {
+      now = d.getTime()
+    },
+  }
+  return clock
+}
+
+export const OPERATOR_TOKEN = 'op_test_operator_token_for_the_suite_0123456789'
+export const PUBLIC_BASE_URL = 'http://api.test'
+
+export interface TestApp {
+  app: FastifyInstance
+  db: Database
+  testDb: TestDatabase
+  rateLimiter: RateLimiter
+  /** Operator API call with the operator token. */
+  admin(method: InjectOptions['method'], url: string, payload?: unknown): Promise<LightMyRequestResponse>
+  /** Public API call with a key. */
+  api(
+    key: string | undefined,
+    method: InjectOptions['method'],
+    url: string,
+    payload?: unknown,
+  ): Promise<LightMyRequestResponse>
+  createOrganization(name?: string): Promise<{ id: string; name: string }>
+  createKey(
+    organizationId: string,
+    options?: { environment?: 'test' | 'live'; scopes?: string[]; expires_at?: string },
+  ): Promise<{ key: string; id: string }>
+  /** An organization with a test and a live key carrying every scope. */
+  tenant(name?: string): Promise<{ orgId: string; testKey: string; liveKey: string }>
+  close(): Promise<void>
+}
+
+export const ALL_SCOPES = ['orders:read', 'orders:write', 'files:write', 'webhooks:manage']
+
+export async function createTestApp(
+  options: {
+    clock?: Clock
+    rateLimitPerMinute?: number
+    redis?: boolean
+    testDb?: TestDatabase
+    /** Share the database of another test app (a second instance). */
+    db?: Database
+  } = {},
+): Promise<TestApp> {
+  const testDb = options.testDb ?? (await createTestDatabase())
+  const db = options.db ?? testDb.db
+  const limit = options.rateLimitPerMinute ?? 100_000
+  let rateLimiter: RateLimiter
+  if (options.redis) {
+    if (!TEST_REDIS_URL) throw new Error('TEST_REDIS_URL is not set')
+    rateLimiter = await createRedisRateLimiter(TEST_REDIS_URL, limit)
+  } else {
+    rateLimiter = createMemoryRateLimiter(
+      limit,
+      options.clock ? () => options.clock!.now().getTime() : undefined,
+    )
+  }
+  const app = await buildApp({
+    config: { publicBaseUrl: PUBLIC_BASE_URL, logLevel: 'silent' },
+    db,
+    clock: options.clock ?? { now: () => new Date() },
+    rateLimiter,
+    operatorToken: OPERATOR_TOKEN,
+  })
+  await app.ready()
+
+  const inject = (
+    headers: Record<string, string>,
+    method: InjectOptions['method'],
+    url: string,
+    payload?: unknown,
+  ): Promise<LightMyRequestResponse> =>
+    app.inject({
+      method,
+      url,
+      headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json' },
+      ...(payload === undefined
+        ? {}
+        : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }),
+    })
+
+  const self: TestApp = {
+    app,
+    db,
+    testDb,
+    rateLimiter,
+    admin: (method, url, payload) =>
+      inject({ authorization: `Bearer ${OPERATOR_TOKEN}` }, method, url, payload),
+    api: (key, method, url, payload) =>
+      inject(key === undefined ? {} : { authorization: `Bearer ${key}` }, method, url, payload),
+    async createOrganization(name = 'Acme Prints') {
+      const res = await self.admin('POST', '/admin/v1/organizations', { name })
+      if (res.statusCode !== 201) throw new Error(`create organization: ${res.statusCode} ${res.body}`)
+      return res.json().data.organization
+    },
+    async createKey(organizationId, opts = {}) {
+      const res = await self.admin('POST', `/admin/v1/organizations/${organizationId}/api-keys`, {
+        environment: opts.environment ?? 'test',
+        scopes: opts.scopes ?? ALL_SCOPES,
+        ...(opts.expires_at ? { expires_at: opts.expires_at } : {}),
+      })
+      if (res.statusCode !== 201) throw new Error(`create key: ${res.statusCode} ${res.body}`)
+      const body = res.json()
+      return { key: body.data.key, id: body.data.api_key.id }
+    },
+    async tenant(name) {
+      const org = await self.createOrganization(name)
+      const test = await self.createKey(org.id, { environment: 'test' })
+      const live = await self.createKey(org.id, { environment: 'live' })
+      return { orgId: org.id, testKey: test.key, liveKey: live.key }
+    },
+    async close() {
+      await app.close()
+      await rateLimiter.close()
+      if (!options.testDb && !options.db) await testDb.close()
+    },
+  }
+  return self
+}
+
+/** A valid order body; overrides replace top-level fields. */
+export function orderBody(overrides: Record<string, unknown> = {}) {
+  return {
+    external_order_id: `EXT-${randomBytes(4).toString('hex')}`,
+    customer: { name: 'Jo Doe', email: 'jo@example.com' },
+    currency: 'EUR',
+    total_amount: 59.9,
+    items: [
+      {
+        sku: 'MUG-01',
+        name: 'Mug',
+        quantity: 2,
+        price: 12.5,
+        personalization: { text: 'Hello', color: 'red' },
+      },
+      { name: 'Card', quantity: 1 },
+    ],
+    ...overrides,
+  }
+}
