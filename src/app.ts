@@ -52,7 +52,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addSchema(ErrorSchema)
   app.addSchema(Order)
-  app.addSchema(OperatorOrder)
   await app.register(swagger, openApiOptions(deps.config.publicBaseUrl))
 
   registerErrorHandler(app, deps.config.publicBaseUrl)

@@ -189,6 +189,6 @@ export const OperatorOrder = Type.Object(
     production_order: Type.Union([ProductionOrderView, Type.Null()]),
     items: Type.Array(OperatorItem),
   },
-  { $id: 'OperatorOrder', title: 'OperatorOrder' },
+  { title: 'OperatorOrder' },
 )
 export type OperatorOrder = Static<typeof OperatorOrder>

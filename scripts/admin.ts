@@ -1,0 +1,150 @@
+/**
+ * npm run admin -- <command>: a small client of the operator API (/admin/v1) of
+ * a running service. It talks HTTP rather than opening the database, because
+ * the embedded database belongs to the one service process that opened it.
+ *
+ *   bootstrap [--name NAME]                 organization + a test and a live key with every scope
+ *   create-org NAME
+ *   list-orgs
+ *   create-key ORG_ID --env test|live [--scopes a,b] [--name NAME] [--expires-at ISO]
+ *   list-keys ORG_ID
+ *   revoke-key KEY_ID
+ *   create-product ORG_ID SKU NAME
+ *   stats ORG_ID
+ *
+ * Service address: --url, else PUBLIC_BASE_URL, else http://localhost:$PORT (3000).
+ * Token: OPERATOR_TOKEN, else the file DATA_DIR/operator-token (./data by default).
+ */
+import { readFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+
+const ALL_SCOPES = ['orders:read', 'orders:write', 'files:write', 'webhooks:manage']
+
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
+  options: {
+    url: { type: 'string' },
+    name: { type: 'string' },
+    env: { type: 'string' },
+    scopes: { type: 'string' },
+    'expires-at': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+})
+
+function fail(message: string): never {
+  console.error(message)
+  process.exit(1)
+}
+
+function usage(): never {
+  const source = readFileSync(new URL(import.meta.url), 'utf8')
+  console.log(source.slice(source.indexOf('/**') + 3, source.indexOf('*/')).replace(/^ \* ?/gm, ''))
+  process.exit(0)
+}
+
+const baseUrl = (
+  values.url ||
+  process.env.PUBLIC_BASE_URL ||
+  `http://localhost:${process.env.PORT || 3000}`
+).replace(/\/+$/, '')
+
+function operatorToken(): string {
+  if (process.env.OPERATOR_TOKEN) return process.env.OPERATOR_TOKEN
+  const path = join(resolve(process.env.DATA_DIR || './data'), 'operator-token')
+  try {
+    return readFileSync(path, 'utf8').trim()
+  } catch {
+    return fail(
+      `No OPERATOR_TOKEN set and no token file at ${path}. Start the service once (npm start) first.`,
+    )
+  }
+}
+
+async function call(method: string, path: string, body?: unknown): Promise<any> {
+  let res: Response
+  try {
+    res = await fetch(`${baseUrl}/admin/v1${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${operatorToken()}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+  } catch (err) {
+    return fail(
+      `Cannot reach the service at ${baseUrl}: ${(err as Error).message}. Is it running (npm start)?`,
+    )
+  }
+  const json = (await res.json().catch(() => undefined)) as any
+  if (!res.ok) fail(`${method} ${path}: ${res.status} ${JSON.stringify(json?.error ?? json)}`)
+  return json
+}
+
+const print = (value: unknown) => console.log(JSON.stringify(value, null, 2))
+const [command, ...args] = positionals
+if (values.help || !command) usage()
+
+switch (command) {
+  case 'bootstrap': {
+    const { organization } = (
+      await call('POST', '/organizations', { name: values.name ?? 'My organization' })
+    ).data
+    const keys: Record<string, string> = {}
+    for (const environment of ['test', 'live']) {
+      const created = (
+        await call('POST', `/organizations/${organization.id}/api-keys`, {
+          environment,
+          scopes: ALL_SCOPES,
+          name: `${environment} key (bootstrap)`,
+        })
+      ).data
+      keys[environment] = created.key
+    }
+    console.log(`Organization: ${organization.name} (${organization.id})`)
+    console.log(`Test key:     ${keys.test}`)
+    console.log(`Live key:     ${keys.live}`)
+    console.log('\nThe keys are shown once; store them now. Try:')
+    console.log(`  curl -H "Authorization: Bearer ${keys.test}" ${baseUrl}/v1/ping`)
+    break
+  }
+  case 'create-org':
+    print((await call('POST', '/organizations', { name: args[0] ?? fail('create-org NAME') })).data)
+    break
+  case 'list-orgs':
+    print((await call('GET', '/organizations')).data)
+    break
+  case 'create-key': {
+    const orgId = args[0] ?? fail('create-key ORG_ID --env test|live')
+    print(
+      (
+        await call('POST', `/organizations/${orgId}/api-keys`, {
+          environment: values.env ?? fail('--env test|live is required'),
+          scopes: values.scopes ? values.scopes.split(',').map((s) => s.trim()) : ALL_SCOPES,
+          ...(values.name ? { name: values.name } : {}),
+          ...(values['expires-at'] ? { expires_at: values['expires-at'] } : {}),
+        })
+      ).data,
+    )
+    break
+  }
+  case 'list-keys':
+    print((await call('GET', `/organizations/${args[0] ?? fail('list-keys ORG_ID')}/api-keys`)).data)
+    break
+  case 'revoke-key':
+    print((await call('DELETE', `/api-keys/${args[0] ?? fail('revoke-key KEY_ID')}`)).data)
+    break
+  case 'create-product': {
+    const [orgId, sku, name] = args
+    if (!orgId || !sku || !name) fail('create-product ORG_ID SKU NAME')
+    print((await call('POST', `/organizations/${orgId}/products`, { sku, name })).data)
+    break
+  }
+  case 'stats':
+    print((await call('GET', `/organizations/${args[0] ?? fail('stats ORG_ID')}/stats`)).data)
+    break
+  default:
+    fail(`Unknown command ${command}; see npm run admin -- --help`)
+}

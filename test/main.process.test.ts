@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { request } from 'node:http'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { orderBody } from './helpers/app.ts'
+
+/** The real entry point in a child process, on the embedded database. */
+interface Service {
+  child: ChildProcess
+  port: number
+  output: () => string
+  exited: Promise<number | null>
+}
+
+async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Service> {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: {
+      ...process.env,
+      PORT: '0',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      DATABASE_URL: '',
+      REDIS_URL: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout!.on('data', (d) => {
+    output += d
+  })
+  child.stderr!.on('data', (d) => {
+    output += d
+  })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /listening at http:\/\/[^:]+:(\d+)/.exec(output)
+      if (match && output.includes('service ready')) {
+        clearInterval(timer)
+        resolve(Number(match[1]))
+      }
+    }, 50)
+    exited.then((code) => {
+      clearInterval(timer)
+      reject(new Error(`service exited (${code}) before it was ready:\n${output}`))
+    })
+  })
+  return { child, port, output: () => output, exited }
+}
+
+describe('the service process', () => {
+  let dataDir: string
+  let service: Service
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-main-'))
+    service = await startService(dataDir)
+  })
+  after(() => {
+    service.child.kill('SIGKILL')
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  test('generates the operator token into DATA_DIR with mode 0600 and prints its path', () => {
+    const path = join(dataDir, 'operator-token')
+    assert.equal(statSync(path).mode & 0o777, 0o600)
+    assert.match(readFileSync(path, 'utf8'), /^op_[0-9A-Za-z]{43}\n$/)
+    assert.ok(service.output().includes(path))
+  })
+
+  test('npm run admin -- bootstrap creates an organization with working test and live keys; no secret is logged', async () => {
+    const cli = spawnSync(process.execPath, ['scripts/admin.ts', 'bootstrap', '--name', 'CLI Org'], {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: String(service.port),
+        PUBLIC_BASE_URL: '',
+        OPERATOR_TOKEN: '',
+      },
+      encoding: 'utf8',
+    })
+    assert.equal(cli.status, 0, cli.stderr)
+    const testKey = /Test key: +(svc_test_\w+)/.exec(cli.stdout)?.[1]
+    const liveKey = /Live key: +(svc_live_\w+)/.exec(cli.stdout)?.[1]
+    assert.ok(testKey && liveKey, cli.stdout)
+    for (const [key, environment] of [
+      [testKey, 'test'],
+      [liveKey, 'live'],
+    ] as const) {
+      const res = await fetch(`http://127.0.0.1:${service.port}/v1/ping`, {
+        headers: { authorization: `Bearer ${key}` },
+      })
+      assert.equal(res.status, 200)
+      const body = (await res.json()) as { data: { environment: string; organization: { name: string } } }
+      assert.equal(body.data.environment, environment)
+      assert.equal(body.data.organization.name, 'CLI Org')
+    }
+    const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim()
+    const logs = service.output()
+    assert.ok(logs.includes('/v1/ping'), 'requests are logged')
+    assert.ok(!logs.includes(testKey), 'the test key is not logged')
+    assert.ok(!logs.includes(liveKey), 'the live key is not logged')
+    assert.ok(!logs.includes(token), 'the operator token is not logged')
+    assert.match(logs, /"reqId":"[0-9a-f-]{36}"/, 'log lines carry request ids')
+  })
+})
+
+describe('SIGTERM', () => {
+  test('drains an in-flight request, then exits 0', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-term-'))
+    const service = await startService(dataDir, { OPERATOR_TOKEN: 'op_term_test_token' })
+    try {
+      const admin = (path: string, body: unknown) =>
+        fetch(`http://127.0.0.1:${service.port}/admin/v1${path}`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer op_term_test_token', 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        }).then((r) => r.json() as Promise<any>)
+      const org = (await admin('/organizations', { name: 'Term' })).data.organization
+      const key = (
+        await admin(`/organizations/${org.id}/api-keys`, { environment: 'live', scopes: ['orders:write'] })
+      ).data.key as string
+
+      // Send the headers and half the body, then SIGTERM, then the rest.
+      const payload = Buffer.from(JSON.stringify(orderBody()))
+      const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: service.port,
+            method: 'POST',
+            path: '/v1/orders',
+            headers: {
+              authorization: `Bearer ${key}`,
+              'content-type': 'application/json',
+              'content-length': payload.length,
+            },
+          },
+          (res) => {
+            let body = ''
+            res.on('data', (d) => {
+              body += d
+            })
+            res.on('end', () => resolve({ status: res.statusCode!, body }))
+          },
+        )
+        req.on('error', reject)
+        req.write(payload.subarray(0, 20))
+        setTimeout(() => {
+          service.child.kill('SIGTERM')
+          setTimeout(() => req.end(payload.subarray(20)), 300)
+        }, 200)
+      })
+      const { status, body } = await response
+      assert.equal(status, 201, body)
+      assert.equal(JSON.parse(body).data.order.status, 'pending')
+      assert.equal(await service.exited, 0, service.output())
+      assert.match(service.output(), /draining in-flight requests/)
+    } finally {
+      service.child.kill('SIGKILL')
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  })
+})
