@@ -67,6 +67,13 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     if (request.is404) return
     switch (config.auth) {
       case 'none':
+        // Open routes need no key, but a valid key still counts and gets its
+        // rate-limit headers, like every response to a valid key.
+        if (bearer(request)?.startsWith('svc_')) {
+          await authenticateKey(request, reply).catch((err) => {
+            if (!(err instanceof AppError && err.code === 'invalid_api_key')) throw err
+          })
+        }
         return
       case 'operator': {
         const token = bearer(request)

@@ -22,6 +22,17 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(doc.servers[0].url, PUBLIC_BASE_URL)
   })
 
+  test('a valid key still gets its rate-limit headers; a bad key is ignored', async () => {
+    const { testKey } = await t.tenant()
+    const withKey = await t.api(testKey, 'GET', '/v1/openapi.json')
+    assert.equal(withKey.statusCode, 200)
+    assert.ok(Number(withKey.headers['x-ratelimit-remaining']) >= 0)
+    assert.ok(withKey.headers['x-ratelimit-limit'])
+    const badKey = await t.api('svc_test_thisKeyDoesNotExist0000000000000000', 'GET', '/v1/openapi.json')
+    assert.equal(badKey.statusCode, 200)
+    assert.equal(badKey.headers['x-ratelimit-limit'], undefined)
+  })
+
   test('describes every public endpoint and no operator endpoint', () => {
     assert.deepEqual(Object.keys(doc.paths).sort(), ['/v1/orders', '/v1/orders/{id}', '/v1/ping'])
     assert.deepEqual(Object.keys(doc.paths['/v1/orders']).sort(), ['get', 'post'])

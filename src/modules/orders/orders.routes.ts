@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { AUTHENTICATED_ERRORS, errorResponses } from '../../http/schemas.ts'
 import {
@@ -10,6 +10,18 @@ import {
   OrderResponse,
 } from './orders.schemas.ts'
 import type { OrderService } from './orders.service.ts'
+
+/**
+ * `?updated_since=2026-11-22T12:00:00+02:00` typed into a URL arrives as
+ * "...12:00:00 02:00", because form decoding reads `+` as a space. A space can
+ * never be meant there, so it is read back as the `+` the client wrote.
+ */
+async function restorePlusInOffset(request: FastifyRequest) {
+  const query = request.query as { updated_since?: unknown }
+  if (typeof query.updated_since === 'string') {
+    query.updated_since = query.updated_since.replace(/^(\S+T[\d:.]+) (\d\d(:?\d\d)?)$/, '$1+$2')
+  }
+}
 
 export function ordersRoutes(deps: { orders: OrderService }) {
   return async function routes(fastify: FastifyInstance) {
@@ -57,6 +69,7 @@ export function ordersRoutes(deps: { orders: OrderService }) {
       '/orders',
       {
         config: { auth: 'key', scopes: ['orders:read'] },
+        preValidation: restorePlusInOffset,
         schema: {
           operationId: 'listOrders',
           tags: ['orders'],
