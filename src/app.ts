@@ -5,6 +5,7 @@ import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import { registerAuth } from './http/auth.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
+import { AppError } from './http/errors.ts'
 import { openApiOptions } from './http/openapi.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
 import { ErrorSchema } from './http/schemas.ts'
@@ -46,6 +47,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   })
   app.setValidatorCompiler(validatorCompiler)
+  // Bodies are UTF-8 JSON. Invalid UTF-8 is refused (invalid_json) instead of
+  // being silently turned into U+FFFD and stored as if the client had sent it.
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  const utf8 = new TextDecoder('utf-8', { fatal: true })
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string
+    try {
+      text = utf8.decode(body as Buffer)
+    } catch {
+      done(new AppError('invalid_json', { message: 'The request body is not valid UTF-8.' }), undefined)
+      return
+    }
+    parseJson(request, text, done)
+  })
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })

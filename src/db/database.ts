@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PGliteDialect, PostgresDialect } from 'kysely'
+import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
 import { Migrator } from 'kysely/migration'
 import pg from 'pg'
 import { migrationProvider } from './migrations/index.ts'
@@ -32,6 +32,19 @@ const pgTypes = {
     oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as never,
 }
 
+// Send Dates as UTC: with a local zone, node-pg writes historic instants with
+// the zone's whole-minute offset and shifts them by its local-mean-time seconds.
+pg.defaults.parseInputDatesAsUTC = true
+
+const TIMESTAMPTZ_OID = 1184
+/**
+ * PGlite parses timestamptz text with `new Date('0001-01-01 00:00:00+00')`,
+ * which reads years 0-99 as 19xx/20xx. The ISO form parses every year exactly.
+ */
+function parseTimestamptz(text: string): Date {
+  return new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
   if (options.url) {
     const pool = new pg.Pool({
@@ -49,16 +62,24 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
   if (options.dataDir) {
     const dir = join(options.dataDir, 'pgdata')
     mkdirSync(dir, { recursive: true })
-    pglite = await PGlite.create(dir)
+    pglite = await PGlite.create(dir, { parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz } })
   } else {
-    pglite = await PGlite.create()
+    pglite = await PGlite.create({ parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz } })
   }
   return { db: new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) }), dialect: 'pglite' }
 }
 
 /** Applies pending migrations; Kysely's lock makes concurrent starts of several instances safe. */
 export async function migrateToLatest(db: Database): Promise<void> {
-  const migrator = new Migrator({ db, provider: migrationProvider })
+  // Kysely looks for its migration tables in every schema unless told which one:
+  // with several schemas in one database (one per test file), another schema's
+  // tables would count as ours. Pin them to the schema the migrations create into.
+  const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
+  const migrator = new Migrator({
+    db,
+    provider: migrationProvider,
+    migrationTableSchema: rows[0]?.schema ?? 'public',
+  })
   const { error, results } = await migrator.migrateToLatest()
   const failed = results?.find((r) => r.status === 'Error')
   if (error || failed) {

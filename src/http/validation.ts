@@ -14,12 +14,32 @@ const common: Options = {
   strict: false,
   // Lengths count code points, as integrators count characters.
   unicodeRegExp: true,
+  // 1e400 parses to Infinity: not a number the database or the JSON response can carry.
+  strictNumbers: true,
 }
 
 // Bodies are taken as sent: "12" is not a number. Query strings and path
 // parameters are text by nature, so they are coerced ("limit=10").
-const bodyAjv = addFormats(new Ajv({ ...common, coerceTypes: false }))
-const queryAjv = addFormats(new Ajv({ ...common, coerceTypes: true }))
+const bodyAjv = withStorableDateTime(addFormats(new Ajv({ ...common, coerceTypes: false })))
+const queryAjv = withStorableDateTime(addFormats(new Ajv({ ...common, coerceTypes: true })))
+
+/**
+ * RFC 3339 alone admits instants PostgreSQL refuses (year 0000, or 9999-12-31
+ * with a negative offset, which is year 10000 in UTC) and leap seconds that
+ * Date cannot parse: a date-time must also land in UTC years 1..9999.
+ */
+function withStorableDateTime(ajv: Ajv): Ajv {
+  const rfc3339 = ajv.formats['date-time'] as { validate: (value: string) => boolean }
+  ajv.addFormat('date-time', {
+    type: 'string',
+    validate: (value: string) => {
+      if (!rfc3339.validate(value)) return false
+      const year = new Date(value).getUTCFullYear()
+      return year >= 1 && year <= 9999
+    },
+  })
+  return ajv
+}
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv
@@ -64,7 +84,7 @@ function describe(code: ErrorCode, e: ErrorObject): string {
       return `must be at least ${p.limit} characters`
     case 'too_long':
       return e.propertyName !== undefined
-        ? `key "${e.propertyName}" must be at most ${p.limit} characters`
+        ? `key "${e.propertyName.length > 40 ? `${e.propertyName.slice(0, 40)}...` : e.propertyName}" must be at most ${p.limit} characters`
         : `must be at most ${p.limit} characters`
     case 'too_small':
       return `must be ${e.keyword === 'exclusiveMinimum' ? 'greater than' : 'at least'} ${p.limit}`

@@ -158,6 +158,19 @@ describe('POST /v1/orders', () => {
     assert.equal(rows.length, 1)
   })
 
+  test('ordered_at round-trips exactly, also for historic instants', async () => {
+    for (const orderedAt of [
+      '0001-01-01T00:00:00.000Z',
+      '1850-06-01T12:00:00.000Z',
+      '2026-11-22T10:15:30.123Z',
+    ]) {
+      const created = await t.api(tenant.testKey, 'POST', '/v1/orders', orderBody({ ordered_at: orderedAt }))
+      assert.equal(created.statusCode, 201)
+      const read = await t.api(tenant.testKey, 'GET', `/v1/orders/${created.json().data.order.id}`)
+      assert.equal(read.json().data.order.ordered_at, orderedAt)
+    }
+  })
+
   test('test and live keep separate order spaces', async () => {
     const body = orderBody()
     assert.equal((await t.api(tenant.testKey, 'POST', '/v1/orders', body)).statusCode, 201)

@@ -1,0 +1,550 @@
+import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
+import { after, before, describe, test } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
+import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
+
+/**
+ * POST /v1/orders schema validation: every rule of the reference and of
+ * DECISIONS §1 Orders. A rejected order is 422 validation_failed with the exact
+ * errors[] entries and leaves no row behind; the boundaries themselves pass.
+ */
+
+type Entry = [code: string, field: string]
+type Body = Record<string, unknown>
+
+const TABLES = ['orders', 'order_items', 'production_orders', 'production_jobs', 'events'] as const
+
+async function rowCounts(t: TestApp): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {}
+  for (const table of TABLES) {
+    const row = await t.db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()
+    counts[table] = Number(row.n)
+  }
+  return counts
+}
+
+/** The 422 validation_failed body: exact entries, top-level field only for a single entry. */
+function assertValidationFailed(res: LightMyRequestResponse, expected: Entry[]): void {
+  assert.equal(res.statusCode, 422, res.body)
+  assert.match(String(res.headers['content-type']), /^application\/json/)
+  const body = res.json()
+  assert.deepEqual(Object.keys(body), ['error'])
+  const error = body.error
+  assert.equal(error.code, 'validation_failed')
+  assert.equal(typeof error.message, 'string')
+  assert.equal(error.doc_url, 'http://api.test/developers/errors/validation_failed')
+  assert.ok(Array.isArray(error.errors), 'errors[] present')
+  for (const entry of error.errors) {
+    assert.deepEqual(Object.keys(entry).sort(), ['code', 'field', 'message'])
+    assert.equal(typeof entry.message, 'string')
+    assert.ok(entry.message.length > 0)
+  }
+  const actual = error.errors.map((e: { code: string; field: string }) => [e.code, e.field])
+  const sort = (list: Entry[]) => [...list].sort((a, b) => `${a[1]} ${a[0]}`.localeCompare(`${b[1]} ${b[0]}`))
+  assert.deepEqual(sort(actual), sort(expected))
+  if (expected.length === 1) assert.equal(error.field, expected[0]![1])
+  else assert.equal('field' in error, false, 'no top-level field with several entries')
+}
+
+const x = (n: number, ch = 'x') => ch.repeat(n)
+const item = (overrides: Body = {}): Body => ({ sku: 'SKU-1', name: 'Mug', quantity: 1, ...overrides })
+const files = (n: number, role?: string) =>
+  Array.from({ length: n }, () => ({ upload_id: randomUUID(), ...(role === undefined ? {} : { role }) }))
+const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `v${i}`]))
+
+/** A valid body with one field replaced or removed (undefined removes). */
+function withCustomer(customer: Body | undefined): Body {
+  const body: Body = orderBody()
+  if (customer === undefined) delete body.customer
+  else body.customer = customer
+  return body
+}
+function without(field: string): Body {
+  const body: Body = orderBody()
+  delete body[field]
+  return body
+}
+function withItem(overrides: Body, removed: string[] = []): Body {
+  const it = item(overrides)
+  for (const r of removed) delete it[r]
+  return orderBody({ items: [it] })
+}
+
+interface Case {
+  name: string
+  body: Body
+  errors: Entry[]
+}
+
+const CASES: Case[] = [
+  // required (dot notation)
+  {
+    name: 'external_order_id missing',
+    body: without('external_order_id'),
+    errors: [['required', 'external_order_id']],
+  },
+  { name: 'customer missing', body: withCustomer(undefined), errors: [['required', 'customer']] },
+  {
+    name: 'customer.name missing',
+    body: withCustomer({ email: 'a@b.c' }),
+    errors: [['required', 'customer.name']],
+  },
+  { name: 'items missing', body: without('items'), errors: [['required', 'items']] },
+  { name: 'items.N.name missing', body: withItem({}, ['name']), errors: [['required', 'items.0.name']] },
+  {
+    name: 'items.N.quantity missing',
+    body: withItem({}, ['quantity']),
+    errors: [['required', 'items.0.quantity']],
+  },
+  {
+    name: 'an empty object: every required field, no top-level field',
+    body: {},
+    errors: [
+      ['required', 'external_order_id'],
+      ['required', 'customer'],
+      ['required', 'items'],
+    ],
+  },
+  {
+    name: 'required in a later item uses its index',
+    body: orderBody({ items: [item(), item(), { quantity: 1 }] }),
+    errors: [['required', 'items.2.name']],
+  },
+
+  // invalid_type
+  { name: 'quantity 1.5', body: withItem({ quantity: 1.5 }), errors: [['invalid_type', 'items.0.quantity']] },
+  { name: 'quantity "2"', body: withItem({ quantity: '2' }), errors: [['invalid_type', 'items.0.quantity']] },
+  { name: 'price "12"', body: withItem({ price: '12' }), errors: [['invalid_type', 'items.0.price']] },
+  {
+    name: 'total_amount "59.90"',
+    body: orderBody({ total_amount: '59.90' }),
+    errors: [['invalid_type', 'total_amount']],
+  },
+  {
+    name: 'external_order_id a number',
+    body: orderBody({ external_order_id: 12345 }),
+    errors: [['invalid_type', 'external_order_id']],
+  },
+  { name: 'sku a number', body: withItem({ sku: 42 }), errors: [['invalid_type', 'items.0.sku']] },
+  {
+    name: 'personalization value a nested object',
+    body: withItem({ personalization: { ok: 'yes', color: { r: 255 } } }),
+    errors: [['invalid_type', 'items.0.personalization.color']],
+  },
+  {
+    name: 'personalization value an array',
+    body: withItem({ personalization: { lines: ['a', 'b'] } }),
+    errors: [['invalid_type', 'items.0.personalization.lines']],
+  },
+  {
+    name: 'personalization itself an array',
+    body: withItem({ personalization: ['a'] }),
+    errors: [['invalid_type', 'items.0.personalization']],
+  },
+  {
+    name: 'items not an array',
+    body: orderBody({ items: { 0: item() } }),
+    errors: [['invalid_type', 'items']],
+  },
+  {
+    name: 'an item that is a string',
+    body: orderBody({ items: ['Mug'] }),
+    errors: [['invalid_type', 'items.0']],
+  },
+  {
+    name: 'customer a string',
+    body: withCustomer('Jo Doe' as never),
+    errors: [['invalid_type', 'customer']],
+  },
+  { name: 'files not an array', body: withItem({ files: {} }), errors: [['invalid_type', 'items.0.files']] },
+
+  // invalid_format
+  { name: 'currency "eur"', body: orderBody({ currency: 'eur' }), errors: [['invalid_format', 'currency']] },
+  {
+    name: 'currency "EURO"',
+    body: orderBody({ currency: 'EURO' }),
+    errors: [['invalid_format', 'currency']],
+  },
+  { name: 'currency ""', body: orderBody({ currency: '' }), errors: [['invalid_format', 'currency']] },
+  {
+    name: 'ordered_at "yesterday"',
+    body: orderBody({ ordered_at: 'yesterday' }),
+    errors: [['invalid_format', 'ordered_at']],
+  },
+  {
+    name: 'ordered_at without a time zone',
+    body: orderBody({ ordered_at: '2026-11-22T10:15:30' }),
+    errors: [['invalid_format', 'ordered_at']],
+  },
+  {
+    name: 'ordered_at a date only',
+    body: orderBody({ ordered_at: '2026-11-22' }),
+    errors: [['invalid_format', 'ordered_at']],
+  },
+  {
+    name: 'ordered_at on February 30',
+    body: orderBody({ ordered_at: '2026-02-30T10:00:00Z' }),
+    errors: [['invalid_format', 'ordered_at']],
+  },
+  {
+    name: 'ordered_at in year 0000 (outside what the database stores)',
+    body: orderBody({ ordered_at: '0000-06-01T00:00:00Z' }),
+    errors: [['invalid_format', 'ordered_at']],
+  },
+  {
+    name: 'ordered_at that is year 10000 in UTC',
+    body: orderBody({ ordered_at: '9999-12-31T23:59:59-05:00' }),
+    errors: [['invalid_format', 'ordered_at']],
+  },
+  {
+    name: 'files.N.upload_id not a UUID',
+    body: withItem({ files: [{ upload_id: 'upload-1', role: 'front' }] }),
+    errors: [['invalid_format', 'items.0.files.0.upload_id']],
+  },
+
+  // too_short / too_long
+  {
+    name: 'external_order_id ""',
+    body: orderBody({ external_order_id: '' }),
+    errors: [['too_short', 'external_order_id']],
+  },
+  {
+    name: 'external_order_id of 256 characters',
+    body: orderBody({ external_order_id: x(256) }),
+    errors: [['too_long', 'external_order_id']],
+  },
+  { name: 'customer.name ""', body: withCustomer({ name: '' }), errors: [['too_short', 'customer.name']] },
+  {
+    name: 'customer.name of 256 characters',
+    body: withCustomer({ name: x(256) }),
+    errors: [['too_long', 'customer.name']],
+  },
+  { name: 'item name ""', body: withItem({ name: '' }), errors: [['too_short', 'items.0.name']] },
+  {
+    name: 'item name of 256 characters',
+    body: withItem({ name: x(256) }),
+    errors: [['too_long', 'items.0.name']],
+  },
+  {
+    name: 'item name of 256 emoji (lengths count characters, not UTF-16 units)',
+    body: withItem({ name: x(256, '😀') }),
+    errors: [['too_long', 'items.0.name']],
+  },
+  { name: 'sku ""', body: withItem({ sku: '' }), errors: [['too_short', 'items.0.sku']] },
+  { name: 'sku of 256 characters', body: withItem({ sku: x(256) }), errors: [['too_long', 'items.0.sku']] },
+  {
+    name: 'personalization value of 5001 characters',
+    body: withItem({ personalization: { text: x(5001) } }),
+    errors: [['too_long', 'items.0.personalization.text']],
+  },
+  {
+    name: 'personalization key of 101 characters',
+    body: withItem({ personalization: { [x(101, 'k')]: 'v' } }),
+    errors: [['too_long', 'items.0.personalization']],
+  },
+  {
+    name: 'personalization key ""',
+    body: withItem({ personalization: { '': 'v' } }),
+    errors: [['too_short', 'items.0.personalization']],
+  },
+  {
+    name: 'role of 41 characters',
+    body: withItem({ files: files(1, x(41)) }),
+    errors: [['too_long', 'items.0.files.0.role']],
+  },
+  {
+    name: 'customer.email of 321 characters',
+    body: withCustomer({ name: 'Jo', email: `${x(309)}@example.com` }),
+    errors: [['too_long', 'customer.email']],
+  },
+  {
+    name: 'customer.phone of 51 characters',
+    body: withCustomer({ name: 'Jo', phone: x(51, '1') }),
+    errors: [['too_long', 'customer.phone']],
+  },
+
+  // too_small / too_large
+  { name: 'quantity 0', body: withItem({ quantity: 0 }), errors: [['too_small', 'items.0.quantity']] },
+  { name: 'quantity -1', body: withItem({ quantity: -1 }), errors: [['too_small', 'items.0.quantity']] },
+  {
+    name: 'quantity 10001',
+    body: withItem({ quantity: 10001 }),
+    errors: [['too_large', 'items.0.quantity']],
+  },
+  { name: 'price -1', body: withItem({ price: -1 }), errors: [['too_small', 'items.0.price']] },
+  { name: 'price -0.01', body: withItem({ price: -0.01 }), errors: [['too_small', 'items.0.price']] },
+  { name: 'total_amount -1', body: orderBody({ total_amount: -1 }), errors: [['too_small', 'total_amount']] },
+
+  // too_few / too_many
+  { name: 'items []', body: orderBody({ items: [] }), errors: [['too_few', 'items']] },
+  {
+    name: '201 items',
+    body: orderBody({ items: Array.from({ length: 201 }, () => item()) }),
+    errors: [['too_many', 'items']],
+  },
+  {
+    name: '51 personalization keys',
+    body: withItem({ personalization: keys(51) }),
+    errors: [['too_many', 'items.0.personalization']],
+  },
+  { name: '11 files', body: withItem({ files: files(11) }), errors: [['too_many', 'items.0.files']] },
+
+  // unknown_field
+  {
+    name: 'unknown top-level field external_id next to external_order_id',
+    body: orderBody({ external_id: 'A-1' }),
+    errors: [['unknown_field', 'external_id']],
+  },
+  {
+    name: 'the typo external_id instead of external_order_id',
+    body: (() => {
+      const body = without('external_order_id')
+      body.external_id = 'A-1'
+      return body
+    })(),
+    errors: [
+      ['required', 'external_order_id'],
+      ['unknown_field', 'external_id'],
+    ],
+  },
+  {
+    name: 'unknown field in customer',
+    body: withCustomer({ name: 'Jo', mail: 'jo@example.com' }),
+    errors: [['unknown_field', 'customer.mail']],
+  },
+  {
+    name: 'unknown field in an item',
+    body: withItem({ colour: 'red' }),
+    errors: [['unknown_field', 'items.0.colour']],
+  },
+  {
+    name: 'unknown field in a file reference',
+    body: withItem({ files: [{ upload_id: randomUUID(), url: 'https://example.com/a.png' }] }),
+    errors: [['unknown_field', 'items.0.files.0.url']],
+  },
+
+  // all-or-nothing, several problems
+  {
+    name: 'one bad item among many valid ones rejects the whole order',
+    body: orderBody({
+      items: Array.from({ length: 8 }, (_, i) => item({ name: `Item ${i}`, quantity: i === 5 ? 0 : 1 })),
+    }),
+    errors: [['too_small', 'items.5.quantity']],
+  },
+  {
+    name: 'problems in several places are all reported',
+    body: orderBody({
+      currency: 'eur',
+      customer: { name: '' },
+      items: [item({ quantity: 0 }), item({ price: -1, files: [{ upload_id: 'x' }] })],
+    }),
+    errors: [
+      ['invalid_format', 'currency'],
+      ['too_short', 'customer.name'],
+      ['too_small', 'items.0.quantity'],
+      ['too_small', 'items.1.price'],
+      ['invalid_format', 'items.1.files.0.upload_id'],
+    ],
+  },
+  {
+    name: 'more than 50 problems: exactly 50 entries',
+    body: orderBody({ items: Array.from({ length: 60 }, () => item({ quantity: 0 })) }),
+    errors: Array.from({ length: 50 }, (_, i): Entry => ['too_small', `items.${i}.quantity`]),
+  },
+]
+
+describe('POST /v1/orders validation', () => {
+  let t: TestApp
+  let tenant: Awaited<ReturnType<TestApp['tenant']>>
+  before(async () => {
+    t = await createTestApp()
+    tenant = await t.tenant()
+  })
+  after(() => t.close())
+
+  /** Sends a body that must be refused; asserts the entries and that nothing was stored. */
+  async function rejects(body: Body, errors: Entry[]) {
+    const before = await rowCounts(t)
+    // A live key: an accepted order would also leave production rows and an event.
+    const res = await t.api(tenant.liveKey, 'POST', '/v1/orders', body)
+    assertValidationFailed(res, errors)
+    assert.deepEqual(await rowCounts(t), before, 'nothing stored')
+  }
+
+  describe('rejected with 422 validation_failed, nothing stored', () => {
+    for (const c of CASES) {
+      test(c.name, () => rejects(c.body, c.errors))
+    }
+
+    test('100 problems in one item list still yield exactly 50 entries', async () => {
+      const res = await t.api(
+        tenant.liveKey,
+        'POST',
+        '/v1/orders',
+        orderBody({ items: Array.from({ length: 50 }, () => item({ quantity: 0, price: -1 })) }),
+      )
+      assert.equal(res.statusCode, 422)
+      const { error } = res.json()
+      assert.equal(error.errors.length, 50)
+      assert.equal('field' in error, false)
+    })
+
+    test('null for a required field is invalid_type, not "not sent"', () =>
+      rejects(orderBody({ external_order_id: null, customer: { name: null } }), [
+        ['invalid_type', 'external_order_id'],
+        ['invalid_type', 'customer.name'],
+      ]))
+  })
+
+  describe('boundaries that pass', () => {
+    const PNG = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+      'base64',
+    )
+
+    /**
+     * upload_ids an order may reference. While the service has no upload
+     * endpoint any UUID passes; once it has one, real uploads are made.
+     */
+    async function uploadIds(n: number): Promise<string[]> {
+      const ids: string[] = []
+      for (let i = 0; i < n; i++) {
+        const slot = await t.api(tenant.testKey, 'POST', '/v1/uploads', { filename: `f${i}.png` })
+        if (slot.statusCode === 404) return Array.from({ length: n }, () => randomUUID())
+        assert.equal(slot.statusCode, 201, slot.body)
+        const { upload_id, upload_url } = slot.json().data
+        const url = new URL(upload_url)
+        const put = await t.app.inject({ method: 'PUT', url: url.pathname + url.search, payload: PNG })
+        assert.ok(put.statusCode >= 200 && put.statusCode < 300, put.body)
+        ids.push(upload_id)
+      }
+      return ids
+    }
+
+    /** Creates the order, then reads it back so the stored form is checked too. */
+    async function accepts(body: Body) {
+      const res = await t.api(tenant.testKey, 'POST', '/v1/orders', body)
+      assert.equal(res.statusCode, 201, res.body)
+      const created = res.json().data
+      const read = await t.api(tenant.testKey, 'GET', `/v1/orders/${created.order.id}`)
+      assert.equal(read.statusCode, 200, read.body)
+      const stored = read.json().data.order
+      assert.deepEqual(stored, created.order, 'stored order equals the created one')
+      return { order: stored, warnings: created.warnings }
+    }
+
+    test('quantity 1 and 10000', async () => {
+      const { order } = await accepts(
+        orderBody({ items: [item({ quantity: 1 }), item({ quantity: 10000 })] }),
+      )
+      assert.deepEqual(
+        order.items.map((i: { quantity: number }) => i.quantity),
+        [1, 10000],
+      )
+    })
+
+    test('200 items, stored in order', async () => {
+      const before = await rowCounts(t)
+      const items = Array.from({ length: 200 }, (_, i) => item({ name: `Item ${i}` }))
+      const { order } = await accepts(orderBody({ items }))
+      assert.equal(order.items.length, 200)
+      assert.deepEqual(
+        order.items.map((i: { name: string }) => i.name),
+        items.map((i) => i.name),
+      )
+      const afterCounts = await rowCounts(t)
+      assert.equal(afterCounts.orders, before.orders! + 1)
+      assert.equal(afterCounts.order_items, before.order_items! + 200)
+    })
+
+    test('50 personalization keys, a key of 100 and a value of 5000 characters', async () => {
+      const fifty = keys(50)
+      const longest = { [x(100, 'k')]: x(5000, 'v') }
+      const { order } = await accepts(
+        orderBody({ items: [item({ personalization: fifty }), item({ personalization: longest })] }),
+      )
+      assert.deepEqual(order.items[0].personalization, fifty)
+      assert.deepEqual(order.items[1].personalization, longest)
+    })
+
+    test('10 files, role of 40 characters', async () => {
+      const refs = (await uploadIds(10)).map((upload_id) => ({ upload_id, role: x(40, 'r') }))
+      const { order } = await accepts(orderBody({ items: [item({ files: refs })] }))
+      assert.equal(order.items[0].files.length, 10)
+      for (const file of order.items[0].files) {
+        assert.deepEqual(Object.keys(file).sort(), ['name', 'role'])
+        assert.equal(file.role, x(40, 'r'))
+      }
+    })
+
+    test('price 0 and total_amount 0', async () => {
+      const { order } = await accepts(orderBody({ total_amount: 0, items: [item({ price: 0 })] }))
+      assert.equal(order.items[0].price, 0)
+      assert.equal(order.total_amount, 0)
+    })
+
+    test('strings at their maximum lengths, counted in characters', async () => {
+      const body = orderBody({
+        external_order_id: x(255, 'E'),
+        customer: { name: x(255, 'n'), email: `${x(308)}@example.com`, phone: x(50, '1') },
+        items: [item({ name: x(255, '😀'), sku: x(255, 's') })],
+      })
+      const { order } = await accepts(body)
+      assert.equal(order.external_order_id, x(255, 'E'))
+      assert.deepEqual(order.customer, body.customer)
+      assert.equal(order.items[0].name, x(255, '😀'))
+      assert.equal(order.items[0].sku, x(255, 's'))
+    })
+
+    test('ordered_at with an offset is returned in UTC with milliseconds', async () => {
+      const { order } = await accepts(orderBody({ ordered_at: '2026-11-22T12:15:30+02:00' }))
+      assert.equal(order.ordered_at, '2026-11-22T10:15:30.000Z')
+      const frac = await accepts(orderBody({ ordered_at: '2026-11-22T10:15:30.5Z' }))
+      assert.equal(frac.order.ordered_at, '2026-11-22T10:15:30.500Z')
+    })
+
+    test('currency, total_amount, email, phone, sku and price sent as null count as not sent', async () => {
+      const { order, warnings } = await accepts(
+        orderBody({
+          currency: null,
+          total_amount: null,
+          ordered_at: null,
+          customer: { name: 'Jo', email: null, phone: null },
+          items: [item({ sku: null, price: null })],
+        }),
+      )
+      assert.equal(order.currency, null)
+      assert.equal(order.total_amount, null)
+      assert.deepEqual(order.customer, { name: 'Jo', email: null, phone: null })
+      assert.equal(order.items[0].sku, null)
+      assert.equal(order.items[0].price, null)
+      assert.equal(order.ordered_at, order.created_at)
+      assert.deepEqual(
+        warnings.map((w: { code: string; field: string }) => [w.code, w.field]),
+        [['item_missing_sku', 'items[0].sku']],
+      )
+    })
+
+    test('personalization values of every allowed type round-trip', async () => {
+      const personalization = {
+        text: 'Happy birthday',
+        empty: '',
+        unicode: 'Grüße 😀 \u00e9',
+        integer: 42,
+        negative: -3,
+        fraction: 12.75,
+        zero: 0,
+        yes: true,
+        no: false,
+        nothing: null,
+      }
+      const { order } = await accepts(orderBody({ items: [item({ personalization })] }))
+      assert.deepEqual(order.items[0].personalization, personalization)
+      assert.deepEqual(Object.keys(order.items[0].personalization), Object.keys(personalization))
+    })
+  })
+})
