@@ -19,10 +19,14 @@ import { createOrderService } from './modules/orders/orders.service.ts'
 import { createOrganizationService } from './modules/organizations/organizations.service.ts'
 import { createProductService } from './modules/products/products.service.ts'
 import { pingRoutes, systemRoutes } from './modules/system/system.routes.ts'
+import type { FileStorage } from './modules/uploads/storage/storage.ts'
+import { uploadsRoutes } from './modules/uploads/uploads.routes.ts'
+import { createUploadService } from './modules/uploads/uploads.service.ts'
 
 export interface AppDeps {
-  config: Pick<Config, 'publicBaseUrl' | 'logLevel'>
+  config: Pick<Config, 'publicBaseUrl' | 'logLevel' | 'uploadUrlTtlS' | 'uploadRetentionS'>
   db: Database
+  storage: FileStorage
   clock: Clock
   rateLimiter: RateLimiter
   operatorToken: string
@@ -30,10 +34,33 @@ export interface AppDeps {
   logger?: FastifyServerOptions['logger']
 }
 
+/** Every feature's service, built once; routes and background work share them. */
+export function createServices(deps: AppDeps) {
+  const uploads = createUploadService({
+    db: deps.db,
+    clock: deps.clock,
+    storage: deps.storage,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    urlTtlSeconds: deps.config.uploadUrlTtlS,
+    retentionSeconds: deps.config.uploadRetentionS,
+  })
+  return {
+    apiKeys: createApiKeyService(deps),
+    organizations: createOrganizationService(deps),
+    products: createProductService(deps),
+    uploads,
+    orders: createOrderService({ db: deps.db, clock: deps.clock, uploads }),
+  }
+}
+export type Services = ReturnType<typeof createServices>
+
 /** JSON bodies over 10 MB are refused with 413 request_too_large. */
 export const BODY_LIMIT = 10 * 1024 * 1024
 
-export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+export async function buildApp(
+  deps: AppDeps,
+  services: Services = createServices(deps),
+): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: BODY_LIMIT,
@@ -72,10 +99,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerErrorHandler(app, deps.config.publicBaseUrl)
 
-  const apiKeys = createApiKeyService(deps)
-  const orders = createOrderService(deps)
-  const products = createProductService(deps)
-  const organizations = createOrganizationService(deps)
+  const { apiKeys, orders, products, organizations, uploads } = services
 
   registerAuth(app, { apiKeys, rateLimiter: deps.rateLimiter, operatorToken: deps.operatorToken })
 
@@ -85,10 +109,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       v1.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
       await v1.register(pingRoutes())
       await v1.register(ordersRoutes({ orders }))
+      await v1.register(uploadsRoutes({ uploads }))
     },
     { prefix: '/v1' },
   )
-  await app.register(operatorRoutes({ organizations, apiKeys, products, orders }), { prefix: '/admin/v1' })
+  await app.register(operatorRoutes({ organizations, apiKeys, products, orders, uploads }), {
+    prefix: '/admin/v1',
+  })
 
   return app
 }

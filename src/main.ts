@@ -1,10 +1,17 @@
+import { join } from 'node:path'
 import closeWithGrace from 'close-with-grace'
-import { buildApp } from './app.ts'
+import { buildApp, createServices } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { migrateToLatest, openDatabase } from './db/database.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts'
 import { systemClock } from './lib/clock.ts'
+import { createLocalStorage } from './modules/uploads/storage/local.ts'
+import { createS3Storage } from './modules/uploads/storage/s3.ts'
+import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { resolveOperatorToken } from './operator-token.ts'
+
+/** How often each instance removes expired unreferenced uploads. */
+const SWEEP_INTERVAL_MS = 60_000
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>
@@ -31,14 +38,21 @@ async function main(): Promise<void> {
     ? await createRedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
     : createMemoryRateLimiter(config.rateLimitPerMinute)
 
-  const app = await buildApp({
-    config,
-    db,
-    clock: systemClock,
-    rateLimiter,
-    operatorToken: operator.token,
-    logger,
-  })
+  const storage: FileStorage = config.s3
+    ? createS3Storage(config.s3)
+    : createLocalStorage({ root: join(config.dataDir, 'files') })
+  const deps = { config, db, clock: systemClock, storage, rateLimiter, operatorToken: operator.token, logger }
+  const services = createServices(deps)
+  const app = await buildApp(deps, services)
+
+  // Every instance sweeps; marking rows before deleting makes concurrent sweeps safe.
+  const sweeper = setInterval(() => {
+    services.uploads
+      .sweep()
+      .then((n) => n > 0 && app.log.info({ expired: n }, 'expired unreferenced uploads removed'))
+      .catch((err) => app.log.error({ err }, 'upload sweep failed'))
+  }, SWEEP_INTERVAL_MS)
+  sweeper.unref()
   app.server.requestTimeout = 60_000
   app.server.headersTimeout = 30_000
   app.server.keepAliveTimeout = 72_000
@@ -47,8 +61,10 @@ async function main(): Promise<void> {
     if (err) app.log.error({ err }, 'shutting down after an error')
     else app.log.info({ signal }, 'shutting down: draining in-flight requests')
     // Stops accepting connections and waits for in-flight requests to finish.
+    clearInterval(sweeper)
     await app.close()
     await rateLimiter.close()
+    await storage.close?.()
     await db.destroy()
     app.log.info('stopped')
   })
@@ -58,6 +74,7 @@ async function main(): Promise<void> {
     {
       database: dialect === 'postgres' ? 'postgresql' : `embedded (${config.dataDir}/pgdata)`,
       rate_limit: config.redisUrl ? 'redis' : 'in-process',
+      file_storage: config.s3 ? `s3 (${config.s3.bucket})` : `embedded (${config.dataDir}/files)`,
       public_base_url: config.publicBaseUrl,
     },
     'service ready',

@@ -102,6 +102,27 @@ export interface EventTable {
   created_at: Date
 }
 
+export interface UploadTable {
+  id: string
+  organization_id: string
+  environment: Environment
+  filename: string
+  storage_key: string
+  size_bytes: number | null
+  content_type: string | null
+  created_at: Date
+  url_expires_at: Date
+  stored_at: Date | null
+  referenced_at: Date | null
+  expired_at: Date | null
+}
+
+export interface ServiceSecretTable {
+  name: string
+  value: string
+  created_at: Date
+}
+
 export interface DB {
   organizations: OrganizationTable
   api_keys: ApiKeyTable
@@ -111,6 +132,8 @@ export interface DB {
   production_orders: ProductionOrderTable
   production_jobs: ProductionJobTable
   events: EventTable
+  uploads: UploadTable
+  service_secrets: ServiceSecretTable
 }
 
 export type OrderRow = Selectable<OrderTable>
@@ -119,4 +142,5 @@ export type ApiKeyRow = Selectable<ApiKeyTable>
 export type ProductionOrderRow = Selectable<ProductionOrderTable>
 export type ProductionJobRow = Selectable<ProductionJobTable>
 export type NewEvent = Insertable<EventTable>
+export type UploadRow = Selectable<UploadTable>
 export type { Numeric }

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import pg from 'pg'
@@ -10,6 +13,8 @@ import {
   type RateLimiter,
 } from '../../src/http/rate-limit.ts'
 import type { Clock } from '../../src/lib/clock.ts'
+import { createLocalStorage } from '../../src/modules/uploads/storage/local.ts'
+import type { FileStorage } from '../../src/modules/uploads/storage/storage.ts'
 
 /**
  * The database the suite runs on: embedded PGlite in memory by default;
@@ -86,6 +91,7 @@ export const PUBLIC_BASE_URL = 'http://api.test'
 export interface TestApp {
   app: FastifyInstance
   db: Database
+  storage: FileStorage
   testDb: TestDatabase
   rateLimiter: RateLimiter
   /** Operator API call with the operator token. */
@@ -117,6 +123,10 @@ export async function createTestApp(
     testDb?: TestDatabase
     /** Share the database of another test app (a second instance). */
     db?: Database
+    /** File storage; by default embedded storage in a fresh temporary directory. */
+    storage?: FileStorage
+    uploadUrlTtlS?: number
+    uploadRetentionS?: number
   } = {},
 ): Promise<TestApp> {
   const testDb = options.testDb ?? (await createTestDatabase())
@@ -132,9 +142,17 @@ export async function createTestApp(
       options.clock ? () => options.clock!.now().getTime() : undefined,
     )
   }
+  const filesDir = options.storage ? undefined : await mkdtemp(join(tmpdir(), 'svc-files-'))
+  const storage = options.storage ?? createLocalStorage({ root: filesDir! })
   const app = await buildApp({
-    config: { publicBaseUrl: PUBLIC_BASE_URL, logLevel: 'silent' },
+    config: {
+      publicBaseUrl: PUBLIC_BASE_URL,
+      logLevel: 'silent',
+      uploadUrlTtlS: options.uploadUrlTtlS ?? 7200,
+      uploadRetentionS: options.uploadRetentionS ?? 1_209_600,
+    },
     db,
+    storage,
     clock: options.clock ?? { now: () => new Date() },
     rateLimiter,
     operatorToken: OPERATOR_TOKEN,
@@ -159,6 +177,7 @@ export async function createTestApp(
   const self: TestApp = {
     app,
     db,
+    storage,
     testDb,
     rateLimiter,
     admin: (method, url, payload) =>
@@ -190,6 +209,7 @@ export async function createTestApp(
       await app.close()
       await rateLimiter.close()
       if (!options.testDb && !options.db) await testDb.close()
+      if (filesDir) await rm(filesDir, { recursive: true, force: true })
     },
   }
   return self

@@ -10,6 +10,7 @@ import { OrderRequest } from '../orders/orders.schemas.ts'
 import type { OrderService } from '../orders/orders.service.ts'
 import type { OrganizationService } from '../organizations/organizations.service.ts'
 import { ProductExistsError, type ProductService } from '../products/products.service.ts'
+import type { UploadService } from '../uploads/uploads.service.ts'
 
 const closed = { additionalProperties: false } as const
 const OrgParams = Type.Object({ org_id: Type.String() })
@@ -19,6 +20,7 @@ export interface OperatorDeps {
   apiKeys: ApiKeyService
   products: ProductService
   orders: OrderService
+  uploads: UploadService
 }
 
 /**
@@ -165,6 +167,27 @@ export function operatorRoutes(deps: OperatorDeps) {
       '/orders/:order_id',
       { config: op, schema: { params: Type.Object({ order_id: Type.String() }) } },
       async (request) => ({ data: { order: await deps.orders.getOperatorView(request.params.order_id) } }),
+    )
+
+    app.get(
+      '/orders/:order_id/files/:upload_id',
+      { config: op, schema: { params: Type.Object({ order_id: Type.String(), upload_id: Type.String() }) } },
+      async (request, reply) => {
+        const { order_id, upload_id } = request.params
+        if (!(await deps.orders.referencesUpload(order_id, upload_id))) {
+          throw new AppError('not_found', { message: 'This order has no file with this upload_id.' })
+        }
+        const file = await deps.uploads.open(upload_id)
+        // Served as a download of the detected type, never rendered inline: a
+        // sanitized SVG is still not content to run in the operator's origin.
+        return reply
+          .header('content-type', file.contentType)
+          .header('content-length', String(file.size))
+          .header('content-disposition', `attachment; filename="${file.filename}"`)
+          .header('x-content-type-options', 'nosniff')
+          .header('content-security-policy', "default-src 'none'; sandbox")
+          .send(file.stream)
+      },
     )
 
     app.post(

@@ -7,6 +7,8 @@ export interface OrderAggregate {
   row: OrderRow
   items: ItemWithJob[]
   productionOrder: Pick<ProductionOrderRow, 'id' | 'status' | 'produced_by_partner'> | null
+  /** Name, type and size of every referenced upload, by upload id. */
+  files: Map<string, { filename: string; content_type: string | null; size_bytes: number | null }>
 }
 
 const num = (value: string | number | null): number | null => (value === null ? null : Number(value))
@@ -40,19 +42,17 @@ function itemFields(item: ItemWithJob) {
   }
 }
 
-export function toPublicOrder({ row, items }: OrderAggregate): Order {
+export function toPublicOrder({ row, items, files }: OrderAggregate): Order {
   return {
     ...publicFields(row),
     items: items.map((item) => ({
       ...itemFields(item),
-      // The upload's file name arrives with the uploads module; until a file is
-      // known to the service its name is null.
-      files: item.files.map((f) => ({ name: null, role: f.role })),
+      files: item.files.map((f) => ({ name: files.get(f.upload_id)?.filename ?? null, role: f.role })),
     })),
   }
 }
 
-export function toOperatorOrder({ row, items, productionOrder }: OrderAggregate): OperatorOrder {
+export function toOperatorOrder({ row, items, productionOrder, files }: OrderAggregate): OperatorOrder {
   return {
     ...publicFields(row),
     organization_id: row.organization_id,
@@ -67,13 +67,16 @@ export function toOperatorOrder({ row, items, productionOrder }: OrderAggregate)
     items: items.map((item) => ({
       ...itemFields(item),
       production_job: item.job_id ? { id: item.job_id, status: item.job_status! } : null,
-      files: item.files.map((f) => ({
-        upload_id: f.upload_id,
-        name: null,
-        role: f.role,
-        content_type: null,
-        size_bytes: null,
-      })),
+      files: item.files.map((f) => {
+        const file = files.get(f.upload_id)
+        return {
+          upload_id: f.upload_id,
+          name: file?.filename ?? null,
+          role: f.role,
+          content_type: file?.content_type ?? null,
+          size_bytes: file?.size_bytes ?? null,
+        }
+      }),
     })),
   }
 }

@@ -7,6 +7,7 @@ import { isUuid, newId } from '../../lib/ids.ts'
 import { recordEvent } from '../events/events.service.ts'
 import { startProduction } from '../production/production.service.ts'
 import { findProductIdsBySku } from '../products/products.service.ts'
+import { FileConflictError, type UploadService } from '../uploads/uploads.service.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
 import { type OrderAggregate, toOperatorOrder, toPublicOrder } from './orders.mappers.ts'
 import {
@@ -41,8 +42,15 @@ export interface CreateOrderResult {
   warnings: Warning[]
 }
 
-export function createOrderService(deps: { db: Database; clock: Clock }) {
-  const { db, clock } = deps
+/** A concurrent PUT or sweep changed a file between its check and the order's commit: check again. */
+const MAX_ATTEMPTS = 3
+
+export function createOrderService(deps: { db: Database; clock: Clock; uploads: UploadService }) {
+  const { db, clock, uploads } = deps
+
+  async function fileDetails(items: ItemWithJob[]) {
+    return uploads.details(items.flatMap((i) => i.files.map((f) => f.upload_id)))
+  }
 
   async function aggregatesFor(rows: OrderRow[], withProduction: boolean): Promise<OrderAggregate[]> {
     const ids = rows.map((r) => r.id)
@@ -50,6 +58,7 @@ export function createOrderService(deps: { db: Database; clock: Clock }) {
       findItemsWithJobs(db, ids),
       withProduction ? findProductionOrders(db, ids) : Promise.resolve([] as ProductionOrderRow[]),
     ])
+    const files = await fileDetails(items)
     const itemsByOrder = new Map<string, ItemWithJob[]>()
     for (const item of items) {
       const list = itemsByOrder.get(item.order_id)
@@ -61,6 +70,7 @@ export function createOrderService(deps: { db: Database; clock: Clock }) {
       row,
       items: itemsByOrder.get(row.id) ?? [],
       productionOrder: productionByOrder.get(row.id) ?? null,
+      files,
     }))
   }
 
@@ -71,60 +81,67 @@ export function createOrderService(deps: { db: Database; clock: Clock }) {
     return { created: false, aggregate: aggregate!, warnings: [] }
   }
 
-  return {
-    async create(ctx: OrderContext, body: OrderRequest): Promise<CreateOrderResult> {
-      const hash = contentHash(body)
-      const orderedAt = body.ordered_at ? new Date(body.ordered_at) : undefined
-      if (orderedAt && Number.isNaN(orderedAt.getTime())) {
-        throw AppError.validation([
-          { code: 'invalid_format', field: 'ordered_at', message: 'ordered_at must be a valid date-time' },
-        ])
-      }
+  async function create(ctx: OrderContext, body: OrderRequest, attempt = 1): Promise<CreateOrderResult> {
+    const hash = contentHash(body)
+    const orderedAt = body.ordered_at ? new Date(body.ordered_at) : undefined
+    if (orderedAt && Number.isNaN(orderedAt.getTime())) {
+      throw AppError.validation([
+        { code: 'invalid_format', field: 'ordered_at', message: 'ordered_at must be a valid date-time' },
+      ])
+    }
 
-      // Repeats are the common retry case; answer them without a transaction.
-      const existing = await findOrderByExternalId(db, ctx, body.external_order_id)
-      if (existing) return resolveExisting(existing, hash)
+    // Repeats are the common retry case; answer them without a transaction.
+    const existing = await findOrderByExternalId(db, ctx, body.external_order_id)
+    if (existing) return resolveExisting(existing, hash)
 
-      const skus = body.items.flatMap((i) => (i.sku ? [i.sku] : []))
-      const products = await findProductIdsBySku(db, ctx.organizationId, skus)
-      const now = clock.now()
-      const orderId = newId()
-      const row: OrderRow = {
-        id: orderId,
-        organization_id: ctx.organizationId,
-        environment: ctx.environment,
-        source: ctx.source,
-        external_order_id: body.external_order_id,
-        status: 'pending',
-        currency: body.currency ?? null,
-        total_amount:
-          body.total_amount === undefined || body.total_amount === null ? null : String(body.total_amount),
-        customer_name: body.customer.name,
-        customer_email: body.customer.email ?? null,
-        customer_phone: body.customer.phone ?? null,
-        ordered_at: orderedAt ?? now,
-        created_at: now,
-        updated_at: now,
-        content_hash: hash,
-      }
-      const items: ItemWithJob[] = body.items.map((item, position) => ({
-        id: newId(),
-        order_id: orderId,
-        position,
-        sku: item.sku ?? null,
-        name: item.name,
-        quantity: item.quantity,
-        price: item.price === undefined || item.price === null ? null : String(item.price),
-        product_id: item.sku ? (products.get(item.sku) ?? null) : null,
-        personalization: item.personalization ?? {},
-        files: (item.files ?? []).map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
-        job_id: null,
-        job_status: null,
-      }))
-      const live = ctx.environment === 'live'
+    // Files are checked at acceptance; any unusable file rejects the whole order
+    // and leaves every upload as it was, usable for a resend.
+    const { errors: fileErrors, plan } = await uploads.prepare(ctx, body.items)
+    if (fileErrors.length > 0) throw AppError.validation(fileErrors)
 
-      const outcome = await db.transaction().execute(async (trx) => {
+    const skus = body.items.flatMap((i) => (i.sku ? [i.sku] : []))
+    const products = await findProductIdsBySku(db, ctx.organizationId, skus)
+    const now = clock.now()
+    const orderId = newId()
+    const row: OrderRow = {
+      id: orderId,
+      organization_id: ctx.organizationId,
+      environment: ctx.environment,
+      source: ctx.source,
+      external_order_id: body.external_order_id,
+      status: 'pending',
+      currency: body.currency ?? null,
+      total_amount:
+        body.total_amount === undefined || body.total_amount === null ? null : String(body.total_amount),
+      customer_name: body.customer.name,
+      customer_email: body.customer.email ?? null,
+      customer_phone: body.customer.phone ?? null,
+      ordered_at: orderedAt ?? now,
+      created_at: now,
+      updated_at: now,
+      content_hash: hash,
+    }
+    const items: ItemWithJob[] = body.items.map((item, position) => ({
+      id: newId(),
+      order_id: orderId,
+      position,
+      sku: item.sku ?? null,
+      name: item.name,
+      quantity: item.quantity,
+      price: item.price === undefined || item.price === null ? null : String(item.price),
+      product_id: item.sku ? (products.get(item.sku) ?? null) : null,
+      personalization: item.personalization ?? {},
+      files: (item.files ?? []).map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
+      job_id: null,
+      job_status: null,
+    }))
+    const live = ctx.environment === 'live'
+
+    let outcome: { productionOrder: ProductionOrderRow | null } | undefined
+    try {
+      outcome = await db.transaction().execute(async (trx) => {
         if (!(await insertOrderIfAbsent(trx, row))) return undefined
+        await uploads.commit(trx, plan, now)
         await insertItems(
           trx,
           items.map(({ job_id: _j, job_status: _s, personalization, files, ...item }) => ({
@@ -165,33 +182,47 @@ export function createOrderService(deps: { db: Database; clock: Clock }) {
           } satisfies ProductionOrderRow,
         }
       })
+    } catch (err) {
+      await uploads.discard(plan)
+      if (err instanceof FileConflictError && attempt < MAX_ATTEMPTS) return create(ctx, body, attempt + 1)
+      throw err
+    }
 
-      if (!outcome) {
-        // A concurrent request with the same external id committed first.
-        const winner = await findOrderByExternalId(db, ctx, body.external_order_id)
-        if (!winner) throw new AppError('internal_error')
-        return resolveExisting(winner, hash)
+    if (!outcome) {
+      await uploads.discard(plan)
+      // A concurrent request with the same external id committed first.
+      const winner = await findOrderByExternalId(db, ctx, body.external_order_id)
+      if (!winner) throw new AppError('internal_error')
+      return resolveExisting(winner, hash)
+    }
+
+    await uploads.afterCommit(plan)
+    const warnings: Warning[] = []
+    body.items.forEach((item, n) => {
+      if (!item.sku) {
+        warnings.push({
+          code: 'item_missing_sku',
+          field: `items[${n}].sku`,
+          message: `Item ${n} has no sku; it can never be matched to a product automatically.`,
+        })
+      } else if (!products.has(item.sku)) {
+        warnings.push({
+          code: 'item_product_unmatched',
+          field: `items[${n}].sku`,
+          value: item.sku,
+          message: `No product with sku "${item.sku}"; the item is accepted unlinked and links once the product exists.`,
+        })
       }
+    })
+    return {
+      created: true,
+      aggregate: { row, items, productionOrder: outcome.productionOrder, files: await fileDetails(items) },
+      warnings,
+    }
+  }
 
-      const warnings: Warning[] = []
-      body.items.forEach((item, n) => {
-        if (!item.sku) {
-          warnings.push({
-            code: 'item_missing_sku',
-            field: `items[${n}].sku`,
-            message: `Item ${n} has no sku; it can never be matched to a product automatically.`,
-          })
-        } else if (!products.has(item.sku)) {
-          warnings.push({
-            code: 'item_product_unmatched',
-            field: `items[${n}].sku`,
-            value: item.sku,
-            message: `No product with sku "${item.sku}"; the item is accepted unlinked and links once the product exists.`,
-          })
-        }
-      })
-      return { created: true, aggregate: { row, items, productionOrder: outcome.productionOrder }, warnings }
-    },
+  return {
+    create: (ctx: OrderContext, body: OrderRequest) => create(ctx, body),
 
     async get(scope: OrderScope, id: string): Promise<Order> {
       const row = isUuid(id) ? await findOrderById(db, id) : undefined
@@ -255,6 +286,14 @@ export function createOrderService(deps: { db: Database; clock: Clock }) {
             ? encodeCursor({ updatedAt: last.updated_at, id: last.id })
             : null,
       }
+    },
+
+    /** Whether an order references an upload (the operator downloads files only through their order). */
+    async referencesUpload(orderId: string, uploadId: string): Promise<boolean> {
+      const row = isUuid(orderId) ? await findOrderById(db, orderId) : undefined
+      if (!row) return false
+      const [aggregate] = await aggregatesFor([row], false)
+      return aggregate!.items.some((item) => item.files.some((f) => f.upload_id === uploadId))
     },
 
     /** Live orders only: test orders never appear in statistics. */

@@ -1,0 +1,93 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import Type from 'typebox'
+import { AUTHENTICATED_ERRORS, errorResponses, Uuid } from '../../http/schemas.ts'
+import { MAX_FILENAME } from './filename.ts'
+import { MAX_UPLOAD_BYTES } from './storage/storage.ts'
+import type { UploadService } from './uploads.service.ts'
+
+const UploadSlot = Type.Object({
+  upload_id: Uuid,
+  filename: Type.String({ maxLength: MAX_FILENAME, description: 'The sanitized name.' }),
+  upload_url: Type.String({
+    description: 'Short-lived signed address; PUT the raw bytes there, no Authorization.',
+  }),
+  method: Type.String({ enum: ['PUT'] }),
+  expires_in_seconds: Type.Integer(),
+  max_bytes: Type.Integer({ description: String(MAX_UPLOAD_BYTES) }),
+})
+
+export function uploadsRoutes(deps: { uploads: UploadService }) {
+  return async function routes(fastify: FastifyInstance) {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+
+    app.post(
+      '/uploads',
+      {
+        config: { auth: 'key', scopes: ['files:write'], jsonBody: true },
+        schema: {
+          operationId: 'createUpload',
+          tags: ['uploads'],
+          summary: 'Get a signed upload slot for one file',
+          description:
+            'The filename is sanitized: directory parts removed, characters outside [A-Za-z0-9._-] replaced with _, truncated to 120 characters keeping the extension. Files are checked when an order references them, not at upload.',
+          body: Type.Object(
+            { filename: Type.String({ minLength: 1, maxLength: 4096 }) },
+            { additionalProperties: false },
+          ),
+          response: {
+            201: Type.Object({ data: UploadSlot }),
+            ...errorResponses(
+              ...AUTHENTICATED_ERRORS,
+              'invalid_json',
+              'request_too_large',
+              'validation_failed',
+            ),
+          },
+        },
+      },
+      async (request, reply) => {
+        reply.code(201)
+        return { data: await deps.uploads.createSlot(request.principal!, request.body.filename) }
+      },
+    )
+
+    if (deps.uploads.storage.kind !== 'local') return
+
+    // The signed PUT of embedded storage: the body is the raw file, streamed to
+    // disk as it arrives, so no parser may read it first.
+    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
+    app.put<{ Params: { id: string }; Querystring: { expires?: string; signature?: string } }>(
+      '/uploads/:id/content',
+      {
+        config: { auth: 'none' },
+        schema: {
+          hide: true,
+          params: Type.Object({ id: Type.String() }),
+          querystring: Type.Object({
+            expires: Type.Optional(Type.String()),
+            signature: Type.Optional(Type.String()),
+          }),
+        },
+      },
+      async (request, reply) => {
+        const length = request.headers['content-length']
+        try {
+          const { size } = await deps.uploads.receive({
+            uploadId: request.params.id,
+            expires: request.query.expires,
+            signature: request.query.signature,
+            contentLength: length === undefined ? undefined : Number(length),
+            body: request.raw,
+          })
+          return { data: { upload_id: request.params.id, size_bytes: size } }
+        } catch (err) {
+          // The client may still be sending: answer, then drop the connection
+          // instead of reading the rest of an unwanted body.
+          if (!request.raw.readableEnded) reply.header('connection', 'close')
+          throw err
+        }
+      },
+    )
+  }
+}
