@@ -34,7 +34,12 @@ describe('GET /v1/openapi.json', () => {
   })
 
   test('describes every public endpoint and no operator endpoint', () => {
-    assert.deepEqual(Object.keys(doc.paths).sort(), ['/v1/orders', '/v1/orders/{id}', '/v1/ping', '/v1/uploads'])
+    assert.deepEqual(Object.keys(doc.paths).sort(), [
+      '/v1/orders',
+      '/v1/orders/{id}',
+      '/v1/ping',
+      '/v1/uploads',
+    ])
     assert.deepEqual(Object.keys(doc.paths['/v1/orders']).sort(), ['get', 'post'])
     assert.equal(doc.components.schemas.OperatorOrder, undefined)
     for (const methods of Object.values<Record<string, Record<string, unknown>>>(doc.paths)) {
