@@ -14,22 +14,32 @@ import type { Clock } from './lib/clock.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
 import { operatorRoutes } from './modules/operator/operator.routes.ts'
 import { ordersRoutes } from './modules/orders/orders.routes.ts'
-import { OperatorOrder, Order } from './modules/orders/orders.schemas.ts'
+import { Order } from './modules/orders/orders.schemas.ts'
 import { createOrderService } from './modules/orders/orders.service.ts'
 import { createOrganizationService } from './modules/organizations/organizations.service.ts'
+import { productionRoutes } from './modules/production/production.routes.ts'
+import { createProductionService } from './modules/production/production.service.ts'
 import { createProductService } from './modules/products/products.service.ts'
 import { pingRoutes, systemRoutes } from './modules/system/system.routes.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { uploadsRoutes } from './modules/uploads/uploads.routes.ts'
 import { createUploadService } from './modules/uploads/uploads.service.ts'
+import { type Resolver, systemResolver } from './modules/webhooks/ssrf.ts'
+import { webhooksOperatorRoutes, webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
+import { createWebhookService } from './modules/webhooks/webhooks.service.ts'
 
 export interface AppDeps {
-  config: Pick<Config, 'publicBaseUrl' | 'logLevel' | 'uploadUrlTtlS' | 'uploadRetentionS'>
+  config: Pick<
+    Config,
+    'publicBaseUrl' | 'logLevel' | 'uploadUrlTtlS' | 'uploadRetentionS' | 'webhookAllowPrivateCidrs'
+  >
   db: Database
   storage: FileStorage
   clock: Clock
   rateLimiter: RateLimiter
   operatorToken: string
+  /** DNS for webhook hosts (tests substitute their own). */
+  resolver?: Resolver
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger']
 }
@@ -50,6 +60,13 @@ export function createServices(deps: AppDeps) {
     products: createProductService(deps),
     uploads,
     orders: createOrderService({ db: deps.db, clock: deps.clock, uploads }),
+    production: createProductionService(deps),
+    webhooks: createWebhookService({
+      db: deps.db,
+      clock: deps.clock,
+      resolver: deps.resolver ?? systemResolver,
+      allowPrivateCidrs: deps.config.webhookAllowPrivateCidrs,
+    }),
   }
 }
 export type Services = ReturnType<typeof createServices>
@@ -99,7 +116,7 @@ export async function buildApp(
 
   registerErrorHandler(app, deps.config.publicBaseUrl)
 
-  const { apiKeys, orders, products, organizations, uploads } = services
+  const { apiKeys, orders, products, organizations, uploads, production, webhooks } = services
 
   registerAuth(app, { apiKeys, rateLimiter: deps.rateLimiter, operatorToken: deps.operatorToken })
 
@@ -110,12 +127,18 @@ export async function buildApp(
       await v1.register(pingRoutes())
       await v1.register(ordersRoutes({ orders }))
       await v1.register(uploadsRoutes({ uploads }))
+      await v1.register(webhooksRoutes({ webhooks }))
     },
     { prefix: '/v1' },
   )
-  await app.register(operatorRoutes({ organizations, apiKeys, products, orders, uploads }), {
-    prefix: '/admin/v1',
-  })
+  await app.register(
+    async (admin) => {
+      await admin.register(operatorRoutes({ organizations, apiKeys, products, orders, uploads }))
+      await admin.register(productionRoutes({ production, orderView: (id) => orders.getOperatorView(id) }))
+      await admin.register(webhooksOperatorRoutes({ webhooks }))
+    },
+    { prefix: '/admin/v1' },
+  )
 
   return app
 }

@@ -8,6 +8,7 @@ import { systemClock } from './lib/clock.ts'
 import { createLocalStorage } from './modules/uploads/storage/local.ts'
 import { createS3Storage } from './modules/uploads/storage/s3.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
+import { createDispatcher } from './modules/webhooks/dispatcher.ts'
 import { resolveOperatorToken } from './operator-token.ts'
 
 /** How often each instance removes expired unreferenced uploads. */
@@ -30,7 +31,7 @@ async function main(): Promise<void> {
     // Belt and braces: nothing logs these today, and nothing ever should.
     redact: ['req.headers.authorization', 'headers.authorization', 'key', 'token', 'secret'],
   }
-  const { db, dialect } = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
+  const { db, dialect, listen } = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
   await migrateToLatest(db)
 
   const operator = resolveOperatorToken(config.operatorToken, config.dataDir)
@@ -53,6 +54,19 @@ async function main(): Promise<void> {
       .catch((err) => app.log.error({ err }, 'upload sweep failed'))
   }, SWEEP_INTERVAL_MS)
   sweeper.unref()
+
+  // The run mode gates the consumer only: every instance writes events and
+  // deliveries; only instances with the worker on send them.
+  const dispatcher = config.webhookWorker
+    ? createDispatcher({
+        db,
+        clock: systemClock,
+        log: app.log,
+        listen,
+        retryDelaysMs: config.webhookRetryDelaysMs,
+        timeoutMs: config.webhookTimeoutMs,
+      })
+    : undefined
   app.server.requestTimeout = 60_000
   app.server.headersTimeout = 30_000
   app.server.keepAliveTimeout = 72_000
@@ -63,6 +77,8 @@ async function main(): Promise<void> {
     // Stops accepting connections and waits for in-flight requests to finish.
     clearInterval(sweeper)
     await app.close()
+    // Attempts in flight get a few seconds; unfinished claims go back to the table.
+    await dispatcher?.stop()
     await rateLimiter.close()
     await storage.close?.()
     await db.destroy()
@@ -70,10 +86,12 @@ async function main(): Promise<void> {
   })
 
   await app.listen({ port: config.port, host: config.host })
+  await dispatcher?.start()
   app.log.info(
     {
       database: dialect === 'postgres' ? 'postgresql' : `embedded (${config.dataDir}/pgdata)`,
       rate_limit: config.redisUrl ? 'redis' : 'in-process',
+      webhook_worker: dispatcher ? 'on' : 'off',
       file_storage: config.s3 ? `s3 (${config.s3.bucket})` : `embedded (${config.dataDir}/files)`,
       public_base_url: config.publicBaseUrl,
     },

@@ -20,9 +20,40 @@ export interface DatabaseOptions {
   poolSize?: number
 }
 
+/** Subscribes to a NOTIFY channel; resolves to the function that unsubscribes. */
+export type Listen = (channel: string, onNotify: () => void) => Promise<() => Promise<void>>
+
 export interface OpenedDatabase {
   db: Database
   dialect: 'postgres' | 'pglite'
+  listen: Listen
+}
+
+/** LISTEN on a dedicated connection that comes back after it drops. */
+function pgListen(connectionString: string): Listen {
+  return async (channel, onNotify) => {
+    let client: pg.Client | undefined
+    let closed = false
+    const connect = async (): Promise<void> => {
+      const c = new pg.Client({ connectionString })
+      c.on('notification', (msg) => msg.channel === channel && onNotify())
+      c.on('error', () => {
+        if (closed) return
+        c.end().catch(() => {})
+        setTimeout(() => connect().catch(() => {}), 1000).unref()
+      })
+      await c.connect()
+      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+      client = c
+      // Anything written while reconnecting is found by the next poll; wake now to look.
+      onNotify()
+    }
+    await connect()
+    return async () => {
+      closed = true
+      await client?.end().catch(() => {})
+    }
+  }
 }
 
 // COUNT(*) and other int8 results fit a JS number for every value this service sees.
@@ -56,7 +87,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     // An idle client losing its connection must not crash the process; the pool
     // replaces it on the next checkout.
     pool.on('error', () => {})
-    return { db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), dialect: 'postgres' }
+    return {
+      db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }),
+      dialect: 'postgres',
+      listen: pgListen(options.url),
+    }
   }
   let pglite: PGlite
   if (options.dataDir) {
@@ -66,7 +101,16 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
   } else {
     pglite = await PGlite.create({ parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz } })
   }
-  return { db: new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) }), dialect: 'pglite' }
+  return {
+    db: new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) }),
+    dialect: 'pglite',
+    listen: async (channel, onNotify) => {
+      const unsubscribe = await pglite.listen(channel, onNotify)
+      return async () => {
+        if (!pglite.closed) await unsubscribe()
+      }
+    },
+  }
 }
 
 /** Applies pending migrations; Kysely's lock makes concurrent starts of several instances safe. */

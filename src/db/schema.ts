@@ -123,6 +123,45 @@ export interface ServiceSecretTable {
   created_at: Date
 }
 
+export interface WebhookEndpointTable {
+  id: string
+  organization_id: string
+  environment: Environment
+  url: string
+  description: string
+  secret_encrypted: string
+  pinned_addresses: string[]
+  is_active: boolean
+  disabled_reason: string | null
+  consecutive_failures: ColumnType<number, number | undefined, number>
+  last_success_at: Date | null
+  last_failure_at: Date | null
+  created_at: Date
+  disabled_at: Date | null
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
+
+export interface WebhookDeliveryTable {
+  id: ColumnType<string, string | undefined, never>
+  event_id: string
+  endpoint_id: string
+  organization_id: string
+  environment: Environment
+  event_type: string
+  status: DeliveryStatus
+  attempts: ColumnType<number, number | undefined, number>
+  next_attempt_at: Date | null
+  last_attempt_at: Date | null
+  response_status: number | null
+  response_snippet: string | null
+  error_code: string | null
+  duration_ms: number | null
+  locked_until: Date | null
+  locked_by: string | null
+  created_at: Date
+}
+
 export interface DB {
   organizations: OrganizationTable
   api_keys: ApiKeyTable
@@ -134,6 +173,8 @@ export interface DB {
   events: EventTable
   uploads: UploadTable
   service_secrets: ServiceSecretTable
+  webhook_endpoints: WebhookEndpointTable
+  webhook_deliveries: WebhookDeliveryTable
 }
 
 export type OrderRow = Selectable<OrderTable>
@@ -143,4 +184,6 @@ export type ProductionOrderRow = Selectable<ProductionOrderTable>
 export type ProductionJobRow = Selectable<ProductionJobTable>
 export type NewEvent = Insertable<EventTable>
 export type UploadRow = Selectable<UploadTable>
+export type WebhookEndpointRow = Selectable<WebhookEndpointTable>
+export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>
 export type { Numeric }

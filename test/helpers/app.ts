@@ -6,7 +6,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { sql } from 'kysely'
 import pg from 'pg'
 import { buildApp } from '../../src/app.ts'
-import { type Database, migrateToLatest, openDatabase } from '../../src/db/database.ts'
+import { type Database, type Listen, migrateToLatest, openDatabase } from '../../src/db/database.ts'
 import {
   createMemoryRateLimiter,
   createRedisRateLimiter,
@@ -15,6 +15,12 @@ import {
 import type { Clock } from '../../src/lib/clock.ts'
 import { createLocalStorage } from '../../src/modules/uploads/storage/local.ts'
 import type { FileStorage } from '../../src/modules/uploads/storage/storage.ts'
+import {
+  createDispatcher,
+  type Dispatcher,
+  type DispatcherOptions,
+} from '../../src/modules/webhooks/dispatcher.ts'
+import type { Resolver } from '../../src/modules/webhooks/ssrf.ts'
 
 /**
  * The database the suite runs on: embedded PGlite in memory by default;
@@ -27,6 +33,7 @@ export const DIALECT = TEST_DATABASE_URL ? 'postgres' : 'pglite'
 
 export interface TestDatabase {
   db: Database
+  listen: Listen
   schema: string | undefined
   /** Another connection pool on the same database (a second instance); PostgreSQL only. */
   openAnother(): Promise<Database>
@@ -35,10 +42,11 @@ export interface TestDatabase {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const { db } = await openDatabase({})
+    const { db, listen } = await openDatabase({})
     await migrateToLatest(db)
     return {
       db,
+      listen,
       schema: undefined,
       openAnother: async () => {
         throw new Error('a second connection needs PostgreSQL')
@@ -51,11 +59,12 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await admin.connect()
   await admin.query(`create schema ${schema}`)
   await admin.end()
-  const { db } = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 20 })
+  const { db, listen } = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 20 })
   await migrateToLatest(db)
   const others: Database[] = []
   return {
     db,
+    listen,
     schema,
     async openAnother() {
       const other = (await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 20 })).db
@@ -103,6 +112,8 @@ export interface TestApp {
     url: string,
     payload?: unknown,
   ): Promise<LightMyRequestResponse>
+  /** Starts a webhook worker on this app's database; stopped by close(). */
+  startDispatcher(options?: Partial<DispatcherOptions>): Promise<Dispatcher>
   createOrganization(name?: string): Promise<{ id: string; name: string }>
   createKey(
     organizationId: string,
@@ -127,6 +138,9 @@ export async function createTestApp(
     storage?: FileStorage
     uploadUrlTtlS?: number
     uploadRetentionS?: number
+    webhookAllowPrivateCidrs?: string[]
+    /** DNS for webhook hosts. */
+    resolver?: Resolver
   } = {},
 ): Promise<TestApp> {
   const testDb = options.testDb ?? (await createTestDatabase())
@@ -150,7 +164,9 @@ export async function createTestApp(
       logLevel: 'silent',
       uploadUrlTtlS: options.uploadUrlTtlS ?? 7200,
       uploadRetentionS: options.uploadRetentionS ?? 1_209_600,
+      webhookAllowPrivateCidrs: options.webhookAllowPrivateCidrs ?? [],
     },
+    ...(options.resolver ? { resolver: options.resolver } : {}),
     db,
     storage,
     clock: options.clock ?? { now: () => new Date() },
@@ -174,6 +190,7 @@ export async function createTestApp(
         : { payload: typeof payload === 'string' ? payload : JSON.stringify(payload) }),
     })
 
+  const dispatchers: Dispatcher[] = []
   const self: TestApp = {
     app,
     db,
@@ -184,6 +201,21 @@ export async function createTestApp(
       inject({ authorization: `Bearer ${OPERATOR_TOKEN}` }, method, url, payload),
     api: (key, method, url, payload) =>
       inject(key === undefined ? {} : { authorization: `Bearer ${key}` }, method, url, payload),
+    async startDispatcher(overrides = {}) {
+      const dispatcher = createDispatcher({
+        db,
+        clock: options.clock ?? { now: () => new Date() },
+        log: app.log,
+        listen: testDb.listen,
+        retryDelaysMs: [10, 20, 40],
+        timeoutMs: 2000,
+        pollIntervalMs: 50,
+        ...overrides,
+      })
+      await dispatcher.start()
+      dispatchers.push(dispatcher)
+      return dispatcher
+    },
     async createOrganization(name = 'Acme Prints') {
       const res = await self.admin('POST', '/admin/v1/organizations', { name })
       if (res.statusCode !== 201) throw new Error(`create organization: ${res.statusCode} ${res.body}`)
@@ -206,6 +238,7 @@ export async function createTestApp(
       return { orgId: org.id, testKey: test.key, liveKey: live.key }
     },
     async close() {
+      for (const dispatcher of dispatchers) await dispatcher.stop(100)
       await app.close()
       await rateLimiter.close()
       if (!options.testDb && !options.db) await testDb.close()

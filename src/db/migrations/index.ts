@@ -1,12 +1,14 @@
 import type { Migration, MigrationProvider } from 'kysely/migration'
 import * as core from './2026-11-22-0001-core.ts'
 import * as uploads from './2026-11-22-0002-uploads.ts'
+import * as webhooks from './2026-11-22-0003-webhooks.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
 const migrations: Record<string, Migration> = {
   '2026-11-22-0001-core': core,
   '2026-11-22-0002-uploads': uploads,
+  '2026-11-22-0003-webhooks': webhooks,
 }
 
 export const migrationProvider: MigrationProvider = {

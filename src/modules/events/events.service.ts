@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database.ts'
 import type { Environment } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
+import { enqueueDeliveries } from '../webhooks/deliveries.repo.ts'
 
 export const EVENT_TYPES = [
   'order.received',
@@ -20,6 +21,17 @@ export interface RecordedEvent {
   data: Record<string, unknown>
 }
 
+/** The envelope every delivery carries as its body. */
+export function eventEnvelope(event: { id: string; type: string; created_at: Date; data: unknown }) {
+  return {
+    id: event.id,
+    type: event.type,
+    created_at: event.created_at.toISOString(),
+    api_version: 'v1',
+    data: event.data,
+  }
+}
+
 /**
  * Writes an event into the outbox. Callers pass the transaction that makes the
  * change the event reports, so the event exists exactly when the change does;
@@ -34,6 +46,8 @@ export async function recordEvent(
     orderId: string | null
     data: Record<string, unknown>
     at: Date
+    /** Deliver to this endpoint only (the test ping); otherwise to every active endpoint. */
+    endpointId?: string
   },
 ): Promise<RecordedEvent> {
   const event = { id: newId(), type: input.type, created_at: input.at, data: input.data }
@@ -49,5 +63,16 @@ export async function recordEvent(
       created_at: input.at,
     })
     .execute()
+  await enqueueDeliveries(
+    trx,
+    {
+      id: event.id,
+      type: input.type,
+      organizationId: input.organizationId,
+      environment: input.environment,
+      at: input.at,
+    },
+    input.endpointId,
+  )
   return event
 }

@@ -1,5 +1,8 @@
 import type { Database } from '../../db/database.ts'
-import { newId } from '../../lib/ids.ts'
+import { AppError } from '../../http/errors.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { isUuid, newId } from '../../lib/ids.ts'
+import { type EventType, recordEvent } from '../events/events.service.ts'
 
 export const PRODUCTION_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const
 export type ProductionStatus = (typeof PRODUCTION_STATUSES)[number]
@@ -51,3 +54,208 @@ export async function startProduction(
   if (rows.length > 0) await trx.insertInto('production_jobs').values(rows).execute()
   return { productionOrder, jobs }
 }
+
+const STATUS_EVENTS: Partial<Record<ProductionStatus, EventType>> = {
+  in_progress: 'order.production_started',
+  completed: 'order.production_completed',
+  failed: 'order.production_failed',
+  cancelled: 'order.cancelled',
+}
+
+export function productionOrderView(row: {
+  id: string
+  order_id: string
+  status: string
+  produced_by_partner: boolean
+}) {
+  return {
+    id: row.id,
+    order_id: row.order_id,
+    status: row.status,
+    produced_by_partner: row.produced_by_partner,
+  }
+}
+
+/**
+ * What the dashboard does to production. Every change locks the production
+ * order, moves the order's status and updated_at with it, and writes its event
+ * in the same transaction; setting a status the order already has changes
+ * nothing and writes nothing. Only live orders that came through the API emit
+ * events; shop orders never do (test orders have no production at all).
+ */
+export function createProductionService(deps: { db: Database; clock: Clock }) {
+  const { db, clock } = deps
+
+  async function lockProduction(trx: Database, where: { productionOrderId?: string; orderId?: string }) {
+    let query = trx
+      .selectFrom('production_orders as p')
+      .innerJoin('orders as o', 'o.id', 'p.order_id')
+      .select([
+        'p.id',
+        'p.order_id',
+        'p.status',
+        'p.produced_by_partner',
+        'o.organization_id',
+        'o.environment',
+        'o.source',
+        'o.external_order_id',
+      ])
+      .forUpdate()
+    if (where.productionOrderId) {
+      if (!isUuid(where.productionOrderId)) return undefined
+      query = query.where('p.id', '=', where.productionOrderId)
+    }
+    if (where.orderId) {
+      if (!isUuid(where.orderId)) return undefined
+      query = query.where('p.order_id', '=', where.orderId)
+    }
+    return query.executeTakeFirst()
+  }
+  type Locked = NonNullable<Awaited<ReturnType<typeof lockProduction>>>
+
+  async function emit(trx: Database, p: Locked, type: EventType, data: Record<string, unknown>, at: Date) {
+    if (p.environment !== 'live' || p.source !== 'api') return
+    await recordEvent(trx, {
+      organizationId: p.organization_id,
+      environment: p.environment,
+      type,
+      orderId: p.order_id,
+      data: { order_id: p.order_id, external_order_id: p.external_order_id, ...data },
+      at,
+    })
+  }
+
+  /** Moves the production order, its unfinished jobs and the order to a new status. */
+  async function transition(trx: Database, p: Locked, status: ProductionStatus, at: Date) {
+    await trx
+      .updateTable('production_orders')
+      .set({ status, updated_at: at })
+      .where('id', '=', p.id)
+      .execute()
+    await trx
+      .updateTable('production_jobs')
+      .set({ status, updated_at: at })
+      .where('production_order_id', '=', p.id)
+      .where('status', '!=', 'completed')
+      .execute()
+    await trx
+      .updateTable('orders')
+      .set({ status: ORDER_STATUS_FOR[status], updated_at: at })
+      .where('id', '=', p.order_id)
+      .execute()
+  }
+
+  const partnerField = (p: Locked) => (p.produced_by_partner ? { produced_by_partner: true } : {})
+  const notFound = () => new AppError('not_found', { message: 'No production order with this id.' })
+
+  return {
+    async setStatus(productionOrderId: string, status: ProductionStatus) {
+      return db.transaction().execute(async (trx) => {
+        const p = await lockProduction(trx, { productionOrderId })
+        if (!p) throw notFound()
+        if (p.status === status) return productionOrderView(p)
+        const at = clock.now()
+        await transition(trx, p, status, at)
+        const type = STATUS_EVENTS[status]
+        if (type) {
+          await emit(
+            trx,
+            p,
+            type,
+            { production_order_id: p.id, production_status: status, ...partnerField(p) },
+            at,
+          )
+        }
+        return productionOrderView({ ...p, status })
+      })
+    },
+
+    async setPartner(productionOrderId: string, producedByPartner: boolean) {
+      return db.transaction().execute(async (trx) => {
+        const p = await lockProduction(trx, { productionOrderId })
+        if (!p) throw notFound()
+        if (p.produced_by_partner !== producedByPartner) {
+          await trx
+            .updateTable('production_orders')
+            .set({ produced_by_partner: producedByPartner, updated_at: clock.now() })
+            .where('id', '=', p.id)
+            .execute()
+        }
+        return productionOrderView({ ...p, produced_by_partner: producedByPartner })
+      })
+    },
+
+    /** Completes one item's job; order_item.completed unless the order is partner-produced. */
+    async completeJob(jobId: string) {
+      return db.transaction().execute(async (trx) => {
+        const job = isUuid(jobId)
+          ? await trx
+              .selectFrom('production_jobs as j')
+              .innerJoin('order_items as i', 'i.id', 'j.order_item_id')
+              .select(['j.id', 'j.status', 'j.production_order_id', 'j.order_item_id', 'i.sku', 'i.name'])
+              .where('j.id', '=', jobId)
+              .executeTakeFirst()
+          : undefined
+        if (!job) throw new AppError('not_found', { message: 'No production job with this id.' })
+        const p = (await lockProduction(trx, { productionOrderId: job.production_order_id }))!
+        const view = (status: string) => ({
+          id: job.id,
+          production_order_id: job.production_order_id,
+          order_item_id: job.order_item_id,
+          status,
+        })
+        if (job.status === 'completed') return view('completed')
+        const at = clock.now()
+        await trx
+          .updateTable('production_jobs')
+          .set({ status: 'completed', updated_at: at })
+          .where('id', '=', job.id)
+          .execute()
+        await trx.updateTable('orders').set({ updated_at: at }).where('id', '=', p.order_id).execute()
+        if (!p.produced_by_partner) {
+          await emit(
+            trx,
+            p,
+            'order_item.completed',
+            { order_item_id: job.order_item_id, production_job_id: job.id, sku: job.sku, name: job.name },
+            at,
+          )
+        }
+        return view('completed')
+      })
+    },
+
+    /** Cancels the order as a whole: order.cancelled without production_status. */
+    async cancelOrder(orderId: string) {
+      await db.transaction().execute(async (trx) => {
+        const p = await lockProduction(trx, { orderId })
+        if (!p) {
+          const order = isUuid(orderId)
+            ? await trx
+                .selectFrom('orders')
+                .select(['environment'])
+                .where('id', '=', orderId)
+                .executeTakeFirst()
+            : undefined
+          if (!order) throw new AppError('not_found', { message: 'No order with this id.' })
+          throw AppError.validation(
+            [
+              {
+                code: 'invalid_format',
+                field: 'order_id',
+                message: 'Test orders have no production to cancel.',
+              },
+            ],
+            'Test orders never start production and cannot be cancelled.',
+          )
+        }
+        if (p.status === 'cancelled') return
+        const at = clock.now()
+        await transition(trx, p, 'cancelled', at)
+        await emit(trx, p, 'order.cancelled', { production_order_id: p.id, ...partnerField(p) }, at)
+      })
+    },
+  }
+}
+
+export type ProductionService = ReturnType<typeof createProductionService>

@@ -1,0 +1,207 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import Type from 'typebox'
+import { AUTHENTICATED_ERRORS, errorResponses, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import type { WebhookService } from './webhooks.service.ts'
+
+const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+
+export const WebhookEndpoint = Type.Object({
+  id: Uuid,
+  url: Type.String(),
+  description: Type.String(),
+  is_active: Type.Boolean(),
+  disabled_reason: Type.Union([
+    Type.String({ description: '`too_many_failures` when disabled automatically' }),
+    Type.Null(),
+  ]),
+  consecutive_failures: Type.Integer(),
+  last_success_at: NullableTimestamp,
+  last_failure_at: NullableTimestamp,
+  created_at: Timestamp,
+})
+
+export const WebhookDelivery = Type.Object({
+  id: Uuid,
+  endpoint_id: Uuid,
+  event_id: Uuid,
+  event_type: Type.String(),
+  status: Type.String({ description: 'pending, succeeded or failed (permanent); tolerate unknown values.' }),
+  attempts: Type.Integer(),
+  next_attempt_at: NullableTimestamp,
+  last_attempt_at: NullableTimestamp,
+  response_status: Type.Union([Type.Integer(), Type.Null()]),
+  response_snippet: Type.Union([
+    Type.String({ description: 'First 1024 characters of the response.' }),
+    Type.Null(),
+  ]),
+  error_code: Type.Union([
+    Type.String({ description: 'timeout, connection_error, tls_error, http_error or endpoint_disabled' }),
+    Type.Null(),
+  ]),
+  created_at: Timestamp,
+})
+
+const IdParams = Type.Object({ id: Type.String() })
+const manage = { auth: 'key' as const, scopes: ['webhooks:manage' as const] }
+
+export function webhooksRoutes(deps: { webhooks: WebhookService }) {
+  return async function routes(fastify: FastifyInstance) {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+    const tags = ['webhooks']
+
+    app.post(
+      '/webhook-endpoints',
+      {
+        config: { ...manage, jsonBody: true },
+        schema: {
+          operationId: 'createWebhookEndpoint',
+          tags,
+          summary: 'Register a webhook endpoint (the secret is returned once)',
+          description:
+            'https only, no credentials in the URL; the host is resolved now, every address must be public, and deliveries connect only to those addresses. At most 5 active endpoints per environment.',
+          body: Type.Object(
+            {
+              url: Type.String({ maxLength: 2048 }),
+              description: Type.Optional(Text({ maxLength: 500 })),
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            201: Type.Object({
+              data: Type.Object({
+                endpoint: WebhookEndpoint,
+                secret: Type.String({ description: 'whsec_...; shown only here.' }),
+              }),
+            }),
+            ...errorResponses(
+              ...AUTHENTICATED_ERRORS,
+              'invalid_json',
+              'validation_failed',
+              'webhook_url_invalid',
+              'webhook_target_blocked',
+              'webhook_limit_reached',
+            ),
+          },
+        },
+      },
+      async (request, reply) => {
+        reply.code(201)
+        return { data: await deps.webhooks.create(request.principal!, request.body) }
+      },
+    )
+
+    app.get(
+      '/webhook-endpoints',
+      {
+        config: manage,
+        schema: {
+          operationId: 'listWebhookEndpoints',
+          tags,
+          summary: 'List your endpoints, newest first (at most 50, never a secret)',
+          response: {
+            200: Type.Object({ data: Type.Array(WebhookEndpoint) }),
+            ...errorResponses(...AUTHENTICATED_ERRORS),
+          },
+        },
+      },
+      async (request) => ({ data: await deps.webhooks.list(request.principal!) }),
+    )
+
+    app.delete(
+      '/webhook-endpoints/:id',
+      {
+        config: manage,
+        schema: {
+          operationId: 'deleteWebhookEndpoint',
+          tags,
+          summary: 'Disable an endpoint permanently',
+          params: IdParams,
+          response: {
+            200: Type.Object({ data: Type.Object({ id: Uuid, is_active: Type.Boolean() }) }),
+            ...errorResponses(...AUTHENTICATED_ERRORS, 'not_found'),
+          },
+        },
+      },
+      async (request) => ({ data: await deps.webhooks.remove(request.principal!, request.params.id) }),
+    )
+
+    app.post(
+      '/webhook-endpoints/:id/test',
+      {
+        config: manage,
+        schema: {
+          operationId: 'testWebhookEndpoint',
+          tags,
+          summary: 'Queue a ping event to one endpoint',
+          params: IdParams,
+          response: {
+            202: Type.Object({ data: Type.Object({ queued: Type.Boolean() }) }),
+            ...errorResponses(...AUTHENTICATED_ERRORS, 'not_found', 'validation_failed'),
+          },
+        },
+      },
+      async (request, reply) => {
+        reply.code(202)
+        return { data: await deps.webhooks.test(request.principal!, request.params.id) }
+      },
+    )
+
+    app.get(
+      '/webhook-deliveries',
+      {
+        config: manage,
+        schema: {
+          operationId: 'listWebhookDeliveries',
+          tags,
+          summary: 'Recent deliveries to your endpoints, newest first',
+          querystring: Type.Object(
+            {
+              endpoint_id: Type.Optional(Type.String()),
+              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+            },
+            { additionalProperties: false },
+          ),
+          response: {
+            200: Type.Object({ data: Type.Array(WebhookDelivery) }),
+            ...errorResponses(...AUTHENTICATED_ERRORS, 'validation_failed', 'not_found'),
+          },
+        },
+      },
+      async (request) => ({ data: await deps.webhooks.deliveries(request.principal!, request.query) }),
+    )
+  }
+}
+
+/** The operator's side: the delivery log across organizations and manual redelivery. */
+export function webhooksOperatorRoutes(deps: { webhooks: WebhookService }) {
+  return async function routes(fastify: FastifyInstance) {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+    app.get(
+      '/webhook-deliveries',
+      {
+        config: { auth: 'operator' },
+        schema: {
+          querystring: Type.Object(
+            {
+              organization_id: Type.Optional(Type.String()),
+              endpoint_id: Type.Optional(Type.String()),
+              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => ({ data: await deps.webhooks.operatorDeliveries(request.query) }),
+    )
+
+    app.post(
+      '/webhook-deliveries/:id/redeliver',
+      { config: { auth: 'operator' }, schema: { params: IdParams } },
+      async (request, reply) => {
+        reply.code(202)
+        return { data: { delivery: await deps.webhooks.redeliver(request.params.id) } }
+      },
+    )
+  }
+}
