@@ -39,6 +39,10 @@ describe('GET /v1/openapi.json', () => {
       '/v1/orders/{id}',
       '/v1/ping',
       '/v1/uploads',
+      '/v1/webhook-deliveries',
+      '/v1/webhook-endpoints',
+      '/v1/webhook-endpoints/{id}',
+      '/v1/webhook-endpoints/{id}/test',
     ])
     assert.deepEqual(Object.keys(doc.paths['/v1/orders']).sort(), ['get', 'post'])
     assert.equal(doc.components.schemas.OperatorOrder, undefined)

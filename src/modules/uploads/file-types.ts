@@ -55,19 +55,17 @@ const FROM_FILE_TYPE: Record<string, AllowedType> = {
   'application/zip': 'application/zip',
 }
 
-/** ZIP-based office and document formats count as ZIP. */
+/**
+ * ZIP-based office and document formats count as ZIP: every OOXML, OpenDocument
+ * and iWork variant file-type names (templates, slide shows and macro-enabled
+ * files included), EPUB, 3MF and XPS.
+ */
 const ZIP_BASED_DOCUMENTS = new Set([
-  'docx',
-  'xlsx',
-  'pptx',
-  'odt',
-  'ods',
-  'odp',
-  'odg',
-  'epub',
-  '3mf',
-  'xps',
-  'oxps',
+  ...['docx', 'docm', 'dotx', 'dotm', 'xlsx', 'xlsm', 'xltx', 'xltm'],
+  ...['pptx', 'pptm', 'ppsx', 'ppsm', 'potx', 'potm', 'vsdx'],
+  ...['odt', 'ott', 'ods', 'ots', 'odp', 'otp', 'odg', 'otg'],
+  ...['pages', 'numbers', 'key'],
+  ...['epub', '3mf', 'xps', 'oxps'],
 ])
 
 const BINARY_DXF_SENTINEL = Buffer.from('AutoCAD Binary DXF\r\n\x1a\x00', 'latin1')
@@ -88,7 +86,7 @@ export async function detectContentType(head: Buffer): Promise<Detection> {
     // XML that file-type recognised but that is not SVG and not text we accept.
     return found ? { kind: 'not_allowed', detected: found.mime } : { kind: 'unrecognized' }
   }
-  if (isSvg(text)) return { kind: 'allowed', contentType: 'image/svg+xml' }
+  if (isSvg(text, head.length >= HEAD_BYTES)) return { kind: 'allowed', contentType: 'image/svg+xml' }
   if (found) return { kind: 'not_allowed', detected: found.mime }
   if (text.startsWith('%!')) return { kind: 'allowed', contentType: 'application/postscript' }
   if (isAsciiDxf(text)) return { kind: 'allowed', contentType: 'application/dxf' }
@@ -122,37 +120,53 @@ function decodeText(head: Buffer): string | undefined {
   return text
 }
 
-/** Root element `<svg>` after an optional XML declaration, comments, processing instructions and doctype. */
-export function isSvg(text: string): boolean {
+/**
+ * Root element `<svg>` after an optional XML declaration, comments, processing
+ * instructions and doctype. `cut`: the text is only the head of a longer file;
+ * a prolog that runs past it cannot be decided here and counts as SVG, so that
+ * the sanitizer, which parses the whole file, decides (it refuses anything that
+ * is not an SVG document). An SVG must never pass as text and skip sanitizing.
+ */
+export function isSvg(text: string, cut = false): boolean {
   let rest = text
   for (;;) {
     rest = rest.trimStart()
-    if (rest.startsWith('<?')) {
-      const end = rest.indexOf('?>')
-      if (end < 0) return false
-      rest = rest.slice(end + 2)
-    } else if (rest.startsWith('<!--')) {
-      const end = rest.indexOf('-->')
-      if (end < 0) return false
-      rest = rest.slice(end + 3)
-    } else if (/^<!doctype/i.test(rest)) {
-      const bracket = rest.indexOf('[')
-      const close = rest.indexOf('>')
-      if (close < 0) return false
-      // An internal subset ([...]) may contain '>' itself.
-      if (bracket >= 0 && bracket < close) {
-        const end = rest.indexOf(']', bracket)
-        if (end < 0) return false
-        const after = rest.indexOf('>', end)
-        if (after < 0) return false
-        rest = rest.slice(after + 1)
-      } else {
-        rest = rest.slice(close + 1)
-      }
-    } else {
-      return /^<(?:[A-Za-z_][\w.-]*:)?svg[\s/>]/.test(rest)
-    }
+    let end: number
+    if (rest.startsWith('<?')) end = endOf(rest, '?>', 2)
+    else if (rest.startsWith('<!--')) end = endOf(rest, '-->', 4)
+    else if (/^<!doctype/i.test(rest)) end = doctypeEnd(rest)
+    else return /^<(?:[A-Za-z_][\w.-]*:)?svg[\s/>]/.test(rest) || (cut && rest === '')
+    if (end < 0) return cut
+    rest = rest.slice(end)
   }
+}
+
+/** The index after `terminator`, searched from `from`; -1 when it is missing. */
+function endOf(text: string, terminator: string, from: number): number {
+  const i = text.indexOf(terminator, from)
+  return i < 0 ? -1 : i + terminator.length
+}
+
+/**
+ * The index after a doctype's closing '>': not one inside a quoted literal or
+ * the internal subset ([...], whose comments and processing instructions may
+ * hold quotes, brackets and '>'). -1 when it is not closed.
+ */
+function doctypeEnd(text: string): number {
+  let subset = false
+  for (let i = 9; i < text.length; i++) {
+    const ch = text[i]
+    let skip = 0
+    if (ch === '"' || ch === "'") skip = endOf(text, ch, i + 1)
+    else if (subset && text.startsWith('<!--', i)) skip = endOf(text, '-->', i + 4)
+    else if (subset && text.startsWith('<?', i)) skip = endOf(text, '?>', i + 2)
+    else if (ch === '[') subset = true
+    else if (ch === ']') subset = false
+    else if (ch === '>' && !subset) return i + 1
+    if (skip < 0) return -1
+    if (skip > 0) i = skip - 1
+  }
+  return -1
 }
 
 /**

@@ -19,3 +19,49 @@ export function sanitizeFilename(raw: string): string {
   }
   return /^\.*$/.test(name) ? 'file' : name
 }
+
+/** File name extensions that fit each stored type; the first is the one added when none fits. */
+const EXTENSIONS: Record<string, string[]> = {
+  'image/png': ['png'],
+  'image/jpeg': ['jpg', 'jpeg', 'jpe', 'jfif'],
+  'image/webp': ['webp'],
+  'image/gif': ['gif'],
+  'image/svg+xml': ['svg'],
+  'image/tiff': ['tif', 'tiff'],
+  'image/bmp': ['bmp', 'dib'],
+  'image/heic': ['heic', 'heif'],
+  'image/heif': ['heif', 'heic'],
+  'image/avif': ['avif'],
+  'application/pdf': ['pdf', 'ai'],
+  'application/dxf': ['dxf'],
+  'application/postscript': ['ps', 'eps', 'ai', 'epsf'],
+  'application/zip': [
+    'zip',
+    'docx',
+    'xlsx',
+    'pptx',
+    'odt',
+    'ods',
+    'odp',
+    'odg',
+    'epub',
+    '3mf',
+    'xps',
+    'oxps',
+  ],
+  'text/plain': ['txt', 'text', 'log'],
+  'text/csv': ['csv', 'txt'],
+}
+
+/**
+ * The name a stored file is downloaded under: the sanitized name, plus the
+ * detected type's extension when the name's own does not fit the content, so
+ * a text file uploaded as "invoice.html" cannot render as a page once saved.
+ */
+export function downloadName(filename: string, contentType: string): string {
+  const fitting = EXTENSIONS[contentType]
+  if (!fitting) return filename
+  const dot = filename.lastIndexOf('.')
+  const extension = dot > 0 ? filename.slice(dot + 1).toLowerCase() : ''
+  return fitting.includes(extension) ? filename : `${filename}.${fitting[0]}`
+}

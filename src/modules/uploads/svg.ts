@@ -18,11 +18,48 @@ const LINK_ATTRIBUTES = new Set(['href', 'xlink:href', 'src', 'action', 'formact
 /** url(...) whose target is not a local fragment (#id). */
 const EXTERNAL_URL = /url\s*\(\s*(?!['"]?\s*#)/i
 const ACTIVE_TEXT = /javascript:|vbscript:|data:|@import|expression\s*\(|behavior\s*:|-moz-binding/i
+/** CSS functions that load an image from a plain string, without url(). */
+const IMAGE_FUNCTION = /(?:image-set|src)\s*\(/i
+
+/** A value as CSS reads it: comments gone, escapes (`u\72l(`) resolved, so they cannot hide url(. */
+function cssText(value: string): string {
+  return value
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/\\([0-9a-f]{1,6})[ \t\n\r\f]?/gi, (_, hex: string) => {
+      const code = Number.parseInt(hex, 16)
+      return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff)
+        ? String.fromCodePoint(code)
+        : '\ufffd'
+    })
+    .replace(/\\(.)/gs, '$1')
+}
 const ANIMATIONS = new Set(['animate', 'set', 'animatemotion', 'animatetransform', 'animatecolor'])
+/**
+ * XML parsing is case-sensitive and DOMPurify's SVG allowlists are lower case:
+ * without these the harmless camelCase elements and attributes (gradients,
+ * clip paths, filters, viewBox) would be dropped. Only names whose lower-case
+ * form the SVG profiles already allow are listed (foreignObject is not).
+ */
+const CAMEL_CASE_TAGS = (
+  'altGlyph altGlyphDef altGlyphItem animateColor animateMotion animateTransform clipPath glyphRef ' +
+  'linearGradient radialGradient textPath feBlend feColorMatrix feComponentTransfer feComposite ' +
+  'feConvolveMatrix feDiffuseLighting feDisplacementMap feDistantLight feDropShadow feFlood feFuncA ' +
+  'feFuncB feFuncG feFuncR feGaussianBlur feImage feMerge feMergeNode feMorphology feOffset ' +
+  'fePointLight feSpecularLighting feSpotLight feTile feTurbulence'
+).split(' ')
+const CAMEL_CASE_ATTRIBUTES = (
+  'attributeName attributeType baseFrequency clipPathUnits diffuseConstant edgeMode filterUnits ' +
+  'glyphRef gradientTransform gradientUnits kernelMatrix kernelUnitLength keyPoints keySplines ' +
+  'keyTimes lengthAdjust markerHeight markerUnits markerWidth maskContentUnits maskUnits numOctaves ' +
+  'pathLength patternContentUnits patternTransform patternUnits preserveAlpha preserveAspectRatio ' +
+  'primitiveUnits refX refY repeatCount repeatDur specularConstant specularExponent spreadMethod ' +
+  'startOffset stdDeviation stitchTiles surfaceScale systemLanguage tableValues targetX targetY ' +
+  'textLength viewBox xChannelSelector yChannelSelector zoomAndPan'
+).split(' ')
 
 purify.addHook('uponSanitizeElement', (node, data) => {
   const element = node as unknown as Element
-  if (!ANIMATIONS.has(data.tagName)) return
+  if (!ANIMATIONS.has(data.tagName.toLowerCase())) return
   // An animation may not retarget links, event handlers or styles.
   const target = (element.getAttribute('attributeName') ?? '').toLowerCase()
   const values = ['to', 'from', 'values', 'by'].map((a) => element.getAttribute(a) ?? '').join(' ')
@@ -37,7 +74,10 @@ purify.addHook('uponSanitizeAttribute', (_node, data) => {
     if (!value.startsWith('#')) data.keepAttr = false
     return
   }
-  if (EXTERNAL_URL.test(value) || ACTIVE_TEXT.test(value)) data.keepAttr = false
+  const css = cssText(value)
+  if ([value, css].some((v) => EXTERNAL_URL.test(v) || ACTIVE_TEXT.test(v)) || IMAGE_FUNCTION.test(css)) {
+    data.keepAttr = false
+  }
 })
 
 export function sanitizeSvg(source: string): string | undefined {
@@ -56,6 +96,9 @@ export function sanitizeSvg(source: string): string | undefined {
     USE_PROFILES: { svg: true, svgFilters: true },
     PARSER_MEDIA_TYPE: 'application/xhtml+xml',
     FORBID_TAGS: ['style', 'foreignObject', 'script', 'iframe', 'embed', 'object', 'link', 'meta', 'base'],
+    // <use> is harmless once its href can only point inside the file (hook above).
+    ADD_TAGS: [...CAMEL_CASE_TAGS, 'use'],
+    ADD_ATTR: CAMEL_CASE_ATTRIBUTES,
     RETURN_DOM_FRAGMENT: true,
   }) as unknown as DocumentFragment
   const svg = fragment.firstElementChild

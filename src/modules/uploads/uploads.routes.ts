@@ -55,39 +55,44 @@ export function uploadsRoutes(deps: { uploads: UploadService }) {
     if (deps.uploads.storage.kind !== 'local') return
 
     // The signed PUT of embedded storage: the body is the raw file, streamed to
-    // disk as it arrives, so no parser may read it first.
-    app.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
-    app.put<{ Params: { id: string }; Querystring: { expires?: string; signature?: string } }>(
-      '/uploads/:id/content',
-      {
-        config: { auth: 'none' },
-        schema: {
-          hide: true,
-          params: Type.Object({ id: Type.String() }),
-          querystring: Type.Object({
-            expires: Type.Optional(Type.String()),
-            signature: Type.Optional(Type.String()),
-          }),
+    // disk as it arrives, so no parser may read it first, whatever Content-Type
+    // the client sends (text/plain and application/json included): a scope of
+    // its own without the app's parsers.
+    await app.register(async (raw) => {
+      raw.removeAllContentTypeParsers()
+      raw.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
+      raw.put<{ Params: { id: string }; Querystring: { expires?: string; signature?: string } }>(
+        '/uploads/:id/content',
+        {
+          config: { auth: 'none' },
+          schema: {
+            hide: true,
+            params: Type.Object({ id: Type.String() }),
+            querystring: Type.Object({
+              expires: Type.Optional(Type.String()),
+              signature: Type.Optional(Type.String()),
+            }),
+          },
         },
-      },
-      async (request, reply) => {
-        const length = request.headers['content-length']
-        try {
-          const { size } = await deps.uploads.receive({
-            uploadId: request.params.id,
-            expires: request.query.expires,
-            signature: request.query.signature,
-            contentLength: length === undefined ? undefined : Number(length),
-            body: request.raw,
-          })
-          return { data: { upload_id: request.params.id, size_bytes: size } }
-        } catch (err) {
-          // The client may still be sending: answer, then drop the connection
-          // instead of reading the rest of an unwanted body.
-          if (!request.raw.readableEnded) reply.header('connection', 'close')
-          throw err
-        }
-      },
-    )
+        async (request, reply) => {
+          const length = request.headers['content-length']
+          try {
+            const { size } = await deps.uploads.receive({
+              uploadId: request.params.id,
+              expires: request.query.expires,
+              signature: request.query.signature,
+              contentLength: length === undefined ? undefined : Number(length),
+              body: request.raw,
+            })
+            return { data: { upload_id: request.params.id, size_bytes: size } }
+          } catch (err) {
+            // The client may still be sending: answer, then drop the connection
+            // instead of reading the rest of an unwanted body.
+            if (!request.raw.readableEnded) reply.header('connection', 'close')
+            throw err
+          }
+        },
+      )
+    })
   }
 }

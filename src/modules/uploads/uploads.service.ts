@@ -5,9 +5,10 @@ import type { Environment, UploadRow } from '../../db/schema.ts'
 import { AppError, type ValidationEntry } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
-import { randomBase62, secretsEqual } from '../../lib/secrets.ts'
+import { secretsEqual } from '../../lib/secrets.ts'
+import { serviceSecret } from '../../lib/service-secrets.ts'
 import { type AllowedType, detectContentType, HEAD_BYTES } from './file-types.ts'
-import { sanitizeFilename } from './filename.ts'
+import { downloadName, sanitizeFilename } from './filename.ts'
 import type { LocalStorage } from './storage/local.ts'
 import { TooLargeError } from './storage/local.ts'
 import { type FileStorage, MAX_UPLOAD_BYTES } from './storage/storage.ts'
@@ -68,18 +69,7 @@ export function createUploadService(deps: {
 
   /** One signing key for every instance of the deployment, kept in the database. */
   async function getSigningKey(): Promise<string> {
-    if (signingKey) return signingKey
-    await db
-      .insertInto('service_secrets')
-      .values({ name: 'upload_url_signing_key', value: randomBase62(43), created_at: clock.now() })
-      .onConflict((oc) => oc.column('name').doNothing())
-      .execute()
-    const row = await db
-      .selectFrom('service_secrets')
-      .select('value')
-      .where('name', '=', 'upload_url_signing_key')
-      .executeTakeFirstOrThrow()
-    signingKey = row.value
+    signingKey ??= await serviceSecret(db, 'upload_url_signing_key')
     return signingKey
   }
 
@@ -378,7 +368,7 @@ export function createUploadService(deps: {
         stream: await storage.stream(row.storage_key),
         contentType: row.content_type,
         size: Number(row.size_bytes),
-        filename: row.filename,
+        filename: downloadName(row.filename, row.content_type),
       }
     },
 
