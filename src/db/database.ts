@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PGliteDialect, PostgresDialect, sql } from 'kysely'
+import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool, sql } from 'kysely'
 import { Migrator } from 'kysely/migration'
 import pg from 'pg'
 import { migrationProvider } from './migrations/index.ts'
@@ -76,6 +77,41 @@ function parseTimestamptz(text: string): Date {
   return new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))
 }
 
+/**
+ * Runs repeated statements as named prepared statements: PostgreSQL parses and
+ * plans each text once per connection instead of on every request. Names are
+ * derived from the text, so every connection agrees on them; only the first
+ * MAX_PREPARED distinct texts are prepared (texts that vary with input, such as
+ * IN lists of different lengths, stay unnamed once the budget is spent).
+ */
+const MAX_PREPARED = 500
+function withPreparedStatements(pool: pg.Pool): PostgresPool {
+  const names = new Map<string, string>()
+  const nameFor = (text: string): string | undefined => {
+    let name = names.get(text)
+    if (name === undefined && names.size < MAX_PREPARED) {
+      name = `k_${createHash('sha1').update(text).digest('base64url')}`
+      names.set(text, name)
+    }
+    return name
+  }
+  return {
+    options: pool.options,
+    end: () => pool.end(),
+    async connect() {
+      const client = await pool.connect()
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown
+      return Object.assign(Object.create(client) as pg.PoolClient, {
+        query: (text: unknown, values?: unknown[]) => {
+          const name = typeof text === 'string' && values !== undefined ? nameFor(text) : undefined
+          return name ? query({ name, text, values }) : query(text, values)
+        },
+        release: (destroy?: boolean) => client.release(destroy),
+      })
+    },
+  } as unknown as PostgresPool
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
   if (options.url) {
     const pool = new pg.Pool({
@@ -88,7 +124,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     // replaces it on the next checkout.
     pool.on('error', () => {})
     return {
-      db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }),
+      db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) }),
       dialect: 'postgres',
       listen: pgListen(options.url),
     }

@@ -1,7 +1,8 @@
+import { type RawBuilder, sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Environment } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
-import { enqueueDeliveries } from '../webhooks/deliveries.repo.ts'
+import { WAKE_CHANNEL } from '../webhooks/deliveries.repo.ts'
 
 export const EVENT_TYPES = [
   'order.received',
@@ -13,6 +14,17 @@ export const EVENT_TYPES = [
   'ping',
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
+
+export interface NewEventInput {
+  organizationId: string
+  environment: Environment
+  type: EventType
+  orderId: string | null
+  data: Record<string, unknown>
+  at: Date
+  /** Deliver to this endpoint only (the test ping); otherwise to every active endpoint. */
+  endpointId?: string
+}
 
 export interface RecordedEvent {
   id: string
@@ -33,46 +45,52 @@ export function eventEnvelope(event: { id: string; type: string; created_at: Dat
 }
 
 /**
+ * The outbox write as common table expressions, to be embedded in the
+ * statement that makes the change: `outbox_event` inserts the event when the
+ * CTE named by `gate` has a row, `outbox_deliveries` fans it out to one pending
+ * delivery per active endpoint of the organization and environment. Callers
+ * end their statement with `outboxWake()` so idle workers wake on commit.
+ * One statement keeps change, event and deliveries atomic without a
+ * transaction round trip.
+ */
+export function outboxCtes(eventId: string, input: NewEventInput, gate: string): RawBuilder<unknown> {
+  const onlyEndpoint = input.endpointId ? sql`and w.id = ${input.endpointId}::uuid` : sql``
+  return sql`
+    outbox_event as (
+      insert into events (id, organization_id, environment, type, order_id, data, created_at)
+      select ${eventId}::uuid, ${input.organizationId}::uuid, ${input.environment}::text, ${input.type}::text,
+             ${input.orderId}::uuid, ${JSON.stringify(input.data)}::json, ${input.at}::timestamptz
+      from ${sql.table(gate)}
+      returning id
+    ),
+    outbox_deliveries as (
+      insert into webhook_deliveries
+        (id, event_id, endpoint_id, organization_id, environment, event_type, status, next_attempt_at, created_at)
+      select uuid_v7(), e.id, w.id, w.organization_id, w.environment, ${input.type}::text, 'pending',
+             ${input.at}::timestamptz, ${input.at}::timestamptz
+      from outbox_event e
+      cross join webhook_endpoints w
+      where w.organization_id = ${input.organizationId}::uuid
+        and w.environment = ${input.environment}::text
+        and w.is_active ${onlyEndpoint}
+      returning 1
+    )`
+}
+
+/** NOTIFY (delivered on commit) when the statement enqueued deliveries. */
+export function outboxWake(): RawBuilder<unknown> {
+  return sql`case when exists (select 1 from outbox_deliveries) then pg_notify(${WAKE_CHANNEL}, '') end`
+}
+
+/**
  * Writes an event into the outbox. Callers pass the transaction that makes the
  * change the event reports, so the event exists exactly when the change does;
  * delivery reads the outbox and never runs inside a request.
  */
-export async function recordEvent(
-  trx: Database,
-  input: {
-    organizationId: string
-    environment: Environment
-    type: EventType
-    orderId: string | null
-    data: Record<string, unknown>
-    at: Date
-    /** Deliver to this endpoint only (the test ping); otherwise to every active endpoint. */
-    endpointId?: string
-  },
-): Promise<RecordedEvent> {
+export async function recordEvent(trx: Database, input: NewEventInput): Promise<RecordedEvent> {
   const event = { id: newId(), type: input.type, created_at: input.at, data: input.data }
-  await trx
-    .insertInto('events')
-    .values({
-      id: event.id,
-      organization_id: input.organizationId,
-      environment: input.environment,
-      type: input.type,
-      order_id: input.orderId,
-      data: JSON.stringify(input.data),
-      created_at: input.at,
-    })
-    .execute()
-  await enqueueDeliveries(
+  await sql`with gate as (select 1), ${outboxCtes(event.id, input, 'gate')} select ${outboxWake()}`.execute(
     trx,
-    {
-      id: event.id,
-      type: input.type,
-      organizationId: input.organizationId,
-      environment: input.environment,
-      at: input.at,
-    },
-    input.endpointId,
   )
   return event
 }

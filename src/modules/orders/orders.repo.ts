@@ -1,12 +1,7 @@
-import type { Insertable } from 'kysely'
+import { sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type {
-  Environment,
-  OrderItemTable,
-  OrderRow,
-  OrderTable,
-  ProductionOrderRow,
-} from '../../db/schema.ts'
+import type { Environment, OrderRow, ProductionOrderRow } from '../../db/schema.ts'
+import { type NewEventInput, outboxCtes, outboxWake } from '../events/events.service.ts'
 
 export interface OrderScope {
   organizationId: string
@@ -23,19 +18,91 @@ export async function findOrderByExternalId(db: Database, scope: OrderScope, ext
     .executeTakeFirst()
 }
 
-/** Inserts the order unless (organization, environment, external id) exists; true when inserted. */
-export async function insertOrderIfAbsent(db: Database, row: Insertable<OrderTable>): Promise<boolean> {
-  const inserted = await db
-    .insertInto('orders')
-    .values(row)
-    .onConflict((oc) => oc.columns(['organization_id', 'environment', 'external_order_id']).doNothing())
-    .returning('id')
-    .executeTakeFirst()
-  return inserted !== undefined
+export interface OrderGraph {
+  order: OrderRow
+  items: {
+    id: string
+    position: number
+    sku: string | null
+    name: string
+    quantity: number
+    price: string | null
+    personalization: string
+    files: string
+  }[]
+  /** Live orders: the production order and one job per item (same order as items). */
+  production: { id: string; jobIds: string[] } | null
+  /** The event the creation emits, written to the outbox with the order. */
+  event: { id: string; input: NewEventInput } | null
 }
 
-export async function insertItems(db: Database, rows: Insertable<OrderItemTable>[]): Promise<void> {
-  await db.insertInto('order_items').values(rows).execute()
+/**
+ * Creates an order with its items (linked to the organization's products by
+ * sku), production order, jobs, event and deliveries in ONE statement of
+ * data-modifying CTEs: atomic without a transaction round trip, and with a
+ * text that does not depend on the number of items (arrays go through
+ * unnest), so it is prepared once per connection. When (organization,
+ * environment, external_order_id) exists, ON CONFLICT DO NOTHING leaves the
+ * order CTE empty and nothing else is written either; concurrent identical
+ * requests wait on the unique index and then find the winner.
+ * Returns undefined on conflict, else the product id of each item.
+ */
+export async function insertOrderGraph(
+  db: Database,
+  graph: OrderGraph,
+): Promise<(string | null)[] | undefined> {
+  const o = graph.order
+  const items = graph.items
+  const column = <K extends keyof OrderGraph['items'][number]>(key: K) => items.map((i) => i[key])
+  const production = graph.production
+  const productionCtes = production
+    ? sql`,
+      new_production as (
+        insert into production_orders (id, order_id, status, produced_by_partner, created_at, updated_at)
+        select ${production.id}::uuid, id, 'pending', false, ${o.created_at}::timestamptz, ${o.created_at}::timestamptz
+        from new_order
+        returning id
+      ),
+      new_jobs as (
+        insert into production_jobs (id, production_order_id, order_item_id, status, created_at, updated_at)
+        select j.id, p.id, j.item_id, 'pending', ${o.created_at}::timestamptz, ${o.created_at}::timestamptz
+        from new_production p
+        cross join unnest(${production.jobIds}::uuid[], ${column('id')}::uuid[]) as j(id, item_id)
+      )`
+    : sql``
+  const event = graph.event
+  const outbox = event ? sql`, ${outboxCtes(event.id, event.input, 'new_order')}` : sql``
+  const result = await sql<{ inserted: boolean; product_ids: (string | null)[] | null; woke: unknown }>`
+    with new_order as (
+      insert into orders (id, organization_id, environment, source, external_order_id, status, currency,
+        total_amount, customer_name, customer_email, customer_phone, ordered_at, created_at, updated_at, content_hash)
+      values (${o.id}::uuid, ${o.organization_id}::uuid, ${o.environment}::text, ${o.source}::text,
+        ${o.external_order_id}::text, ${o.status}::text, ${o.currency}::text, ${o.total_amount}::numeric,
+        ${o.customer_name}::text, ${o.customer_email}::text, ${o.customer_phone}::text,
+        ${o.ordered_at}::timestamptz, ${o.created_at}::timestamptz, ${o.updated_at}::timestamptz,
+        ${o.content_hash}::text)
+      on conflict (organization_id, environment, external_order_id) do nothing
+      returning id
+    ),
+    new_items as (
+      insert into order_items (id, order_id, organization_id, position, sku, name, quantity, price, product_id,
+        personalization, files)
+      select i.id, new_order.id, ${o.organization_id}::uuid, i.position, i.sku, i.name, i.quantity, i.price, p.id,
+        i.personalization, i.files
+      from new_order
+      cross join unnest(${column('id')}::uuid[], ${column('position')}::int[], ${column('sku')}::text[],
+        ${column('name')}::text[], ${column('quantity')}::int[], ${column('price')}::numeric[],
+        ${column('personalization')}::json[], ${column('files')}::json[])
+        as i(id, position, sku, name, quantity, price, personalization, files)
+      left join products p on p.organization_id = ${o.organization_id}::uuid and p.sku = i.sku
+      returning position, product_id
+    )${productionCtes}${outbox}
+    select exists (select 1 from new_order) as inserted,
+      (select array_agg(product_id order by position) from new_items) as product_ids,
+      ${event ? outboxWake() : sql`null`} as woke`.execute(db)
+  const row = result.rows[0]!
+  if (!row.inserted) return undefined
+  return row.product_ids ?? []
 }
 
 export async function findOrderById(db: Database, id: string): Promise<OrderRow | undefined> {

@@ -19,8 +19,8 @@ import {
   findOrganizationOrdersPage,
   findProductionOrders,
   type ItemWithJob,
-  insertItems,
-  insertOrderIfAbsent,
+  insertOrderGraph,
+  type OrderGraph,
   type OrderScope,
 } from './orders.repo.ts'
 import {
@@ -90,19 +90,23 @@ export function createOrderService(deps: { db: Database; clock: Clock; uploads: 
       ])
     }
 
-    // Repeats are the common retry case; answer them without a transaction.
-    const existing = await findOrderByExternalId(db, ctx, body.external_order_id)
-    if (existing) return resolveExisting(existing, hash)
+    // A repeat is answered before any file is looked at: same content 200,
+    // different content (new upload ids included) 409. Orders without files skip
+    // this read; the insert's conflict tells the same.
+    const hasFiles = body.items.some((item) => (item.files?.length ?? 0) > 0)
+    if (hasFiles) {
+      const existing = await findOrderByExternalId(db, ctx, body.external_order_id)
+      if (existing) return resolveExisting(existing, hash)
+    }
 
     // Files are checked at acceptance; any unusable file rejects the whole order
     // and leaves every upload as it was, usable for a resend.
     const { errors: fileErrors, plan } = await uploads.prepare(ctx, body.items)
     if (fileErrors.length > 0) throw AppError.validation(fileErrors)
 
-    const skus = body.items.flatMap((i) => (i.sku ? [i.sku] : []))
-    const products = await findProductIdsBySku(db, ctx.organizationId, skus)
     const now = clock.now()
     const orderId = newId()
+    const live = ctx.environment === 'live'
     const row: OrderRow = {
       id: orderId,
       organization_id: ctx.organizationId,
@@ -129,83 +133,78 @@ export function createOrderService(deps: { db: Database; clock: Clock; uploads: 
       name: item.name,
       quantity: item.quantity,
       price: item.price === undefined || item.price === null ? null : String(item.price),
-      product_id: item.sku ? (products.get(item.sku) ?? null) : null,
+      product_id: null,
       personalization: item.personalization ?? {},
       files: (item.files ?? []).map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
-      job_id: null,
-      job_status: null,
+      job_id: live ? newId() : null,
+      job_status: live ? 'pending' : null,
     }))
-    const live = ctx.environment === 'live'
+    const production = live ? { id: newId(), jobIds: items.map((i) => i.job_id!) } : null
+    const graph: OrderGraph = {
+      order: row,
+      items: items.map((i) => ({
+        id: i.id,
+        position: i.position,
+        sku: i.sku,
+        name: i.name,
+        quantity: i.quantity,
+        price: i.price,
+        personalization: JSON.stringify(i.personalization),
+        files: JSON.stringify(i.files),
+      })),
+      production,
+      // Only live orders that came through the API produce events.
+      event:
+        live && ctx.source === 'api'
+          ? {
+              id: newId(),
+              input: {
+                organizationId: ctx.organizationId,
+                environment: ctx.environment,
+                type: 'order.received',
+                orderId,
+                data: { order_id: orderId, external_order_id: body.external_order_id },
+                at: now,
+              },
+            }
+          : null,
+    }
 
-    let outcome: { productionOrder: ProductionOrderRow | null } | undefined
+    let productIds: (string | null)[] | undefined
     try {
-      outcome = await db.transaction().execute(async (trx) => {
-        if (!(await insertOrderIfAbsent(trx, row))) return undefined
-        await uploads.commit(trx, plan, now)
-        await insertItems(
-          trx,
-          items.map(({ job_id: _j, job_status: _s, personalization, files, ...item }) => ({
-            ...item,
-            organization_id: ctx.organizationId,
-            personalization: JSON.stringify(personalization),
-            files: JSON.stringify(files),
-          })),
-        )
-        if (!live) return { productionOrder: null }
-        const production = await startProduction(trx, {
-          orderId,
-          itemIds: items.map((i) => i.id),
-          at: now,
-        })
-        for (const item of items) {
-          const job = production.jobs.get(item.id)!
-          item.job_id = job.id
-          item.job_status = job.status
-        }
-        // Only live orders that came through the API produce events.
-        if (ctx.source === 'api') {
-          await recordEvent(trx, {
-            organizationId: ctx.organizationId,
-            environment: ctx.environment,
-            type: 'order.received',
-            orderId,
-            data: { order_id: orderId, external_order_id: body.external_order_id },
-            at: now,
-          })
-        }
-        return {
-          productionOrder: {
-            ...production.productionOrder,
-            order_id: orderId,
-            created_at: now,
-            updated_at: now,
-          } satisfies ProductionOrderRow,
-        }
-      })
+      productIds =
+        plan.finalize.length === 0
+          ? await insertOrderGraph(db, graph)
+          : await db.transaction().execute(async (trx) => {
+              const inserted = await insertOrderGraph(trx, graph)
+              if (inserted) await uploads.commit(trx, plan, now)
+              return inserted
+            })
     } catch (err) {
       await uploads.discard(plan)
       if (err instanceof FileConflictError && attempt < MAX_ATTEMPTS) return create(ctx, body, attempt + 1)
       throw err
     }
 
-    if (!outcome) {
+    if (!productIds) {
+      // The external id exists (a repeat, or a concurrent request that won).
       await uploads.discard(plan)
-      // A concurrent request with the same external id committed first.
-      const winner = await findOrderByExternalId(db, ctx, body.external_order_id)
-      if (!winner) throw new AppError('internal_error')
-      return resolveExisting(winner, hash)
+      const existing = await findOrderByExternalId(db, ctx, body.external_order_id)
+      if (!existing) throw new AppError('internal_error')
+      return resolveExisting(existing, hash)
     }
-
     await uploads.afterCommit(plan)
+
     const warnings: Warning[] = []
-    body.items.forEach((item, n) => {
+    items.forEach((item, n) => {
+      item.product_id = productIds[n] ?? null
       if (!item.sku) {
         warnings.push({
           code: 'item_missing_sku',
           field: `items[${n}].sku`,
           message: `Item ${n} has no sku; it can never be matched to a product automatically.`,
         })
-      } else if (!products.has(item.sku)) {
+      } else if (!item.product_id) {
         warnings.push({
           code: 'item_product_unmatched',
           field: `items[${n}].sku`,
@@ -216,7 +215,14 @@ export function createOrderService(deps: { db: Database; clock: Clock; uploads: 
     })
     return {
       created: true,
-      aggregate: { row, items, productionOrder: outcome.productionOrder, files: await fileDetails(items) },
+      aggregate: {
+        row,
+        items,
+        productionOrder: production
+          ? { id: production.id, status: 'pending', produced_by_partner: false }
+          : null,
+        files: await fileDetails(items),
+      },
       warnings,
     }
   }

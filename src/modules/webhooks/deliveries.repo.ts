@@ -4,53 +4,6 @@ import type { Environment, WebhookDeliveryRow } from '../../db/schema.ts'
 
 export const WAKE_CHANNEL = 'svc_webhook_deliveries'
 
-/**
- * Fan-out in the transaction that records the event: one pending delivery per
- * active endpoint of the event's organization and environment (or just the
- * named endpoint, for a test ping), and a NOTIFY that wakes idle workers on
- * commit. One statement for the rows, whatever the number of endpoints.
- */
-export async function enqueueDeliveries(
-  trx: Database,
-  event: { id: string; type: string; organizationId: string; environment: Environment; at: Date },
-  onlyEndpointId?: string,
-): Promise<void> {
-  let endpoints = trx
-    .selectFrom('webhook_endpoints')
-    .select((eb) => [
-      sql<string>`uuid_v7()`.as('id'),
-      eb.val(event.id).as('event_id'),
-      'id as endpoint_id',
-      'organization_id',
-      'environment',
-      eb.val(event.type).as('event_type'),
-      sql<string>`'pending'`.as('status'),
-      eb.val(event.at).as('next_attempt_at'),
-      eb.val(event.at).as('created_at'),
-    ])
-    .where('organization_id', '=', event.organizationId)
-    .where('environment', '=', event.environment)
-    .where('is_active', '=', true)
-  if (onlyEndpointId) endpoints = endpoints.where('id', '=', onlyEndpointId)
-  const inserted = await trx
-    .insertInto('webhook_deliveries')
-    .columns([
-      'id',
-      'event_id',
-      'endpoint_id',
-      'organization_id',
-      'environment',
-      'event_type',
-      'status',
-      'next_attempt_at',
-      'created_at',
-    ])
-    .expression(endpoints)
-    .executeTakeFirst()
-  // No endpoints, no wake-up; an unknown count (driver-dependent) wakes to be safe.
-  if (inserted.numInsertedOrUpdatedRows !== 0n) await wakeWorkers(trx)
-}
-
 /** NOTIFY is transactional: idle workers wake when the transaction commits, not before. */
 export async function wakeWorkers(trx: Database): Promise<void> {
   await sql`select pg_notify(${WAKE_CHANNEL}, '')`.execute(trx)
