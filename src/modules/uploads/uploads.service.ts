@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto'
 import type { Readable } from 'node:stream'
+import { sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Environment, UploadRow } from '../../db/schema.ts'
 import { AppError, type ValidationEntry } from '../../http/errors.ts'
@@ -306,22 +307,27 @@ export function createUploadService(deps: {
      * sweeper took the file, after prepare() looked at it.
      */
     async commit(trx: Database, plan: FilePlan, at: Date): Promise<void> {
-      for (const f of plan.finalize) {
-        const result = await trx
-          .updateTable('uploads')
-          .set({
-            referenced_at: at,
-            content_type: f.contentType,
-            size_bytes: f.size,
-            stored_at: f.row.stored_at ?? at,
-            ...(f.newKey ? { storage_key: f.newKey } : {}),
-          })
-          .where('id', '=', f.row.id)
-          .where('storage_key', '=', f.row.storage_key)
-          .where('referenced_at', 'is', null)
-          .where('expired_at', 'is', null)
-          .executeTakeFirst()
-        if (Number(result.numUpdatedRows) !== 1) throw new FileConflictError(f.row.id)
+      if (plan.finalize.length === 0) return
+      const f = plan.finalize
+      // One statement for all of the order's files; each row only changes if it
+      // still holds the bytes prepare() looked at.
+      const result = await sql<{ id: string }>`
+        update uploads u
+        set referenced_at = ${at}::timestamptz,
+            content_type = v.content_type,
+            size_bytes = v.size_bytes,
+            stored_at = coalesce(u.stored_at, ${at}::timestamptz),
+            storage_key = coalesce(v.new_key, u.storage_key)
+        from unnest(${f.map((x) => x.row.id)}::uuid[], ${f.map((x) => x.row.storage_key)}::text[],
+                    ${f.map((x) => x.contentType)}::text[], ${f.map((x) => x.size)}::bigint[],
+                    ${f.map((x) => x.newKey ?? null)}::text[])
+          as v(id, storage_key, content_type, size_bytes, new_key)
+        where u.id = v.id and u.storage_key = v.storage_key
+          and u.referenced_at is null and u.expired_at is null
+        returning u.id`.execute(trx)
+      if (result.rows.length !== f.length) {
+        const updated = new Set(result.rows.map((r) => r.id))
+        throw new FileConflictError(f.find((x) => !updated.has(x.row.id))!.row.id)
       }
     },
 

@@ -44,7 +44,8 @@ export function createLocalStorage(options: { root: string }) {
               yield chunk
             }
           },
-          createWriteStream(temp, { flags: 'wx' }),
+          // 1 MiB buffer: fewer, larger writes for multi-megabyte bodies.
+          createWriteStream(temp, { flags: 'wx', highWaterMark: 1024 * 1024 }),
         )
         await placeFile(temp, key)
         return size

@@ -1,0 +1,110 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { type AddressInfo, createServer } from 'node:net'
+
+export const ROOT = new URL('../..', import.meta.url).pathname
+
+/** The real service (src/main.ts) in a child process, on a free port. */
+export interface Service {
+  child: ChildProcess
+  port: number
+  base: string
+  operatorToken: string
+  /** Operator API call. */
+  admin(method: string, path: string, body?: unknown): Promise<any>
+  /** Current and peak resident memory of the service process, in bytes (Linux /proc). */
+  memory(): { rss: number; peak: number }
+  /** Resets the peak (VmHWM) so the next memory() peak covers only what follows. */
+  resetPeak(): void
+  stop(): Promise<void>
+}
+
+/** A port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
+}
+
+export async function startService(env: Record<string, string>): Promise<Service> {
+  const operatorToken = `op_bench_${randomBytes(16).toString('hex')}`
+  const port = await freePort()
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      OPERATOR_TOKEN: operatorToken,
+      REDIS_URL: '',
+      DATABASE_URL: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout!.on('data', (d) => {
+    output += d
+  })
+  child.stderr!.on('data', (d) => {
+    output += d
+  })
+  const base = `http://127.0.0.1:${port}`
+  let exited: number | null | undefined
+  child.once('exit', (code) => {
+    exited = code
+  })
+  for (;;) {
+    if (exited !== undefined) throw new Error(`service exited (${exited}):\n${output}`)
+    const ok = await fetch(`${base}/readyz`).then((r) => r.ok, () => false)
+    if (ok) break
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  const status = () => readFileSync(`/proc/${child.pid}/status`, 'utf8')
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status())?.[1] ?? 0) * 1024
+  return {
+    child,
+    port,
+    base,
+    operatorToken,
+    async admin(method, path, body) {
+      const res = await fetch(`${base}/admin/v1${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${operatorToken}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+      const json = await res.json()
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`)
+      return json
+    },
+    memory: () => ({ rss: kb('VmRSS'), peak: kb('VmHWM') }),
+    resetPeak: () => writeFileSync(`/proc/${child.pid}/clear_refs`, '5'),
+    async stop() {
+      const exited = new Promise((resolve) => child.once('exit', resolve))
+      child.kill('SIGTERM')
+      await exited
+    },
+  }
+}
+
+/** An organization with one live key carrying every scope. */
+export async function tenant(service: Service, name = 'Bench'): Promise<{ orgId: string; key: string }> {
+  const org = (await service.admin('POST', '/organizations', { name })).data.organization
+  const created = await service.admin('POST', `/organizations/${org.id}/api-keys`, {
+    environment: 'live',
+    scopes: ['orders:read', 'orders:write', 'files:write', 'webhooks:manage'],
+  })
+  return { orgId: org.id, key: created.data.key }
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
+}
