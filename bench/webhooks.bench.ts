@@ -1,0 +1,283 @@
+// Webhook delivery benchmark (issue 4). Not part of npm test. Needs PostgreSQL.
+//
+//   npm run bench:webhooks                        # 10 000 events
+//   npm run bench:webhooks -- --events=2000 --pg-url=postgres://postgres@127.0.0.1:5432/test
+//
+// 1. A backlog of N events to 1 endpoint, and N events to 5 endpoints, seeded in
+//    SQL while no worker runs; then a service with the worker on delivers it to a
+//    local HTTPS receiver (its own process). In the same run: raw undici POSTs of
+//    the same signed bodies over kept-alive HTTPS to the same receiver. Ratio =
+//    service deliveries/s over raw POSTs/s (target >= 0.5).
+// 2. Time from POST /v1/orders to the order.received delivery arriving, with an
+//    idle worker: p50 over sequential orders (target < 100 ms).
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import selfsigned from 'selfsigned'
+import { Agent } from 'undici'
+import { signatureHeader } from '../src/modules/webhooks/signing.ts'
+import { percentile, ROOT, type Service, startService, tenant } from './lib/service.ts'
+
+const { values: flags } = parseArgs({
+  options: {
+    events: { type: 'string', default: '10000' },
+    latency: { type: 'string', default: '50' },
+    concurrency: { type: 'string' },
+    'pg-url': {
+      type: 'string',
+      default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    },
+  },
+})
+const EVENTS = Number(flags.events)
+const work = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))
+
+async function certificate() {
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      {
+        name: 'subjectAltName',
+        altNames: [
+          { type: 2, value: 'localhost' },
+          { type: 7, ip: '127.0.0.1' },
+        ],
+      },
+    ],
+  })
+  writeFileSync(join(work, 'key.pem'), pems.private)
+  writeFileSync(join(work, 'cert.pem'), pems.cert)
+  return { key: pems.private, cert: pems.cert }
+}
+
+/** The receiver process; `count()` asks it how many requests arrived and when. */
+async function startReceiver() {
+  const child: ChildProcess = spawn(
+    process.execPath,
+    ['bench/lib/receiver.ts', join(work, 'key.pem'), join(work, 'cert.pem')],
+    {
+      cwd: ROOT,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  )
+  const lines = createInterface({ input: child.stdout! })
+  const waiting: ((line: string) => void)[] = []
+  lines.on('line', (line) => waiting.shift()?.(line))
+  const next = () => new Promise<string>((resolve) => waiting.push(resolve))
+  const port = Number((await next()).split(' ')[1])
+  const ask = async (command: string) => {
+    const reply = next()
+    child.stdin!.write(`${command}\n`)
+    return reply
+  }
+  return {
+    port,
+    async count() {
+      const [, n, unique, first, last] = (await ask('count')).split(' ').map(Number)
+      return { n: n!, unique: unique!, first: first!, last: last! }
+    },
+    reset: () => ask('reset'),
+    stop: () => child.stdin!.end(),
+  }
+}
+
+async function seedBacklog(db: pg.Client, orgId: string, events: number) {
+  await db.query(
+    `with e as (
+       insert into events (id, organization_id, environment, type, order_id, data, created_at)
+       select uuid_v7(), $1, 'live', 'order.received', null,
+              json_build_object('order_id', gen_random_uuid(), 'external_order_id', 'BENCH-' || n), now()
+       from generate_series(1, $2) n
+       returning id, created_at
+     )
+     insert into webhook_deliveries
+       (id, event_id, endpoint_id, organization_id, environment, event_type, status, next_attempt_at, created_at)
+     select uuid_v7(), e.id, w.id, w.organization_id, 'live', 'order.received', 'pending', e.created_at, e.created_at
+     from e cross join webhook_endpoints w
+     where w.organization_id = $1 and w.environment = 'live' and w.is_active`,
+    [orgId, events],
+  )
+}
+
+async function waitForCount(
+  receiver: Awaited<ReturnType<typeof startReceiver>>,
+  expected: number,
+  timeoutMs: number,
+) {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const c = await receiver.count()
+    if (c.n >= expected) return c
+    if (Date.now() > deadline) throw new Error(`only ${c.n} of ${expected} deliveries arrived`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+}
+
+async function rawBaseline(port: number, ca: string, requests: number, concurrency: number): Promise<number> {
+  const secret = `whsec_${randomBytes(32).toString('base64url')}`
+  const agent = new Agent({ connect: { ca }, keepAliveTimeout: 30_000, connections: concurrency })
+  let sent = 0
+  const started = performance.now()
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (sent < requests) {
+        sent++
+        const body = JSON.stringify({
+          id: randomBytes(16).toString('hex'),
+          type: 'order.received',
+          created_at: new Date().toISOString(),
+          api_version: 'v1',
+          data: { order_id: randomBytes(16).toString('hex'), external_order_id: `RAW-${sent}` },
+        })
+        const res = await agent.request({
+          origin: `https://localhost:${port}`,
+          path: '/raw',
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': 'Service-Webhooks/1.0',
+            'x-service-signature': signatureHeader(secret, body, Math.floor(Date.now() / 1000)),
+          },
+          body,
+        })
+        await res.body.dump()
+      }
+    }),
+  )
+  const rate = requests / ((performance.now() - started) / 1000)
+  await agent.close()
+  return rate
+}
+
+async function main() {
+  const { cert, key } = await certificate()
+  const receiver = await startReceiver()
+  const dbName = `bench_wh_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: flags['pg-url'] })
+  await admin.connect()
+  await admin.query(`create database ${dbName}`)
+  const url = new URL(flags['pg-url']!)
+  url.pathname = `/${dbName}`
+  const databaseUrl = url.toString()
+  const env = {
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: join(work, 'data'),
+    NODE_EXTRA_CA_CERTS: join(work, 'cert.pem'),
+    WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8,::1/128',
+    ...(flags.concurrency ? { WEBHOOK_CONCURRENCY: flags.concurrency } : {}),
+  }
+  let api: Service | undefined
+  let worker: Service | undefined
+  const db = new pg.Client({ connectionString: databaseUrl })
+  try {
+    api = await startService({ ...env, WEBHOOK_WORKER: 'off' })
+    await db.connect()
+    const one = await tenant(api, 'One endpoint')
+    const five = await tenant(api, 'Five endpoints')
+    const create = async (t: { key: string }, path: string) => {
+      const res = await fetch(`${api!.base}/v1/webhook-endpoints`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ url: `https://localhost:${receiver.port}${path}` }),
+      })
+      if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${await res.text()}`)
+    }
+    await create(one, '/one')
+    for (let i = 0; i < 5; i++) await create(five, `/five-${i}`)
+
+    const results: { name: string; deliveries: number; rate: number }[] = []
+    for (const [name, t, fanOut] of [
+      ['1 endpoint', one, 1],
+      ['5 endpoints', five, 5],
+    ] as const) {
+      await seedBacklog(db, t.orgId, EVENTS)
+      await receiver.reset()
+      worker = await startService(env)
+      const expected = EVENTS * fanOut
+      const c = await waitForCount(receiver, expected, 600_000)
+      const rate = c.n / ((c.last - c.first) / 1000)
+      results.push({ name, deliveries: c.n, rate })
+      await worker.stop()
+      worker = undefined
+    }
+
+    await receiver.reset()
+    const raw = await rawBaseline(receiver.port, cert, Math.min(EVENTS, 10_000), 16)
+
+    // Latency with an idle worker, to a receiver in this process.
+    worker = await startService(env)
+    const arrivals = new Map<string, number>()
+    const local = createServer({ key, cert }, (req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c) => chunks.push(c))
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString()) as { data: { external_order_id: string } }
+        arrivals.set(body.data.external_order_id, performance.now())
+        res.end()
+      })
+    })
+    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve))
+    const latencyTenant = await tenant(worker, 'Latency')
+    await fetch(`${worker.base}/v1/webhook-endpoints`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${latencyTenant.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `https://localhost:${(local.address() as AddressInfo).port}/latency` }),
+    })
+    const latencies: number[] = []
+    for (let i = 0; i < Number(flags.latency); i++) {
+      const external = `LAT-${i}-${randomBytes(3).toString('hex')}`
+      const started = performance.now()
+      const res = await fetch(`${worker.base}/v1/orders`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${latencyTenant.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          external_order_id: external,
+          customer: { name: 'L' },
+          items: [{ name: 'x', quantity: 1 }],
+        }),
+      })
+      await res.arrayBuffer()
+      while (!arrivals.has(external)) await new Promise((r) => setTimeout(r, 1))
+      latencies.push(arrivals.get(external)! - started)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    local.close()
+
+    console.log(`\nwebhooks benchmark: ${EVENTS} events, PostgreSQL, node ${process.version}`)
+    console.log(`raw undici POSTs (16 in flight, kept-alive HTTPS)      ${raw.toFixed(0)} req/s`)
+    for (const r of results) {
+      console.log(
+        `service, backlog to ${r.name.padEnd(12)} ${r.deliveries} deliveries  ${r.rate.toFixed(0)} deliveries/s  ratio ${(r.rate / raw).toFixed(2)}`,
+      )
+    }
+    const p50 = percentile(latencies, 50)
+    console.log(
+      `order created -> delivered, idle worker             p50 ${p50.toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms\n`,
+    )
+    for (const r of results) {
+      console.log(
+        `${r.rate / raw >= 0.5 ? 'PASS' : 'FAIL'}  ${r.name}: deliveries/s over raw POSTs/s >= 0.5: ${(r.rate / raw).toFixed(2)}`,
+      )
+    }
+    console.log(`${p50 < 100 ? 'PASS' : 'FAIL'}  creation to delivery p50 < 100 ms: ${p50.toFixed(1)} ms`)
+  } finally {
+    await worker?.stop()
+    await api?.stop()
+    await db.end().catch(() => {})
+    receiver.stop()
+    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {})
+    await admin.end()
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+await main()
