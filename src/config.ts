@@ -19,6 +19,8 @@ export interface Config {
   webhookTimeoutMs: number
   webhookAllowPrivateCidrs: string[]
   webhookWorker: boolean
+  /** Claim lease of the delivery worker; unset: WEBHOOK_TIMEOUT_MS + 30 s. */
+  webhookLeaseMs: number | undefined
   uploadUrlTtlS: number
   uploadRetentionS: number
   logLevel: string
@@ -51,6 +53,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   } catch {
     throw new ConfigError('PUBLIC_BASE_URL must be an absolute URL')
   }
+  const webhookTimeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000)
   const databaseUrl = env.DATABASE_URL?.trim() || undefined
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new ConfigError('DATABASE_URL must be a postgres:// URL')
@@ -77,9 +80,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookRetryDelaysMs: Object.freeze(
       durations(env, 'WEBHOOK_RETRY_DELAYS', '1m,5m,15m,1h,3h,6h,12h,24h'),
     ) as number[],
-    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    webhookTimeoutMs,
     webhookAllowPrivateCidrs: Object.freeze(list(env.WEBHOOK_ALLOW_PRIVATE_CIDRS)) as string[],
     webhookWorker: onOff(env, 'WEBHOOK_WORKER', true),
+    webhookLeaseMs: leaseMs(env, webhookTimeoutMs),
     uploadUrlTtlS: int(env, 'UPLOAD_URL_TTL_S', 7200, 1, 7 * 86400),
     uploadRetentionS: int(env, 'UPLOAD_RETENTION_S', 1_209_600, 1, 10 * 365 * 86400),
     logLevel,
@@ -92,6 +96,14 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number`)
   const value = Number(raw)
   if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}`)
+  return value
+}
+
+/** A lease no longer than the delivery deadline would let two workers send one attempt. */
+function leaseMs(env: Env, timeoutMs: number): number | undefined {
+  if (!env.WEBHOOK_LEASE_MS?.trim()) return undefined
+  const value = int(env, 'WEBHOOK_LEASE_MS', 0, 1, 86_400_000)
+  if (value <= timeoutMs) throw new ConfigError('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS')
   return value
 }
 

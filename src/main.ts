@@ -65,6 +65,7 @@ async function main(): Promise<void> {
         listen,
         retryDelaysMs: config.webhookRetryDelaysMs,
         timeoutMs: config.webhookTimeoutMs,
+        ...(config.webhookLeaseMs ? { leaseMs: config.webhookLeaseMs } : {}),
       })
     : undefined
   app.server.requestTimeout = 60_000

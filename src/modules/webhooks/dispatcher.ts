@@ -37,6 +37,12 @@ export interface DispatcherOptions {
   pollIntervalMs?: number
   /** Extra CA certificates for webhook targets (tests); NODE_EXTRA_CA_CERTS works too. */
   ca?: string | Buffer
+  /**
+   * How long a claim is held before other workers may take the attempt again
+   * (default timeoutMs + 30 s). Must outlast an attempt, or two workers could
+   * send the same attempt at once.
+   */
+  leaseMs?: number
 }
 
 type Outcome =
@@ -96,7 +102,7 @@ export function createDispatcher(options: DispatcherOptions) {
   const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   // Long enough for a whole attempt; an attempt of a worker that died is taken
   // again once this runs out.
-  const leaseMs = options.timeoutMs + 30_000
+  const leaseMs = options.leaseMs ?? options.timeoutMs + 30_000
   const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>()
   const agents = new Map<string, { key: string; agent: Agent }>()
   let box: SecretBox | undefined

@@ -36,6 +36,8 @@ function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
   return undefined
 }
 
+const IETF_RESERVED_V6 = ipaddr.IPv6.parseCIDR('::/8')
+
 export function isBlockedAddress(raw: string, allowed: [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
   let address: ipaddr.IPv4 | ipaddr.IPv6
   try {
@@ -49,6 +51,9 @@ export function isBlockedAddress(raw: string, allowed: [ipaddr.IPv4 | ipaddr.IPv
   if (address.kind() === 'ipv6') {
     const v4 = embeddedIpv4(address as ipaddr.IPv6)
     if (v4) return inAllowList(v4) ? false : v4.range() !== 'unicast'
+    // ::/8 is reserved; it holds the deprecated IPv4-compatible form ::a.b.c.d,
+    // which ipaddr.js calls unicast and some stacks tunnel to a.b.c.d.
+    if ((address as ipaddr.IPv6).match(IETF_RESERVED_V6)) return true
   }
   return address.range() !== 'unicast'
 }

@@ -1,0 +1,293 @@
+import assert from 'node:assert/strict'
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import pg from 'pg'
+import { orderBody, TEST_DATABASE_URL } from '../../helpers/app.ts'
+import { type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
+
+/**
+ * The real entry point (src/main.ts) in child processes: kill -9 while
+ * deliveries are in flight, restart on the same database, and every event
+ * arrives; and an API-only instance (WEBHOOK_WORKER=off) next to a worker.
+ * On PostgreSQL when TEST_DATABASE_URL is set (a fresh database per test,
+ * since main.ts migrates the public schema), otherwise on PGlite in DATA_DIR.
+ */
+
+const OPERATOR_TOKEN = 'op_crash_test_operator_token_0123456789abcdef'
+const TIMEOUT_MS = 3000
+/** The claim lease (WEBHOOK_LEASE_MS): the default of timeout + 30 s would make this file slow. */
+const LEASE_MS = 4000
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+interface Service {
+  child: ChildProcess
+  port: number
+  output: () => string
+  exited: Promise<number | null>
+}
+
+async function startService(env: Record<string, string>): Promise<Service> {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'info',
+      OPERATOR_TOKEN,
+      REDIS_URL: '',
+      WEBHOOK_RETRY_DELAYS: '100ms,200ms',
+      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+      WEBHOOK_LEASE_MS: String(LEASE_MS),
+      WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout!.on('data', (d) => {
+    output += d
+  })
+  child.stderr!.on('data', (d) => {
+    output += d
+  })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /listening at http:\/\/[^:]+:(\d+)/.exec(output)
+      if (match && output.includes('service ready')) {
+        clearInterval(timer)
+        resolve(Number(match[1]))
+      }
+    }, 50)
+    exited.then((code) => {
+      clearInterval(timer)
+      reject(new Error(`service exited (${code}) before it was ready:\n${output}`))
+    })
+  })
+  return { child, port, output: () => output, exited }
+}
+
+/** A fresh database for one test: a PostgreSQL database, or a PGlite data directory. */
+async function freshStore(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-crash-'))
+  if (!TEST_DATABASE_URL) {
+    return {
+      env: { DATA_DIR: dataDir, DATABASE_URL: '' },
+      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+    }
+  }
+  const name = `svc_crash_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(TEST_DATABASE_URL)
+  url.pathname = `/${name}`
+  return {
+    env: { DATA_DIR: dataDir, DATABASE_URL: url.href },
+    async drop() {
+      const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
+      await client.connect()
+      await client.query(`drop database if exists ${name} with (force)`)
+      await client.end()
+      rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** JSON over HTTP to a service process. */
+async function call(service: Service, method: string, path: string, auth: string, body?: unknown) {
+  const res = await fetch(`http://127.0.0.1:${service.port}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${auth}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : undefined }
+}
+
+/** An organization with a live key, and an endpoint at the receiver. */
+async function tenantWithEndpoint(service: Service, receiver: Receiver) {
+  const org = await call(service, 'POST', '/admin/v1/organizations', OPERATOR_TOKEN, { name: 'Crash Org' })
+  assert.equal(org.status, 201)
+  const orgId = org.body.data.organization.id as string
+  const key = await call(service, 'POST', `/admin/v1/organizations/${orgId}/api-keys`, OPERATOR_TOKEN, {
+    environment: 'live',
+    scopes: ['orders:write', 'webhooks:manage'],
+  })
+  assert.equal(key.status, 201)
+  const liveKey = key.body.data.key as string
+  // The certificate names 127.0.0.1; the child trusts it through NODE_EXTRA_CA_CERTS.
+  const endpoint = await call(service, 'POST', '/v1/webhook-endpoints', liveKey, {
+    url: `https://127.0.0.1:${receiver.port}/hook`,
+  })
+  assert.equal(endpoint.status, 201, JSON.stringify(endpoint.body))
+  return { orgId, liveKey, endpointId: endpoint.body.data.endpoint.id as string }
+}
+
+async function createOrders(service: Service, liveKey: string, n: number) {
+  for (let i = 0; i < n; i++) {
+    const res = await call(service, 'POST', '/v1/orders', liveKey, orderBody())
+    assert.equal(res.status, 201)
+  }
+}
+
+interface DeliveryEntry {
+  event_id: string
+  status: string
+  attempts: number
+  error_code: string | null
+}
+
+async function deliveries(service: Service, orgId: string): Promise<DeliveryEntry[]> {
+  const res = await call(
+    service,
+    'GET',
+    `/admin/v1/webhook-deliveries?organization_id=${orgId}&limit=100`,
+    OPERATOR_TOKEN,
+  )
+  assert.equal(res.status, 200)
+  return res.body.data
+}
+
+async function waitUntil(check: () => Promise<boolean> | boolean, what: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(50)
+  }
+}
+
+const receivedEventIds = (receiver: Receiver) =>
+  new Set(receiver.received.map((r) => String(r.headers['x-service-event-id'])))
+
+describe('webhook delivery across process crashes and run modes', () => {
+  let receiver: Receiver
+  let caDir: string
+  let caFile: string
+  const running: Service[] = []
+  before(async () => {
+    receiver = await startReceiver()
+    caDir = mkdtempSync(join(tmpdir(), 'svc-ca-'))
+    caFile = join(caDir, 'receiver-ca.pem')
+    writeFileSync(caFile, receiver.ca)
+  })
+  after(async () => {
+    for (const service of running) service.child.kill('SIGKILL')
+    await receiver.close()
+    rmSync(caDir, { recursive: true, force: true })
+  })
+
+  async function start(env: Record<string, string>) {
+    const service = await startService({ NODE_EXTRA_CA_CERTS: caFile, ...env })
+    running.push(service)
+    return service
+  }
+
+  test('kill -9 with deliveries in flight, restart on the same database: every event arrives at least once', async (ctx) => {
+    const store = await freshStore()
+    ctx.after(() => store.drop())
+    receiver.received.length = 0
+    // Answers come late: the attempts are in flight when the process dies.
+    receiver.setHandler(() => ({ status: 200, delayMs: 2500 }))
+
+    const first = await start(store.env)
+    const { orgId, liveKey } = await tenantWithEndpoint(first, receiver)
+    const N = 8
+    await createOrders(first, liveKey, N)
+    await receiver.waitFor(3, 15_000)
+    first.child.kill('SIGKILL')
+    assert.equal(await first.exited, null, 'killed, not exited')
+    const killedAt = Date.now()
+    const inFlightAtCrash = receivedEventIds(receiver)
+    assert.ok(inFlightAtCrash.size >= 3)
+
+    receiver.setHandler(() => ({ status: 200 }))
+    const second = await start(store.env)
+    const events = await deliveries(second, orgId)
+    assert.equal(events.length, N, 'one delivery per event, all written before the crash')
+    const expected = new Set(events.map((d) => d.event_id))
+    await waitUntil(
+      async () => (await deliveries(second, orgId)).every((d) => d.status === 'succeeded'),
+      'every delivery to succeed after the restart',
+      LEASE_MS + 20_000,
+    )
+    const received = receivedEventIds(receiver)
+    for (const id of expected) assert.ok(received.has(id), `event ${id} arrived`)
+    // Those in flight at the crash were never answered, so they came again.
+    for (const id of inFlightAtCrash) {
+      assert.ok(
+        receiver.received.some((r) => r.at > killedAt && r.headers['x-service-event-id'] === id),
+        `event ${id}, in flight at the crash, was sent again`,
+      )
+    }
+    const final = await deliveries(second, orgId)
+    assert.ok(
+      final.some((d) => d.attempts >= 2),
+      'an interrupted attempt counts',
+    )
+    second.child.kill('SIGTERM')
+    assert.equal(await second.exited, 0, second.output())
+  })
+
+  test('WEBHOOK_WORKER=off writes events and deliveries but sends nothing; an instance with the worker delivers them', async (ctx) => {
+    const store = await freshStore()
+    ctx.after(() => store.drop())
+    receiver.received.length = 0
+    receiver.setHandler(() => ({ status: 200 }))
+
+    const apiOnly = await start({ ...store.env, WEBHOOK_WORKER: 'off' })
+    assert.match(apiOnly.output(), /"webhook_worker":"off"/)
+    const { orgId, liveKey } = await tenantWithEndpoint(apiOnly, receiver)
+    await createOrders(apiOnly, liveKey, 3)
+    const queued = await deliveries(apiOnly, orgId)
+    assert.deepEqual(
+      queued.map((d) => [d.status, d.attempts]),
+      [
+        ['pending', 0],
+        ['pending', 0],
+        ['pending', 0],
+      ],
+    )
+    await sleep(1000)
+    assert.equal(receiver.received.length, 0, 'an API-only instance sends nothing')
+
+    if (!TEST_DATABASE_URL) {
+      // One process at a time on an embedded data directory.
+      apiOnly.child.kill('SIGTERM')
+      assert.equal(await apiOnly.exited, 0, apiOnly.output())
+    }
+    const worker = await start(store.env)
+    assert.match(worker.output(), /"webhook_worker":"on"/)
+    await waitUntil(() => receivedEventIds(receiver).size === 3, 'the worker to deliver the backlog', 15_000)
+    assert.deepEqual(new Set(queued.map((d) => d.event_id)), receivedEventIds(receiver))
+    await waitUntil(
+      async () => (await deliveries(worker, orgId)).every((d) => d.status === 'succeeded'),
+      'the deliveries to be recorded',
+      5000,
+    )
+
+    if (TEST_DATABASE_URL) {
+      // Side by side on PostgreSQL: the API-only instance writes, the worker delivers.
+      const started = Date.now()
+      await createOrders(apiOnly, liveKey, 1)
+      await waitUntil(
+        () => receivedEventIds(receiver).size === 4,
+        'a new event through the other instance',
+        5000,
+      )
+      assert.ok(Date.now() - started < 3000, 'delivered promptly by the other process')
+      apiOnly.child.kill('SIGTERM')
+      assert.equal(await apiOnly.exited, 0, apiOnly.output())
+    }
+    worker.child.kill('SIGTERM')
+    assert.equal(await worker.exited, 0, worker.output())
+  })
+})

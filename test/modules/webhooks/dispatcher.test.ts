@@ -1,0 +1,558 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { createServer, type Server, type Socket } from 'node:net'
+import { after, before, describe, type TestContext, test } from 'node:test'
+import { claimDue } from '../../../src/modules/webhooks/deliveries.repo.ts'
+import type { Dispatcher, DispatcherOptions } from '../../../src/modules/webhooks/dispatcher.ts'
+import type { Resolver } from '../../../src/modules/webhooks/ssrf.ts'
+import { createTestApp, DIALECT, orderBody, type TestApp } from '../../helpers/app.ts'
+import {
+  loopbackResolver,
+  type ReceivedRequest,
+  type Reply,
+  startReceiver,
+} from '../../helpers/https-receiver.ts'
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Polls until `check` returns something truthy. */
+async function waitUntil<T>(
+  check: () => Promise<T | undefined | null | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(15)
+  }
+}
+
+/** Host names the receiver's certificate covers, plus one it does not. */
+const resolver: Resolver = async (host) =>
+  host === 'wrong-name.test' ? ['127.0.0.1'] : loopbackResolver(host)
+
+/**
+ * One app per file (a fresh embedded database is slow to build); each test
+ * gets its own receiver, organization and dispatchers, and leaves nothing
+ * running or pending behind for the next.
+ */
+let shared: TestApp
+before(async () => {
+  shared = await createTestApp({ resolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
+})
+after(() => shared.close())
+
+async function setup(
+  ctx: TestContext,
+  options: { respond?: (req: ReceivedRequest, n: number) => Reply } = {},
+) {
+  const t = shared
+  const receiver = await startReceiver(options.respond)
+  const started: Dispatcher[] = []
+  ctx.after(async () => {
+    for (const d of started) await d.stop(100)
+    await t.db
+      .updateTable('webhook_deliveries')
+      .set({ status: 'failed', next_attempt_at: null, locked_until: null })
+      .where('status', '=', 'pending')
+      .execute()
+    await receiver.close()
+  })
+  const tenant = await t.tenant()
+
+  async function endpoint(path: string, opts: { key?: string; url?: string } = {}) {
+    const res = await t.api(opts.key ?? tenant.liveKey, 'POST', '/v1/webhook-endpoints', {
+      url: opts.url ?? receiver.url(path),
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().data as { endpoint: { id: string }; secret: string }
+  }
+
+  async function order(key = tenant.liveKey): Promise<string> {
+    const res = await t.api(key, 'POST', '/v1/orders', orderBody())
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().data.order.id
+  }
+
+  /** A dispatcher trusting the receiver's certificate (unless `ca` is overridden). */
+  async function dispatch(overrides: Partial<DispatcherOptions> = {}, app: TestApp = t) {
+    const d = await app.startDispatcher({ ca: receiver.ca, ...overrides })
+    started.push(d)
+    return d
+  }
+
+  const deliveries = (endpointId: string) =>
+    t.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute()
+
+  const endpointRow = (id: string) =>
+    t.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+
+  /** The only delivery of an endpoint, once `done` says it is there. */
+  const settled = (
+    endpointId: string,
+    done: (row: Awaited<ReturnType<typeof deliveries>>[number]) => boolean,
+  ) =>
+    waitUntil(async () => {
+      const rows = await deliveries(endpointId)
+      return rows.length === 1 && done(rows[0]!) && rows[0]
+    }, 'the delivery to settle')
+
+  return { t, receiver, tenant, endpoint, order, dispatch, deliveries, endpointRow, settled }
+}
+
+const signature = (req: ReceivedRequest) => {
+  const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(req.headers['x-service-signature']))
+  assert.ok(match, `signature header ${req.headers['x-service-signature']}`)
+  return { t: Number(match[1]), v1: match[2]! }
+}
+
+/** A TCP port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const { port } = server.address() as { port: number }
+  await new Promise<void>((r) => server.close(() => r()))
+  return port
+}
+
+describe('webhook dispatcher: retries and outcomes', () => {
+  test('retries follow the configured delays; each retry is signed afresh over the same body and event id', async (ctx) => {
+    const s = await setup(ctx, { respond: (_req, n) => (n <= 2 ? { status: 500 } : { status: 204 }) })
+    const { endpoint } = await s.endpoint('/hook')
+    // Delays of a second or more, so the Unix-seconds t must differ between attempts.
+    const delays = [1000, 1200]
+    await s.dispatch({ retryDelaysMs: delays })
+    await s.order()
+    await s.receiver.waitFor(3, 10_000)
+    const [a, b, c] = s.receiver.received
+    for (const [i, gap] of [b!.at - a!.at, c!.at - b!.at].entries()) {
+      assert.ok(gap >= delays[i]!, `gap ${i + 1} is ${gap} ms, at least the delay of ${delays[i]} ms`)
+      // At most 10 % jitter plus scheduling slack.
+      assert.ok(
+        gap <= delays[i]! * 1.1 + 1000,
+        `gap ${i + 1} is ${gap} ms, about the delay of ${delays[i]} ms`,
+      )
+    }
+    const sigs = [a!, b!, c!].map(signature)
+    assert.ok(sigs[0]!.t < sigs[1]!.t && sigs[1]!.t < sigs[2]!.t, 'every attempt has a newer t')
+    assert.equal(new Set(sigs.map((x) => x.v1)).size, 3, 'every attempt has a different v1')
+    assert.ok(a!.body.equals(b!.body) && b!.body.equals(c!.body), 'the same body bytes every time')
+    const eventId = a!.headers['x-service-event-id']
+    assert.ok(eventId)
+    assert.deepEqual(
+      [b!, c!].map((r) => r.headers['x-service-event-id']),
+      [eventId, eventId],
+    )
+    assert.equal(JSON.parse(a!.body.toString()).id, eventId)
+
+    const row = await s.settled(endpoint.id, (r) => r.status !== 'pending')
+    assert.equal(row.status, 'succeeded')
+    assert.equal(row.attempts, 3)
+    assert.equal(row.error_code, null)
+    assert.equal(row.next_attempt_at, null)
+    assert.equal(row.response_status, 204)
+    assert.equal(row.event_id, eventId)
+    const ep = await s.endpointRow(endpoint.id)
+    assert.equal(ep.consecutive_failures, 0)
+    assert.ok(ep.last_success_at && ep.last_failure_at && ep.last_success_at >= ep.last_failure_at)
+  })
+
+  test('permanent failure after the last delay; a later success resets consecutive_failures', async (ctx) => {
+    const s = await setup(ctx, { respond: () => ({ status: 503, body: 'down for maintenance' }) })
+    const { endpoint } = await s.endpoint('/hook')
+    const delays = [50, 100, 200]
+    await s.dispatch({ retryDelaysMs: delays })
+    await s.order()
+    await s.receiver.waitFor(4)
+    const row = await s.settled(endpoint.id, (r) => r.status !== 'pending')
+    const gaps = s.receiver.received.slice(1).map((r, i) => r.at - s.receiver.received[i]!.at)
+    for (const [i, gap] of gaps.entries()) {
+      assert.ok(
+        gap >= delays[i]! && gap <= delays[i]! * 1.1 + 500,
+        `gap ${i + 1}: ${gap} ms for ${delays[i]} ms`,
+      )
+    }
+    assert.equal(row.status, 'failed')
+    assert.equal(row.attempts, delays.length + 1)
+    assert.equal(row.next_attempt_at, null)
+    assert.equal(row.error_code, 'http_error')
+    assert.equal(row.response_status, 503)
+    assert.equal(row.response_snippet, 'down for maintenance')
+    assert.equal(row.locked_until, null)
+
+    // The public log says the same.
+    const log = await s.t.api(s.tenant.liveKey, 'GET', `/v1/webhook-deliveries?endpoint_id=${endpoint.id}`)
+    assert.equal(log.statusCode, 200)
+    const [entry] = log.json().data
+    assert.equal(entry.status, 'failed')
+    assert.equal(entry.attempts, 4)
+    assert.equal(entry.next_attempt_at, null)
+    assert.equal(entry.error_code, 'http_error')
+    assert.equal(entry.response_status, 503)
+
+    let ep = await s.endpointRow(endpoint.id)
+    assert.equal(ep.consecutive_failures, 4)
+    assert.equal(ep.is_active, true)
+    assert.ok(ep.last_failure_at)
+    assert.equal(ep.last_success_at, null)
+    await sleep(400)
+    assert.equal(s.receiver.received.length, 4, 'no attempt after the last one')
+
+    s.receiver.setHandler(() => ({ status: 200, body: 'ok' }))
+    await s.order()
+    await waitUntil(async () => (await s.endpointRow(endpoint.id)).last_success_at, 'a success')
+    ep = await s.endpointRow(endpoint.id)
+    assert.equal(ep.consecutive_failures, 0)
+    assert.ok(ep.last_success_at)
+    const rows = await s.deliveries(endpoint.id)
+    assert.deepEqual(
+      rows.map((r) => [r.status, r.attempts, r.error_code, r.response_snippet]),
+      [
+        ['failed', 4, 'http_error', 'down for maintenance'],
+        ['succeeded', 1, null, 'ok'],
+      ],
+    )
+    const endpoints = await s.t.api(s.tenant.liveKey, 'GET', '/v1/webhook-endpoints')
+    assert.equal(endpoints.json().data[0].consecutive_failures, 0)
+    assert.equal(endpoints.json().data[0].last_success_at, ep.last_success_at!.toISOString())
+  })
+
+  test('no answer within timeoutMs is a timeout', async (ctx) => {
+    const s = await setup(ctx, { respond: () => ({ status: 200, delayMs: 3000 }) })
+    const { endpoint } = await s.endpoint('/slow')
+    const timeoutMs = 500
+    await s.dispatch({ timeoutMs, retryDelaysMs: [60_000] })
+    await s.order()
+    await s.receiver.waitFor(1)
+    const row = await s.settled(endpoint.id, (r) => r.error_code !== null)
+    const recordedAfter = Date.now() - s.receiver.received[0]!.at
+    assert.equal(row.error_code, 'timeout')
+    assert.equal(row.response_status, null)
+    assert.equal(row.status, 'pending', 'a retry is scheduled')
+    assert.equal(row.attempts, 1)
+    assert.ok(row.next_attempt_at && row.next_attempt_at.getTime() - Date.now() > 50_000)
+    assert.ok(
+      row.duration_ms !== null && row.duration_ms >= timeoutMs - 50 && row.duration_ms < timeoutMs + 1000,
+      `duration ${row.duration_ms}`,
+    )
+    assert.ok(recordedAfter < timeoutMs + 1500, `recorded ${recordedAfter} ms after the request arrived`)
+  })
+
+  test('a TLS handshake that never completes is a timeout too (the deadline covers connect and TLS)', async (ctx) => {
+    const sockets: Socket[] = []
+    const silent: Server = createServer((socket) => {
+      sockets.push(socket)
+    })
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r))
+    ctx.after(() => {
+      for (const socket of sockets) socket.destroy()
+      silent.close()
+    })
+    const port = (silent.address() as { port: number }).port
+    const s = await setup(ctx)
+    const { endpoint } = await s.endpoint('', { url: `https://webhook.test:${port}/hook` })
+    const timeoutMs = 500
+    const started = Date.now()
+    await s.dispatch({ timeoutMs, retryDelaysMs: [60_000] })
+    await s.order()
+    const row = await s.settled(endpoint.id, (r) => r.error_code !== null)
+    assert.ok(sockets.length >= 1, 'the connection was opened')
+    assert.equal(row.error_code, 'timeout')
+    assert.ok(Date.now() - started < timeoutMs + 1500)
+  })
+
+  test('301 and 302 are failed attempts and are not followed', async (ctx) => {
+    const s = await setup(ctx, {
+      respond: (req) =>
+        req.url === '/r301' || req.url === '/r302'
+          ? {
+              status: req.url === '/r301' ? 301 : 302,
+              headers: { location: `https://webhook.test:${s.receiver.port}/moved` },
+              body: 'moved',
+            }
+          : { status: 200 },
+    })
+    const e301 = (await s.endpoint('/r301')).endpoint
+    const e302 = (await s.endpoint('/r302')).endpoint
+    await s.dispatch({ retryDelaysMs: [60_000] })
+    await s.order()
+    const r301 = await s.settled(e301.id, (r) => r.error_code !== null)
+    const r302 = await s.settled(e302.id, (r) => r.error_code !== null)
+    await sleep(300)
+    assert.deepEqual(s.receiver.received.map((r) => r.url).sort(), ['/r301', '/r302'])
+    assert.deepEqual(
+      [r301, r302].map((r) => [r.error_code, r.response_status, r.attempts, r.status]),
+      [
+        ['http_error', 301, 1, 'pending'],
+        ['http_error', 302, 1, 'pending'],
+      ],
+    )
+  })
+
+  test('connection refused is a connection_error', async (ctx) => {
+    const s = await setup(ctx)
+    const port = await closedPort()
+    const { endpoint } = await s.endpoint('', { url: `https://webhook.test:${port}/hook` })
+    await s.dispatch({ retryDelaysMs: [60_000] })
+    await s.order()
+    const row = await s.settled(endpoint.id, (r) => r.error_code !== null)
+    assert.equal(row.error_code, 'connection_error')
+    assert.equal(row.response_status, null)
+    assert.equal(row.attempts, 1)
+  })
+
+  test('an untrusted certificate is a tls_error', async (ctx) => {
+    const s = await setup(ctx)
+    // The certificate is generated inside this process, so no CA file Node loaded
+    // at startup (NODE_EXTRA_CA_CERTS included) can contain it.
+    const extra = process.env.NODE_EXTRA_CA_CERTS
+    if (extra) assert.ok(!readFileSync(extra, 'utf8').includes(s.receiver.ca.trim()))
+    const { endpoint } = await s.endpoint('/hook')
+    // No ca option: only Node's own trust store.
+    await s.dispatch({ ca: undefined, retryDelaysMs: [60_000] })
+    await s.order()
+    const row = await s.settled(endpoint.id, (r) => r.error_code !== null)
+    assert.equal(row.error_code, 'tls_error')
+    assert.equal(row.response_status, null)
+    assert.equal(s.receiver.received.length, 0, 'no request was sent')
+  })
+
+  test('a certificate for another name is a tls_error', async (ctx) => {
+    const s = await setup(ctx)
+    const { endpoint } = await s.endpoint('', { url: s.receiver.url('/hook', 'wrong-name.test') })
+    await s.dispatch({ retryDelaysMs: [60_000] })
+    await s.order()
+    const row = await s.settled(endpoint.id, (r) => r.error_code !== null)
+    assert.equal(row.error_code, 'tls_error')
+    assert.equal(s.receiver.received.length, 0)
+  })
+})
+
+describe('webhook dispatcher: endpoints', () => {
+  test('25 consecutive failures disable the endpoint; its pending deliveries fail with endpoint_disabled', async (ctx) => {
+    const s = await setup(ctx, { respond: (req) => ({ status: req.url === '/bad' ? 500 : 200 }) })
+    const bad = (await s.endpoint('/bad')).endpoint
+    const good = (await s.endpoint('/good')).endpoint
+    // Five attempts per delivery, six deliveries: the 25th failure comes with work left.
+    // One attempt at a time, so none is in flight when the endpoint is disabled.
+    await s.dispatch({ retryDelaysMs: [1, 1, 1, 1], concurrency: 1 })
+    for (let i = 0; i < 6; i++) await s.order()
+    await waitUntil(
+      async () => !(await s.endpointRow(bad.id)).is_active,
+      'the endpoint to be disabled',
+      20_000,
+    )
+    await waitUntil(
+      async () => (await s.deliveries(good.id)).every((r) => r.status === 'succeeded'),
+      'the healthy endpoint to get everything',
+    )
+    const ep = await s.endpointRow(bad.id)
+    assert.equal(ep.disabled_reason, 'too_many_failures')
+    assert.equal(ep.consecutive_failures, 25)
+    assert.ok(ep.disabled_at)
+    const rows = await s.deliveries(bad.id)
+    assert.equal(rows.length, 6)
+    assert.ok(rows.every((r) => r.status === 'failed' && r.next_attempt_at === null))
+    assert.equal(
+      rows.reduce((n, r) => n + r.attempts, 0),
+      25,
+    )
+    assert.ok(rows.some((r) => r.error_code === 'endpoint_disabled'))
+    assert.ok(rows.every((r) => r.error_code === 'endpoint_disabled' || r.error_code === 'http_error'))
+    assert.equal(s.receiver.received.filter((r) => r.url === '/bad').length, 25)
+    assert.equal((await s.endpointRow(good.id)).is_active, true)
+
+    // Nothing further: no delivery rows, no requests.
+    await s.order()
+    await waitUntil(async () => (await s.deliveries(good.id)).length === 7, 'the next order to fan out')
+    await sleep(300)
+    assert.equal((await s.deliveries(bad.id)).length, 6)
+    assert.equal(s.receiver.received.filter((r) => r.url === '/bad').length, 25)
+
+    const list = await s.t.api(s.tenant.liveKey, 'GET', '/v1/webhook-endpoints')
+    const listed = list.json().data.find((e: { id: string }) => e.id === bad.id)
+    assert.equal(listed.is_active, false)
+    assert.equal(listed.disabled_reason, 'too_many_failures')
+    const ping = await s.t.api(s.tenant.liveKey, 'POST', `/v1/webhook-endpoints/${bad.id}/test`)
+    assert.equal(ping.statusCode, 422)
+    assert.equal(ping.json().error.code, 'validation_failed')
+  })
+
+  test('fan-out: one delivery per active endpoint of the organization and environment', async (ctx) => {
+    const s = await setup(ctx)
+    const mine = await Promise.all(['/a', '/b', '/c'].map((p) => s.endpoint(p)))
+    const deleted = await s.endpoint('/deleted')
+    assert.equal(
+      (await s.t.api(s.tenant.liveKey, 'DELETE', `/v1/webhook-endpoints/${deleted.endpoint.id}`)).statusCode,
+      200,
+    )
+    const testEnv = await s.endpoint('/test-env', { key: s.tenant.testKey })
+    const other = await s.t.tenant('Other Org')
+    const foreign = await s.endpoint('/foreign', { key: other.liveKey })
+    await s.dispatch()
+
+    await s.order()
+    await s.receiver.waitFor(3)
+    await sleep(300)
+    const received = s.receiver.received
+    assert.deepEqual(received.map((r) => r.url).sort(), ['/a', '/b', '/c'])
+    const eventId = received[0]!.headers['x-service-event-id'] as string
+    assert.ok(received.every((r) => r.headers['x-service-event-id'] === eventId))
+    assert.ok(received.every((r) => r.body.equals(received[0]!.body)))
+    assert.equal(
+      new Set(received.map((r) => signature(r).v1)).size,
+      3,
+      'each endpoint signs with its own secret',
+    )
+
+    const rows = await s.t.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('event_id', '=', eventId)
+      .execute()
+    assert.deepEqual(rows.map((r) => r.endpoint_id).sort(), mine.map((m) => m.endpoint.id).sort())
+    assert.ok(
+      rows.every((r) => r.status === 'succeeded' && r.attempts === 1 && r.event_type === 'order.received'),
+    )
+    for (const none of [deleted, testEnv, foreign]) {
+      assert.equal((await s.deliveries(none.endpoint.id)).length, 0)
+    }
+
+    // A test order produces no event, so nothing is delivered.
+    await s.order(s.tenant.testKey)
+    await sleep(300)
+    assert.equal(s.receiver.received.length, 3)
+  })
+})
+
+describe('webhook dispatcher: claims', () => {
+  test('two dispatchers on one database deliver each event exactly once per endpoint', async (ctx) => {
+    const s = await setup(ctx, { respond: () => ({ status: 200, delayMs: 3 }) })
+    const endpoints = [(await s.endpoint('/one')).endpoint, (await s.endpoint('/two')).endpoint]
+    const N = 40
+    // A backlog first, so both dispatchers race for the same rows from the start.
+    for (let i = 0; i < N / 2; i++) await s.order()
+    const dispatchers: Dispatcher[] = []
+    if (DIALECT === 'postgres') {
+      // A second instance: its own connection pool on the same database.
+      const second = await createTestApp({
+        testDb: s.t.testDb,
+        db: await s.t.testDb.openAnother(),
+        resolver: loopbackResolver,
+        webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+      })
+      ctx.after(() => second.close())
+      dispatchers.push(
+        ...(await Promise.all([s.dispatch({ concurrency: 4 }), s.dispatch({ concurrency: 4 }, second)])),
+      )
+    } else {
+      // PGlite has one connection: two dispatchers in one process on it.
+      dispatchers.push(
+        ...(await Promise.all([s.dispatch({ concurrency: 4 }), s.dispatch({ concurrency: 4 })])),
+      )
+    }
+    assert.notEqual(dispatchers[0]!.workerId, dispatchers[1]!.workerId)
+    // And more while both run.
+    for (let i = 0; i < N / 2; i++) await s.order()
+    await s.receiver.waitFor(N * 2, 30_000)
+    await sleep(500)
+    assert.equal(s.receiver.received.length, N * 2)
+    const seen = new Set(s.receiver.received.map((r) => `${r.url} ${r.headers['x-service-event-id']}`))
+    assert.equal(seen.size, N * 2, 'every (event, endpoint) exactly once')
+    for (const e of endpoints) {
+      const rows = await s.deliveries(e.id)
+      assert.equal(rows.length, N)
+      assert.ok(rows.every((r) => r.status === 'succeeded' && r.attempts === 1))
+    }
+  })
+
+  test('an attempt claimed by a worker that died is retried after its lease', async (ctx) => {
+    const s = await setup(ctx)
+    const { endpoint } = await s.endpoint('/hook')
+    await s.order()
+    // The dead worker: claims with a short lease and never finishes.
+    const leaseMs = 800
+    const claimedAt = Date.now()
+    const claimed = await claimDue(s.t.db, {
+      limit: 10,
+      now: new Date(claimedAt),
+      leaseMs,
+      workerId: 'dead-worker',
+    })
+    assert.equal(claimed.length, 1)
+    assert.equal(claimed[0]!.attempts, 1)
+
+    await s.dispatch()
+    await s.receiver.waitFor(1, 5000)
+    const arrived = s.receiver.received[0]!.at
+    assert.ok(
+      arrived >= claimedAt + leaseMs,
+      `retried ${arrived - claimedAt} ms after the claim, not before the lease ran out`,
+    )
+    assert.ok(arrived < claimedAt + leaseMs + 1500, 'soon after the lease ran out')
+    const row = await s.settled(endpoint.id, (r) => r.status !== 'pending')
+    assert.equal(row.status, 'succeeded')
+    assert.equal(row.attempts, 2, 'the dead worker’s claim counts as an attempt')
+    assert.equal(row.locked_until, null)
+    assert.equal(row.locked_by, null)
+  })
+
+  test('stop() gives unfinished claims back', async (ctx) => {
+    const s = await setup(ctx, { respond: () => ({ status: 200, delayMs: 2500 }) })
+    const { endpoint } = await s.endpoint('/hook')
+    const first = await s.dispatch({ timeoutMs: 5000 })
+    await s.order()
+    await s.receiver.waitFor(1)
+    const inFlight = (await s.deliveries(endpoint.id))[0]!
+    assert.equal(inFlight.attempts, 1)
+    assert.ok(inFlight.locked_until && inFlight.locked_by === first.workerId)
+
+    await first.stop(100)
+    let row = (await s.deliveries(endpoint.id))[0]!
+    assert.equal(row.status, 'pending')
+    assert.equal(row.attempts, 0, 'the attempt that did not finish is not counted')
+    assert.equal(row.locked_until, null)
+    assert.equal(row.locked_by, null)
+    assert.equal(row.error_code, null)
+
+    s.receiver.setHandler(() => ({ status: 200 }))
+    await s.dispatch()
+    await s.receiver.waitFor(2)
+    row = await s.settled(endpoint.id, (r) => r.status !== 'pending')
+    assert.equal(row.status, 'succeeded')
+    assert.equal(row.attempts, 1)
+    assert.equal(
+      s.receiver.received[1]!.headers['x-service-event-id'],
+      s.receiver.received[0]!.headers['x-service-event-id'],
+    )
+  })
+
+  test('an idle worker delivers a new order’s event fast (woken by NOTIFY, not by polling)', async (ctx) => {
+    const s = await setup(ctx)
+    await s.endpoint('/hook')
+    // A poll interval far longer than the assertion: only the wake-up can be this fast.
+    await s.dispatch({ pollIntervalMs: 60_000 })
+    await sleep(100)
+    const latencies: number[] = []
+    for (let i = 0; i < 5; i++) {
+      const started = Date.now()
+      await s.order()
+      await s.receiver.waitFor(i + 1, 5000)
+      latencies.push(s.receiver.received[i]!.at - started)
+      await sleep(50)
+    }
+    assert.ok(
+      latencies.every((ms) => ms < 1000),
+      `order creation to delivery: ${latencies.join(', ')} ms`,
+    )
+  })
+})
