@@ -19,6 +19,8 @@ export interface Config {
   webhookTimeoutMs: number
   webhookAllowPrivateCidrs: string[]
   webhookWorker: boolean
+  /** Attempts a worker has in flight at once. */
+  webhookConcurrency: number
   /** Claim lease of the delivery worker; unset: WEBHOOK_TIMEOUT_MS + 30 s. */
   webhookLeaseMs: number | undefined
   uploadUrlTtlS: number
@@ -84,6 +86,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookAllowPrivateCidrs: Object.freeze(list(env.WEBHOOK_ALLOW_PRIVATE_CIDRS)) as string[],
     webhookWorker: onOff(env, 'WEBHOOK_WORKER', true),
     webhookLeaseMs: leaseMs(env, webhookTimeoutMs),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 32, 1, 1000),
     uploadUrlTtlS: int(env, 'UPLOAD_URL_TTL_S', 7200, 1, 7 * 86400),
     uploadRetentionS: int(env, 'UPLOAD_RETENTION_S', 1_209_600, 1, 10 * 365 * 86400),
     logLevel,

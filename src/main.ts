@@ -65,6 +65,7 @@ async function main(): Promise<void> {
         listen,
         retryDelaysMs: config.webhookRetryDelaysMs,
         timeoutMs: config.webhookTimeoutMs,
+        concurrency: config.webhookConcurrency,
         ...(config.webhookLeaseMs ? { leaseMs: config.webhookLeaseMs } : {}),
       })
     : undefined

@@ -60,7 +60,10 @@ export async function startService(env: Record<string, string>): Promise<Service
   })
   for (;;) {
     if (exited !== undefined) throw new Error(`service exited (${exited}):\n${output}`)
-    const ok = await fetch(`${base}/readyz`).then((r) => r.ok, () => false)
+    const ok = await fetch(`${base}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    )
     if (ok) break
     await new Promise((r) => setTimeout(r, 50))
   }

@@ -9,39 +9,136 @@ export async function wakeWorkers(trx: Database): Promise<void> {
   await sql`select pg_notify(${WAKE_CHANNEL}, '')`.execute(trx)
 }
 
+/** A claimed attempt with what sending it needs: the event and the endpoint. */
+export interface ClaimedDelivery extends WebhookDeliveryRow {
+  event_created_at: Date
+  event_data: unknown
+  url: string
+  pinned_addresses: string[]
+  secret_encrypted: string
+  endpoint_active: boolean
+}
+
 /**
  * Claims due attempts: FOR UPDATE SKIP LOCKED lets any number of workers on one
  * database take disjoint rows, and the attempt counter is bumped in the same
  * statement. The lease (locked_until) hands an attempt whose worker died back
- * to the others once it runs out.
+ * to the others once it runs out. The event and endpoint come back with the
+ * claim, so a batch costs one round trip.
  */
 export async function claimDue(
   db: Database,
   input: { limit: number; now: Date; leaseMs: number; workerId: string },
-): Promise<WebhookDeliveryRow[]> {
+): Promise<ClaimedDelivery[]> {
   if (input.limit <= 0) return []
-  return db
-    .updateTable('webhook_deliveries')
-    .set({
-      attempts: sql`attempts + 1`,
-      last_attempt_at: input.now,
-      locked_until: new Date(input.now.getTime() + input.leaseMs),
-      locked_by: input.workerId,
-    })
-    .where('id', 'in', (eb) =>
-      eb
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('status', '=', 'pending')
-        .where('next_attempt_at', '<=', input.now)
-        .where((w) => w.or([w('locked_until', 'is', null), w('locked_until', '<', input.now)]))
-        .orderBy('next_attempt_at')
-        .limit(input.limit)
-        .forUpdate()
-        .skipLocked(),
+  const lease = new Date(input.now.getTime() + input.leaseMs)
+  const result = await sql<ClaimedDelivery>`
+    with claimed as (
+      update webhook_deliveries d
+      set attempts = d.attempts + 1, last_attempt_at = ${input.now}::timestamptz,
+          locked_until = ${lease}::timestamptz, locked_by = ${input.workerId}::text
+      where d.id in (
+        select id from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= ${input.now}::timestamptz
+          and (locked_until is null or locked_until < ${input.now}::timestamptz)
+        order by next_attempt_at
+        limit ${input.limit}::int
+        for update skip locked)
+      returning d.*
     )
-    .returningAll()
-    .execute()
+    select c.*, e.created_at as event_created_at, e.data as event_data, w.url, w.pinned_addresses,
+           w.secret_encrypted, w.is_active as endpoint_active
+    from claimed c
+    join events e on e.id = c.event_id
+    join webhook_endpoints w on w.id = c.endpoint_id`.execute(db)
+  return result.rows
+}
+
+/** The outcome of one attempt, as the worker records it. */
+export interface AttemptResult {
+  deliveryId: string
+  endpointId: string
+  status: 'succeeded' | 'pending' | 'failed'
+  errorCode: string | null
+  responseStatus: number | null
+  snippet: string | null
+  durationMs: number | null
+  nextAttemptAt: Date | null
+  at: Date
+  /** Whether the attempt reached the endpoint and counts for its failure streak. */
+  counts: boolean
+}
+
+/**
+ * Records a batch of attempt results in ONE statement: the deliveries this
+ * worker still holds are updated, and each endpoint's failure streak moves with
+ * them (a success resets it, failures after the last success add up), computed
+ * against the endpoint row as it stands when the statement locks it, so
+ * workers recording results for one endpoint at the same time add up
+ * correctly. Returns the active endpoints whose streak reached `disableAfter`.
+ */
+export async function recordResults(
+  db: Database,
+  workerId: string,
+  results: AttemptResult[],
+  disableAfter: number,
+): Promise<string[]> {
+  if (results.length === 0) return []
+  const col = <T>(f: (r: AttemptResult) => T) => results.map(f)
+  const outcome = await sql<{ id: string }>`
+    with v as (
+      select * from unnest(
+        ${col((r) => r.deliveryId)}::uuid[], ${col((r) => r.endpointId)}::uuid[],
+        ${results.map((_, i) => i)}::int[], ${col((r) => r.status)}::text[], ${col((r) => r.errorCode)}::text[],
+        ${col((r) => r.responseStatus)}::int[], ${col((r) => r.snippet)}::text[], ${col((r) => r.durationMs)}::int[],
+        ${col((r) => r.nextAttemptAt)}::timestamptz[], ${col((r) => r.at)}::timestamptz[], ${col((r) => r.counts)}::boolean[])
+        as v(id, endpoint_id, seq, status, error_code, response_status, snippet, duration_ms, next_attempt_at, at, counts)
+    ),
+    recorded as (
+      update webhook_deliveries d
+      set status = v.status, error_code = v.error_code, response_status = v.response_status,
+          response_snippet = v.snippet, duration_ms = v.duration_ms, next_attempt_at = v.next_attempt_at,
+          locked_until = null, locked_by = null
+      from v
+      where d.id = v.id and d.locked_by = ${workerId}::text and d.status = 'pending'
+      returning v.endpoint_id, v.seq, v.status, v.at, v.counts
+    ),
+    streaks as (
+      select endpoint_id,
+        bool_or(status = 'succeeded') as reset,
+        count(*) filter (where status <> 'succeeded' and seq > coalesce(
+          (select max(r2.seq) from recorded r2 where r2.endpoint_id = r.endpoint_id and r2.status = 'succeeded'), -1))
+          as failures,
+        max(at) filter (where status = 'succeeded') as last_success,
+        max(at) filter (where status <> 'succeeded') as last_failure
+      from recorded r
+      where counts
+      group by endpoint_id
+    ),
+    endpoints as (
+      update webhook_endpoints w
+      set consecutive_failures = case when s.reset then s.failures else w.consecutive_failures + s.failures end,
+          last_success_at = coalesce(s.last_success, w.last_success_at),
+          last_failure_at = coalesce(s.last_failure, w.last_failure_at)
+      from streaks s
+      where w.id = s.endpoint_id
+      returning w.id, w.is_active, w.consecutive_failures
+    )
+    select id from endpoints where is_active and consecutive_failures >= ${disableAfter}::int`.execute(db)
+  const disable = outcome.rows.map((r) => r.id)
+  if (disable.length > 0) {
+    const at = results[results.length - 1]!.at
+    await db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('webhook_endpoints')
+        .set({ is_active: false, disabled_reason: 'too_many_failures', disabled_at: at })
+        .where('id', 'in', disable)
+        .where('is_active', '=', true)
+        .execute()
+      for (const id of disable) await failPendingForEndpoint(trx, id)
+    })
+  }
+  return disable
 }
 
 /** When the next pending attempt falls due (to sleep exactly until then). */
@@ -70,7 +167,13 @@ export async function releaseClaims(db: Database, ids: string[], workerId: strin
 export async function failPendingForEndpoint(trx: Database, endpointId: string): Promise<void> {
   await trx
     .updateTable('webhook_deliveries')
-    .set({ status: 'failed', error_code: 'endpoint_disabled', next_attempt_at: null, locked_until: null })
+    .set({
+      status: 'failed',
+      error_code: 'endpoint_disabled',
+      next_attempt_at: null,
+      locked_until: null,
+      locked_by: null,
+    })
     .where('endpoint_id', '=', endpointId)
     .where('status', '=', 'pending')
     .execute()

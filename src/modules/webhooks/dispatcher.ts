@@ -12,9 +12,11 @@ import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
 import { eventEnvelope } from '../events/events.service.ts'
 import {
+  type AttemptResult,
+  type ClaimedDelivery,
   claimDue,
-  failPendingForEndpoint,
   nextDueAt,
+  recordResults,
   releaseClaims,
   WAKE_CHANNEL,
 } from './deliveries.repo.ts'
@@ -97,12 +99,16 @@ function pinnedLookup(addresses: string[]) {
 
 export function createDispatcher(options: DispatcherOptions) {
   const { db, clock, log } = options
-  const concurrency = options.concurrency ?? 16
+  const concurrency = options.concurrency ?? 32
   const pollIntervalMs = options.pollIntervalMs ?? 1000
   const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   // Long enough for a whole attempt; an attempt of a worker that died is taken
   // again once this runs out.
   const leaseMs = options.leaseMs ?? options.timeoutMs + 30_000
+  // Claims are made for a quarter of the slots at least, so a busy worker claims
+  // in batches instead of once per finished attempt.
+  const claimBatch = Math.max(1, Math.floor(concurrency / 4))
+  const secrets = new Map<string, string>()
   const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>()
   const agents = new Map<string, { key: string; agent: Agent }>()
   let box: SecretBox | undefined
@@ -128,7 +134,7 @@ export function createDispatcher(options: DispatcherOptions) {
         ...(options.ca ? { ca: options.ca } : {}),
       },
       keepAliveTimeout: 30_000,
-      connections: 16,
+      connections: concurrency,
     })
     agents.set(endpointId, { key, agent })
     return agent
@@ -157,9 +163,11 @@ export function createDispatcher(options: DispatcherOptions) {
       })
       // The body is ignored for the verdict; its beginning goes to the log.
       let snippet = ''
+      // Decoded as a stream, so a character split across chunks stays whole.
+      res.body.setEncoding('utf8')
       try {
         for await (const chunk of res.body) {
-          snippet += chunk.toString()
+          snippet += chunk
           if (snippet.length >= SNIPPET_CHARS) break
         }
       } catch {
@@ -192,129 +200,120 @@ export function createDispatcher(options: DispatcherOptions) {
     return new Date(now.getTime() + delay + Math.floor(Math.random() * delay * 0.1))
   }
 
-  async function record(row: WebhookDeliveryRow, outcome: Outcome): Promise<void> {
-    const now = clock.now()
-    await db.transaction().execute(async (trx) => {
-      const common = {
-        response_status: outcome.status,
-        response_snippet: outcome.snippet,
-        duration_ms: outcome.durationMs,
-        locked_until: null,
-        locked_by: null,
+  // Results are written in batches: whatever finished while the previous batch
+  // was being written goes into the next one (one transaction for many
+  // attempts under load, an immediate write when idle).
+  let pending: AttemptResult[] = []
+  let flushing: Promise<void> | undefined
+
+  function flush(): Promise<void> {
+    if (flushing) return flushing
+    flushing = (async () => {
+      while (pending.length > 0) {
+        const batch = pending
+        pending = []
+        // A second try covers a transient failure (a deadlock victim among
+        // workers recording for the same endpoints); after that the claims stay
+        // ours until the lease ends and the attempts run again.
+        for (let tries = 1; tries <= 2; tries++) {
+          try {
+            const disabled = await recordResults(db, workerId, batch, DISABLE_AFTER_FAILURES)
+            for (const id of disabled) {
+              log.warn({ endpoint_id: id }, 'webhook endpoint disabled after too many consecutive failures')
+            }
+            break
+          } catch (err) {
+            if (tries === 2)
+              log.error({ err, attempts: batch.length }, 'could not record webhook attempt results')
+          }
+        }
       }
-      const next = outcome.ok ? null : retryAt(row.attempts, now)
-      const updated = await trx
-        .updateTable('webhook_deliveries')
-        .set(
-          outcome.ok
-            ? { ...common, status: 'succeeded', error_code: null, next_attempt_at: null }
-            : {
-                ...common,
-                status: next ? 'pending' : 'failed',
-                error_code: outcome.errorCode,
-                next_attempt_at: next,
-              },
-        )
-        .where('id', '=', row.id)
-        .where('locked_by', '=', workerId)
-        .where('status', '=', 'pending')
-        .executeTakeFirst()
-      // Our lease ran out and another worker owns the attempt now: its result counts.
-      if (Number(updated.numUpdatedRows) !== 1) return
-      if (outcome.ok) {
-        await trx
-          .updateTable('webhook_endpoints')
-          .set({ consecutive_failures: 0, last_success_at: now })
-          .where('id', '=', row.endpoint_id)
-          .execute()
-        return
-      }
-      const endpoint = await trx
-        .updateTable('webhook_endpoints')
-        .set({ consecutive_failures: sql`consecutive_failures + 1`, last_failure_at: now })
-        .where('id', '=', row.endpoint_id)
-        .returning(['consecutive_failures', 'is_active'])
-        .executeTakeFirst()
-      if (endpoint?.is_active && endpoint.consecutive_failures >= DISABLE_AFTER_FAILURES) {
-        await trx
-          .updateTable('webhook_endpoints')
-          .set({ is_active: false, disabled_reason: 'too_many_failures', disabled_at: now })
-          .where('id', '=', row.endpoint_id)
-          .execute()
-        await failPendingForEndpoint(trx, row.endpoint_id)
-        log.warn(
-          { endpoint_id: row.endpoint_id },
-          'webhook endpoint disabled after too many consecutive failures',
-        )
-      }
+    })().finally(() => {
+      flushing = undefined
     })
+    return flushing
   }
 
-  async function attempt(row: WebhookDeliveryRow, controller: AbortController): Promise<void> {
-    const target = await db
-      .selectFrom('webhook_deliveries as d')
-      .innerJoin('webhook_endpoints as w', 'w.id', 'd.endpoint_id')
-      .innerJoin('events as e', 'e.id', 'd.event_id')
-      .select([
-        'w.url',
-        'w.pinned_addresses',
-        'w.secret_encrypted',
-        'w.is_active',
-        'e.id as event_id',
-        'e.type',
-        'e.created_at',
-        'e.data',
-      ])
-      .where('d.id', '=', row.id)
-      .executeTakeFirstOrThrow()
-    if (!target.is_active) {
-      await db
-        .updateTable('webhook_deliveries')
-        .set({ status: 'failed', error_code: 'endpoint_disabled', next_attempt_at: null, locked_until: null })
-        .where('id', '=', row.id)
-        .where('locked_by', '=', workerId)
-        .execute()
+  /**
+   * Queues a result and resolves once it is written: a slot stays taken until
+   * then, so the next claim already sees this attempt's effect on its endpoint.
+   */
+  function report(result: AttemptResult): Promise<void> {
+    pending.push(result)
+    return (flushing ?? flush()).then(() => (pending.includes(result) ? flush() : undefined))
+  }
+
+  async function attempt(row: ClaimedDelivery, controller: AbortController): Promise<void> {
+    if (!row.endpoint_active) {
+      await report({
+        deliveryId: row.id,
+        endpointId: row.endpoint_id,
+        status: 'failed',
+        errorCode: 'endpoint_disabled',
+        responseStatus: null,
+        snippet: null,
+        durationMs: null,
+        nextAttemptAt: null,
+        at: clock.now(),
+        counts: false,
+      })
       return
     }
     box ??= createSecretBox(await serviceSecret(db, 'webhook_secret_key'))
+    let secret = secrets.get(row.secret_encrypted)
+    if (secret === undefined) {
+      if (secrets.size > 1000) secrets.clear()
+      secret = box.open(row.secret_encrypted)
+      secrets.set(row.secret_encrypted, secret)
+    }
     const body = JSON.stringify(
       eventEnvelope({
-        id: target.event_id,
-        type: target.type,
-        created_at: target.created_at,
-        data: target.data,
+        id: row.event_id,
+        type: row.event_type,
+        created_at: row.event_created_at,
+        data: row.event_data,
       }),
     )
     // t is taken per attempt, so every retry carries a new t and v1.
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
-      'x-service-event-id': target.event_id,
-      'x-service-event-type': target.type,
-      [SIGNATURE_HEADER]: signatureHeader(
-        box.open(target.secret_encrypted),
-        body,
-        Math.floor(Date.now() / 1000),
-      ),
+      'x-service-event-id': row.event_id,
+      'x-service-event-type': row.event_type,
+      [SIGNATURE_HEADER]: signatureHeader(secret, body, Math.floor(Date.now() / 1000)),
     }
     const outcome = await send(
-      { endpointId: row.endpoint_id, url: target.url, addresses: target.pinned_addresses },
+      { endpointId: row.endpoint_id, url: row.url, addresses: row.pinned_addresses },
       headers,
       body,
       controller.signal,
     )
     // Cut short by shutdown: the attempt did not happen; the claim is given back.
     if (controller.signal.aborted) return
-    await record(row, outcome)
+    const at = clock.now()
+    const next = outcome.ok ? null : retryAt(row.attempts, at)
+    await report({
+      deliveryId: row.id,
+      endpointId: row.endpoint_id,
+      status: outcome.ok ? 'succeeded' : next ? 'pending' : 'failed',
+      errorCode: outcome.ok ? null : outcome.errorCode,
+      responseStatus: outcome.status,
+      snippet: outcome.snippet,
+      durationMs: outcome.durationMs,
+      nextAttemptAt: next,
+      at,
+      counts: true,
+    })
   }
 
-  function start(row: WebhookDeliveryRow) {
+  function start(row: ClaimedDelivery) {
     const controller = new AbortController()
     const done = attempt(row, controller)
       .catch((err) => log.error({ err, delivery_id: row.id }, 'webhook attempt failed unexpectedly'))
       .finally(() => {
         inFlight.delete(row.id)
-        poke()
+        // Claim again once a good share of the slots is free, not per attempt.
+        if (concurrency - inFlight.size >= claimBatch) poke()
       })
     inFlight.set(row.id, { controller, done })
   }
@@ -335,7 +334,7 @@ export function createDispatcher(options: DispatcherOptions) {
       let delay = pollIntervalMs
       try {
         const free = concurrency - inFlight.size
-        if (free > 0) {
+        if (free >= claimBatch || inFlight.size === 0) {
           const rows = await claimDue(db, { limit: free, now: clock.now(), leaseMs, workerId })
           for (const row of rows) start(row)
           if (rows.length === free) continue
@@ -376,6 +375,7 @@ export function createDispatcher(options: DispatcherOptions) {
         await Promise.all([...inFlight.values()].map((f) => f.done))
         await releaseClaims(db, unfinished, workerId)
       }
+      await flush()
       await Promise.all([...agents.values()].map(({ agent }) => agent.close().catch(() => {})))
       agents.clear()
     },
