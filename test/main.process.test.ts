@@ -1,55 +1,17 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { orderBody } from './helpers/app.ts'
+import { type ServiceProcess, startServiceProcess } from './helpers/service-process.ts'
 
-/** The real entry point in a child process, on the embedded database. */
-interface Service {
-  child: ChildProcess
-  port: number
-  output: () => string
-  exited: Promise<number | null>
-}
+type Service = ServiceProcess
 
-async function startService(dataDir: string, env: Record<string, string> = {}): Promise<Service> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      DATABASE_URL: '',
-      REDIS_URL: '',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
-  let output = ''
-  child.stdout!.on('data', (d) => {
-    output += d
-  })
-  child.stderr!.on('data', (d) => {
-    output += d
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /listening at http:\/\/[^:]+:(\d+)/.exec(output)
-      if (match && output.includes('service ready')) {
-        clearInterval(timer)
-        resolve(Number(match[1]))
-      }
-    }, 50)
-    exited.then((code) => {
-      clearInterval(timer)
-      reject(new Error(`service exited (${code}) before it was ready:\n${output}`))
-    })
-  })
-  return { child, port, output: () => output, exited }
+function startService(dataDir: string, env: Record<string, string> = {}): Promise<Service> {
+  return startServiceProcess({ DATA_DIR: dataDir, DATABASE_URL: '', ...env })
 }
 
 describe('the service process', () => {

@@ -268,3 +268,18 @@ export function orderBody(overrides: Record<string, unknown> = {}) {
     ...overrides,
   }
 }
+
+const ORDER_TABLES = ['orders', 'order_items', 'production_orders', 'production_jobs', 'events'] as const
+
+/** Row counts of the tables an order writes, to prove a rejected request stored nothing. */
+export async function rowCounts(db: Database): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {}
+  for (const table of ORDER_TABLES) {
+    const row = await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()
+    counts[table] = Number(row.n)
+  }
+  return counts
+}

@@ -4,7 +4,7 @@ import { Readable } from 'node:stream'
 import { after, before, beforeEach, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { BODY_LIMIT } from '../../src/app.ts'
-import { createTestApp, orderBody, type TestApp } from '../helpers/app.ts'
+import { createTestApp, orderBody, rowCounts, type TestApp } from '../helpers/app.ts'
 
 /**
  * Bad input on POST /v1/orders: every malformed, oversized, hostile or
@@ -14,20 +14,7 @@ import { createTestApp, orderBody, type TestApp } from '../helpers/app.ts'
 
 type Entry = [code: string, field: string]
 
-const TABLES = ['orders', 'order_items', 'production_orders', 'production_jobs', 'events'] as const
 const ERROR_KEYS = ['code', 'doc_url', 'errors', 'field', 'message']
-
-async function rowCounts(t: TestApp): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {}
-  for (const table of TABLES) {
-    const row = await t.db
-      .selectFrom(table)
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow()
-    counts[table] = Number(row.n)
-  }
-  return counts
-}
 
 /** Exactly one top-level key `error`, with only the documented fields. */
 function assertError(res: LightMyRequestResponse, status: number, code: string) {
@@ -79,11 +66,11 @@ describe('bad input on POST /v1/orders', () => {
   after(() => t.close())
 
   beforeEach(async () => {
-    counts = await rowCounts(t)
+    counts = await rowCounts(t.db)
   })
 
   async function assertNothingStored() {
-    assert.deepEqual(await rowCounts(t), counts, 'nothing stored')
+    assert.deepEqual(await rowCounts(t.db), counts, 'nothing stored')
     assert.equal(({} as Record<string, unknown>).polluted, undefined, 'Object.prototype untouched')
   }
 
@@ -165,7 +152,7 @@ describe('bad input on POST /v1/orders', () => {
         const res = await send(JSON.stringify(body), { 'content-type': type })
         assert.equal(res.statusCode, 201, res.body)
         assert.equal(res.json().data.order.external_order_id, body.external_order_id)
-        const after = await rowCounts(t)
+        const after = await rowCounts(t.db)
         assert.equal(after.orders, counts.orders! + 1)
       })
     }

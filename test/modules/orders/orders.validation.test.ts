@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
+import { createTestApp, orderBody, rowCounts, type TestApp } from '../../helpers/app.ts'
 
 /**
  * POST /v1/orders schema validation: every rule of the reference and of
@@ -12,20 +12,6 @@ import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
 
 type Entry = [code: string, field: string]
 type Body = Record<string, unknown>
-
-const TABLES = ['orders', 'order_items', 'production_orders', 'production_jobs', 'events'] as const
-
-async function rowCounts(t: TestApp): Promise<Record<string, number>> {
-  const counts: Record<string, number> = {}
-  for (const table of TABLES) {
-    const row = await t.db
-      .selectFrom(table)
-      .select((eb) => eb.fn.countAll().as('n'))
-      .executeTakeFirstOrThrow()
-    counts[table] = Number(row.n)
-  }
-  return counts
-}
 
 /** The 422 validation_failed body: exact entries, top-level field only for a single entry. */
 function assertValidationFailed(res: LightMyRequestResponse, expected: Entry[]): void {
@@ -368,11 +354,11 @@ describe('POST /v1/orders validation', () => {
 
   /** Sends a body that must be refused; asserts the entries and that nothing was stored. */
   async function rejects(body: Body, errors: Entry[]) {
-    const before = await rowCounts(t)
+    const before = await rowCounts(t.db)
     // A live key: an accepted order would also leave production rows and an event.
     const res = await t.api(tenant.liveKey, 'POST', '/v1/orders', body)
     assertValidationFailed(res, errors)
-    assert.deepEqual(await rowCounts(t), before, 'nothing stored')
+    assert.deepEqual(await rowCounts(t.db), before, 'nothing stored')
   }
 
   describe('rejected with 422 validation_failed, nothing stored', () => {
@@ -448,7 +434,7 @@ describe('POST /v1/orders validation', () => {
     })
 
     test('200 items, stored in order', async () => {
-      const before = await rowCounts(t)
+      const before = await rowCounts(t.db)
       const items = Array.from({ length: 200 }, (_, i) => item({ name: `Item ${i}` }))
       const { order } = await accepts(orderBody({ items }))
       assert.equal(order.items.length, 200)
@@ -456,7 +442,7 @@ describe('POST /v1/orders validation', () => {
         order.items.map((i: { name: string }) => i.name),
         items.map((i) => i.name),
       )
-      const afterCounts = await rowCounts(t)
+      const afterCounts = await rowCounts(t.db)
       assert.equal(afterCounts.orders, before.orders! + 1)
       assert.equal(afterCounts.order_items, before.order_items! + 200)
     })

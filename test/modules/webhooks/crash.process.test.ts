@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -8,6 +7,7 @@ import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { orderBody, TEST_DATABASE_URL } from '../../helpers/app.ts'
 import { type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
+import { type ServiceProcess, startServiceProcess } from '../../helpers/service-process.ts'
 
 /**
  * The real entry point (src/main.ts) in child processes: kill -9 while
@@ -23,52 +23,17 @@ const TIMEOUT_MS = 3000
 const LEASE_MS = 4000
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-interface Service {
-  child: ChildProcess
-  port: number
-  output: () => string
-  exited: Promise<number | null>
-}
+type Service = ServiceProcess
 
-async function startService(env: Record<string, string>): Promise<Service> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'info',
-      OPERATOR_TOKEN,
-      REDIS_URL: '',
-      WEBHOOK_RETRY_DELAYS: '100ms,200ms',
-      WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
-      WEBHOOK_LEASE_MS: String(LEASE_MS),
-      WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
-      ...env,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startService(env: Record<string, string>): Promise<Service> {
+  return startServiceProcess({
+    OPERATOR_TOKEN,
+    WEBHOOK_RETRY_DELAYS: '100ms,200ms',
+    WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
+    WEBHOOK_LEASE_MS: String(LEASE_MS),
+    WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
+    ...env,
   })
-  let output = ''
-  child.stdout!.on('data', (d) => {
-    output += d
-  })
-  child.stderr!.on('data', (d) => {
-    output += d
-  })
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const match = /listening at http:\/\/[^:]+:(\d+)/.exec(output)
-      if (match && output.includes('service ready')) {
-        clearInterval(timer)
-        resolve(Number(match[1]))
-      }
-    }, 50)
-    exited.then((code) => {
-      clearInterval(timer)
-      reject(new Error(`service exited (${code}) before it was ready:\n${output}`))
-    })
-  })
-  return { child, port, output: () => output, exited }
 }
 
 /** A fresh database for one test: a PostgreSQL database, or a PGlite data directory. */

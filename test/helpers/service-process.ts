@@ -1,0 +1,39 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+
+/** The real entry point (src/main.ts) in a child process, for tests of the process itself. */
+export interface ServiceProcess {
+  child: ChildProcess
+  port: number
+  output: () => string
+  exited: Promise<number | null>
+}
+
+/** Starts the service on a free port (PORT=0) and resolves once it logged that it is ready. */
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let output = ''
+  child.stdout!.on('data', (d) => {
+    output += d
+  })
+  child.stderr!.on('data', (d) => {
+    output += d
+  })
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setInterval(() => {
+      const match = /listening at http:\/\/[^:]+:(\d+)/.exec(output)
+      if (match && output.includes('service ready')) {
+        clearInterval(timer)
+        resolve(Number(match[1]))
+      }
+    }, 50)
+    exited.then((code) => {
+      clearInterval(timer)
+      reject(new Error(`service exited (${code}) before it was ready:\n${output}`))
+    })
+  })
+  return { child, port, output: () => output, exited }
+}
