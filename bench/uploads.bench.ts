@@ -141,17 +141,31 @@ async function main() {
     const peakGrowth = Math.max(...growth) / MB
     const acceptP50 = percentile(accept, 50)
     const line = (name: string, value: string) => console.log(`${name.padEnd(44)} ${value}`)
-    console.log(`\nuploads benchmark: ${rounds} rounds of 50 MB, ${orders} orders x 10 files of 50 MB, node ${process.version}`)
-    line('fs stream copy of 50 MB, p50', `${copyMs.toFixed(0)} ms (${((SIZE / MB / copyMs) * 1000).toFixed(0)} MB/s)`)
-    line('PUT of 50 MB through the signed URL, p50', `${putMs.toFixed(0)} ms (${((SIZE / MB / putMs) * 1000).toFixed(0)} MB/s)`)
+    console.log(
+      `\nuploads benchmark: ${rounds} rounds of 50 MB, ${orders} orders x 10 files of 50 MB, node ${process.version}`,
+    )
+    line(
+      'fs stream copy of 50 MB, p50',
+      `${copyMs.toFixed(0)} ms (${((SIZE / MB / copyMs) * 1000).toFixed(0)} MB/s)`,
+    )
+    line(
+      'PUT of 50 MB through the signed URL, p50',
+      `${putMs.toFixed(0)} ms (${((SIZE / MB / putMs) * 1000).toFixed(0)} MB/s)`,
+    )
     line('ratio copy time / PUT time', ratio.toFixed(2))
     line('service peak RSS growth during a PUT (max)', `${peakGrowth.toFixed(1)} MB`)
-    line('accept order with 10 x 50 MB files, p50', `${acceptP50.toFixed(1)} ms (p99 ${percentile(accept, 99).toFixed(1)} ms)`)
+    line(
+      'accept order with 10 x 50 MB files, p50',
+      `${acceptP50.toFixed(1)} ms (p99 ${percentile(accept, 99).toFixed(1)} ms)`,
+    )
     console.log()
     const verdict = (ok: boolean, text: string) => console.log(`${ok ? 'PASS' : 'FAIL'}  ${text}`)
     verdict(ratio >= 0.5, `PUT throughput / fs copy >= 0.5: ${ratio.toFixed(2)}`)
     verdict(peakGrowth < 64, `peak RSS growth < 64 MB: ${peakGrowth.toFixed(1)} MB`)
-    verdict(acceptP50 < 100, `order with 10 x 50 MB files accepted in < 100 ms p50: ${acceptP50.toFixed(1)} ms`)
+    verdict(
+      acceptP50 < 100,
+      `order with 10 x 50 MB files accepted in < 100 ms p50: ${acceptP50.toFixed(1)} ms`,
+    )
   } finally {
     await service.stop()
     rmSync(work, { recursive: true, force: true })
