@@ -40,6 +40,8 @@ export interface AppDeps {
   operatorToken: string
   /** DNS for webhook hosts (tests substitute their own). */
   resolver?: Resolver
+  /** Cache API keys in memory: only for the embedded database (one process). */
+  cacheApiKeys?: boolean
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger']
 }
@@ -55,7 +57,7 @@ export function createServices(deps: AppDeps) {
     retentionSeconds: deps.config.uploadRetentionS,
   })
   return {
-    apiKeys: createApiKeyService(deps),
+    apiKeys: createApiKeyService({ db: deps.db, clock: deps.clock, cacheKeys: deps.cacheApiKeys ?? false }),
     organizations: createOrganizationService(deps),
     products: createProductService(deps),
     uploads,

@@ -42,7 +42,18 @@ async function main(): Promise<void> {
   const storage: FileStorage = config.s3
     ? createS3Storage(config.s3)
     : createLocalStorage({ root: join(config.dataDir, 'files') })
-  const deps = { config, db, clock: systemClock, storage, rateLimiter, operatorToken: operator.token, logger }
+  const deps = {
+    config,
+    db,
+    clock: systemClock,
+    storage,
+    rateLimiter,
+    operatorToken: operator.token,
+    logger,
+    // The embedded database has exactly one process, so a key cache cleared on
+    // revoke is exact there; with PostgreSQL another instance may revoke.
+    cacheApiKeys: dialect === 'pglite',
+  }
   const services = createServices(deps)
   const app = await buildApp(deps, services)
 

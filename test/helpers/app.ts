@@ -139,6 +139,7 @@ export async function createTestApp(
     uploadUrlTtlS?: number
     uploadRetentionS?: number
     webhookAllowPrivateCidrs?: string[]
+    cacheApiKeys?: boolean
     /** DNS for webhook hosts. */
     resolver?: Resolver
   } = {},
@@ -167,6 +168,7 @@ export async function createTestApp(
       webhookAllowPrivateCidrs: options.webhookAllowPrivateCidrs ?? [],
     },
     ...(options.resolver ? { resolver: options.resolver } : {}),
+    cacheApiKeys: options.cacheApiKeys ?? false,
     db,
     storage,
     clock: options.clock ?? { now: () => new Date() },

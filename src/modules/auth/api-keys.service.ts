@@ -38,8 +38,20 @@ export function apiKeyRowToView(row: ApiKeyRow): ApiKeyView {
   }
 }
 
-export function createApiKeyService(deps: { db: Database; clock: Clock }) {
+export function createApiKeyService(deps: {
+  db: Database
+  clock: Clock
+  /**
+   * Keep found keys in memory. Only exact where this process is the only
+   * writer of api_keys (the embedded database): revocation clears the entry
+   * here, and no other instance could revoke behind its back.
+   */
+  cacheKeys?: boolean
+}) {
   const { db, clock } = deps
+  type Found = NonNullable<Awaited<ReturnType<typeof findKeyWithOrganization>>>
+  const cache = deps.cacheKeys ? new Map<string, Found>() : undefined
+  const MAX_CACHED = 10_000
   return {
     /** Creates a key; the plaintext is returned here once and never stored. */
     async create(input: {
@@ -74,7 +86,15 @@ export function createApiKeyService(deps: { db: Database; clock: Clock }) {
     async authenticate(presented: string | undefined): Promise<Principal | undefined> {
       if (!presented || !KEY_FORMAT.test(presented)) return undefined
       const hash = sha256Hex(presented)
-      const row = await findKeyWithOrganization(db, hash)
+      // Only keys that exist are cached; unknown keys always ask the database.
+      let row = cache?.get(hash)
+      if (!row) {
+        row = await findKeyWithOrganization(db, hash)
+        if (row && cache) {
+          if (cache.size >= MAX_CACHED) cache.clear()
+          cache.set(hash, row)
+        }
+      }
       if (!row || !secretsEqual(row.key_hash, hash)) return undefined
       if (row.revoked_at) return undefined
       if (row.expires_at && row.expires_at.getTime() <= clock.now().getTime()) return undefined
@@ -95,6 +115,7 @@ export function createApiKeyService(deps: { db: Database; clock: Clock }) {
 
     async revoke(keyId: string): Promise<ApiKeyView | undefined> {
       const row = await revokeKey(db, keyId, clock.now())
+      if (row) cache?.delete(row.key_hash)
       return row ? apiKeyRowToView(row) : undefined
     },
   }
