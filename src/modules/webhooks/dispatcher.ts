@@ -99,7 +99,7 @@ function pinnedLookup(addresses: string[]) {
 
 export function createDispatcher(options: DispatcherOptions) {
   const { db, clock, log } = options
-  const concurrency = options.concurrency ?? 32
+  const concurrency = options.concurrency ?? 64
   const pollIntervalMs = options.pollIntervalMs ?? 1000
   const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   // Long enough for a whole attempt; an attempt of a worker that died is taken
