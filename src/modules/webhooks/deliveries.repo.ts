@@ -103,16 +103,19 @@ export async function recordResults(
       where d.id = v.id and d.locked_by = ${workerId}::text and d.status = 'pending'
       returning v.endpoint_id, v.seq, v.status, v.at, v.counts
     ),
+    ordered as (
+      select r.*, coalesce(max(seq) filter (where status = 'succeeded') over (partition by endpoint_id), -1)
+        as last_ok
+      from recorded r
+      where counts
+    ),
     streaks as (
       select endpoint_id,
         bool_or(status = 'succeeded') as reset,
-        count(*) filter (where status <> 'succeeded' and seq > coalesce(
-          (select max(r2.seq) from recorded r2 where r2.endpoint_id = r.endpoint_id and r2.status = 'succeeded'), -1))
-          as failures,
+        count(*) filter (where status <> 'succeeded' and seq > last_ok) as failures,
         max(at) filter (where status = 'succeeded') as last_success,
         max(at) filter (where status <> 'succeeded') as last_failure
-      from recorded r
-      where counts
+      from ordered
       group by endpoint_id
     ),
     endpoints as (
