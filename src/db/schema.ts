@@ -1,10 +1,9 @@
-import type { ColumnType, Insertable, Selectable } from 'kysely'
+import type { ColumnType, Selectable } from 'kysely'
 
 export type Environment = 'test' | 'live'
 export type OrderSource = 'api' | 'shop'
 
 /** numeric columns come back as strings from both drivers; they go in as numbers. */
-type Numeric = ColumnType<string, number | string, number | string>
 type NullableNumeric = ColumnType<string | null, number | string | null, number | string | null>
 /** json columns: written as a JSON string, read back parsed. */
 type Json<T> = ColumnType<T, string, string>
@@ -178,12 +177,8 @@ export interface DB {
 }
 
 export type OrderRow = Selectable<OrderTable>
-export type OrderItemRow = Selectable<OrderItemTable>
 export type ApiKeyRow = Selectable<ApiKeyTable>
 export type ProductionOrderRow = Selectable<ProductionOrderTable>
-export type ProductionJobRow = Selectable<ProductionJobTable>
-export type NewEvent = Insertable<EventTable>
 export type UploadRow = Selectable<UploadTable>
 export type WebhookEndpointRow = Selectable<WebhookEndpointTable>
 export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>
-export type { Numeric }

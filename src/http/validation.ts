@@ -46,11 +46,6 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>
 }
 
-/** Validates a value against a schema outside a route (the operator shop-order path reuses it). */
-export function compileBodyValidator(schema: object) {
-  return bodyAjv.compile(schema)
-}
-
 /** JSON pointer (`/items/0/quantity`) to the reference's dot notation (`items.0.quantity`). */
 function dotPath(pointer: string): string {
   if (!pointer) return ''

@@ -10,22 +10,6 @@ export interface ProductView {
   created_at: string
 }
 
-/** sku -> product id for the skus of one organization that match a product. */
-export async function findProductIdsBySku(
-  db: Database,
-  organizationId: string,
-  skus: string[],
-): Promise<Map<string, string>> {
-  if (skus.length === 0) return new Map()
-  const rows = await db
-    .selectFrom('products')
-    .select(['id', 'sku'])
-    .where('organization_id', '=', organizationId)
-    .where('sku', 'in', [...new Set(skus)])
-    .execute()
-  return new Map(rows.map((r) => [r.sku, r.id]))
-}
-
 export class ProductExistsError extends Error {}
 
 export function createProductService(deps: { db: Database; clock: Clock }) {
