@@ -61,19 +61,26 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     return principal
   }
 
+  /**
+   * Routes that need no key still count a valid one and give it its rate-limit
+   * headers (every response to a valid key carries them); a bad key is ignored.
+   */
+  async function countKeyIfValid(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (!bearer(request)?.startsWith('svc_')) return
+    try {
+      await authenticateKey(request, reply)
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'invalid_api_key')) throw err
+    }
+  }
+
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config
     // Unknown paths land on the not-found handler, which authenticates on its own.
     if (request.is404) return
     switch (config.auth) {
       case 'none':
-        // Open routes need no key, but a valid key still counts and gets its
-        // rate-limit headers, like every response to a valid key.
-        if (bearer(request)?.startsWith('svc_')) {
-          await authenticateKey(request, reply).catch((err) => {
-            if (!(err instanceof AppError && err.code === 'invalid_api_key')) throw err
-          })
-        }
+        await countKeyIfValid(request, reply)
         return
       case 'operator': {
         const token = bearer(request)
@@ -104,18 +111,9 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     }
   })
 
-  // Unknown path: 404 in the error shape with or without a key. A valid key still
-  // counts against its limit and gets its rate-limit headers, like every response
-  // to a valid key.
+  // Unknown path: 404 in the error shape with or without a key.
   app.setNotFoundHandler(async (request, reply) => {
-    if (bearer(request)?.startsWith('svc_')) {
-      try {
-        await authenticateKey(request, reply)
-      } catch (err) {
-        if (err instanceof AppError && err.code === 'invalid_api_key') throw new AppError('not_found')
-        throw err
-      }
-    }
+    await countKeyIfValid(request, reply)
     throw new AppError('not_found')
   })
 }
