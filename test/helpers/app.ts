@@ -30,6 +30,8 @@ import type { Resolver } from '../../src/modules/webhooks/ssrf.ts'
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined
 export const DIALECT = TEST_DATABASE_URL ? 'postgres' : 'pglite'
+/** Advisory lock key that keeps schema drops out of other files' migrations. */
+const SCHEMA_DROP_LOCK = 7_104_816_263
 
 export interface TestDatabase {
   db: Database
@@ -58,9 +60,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
   await admin.connect()
   await admin.query(`create schema ${schema}`)
-  await admin.end()
   const { db, listen } = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 20 })
-  await migrateToLatest(db)
+  // Kysely's migrator lists the tables of every schema in the database, by
+  // schema name; a schema another test file drops in the middle of that query
+  // fails it with "schema … does not exist". Migrations share this lock, drops
+  // take it alone.
+  await admin.query('select pg_advisory_lock_shared($1)', [SCHEMA_DROP_LOCK])
+  try {
+    await migrateToLatest(db)
+  } finally {
+    await admin.end()
+  }
   const others: Database[] = []
   return {
     db,
@@ -73,7 +83,10 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     },
     async close() {
       for (const other of others) await other.destroy()
-      await sql`drop schema ${sql.id(schema)} cascade`.execute(db)
+      await db.transaction().execute(async (trx) => {
+        await sql`select pg_advisory_xact_lock(${SCHEMA_DROP_LOCK})`.execute(trx)
+        await sql`drop schema ${sql.id(schema)} cascade`.execute(trx)
+      })
       await db.destroy()
     },
   }
