@@ -5,7 +5,10 @@
 //
 //   CEILING_DB=pg             DATABASE_URL (already migrated), ORG_IDS (comma-separated, used in
 //                             turn); pg pool with named prepared statements (BEGIN / INSERT / INSERT / COMMIT)
-//   CEILING_DB=pglite         DATA_DIR: embedded PGlite on the event loop, as the service runs it
+//   CEILING_DB=pglite         DATA_DIR: embedded PGlite on the event loop through PGlite's own
+//                             query() and transaction() (each statement parsed and planned anew)
+//   CEILING_DB=pglite-pg      DATA_DIR: the same PGlite driven through node-postgres, as the service
+//                             runs it: named prepared statements (BEGIN / INSERT / INSERT / COMMIT)
 //   CEILING_DB=pglite-worker  DATA_DIR: the same PGlite in a worker thread (pglite-worker.ts)
 //
 // POST /v1/orders-lean is a what-if, not a ceiling: everything the service writes for
@@ -16,6 +19,7 @@ import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
+import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import Fastify from 'fastify'
 import { Kysely, PGliteDialect } from 'kysely'
 import pg from 'pg'
@@ -175,6 +179,10 @@ async function openPg(): Promise<Store> {
     connectionString: process.env.DATABASE_URL,
     max: Number(process.env.POOL_SIZE ?? 10),
   })
+  return storeOnPool(pool, process.env.ORG_IDS!.split(','))
+}
+
+function storeOnPool(pool: pg.Pool, orgIds: string[]): Store {
   pool.on('error', () => {})
   const insert: Insert = async (orderParams, itemParams, itemCount) => {
     const client = await pool.connect()
@@ -195,15 +203,49 @@ async function openPg(): Promise<Store> {
     }
   }
   const query: Query = (name, text, values) => pool.query({ name, text, values })
-  return { insert, query, orgIds: process.env.ORG_IDS!.split(','), close: () => pool.end() }
+  return { insert, query, orgIds, close: () => pool.end() }
+}
+
+/** PGlite in DATA_DIR with the service's schema (Kysely for the migration only) and one organization. */
+async function openMigratedPglite<P extends PGlite | WorkerPGlite>(
+  create: (dir: string) => Promise<P>,
+): Promise<{ pglite: P; orgId: string }> {
+  const dir = join(process.env.DATA_DIR!, 'pgdata')
+  mkdirSync(dir, { recursive: true })
+  const pglite = await create(dir)
+  await migrateToLatest(new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) }))
+  return { pglite, orgId: await registerTenant(pglite) }
 }
 
 async function openPglite(inWorker: boolean): Promise<Store> {
-  const dir = join(process.env.DATA_DIR!, 'pgdata')
-  mkdirSync(dir, { recursive: true })
-  const pglite = inWorker ? await WorkerPGlite.create(dir) : await PGlite.create(dir)
-  // The same schema as the service; Kysely is used for the migration only.
-  await migrateToLatest(new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) }))
+  const { pglite, orgId } = await openMigratedPglite<PGlite | WorkerPGlite>((dir) =>
+    inWorker ? WorkerPGlite.create(dir) : PGlite.create(dir),
+  )
+  const insert: Insert = async (orderParams, itemParams, itemCount) => {
+    await pglite.transaction(async (tx) => {
+      await tx.query(INSERT_ORDER, orderParams)
+      await tx.query(itemsSql(itemCount), itemParams)
+    })
+  }
+  const query: Query = (_name, text, params) => pglite.query(text, params)
+  return { insert, query, orgIds: [orgId], close: () => pglite.close() }
+}
+
+/** PGlite through node-postgres with named prepared statements, one client as the service holds. */
+async function openPgliteThroughPg(): Promise<Store> {
+  const { pglite, orgId } = await openMigratedPglite((dir) => PGlite.create(dir))
+  const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0 } as pg.PoolConfig)
+  const store = storeOnPool(pool, [orgId])
+  return {
+    ...store,
+    close: async () => {
+      await store.close()
+      await pglite.close()
+    },
+  }
+}
+
+async function registerTenant(pglite: PGlite | WorkerPGlite): Promise<string> {
   const orgId = v7()
   await pglite.query('insert into organizations (id, name, created_at) values ($1, $2, $3)', [
     orgId,
@@ -217,18 +259,16 @@ async function openPglite(inWorker: boolean): Promise<Store> {
       [v7(), orgId, ['orders:read', 'orders:write'], key.slice(0, 17), sha256(key), new Date()],
     )
   }
-  const insert: Insert = async (orderParams, itemParams, itemCount) => {
-    await pglite.transaction(async (tx) => {
-      await tx.query(INSERT_ORDER, orderParams)
-      await tx.query(itemsSql(itemCount), itemParams)
-    })
-  }
-  const query: Query = (_name, text, params) => pglite.query(text, params)
-  return { insert, query, orgIds: [orgId], close: () => pglite.close() }
+  return orgId
 }
 
 const mode = process.env.CEILING_DB ?? 'pg'
-const store = mode === 'pg' ? await openPg() : await openPglite(mode === 'pglite-worker')
+const store =
+  mode === 'pg'
+    ? await openPg()
+    : mode === 'pglite-pg'
+      ? await openPgliteThroughPg()
+      : await openPglite(mode === 'pglite-worker')
 
 let requests = 0
 const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024 })

@@ -1,24 +1,22 @@
 // Main-thread side of the PGlite-in-a-worker prototype (bench only). WorkerPGlite
-// implements the subset of PGlite that Kysely's PGliteDialect uses (query,
-// transaction, close, ready, waitReady, closed), forwarding every statement to
+// implements the subset of PGlite that the service and the bare routes use: what
+// PGlite's node-postgres connection needs (execProtocolStream, onNotification,
+// waitReady, close, closed), and what Kysely's PGliteDialect needs (query,
+// transaction, ready), forwarding every protocol message or statement to
 // pglite.thread.ts. The embedded database's synchronous WASM work then runs on
 // another core instead of blocking the HTTP event loop; each statement costs a
 // message round trip between the threads instead.
 import { Worker } from 'node:worker_threads'
 import type { PGliteQueryOptions, PGliteQueryResults, PGliteTransaction } from 'kysely'
 
+/** A backend message as it crosses the thread boundary: plain fields, the class left behind. */
+type BackendMessage = { name: string } & Record<string, unknown>
+
 interface Reply {
   id?: number
   ready?: boolean
-  notify?: number
-  payload?: string
   result?: PGliteQueryResults<unknown> | null
   error?: Record<string, unknown>
-}
-
-export interface WorkerPGliteOptions {
-  /** Type parsers by OID; applied on this thread (functions cannot be sent to the worker). */
-  parsers?: Record<number, (text: string) => unknown>
 }
 
 export class WorkerPGlite {
@@ -26,29 +24,21 @@ export class WorkerPGlite {
   closed = false
   readonly waitReady: Promise<void>
   readonly #worker: Worker
-  readonly #parsers: Map<number, (text: string) => unknown>
   readonly #pending = new Map<number, { resolve: (r: unknown) => void; reject: (e: Error) => void }>()
-  readonly #listeners = new Map<number, (payload: string) => void>()
+  readonly #notificationListeners = new Set<(channel: string, payload: string) => void>()
   #nextId = 1
   /** One session in the worker: a transaction holds it from BEGIN to COMMIT. */
   #lock: Promise<void> = Promise.resolve()
 
-  /** Same arguments as PGlite.create: a data directory (none: in memory) and options. */
-  constructor(dir: string | undefined, options: WorkerPGliteOptions = {}) {
-    this.#parsers = new Map(Object.entries(options.parsers ?? {}).map(([oid, fn]) => [Number(oid), fn]))
-    this.#worker = new Worker(new URL('./pglite.thread.ts', import.meta.url), {
-      workerData: { dir, rawOids: [...this.#parsers.keys()] },
-    })
+  /** A data directory, as PGlite.create takes it (none: in memory). */
+  constructor(dir: string | undefined) {
+    this.#worker = new Worker(new URL('./pglite.thread.ts', import.meta.url), { workerData: { dir } })
     this.waitReady = new Promise((resolve, reject) => {
       this.#worker.once('error', reject)
       this.#worker.on('message', (msg: Reply) => {
         if (msg.ready) {
           this.ready = true
           resolve()
-          return
-        }
-        if (msg.notify !== undefined) {
-          this.#listeners.get(msg.notify)?.(msg.payload ?? '')
           return
         }
         const pending = this.#pending.get(msg.id!)
@@ -60,14 +50,8 @@ export class WorkerPGlite {
     })
   }
 
-  static async create(
-    dirOrOptions?: string | WorkerPGliteOptions,
-    maybeOptions?: WorkerPGliteOptions,
-  ): Promise<WorkerPGlite> {
-    const db =
-      typeof dirOrOptions === 'string'
-        ? new WorkerPGlite(dirOrOptions, maybeOptions)
-        : new WorkerPGlite(undefined, dirOrOptions)
+  static async create(dir?: string): Promise<WorkerPGlite> {
+    const db = new WorkerPGlite(dir)
     await db.waitReady
     return db
   }
@@ -80,23 +64,8 @@ export class WorkerPGlite {
     })
   }
 
-  async #run<T>(sql: string, params: unknown[] | undefined, options: PGliteQueryOptions | undefined) {
-    const result = await this.#send<PGliteQueryResults<T>>({
-      sql,
-      params: params ?? [],
-      rowMode: options?.rowMode,
-    })
-    if (this.#parsers.size > 0 && options?.rowMode !== 'array') {
-      for (const field of result.fields) {
-        const parse = this.#parsers.get(field.dataTypeID)
-        if (!parse) continue
-        for (const row of result.rows as Record<string, unknown>[]) {
-          const value = row[field.name]
-          if (typeof value === 'string') row[field.name] = parse(value)
-        }
-      }
-    }
-    return result
+  #run<T>(sql: string, params: unknown[] | undefined, options: PGliteQueryOptions | undefined) {
+    return this.#send<PGliteQueryResults<T>>({ sql, params: params ?? [], rowMode: options?.rowMode })
   }
 
   async #exclusive<T>(fn: () => Promise<T>): Promise<T> {
@@ -140,14 +109,34 @@ export class WorkerPGlite {
     })
   }
 
-  /** PGlite's LISTEN: the callback runs on this thread; resolves to the unsubscribe function. */
-  async listen(channel: string, callback: (payload: string) => void): Promise<() => Promise<void>> {
-    const id = this.#nextId
-    this.#listeners.set(id, callback)
-    await this.#send({ listen: channel })
-    return async () => {
-      this.#listeners.delete(id)
-      if (!this.closed) await this.#send({ unlisten: id })
+  /**
+   * One wire-protocol message run by the worker's PGlite, as PGlite's own method:
+   * resolves to the backend's messages. Notifications among them go to onNotification.
+   */
+  async execProtocolStream(message: Uint8Array, options: { throwOnError?: boolean } = {}) {
+    const messages = await this.#send<BackendMessage[]>({ protocol: message })
+    let failure: Error | undefined
+    const out = messages.map((m) => {
+      if (m.name === 'notification') {
+        for (const listener of this.#notificationListeners) {
+          queueMicrotask(() => listener(String(m.channel), String(m.payload ?? '')))
+        }
+        return m
+      }
+      if (m.name !== 'error') return m
+      // node-postgres hands the error message itself to the caller: make it an Error again.
+      const error = Object.assign(new Error(String(m.message)), m)
+      failure ??= error
+      return error
+    })
+    if (failure && options.throwOnError !== false) throw failure
+    return out
+  }
+
+  onNotification(callback: (channel: string, payload: string) => void): () => void {
+    this.#notificationListeners.add(callback)
+    return () => {
+      this.#notificationListeners.delete(callback)
     }
   }
 

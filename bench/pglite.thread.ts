@@ -1,7 +1,8 @@
 // Worker-thread side of the PGlite-in-a-worker prototype (bench only): owns one
-// PGlite instance and runs the statements the main thread posts, one message per
-// statement. The main thread (pglite-worker.ts) keeps a transaction's statements
-// together; this side just executes in arrival order.
+// PGlite instance and runs the wire-protocol messages (node-postgres) or the
+// statements (PGliteDialect) the main thread posts, one thread message each. The
+// main thread (pglite-worker.ts) keeps a transaction's statements together; this
+// side just executes in arrival order.
 import { mkdirSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
@@ -12,27 +13,26 @@ interface Request {
   params?: unknown[]
   rowMode?: 'array' | 'object'
   close?: boolean
-  /** LISTEN on a channel; notifications come back as { notify: id, payload }. */
-  listen?: string
-  /** The id of the listen request to undo. */
-  unlisten?: number
+  /** One wire-protocol message for execProtocolStream. */
+  protocol?: Uint8Array
 }
 
-const subscriptions = new Map<number, () => Promise<void>>()
-
 const port = parentPort!
-const { dir, rawOids } = workerData as { dir: string | undefined; rawOids: number[] }
-// Types the main thread parses itself (its parsers are functions and cannot be sent) arrive as text.
-const parsers = Object.fromEntries(rawOids.map((oid) => [oid, (text: string) => text]))
+const { dir } = workerData as { dir: string | undefined }
 if (dir) mkdirSync(dir, { recursive: true })
-const pglite = dir ? await PGlite.create(dir, { parsers }) : await PGlite.create({ parsers })
+const pglite = dir ? await PGlite.create(dir) : await PGlite.create()
 
-/** Only plain values cross the thread boundary: PGlite errors carry code, detail, constraint... */
-function plainError(err: unknown): Record<string, unknown> {
+/**
+ * Only plain values cross the thread boundary: PGlite errors and backend messages
+ * (DatabaseError carries code, detail, constraint...) lose their class and keep
+ * their fields; arrays (row values, field descriptions) and byte arrays clone as they are.
+ */
+function plain(err: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = { message: (err as Error)?.message ?? String(err) }
   if (err && typeof err === 'object') {
     for (const [k, v] of Object.entries(err)) {
-      if (v === null || ['string', 'number', 'boolean'].includes(typeof v)) out[k] = v
+      if (v === null || ['string', 'number', 'boolean'].includes(typeof v) || Array.isArray(v)) out[k] = v
+      else if (v instanceof Uint8Array) out[k] = v
     }
   }
   return out
@@ -45,18 +45,9 @@ port.on('message', async (msg: Request) => {
     return
   }
   try {
-    if (msg.listen !== undefined) {
-      const unsubscribe = await pglite.listen(msg.listen, (payload) =>
-        port.postMessage({ notify: msg.id, payload }),
-      )
-      subscriptions.set(msg.id, unsubscribe)
-      port.postMessage({ id: msg.id, result: null })
-      return
-    }
-    if (msg.unlisten !== undefined) {
-      await subscriptions.get(msg.unlisten)?.()
-      subscriptions.delete(msg.unlisten)
-      port.postMessage({ id: msg.id, result: null })
+    if (msg.protocol !== undefined) {
+      const messages = await pglite.execProtocolStream(msg.protocol, { throwOnError: false })
+      port.postMessage({ id: msg.id, result: messages.map(plain) })
       return
     }
     const { rows, affectedRows, fields } = await pglite.query(msg.sql!, msg.params ?? [], {
@@ -64,7 +55,7 @@ port.on('message', async (msg: Request) => {
     })
     port.postMessage({ id: msg.id, result: { rows, affectedRows, fields } })
   } catch (err) {
-    port.postMessage({ id: msg.id, error: plainError(err) })
+    port.postMessage({ id: msg.id, error: plain(err) })
   }
 })
 port.postMessage({ ready: true })

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { PGlite } from '@electric-sql/pglite'
-import { Kysely, PGliteDialect, PostgresDialect, type PostgresPool, sql } from 'kysely'
+import { createPgConfig } from '@electric-sql/pglite/node-postgres'
+import { Kysely, PostgresDialect, type PostgresPool, sql } from 'kysely'
 import { Migrator } from 'kysely/migration'
 import pg from 'pg'
 import { migrationProvider } from './migrations/index.ts'
@@ -68,15 +69,6 @@ const pgTypes = {
 // the zone's whole-minute offset and shifts them by its local-mean-time seconds.
 pg.defaults.parseInputDatesAsUTC = true
 
-const TIMESTAMPTZ_OID = 1184
-/**
- * PGlite parses timestamptz text with `new Date('0001-01-01 00:00:00+00')`,
- * which reads years 0-99 as 19xx/20xx. The ISO form parses every year exactly.
- */
-function parseTimestamptz(text: string): Date {
-  return new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00'))
-}
-
 /**
  * Runs repeated statements as named prepared statements: PostgreSQL parses and
  * plans each text once per connection instead of on every request. Names are
@@ -85,7 +77,7 @@ function parseTimestamptz(text: string): Date {
  * IN lists of different lengths, stay unnamed once the budget is spent).
  */
 const MAX_PREPARED = 500
-function withPreparedStatements(pool: pg.Pool): PostgresPool {
+function withPreparedStatements(pool: pg.Pool, afterEnd?: () => Promise<void>): PostgresPool {
   const names = new Map<string, string>()
   const nameFor = (text: string): string | undefined => {
     let name = names.get(text)
@@ -97,7 +89,10 @@ function withPreparedStatements(pool: pg.Pool): PostgresPool {
   }
   return {
     options: pool.options,
-    end: () => pool.end(),
+    end: async () => {
+      await pool.end()
+      await afterEnd?.()
+    },
     async connect() {
       const client = await pool.connect()
       const query = client.query.bind(client) as (...args: unknown[]) => unknown
@@ -129,21 +124,52 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
       listen: pgListen(options.url),
     }
   }
+  return openEmbedded(options.dataDir)
+}
+
+/**
+ * The embedded PGlite, driven through node-postgres like a server: PGlite's own
+ * node-postgres connection feeds pg's wire-protocol messages to the database in
+ * this process. The service therefore speaks to both databases with one driver,
+ * one set of type parsers and the same named prepared statements, which PGlite's
+ * own query() cannot use (it parses and plans every statement again).
+ *
+ * PGlite is a single session: the pool holds one client for the life of the
+ * process (an idle timeout would close it, and a new client would not know the
+ * statements the session has already prepared), and every statement, LISTEN
+ * included, goes through it. Closing the pool closes the database.
+ */
+async function openEmbedded(dataDir: string | undefined): Promise<OpenedDatabase> {
   let pglite: PGlite
-  if (options.dataDir) {
-    const dir = join(options.dataDir, 'pgdata')
+  if (dataDir) {
+    const dir = join(dataDir, 'pgdata')
     mkdirSync(dir, { recursive: true })
-    pglite = await PGlite.create(dir, { parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz } })
+    pglite = await PGlite.create(dir)
   } else {
-    pglite = await PGlite.create({ parsers: { [TIMESTAMPTZ_OID]: parseTimestamptz } })
+    pglite = await PGlite.create()
   }
+  const pool = new pg.Pool({
+    ...createPgConfig(pglite),
+    max: 1,
+    idleTimeoutMillis: 0,
+    types: pgTypes,
+  } as pg.PoolConfig)
+  pool.on('error', () => {})
+  const closeDatabase = async () => {
+    if (!pglite.closed) await pglite.close()
+  }
+  const db = new Kysely<DB>({
+    dialect: new PostgresDialect({ pool: withPreparedStatements(pool, closeDatabase) }),
+  })
   return {
-    db: new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) }),
+    db,
     dialect: 'pglite',
     listen: async (channel, onNotify) => {
-      const unsubscribe = await pglite.listen(channel, onNotify)
+      const off = pglite.onNotification((name) => name === channel && onNotify())
+      await sql`listen ${sql.id(channel)}`.execute(db)
       return async () => {
-        if (!pglite.closed) await unsubscribe()
+        off()
+        if (!pglite.closed) await sql`unlisten ${sql.id(channel)}`.execute(db).catch(() => {})
       }
     },
   }
