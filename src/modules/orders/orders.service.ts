@@ -136,7 +136,7 @@ export function createOrderService(deps: { db: Database; clock: Clock; uploads: 
       job_id: live ? newId() : null,
       job_status: live ? 'pending' : null,
     }))
-    const production = live ? { id: newId(), jobIds: items.map((i) => i.job_id!) } : null
+    const production = live ? { id: newId() } : null
     const graph: OrderGraph = {
       order: row,
       items: items.map((i) => ({
@@ -146,8 +146,9 @@ export function createOrderService(deps: { db: Database; clock: Clock; uploads: 
         name: i.name,
         quantity: i.quantity,
         price: i.price,
-        personalization: JSON.stringify(i.personalization),
-        files: JSON.stringify(i.files),
+        personalization: i.personalization,
+        files: i.files,
+        job_id: i.job_id,
       })),
       production,
       // Only live orders that came through the API produce events.
