@@ -86,7 +86,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookAllowPrivateCidrs: Object.freeze(list(env.WEBHOOK_ALLOW_PRIVATE_CIDRS)) as string[],
     webhookWorker: onOff(env, 'WEBHOOK_WORKER', true),
     webhookLeaseMs: leaseMs(env, webhookTimeoutMs),
-    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 64, 1, 1000),
+    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1, 1000),
     uploadUrlTtlS: int(env, 'UPLOAD_URL_TTL_S', 7200, 1, 7 * 86400),
     uploadRetentionS: int(env, 'UPLOAD_RETENTION_S', 1_209_600, 1, 10 * 365 * 86400),
     logLevel,

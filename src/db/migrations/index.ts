@@ -2,6 +2,7 @@ import type { Migration, MigrationProvider } from 'kysely/migration'
 import * as core from './2026-11-22-0001-core.ts'
 import * as uploads from './2026-11-22-0002-uploads.ts'
 import * as webhooks from './2026-11-22-0003-webhooks.ts'
+import * as deliveryQueueUpkeep from './2026-11-22-0004-delivery-queue-upkeep.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -9,6 +10,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-0001-core': core,
   '2026-11-22-0002-uploads': uploads,
   '2026-11-22-0003-webhooks': webhooks,
+  '2026-11-22-0004-delivery-queue-upkeep': deliveryQueueUpkeep,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { type KeyObject, randomBytes } from 'node:crypto'
 import type { LookupAddress } from 'node:dns'
 import { isIPv6 } from 'node:net'
 import { hostname } from 'node:os'
@@ -18,7 +18,7 @@ import {
   releaseClaims,
   WAKE_CHANNEL,
 } from './deliveries.repo.ts'
-import { SIGNATURE_HEADER, signatureHeader } from './signing.ts'
+import { SIGNATURE_HEADER, signatureHeader, signingKey } from './signing.ts'
 
 export const USER_AGENT = 'Service-Webhooks/1.0'
 export const DISABLE_AFTER_FAILURES = 25
@@ -97,16 +97,17 @@ function pinnedLookup(addresses: string[]) {
 
 export function createDispatcher(options: DispatcherOptions) {
   const { db, clock, log } = options
-  const concurrency = options.concurrency ?? 64
+  const concurrency = options.concurrency ?? 128
   const pollIntervalMs = options.pollIntervalMs ?? 1000
   const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   // Long enough for a whole attempt; an attempt of a worker that died is taken
   // again once this runs out.
   const leaseMs = options.leaseMs ?? options.timeoutMs + 30_000
-  // Claims are made for a quarter of the slots at least, so a busy worker claims
-  // in batches instead of once per finished attempt.
-  const claimBatch = Math.max(1, Math.floor(concurrency / 4))
-  const secrets = new Map<string, string>()
+  // Claims wait for 16 free slots (a quarter of them when there are fewer than
+  // 64), so a busy worker claims in batches instead of once per finished attempt.
+  const claimBatch = Math.max(1, Math.min(16, Math.floor(concurrency / 4)))
+  /** Signing keys by encrypted secret: decrypted once, not per attempt. */
+  const keys = new Map<string, KeyObject>()
   const inFlight = new Map<string, { controller: AbortController; done: Promise<void> }>()
   const agents = new Map<string, { key: string; agent: Agent }>()
   let box: SecretBox | undefined
@@ -145,8 +146,19 @@ export function createDispatcher(options: DispatcherOptions) {
     shutdown: AbortSignal,
   ): Promise<Outcome> {
     const started = performance.now()
-    const deadline = AbortSignal.timeout(options.timeoutMs)
-    const signal = AbortSignal.any([deadline, shutdown])
+    // One timer and one controller per attempt, cleared when it ends: an
+    // AbortSignal.timeout would stay armed for the whole timeout and fire long
+    // after a fast answer, for every attempt.
+    const abort = new AbortController()
+    let timedOut = false
+    const timer = setTimeout(() => {
+      timedOut = true
+      abort.abort()
+    }, options.timeoutMs)
+    const onShutdown = () => abort.abort()
+    shutdown.addEventListener('abort', onShutdown, { once: true })
+    if (shutdown.aborted) abort.abort()
+    const signal = abort.signal
     const url = new URL(target.url)
     try {
       const res = await agentFor(target.endpointId, target.addresses).request({
@@ -183,11 +195,14 @@ export function createDispatcher(options: DispatcherOptions) {
     } catch (err) {
       return {
         ok: false,
-        errorCode: classify(err, deadline.aborted),
+        errorCode: classify(err, timedOut),
         status: null,
         snippet: null,
         durationMs: Math.round(performance.now() - started),
       }
+    } finally {
+      clearTimeout(timer)
+      shutdown.removeEventListener('abort', onShutdown)
     }
   }
 
@@ -199,35 +214,56 @@ export function createDispatcher(options: DispatcherOptions) {
   }
 
   // Results are written in batches: whatever finished while the previous batch
-  // was being written goes into the next one (one transaction for many
-  // attempts under load, an immediate write when idle).
-  let pending: AttemptResult[] = []
+  // was being written goes into the next one (one statement for many attempts
+  // under load, an immediate write when idle). Each attempt waits for its own
+  // batch only, so its slot frees as soon as its result is stored and claiming
+  // overlaps with sending instead of waiting for a whole wave to be written.
+  interface Batch {
+    results: AttemptResult[]
+    written: Promise<void>
+    resolve: () => void
+  }
+  const newBatch = (): Batch => {
+    let resolve!: () => void
+    const written = new Promise<void>((r) => {
+      resolve = r
+    })
+    return { results: [], written, resolve }
+  }
+  let queued = newBatch()
   let flushing: Promise<void> | undefined
 
-  function flush(): Promise<void> {
-    if (flushing) return flushing
-    flushing = (async () => {
-      while (pending.length > 0) {
-        const batch = pending
-        pending = []
-        // A second try covers a transient failure (a deadlock victim among
-        // workers recording for the same endpoints); after that the claims stay
-        // ours until the lease ends and the attempts run again.
-        for (let tries = 1; tries <= 2; tries++) {
-          try {
-            const disabled = await recordResults(db, workerId, batch, DISABLE_AFTER_FAILURES)
-            for (const id of disabled) {
-              log.warn({ endpoint_id: id }, 'webhook endpoint disabled after too many consecutive failures')
-            }
-            break
-          } catch (err) {
-            if (tries === 2)
-              log.error({ err, attempts: batch.length }, 'could not record webhook attempt results')
-          }
+  async function write(batch: AttemptResult[]): Promise<void> {
+    // A second try covers a transient failure (a deadlock victim among workers
+    // recording for the same endpoints); after that the claims stay ours until
+    // the lease ends and the attempts run again.
+    for (let tries = 1; tries <= 2; tries++) {
+      try {
+        const disabled = await recordResults(db, workerId, batch, DISABLE_AFTER_FAILURES)
+        for (const id of disabled) {
+          log.warn({ endpoint_id: id }, 'webhook endpoint disabled after too many consecutive failures')
         }
+        return
+      } catch (err) {
+        if (tries === 2)
+          log.error({ err, attempts: batch.length }, 'could not record webhook attempt results')
+      }
+    }
+  }
+
+  /** Writes every queued result; resolves once none is left. */
+  function flush(): Promise<void> {
+    flushing ??= (async () => {
+      while (queued.results.length > 0) {
+        const batch = queued
+        queued = newBatch()
+        await write(batch.results)
+        batch.resolve()
       }
     })().finally(() => {
       flushing = undefined
+      // A result queued between the loop's last look and this line is written now.
+      if (queued.results.length > 0) void flush()
     })
     return flushing
   }
@@ -237,8 +273,10 @@ export function createDispatcher(options: DispatcherOptions) {
    * then, so the next claim already sees this attempt's effect on its endpoint.
    */
   function report(result: AttemptResult): Promise<void> {
-    pending.push(result)
-    return (flushing ?? flush()).then(() => (pending.includes(result) ? flush() : undefined))
+    const batch = queued
+    batch.results.push(result)
+    void flush()
+    return batch.written
   }
 
   async function attempt(row: ClaimedDelivery, controller: AbortController): Promise<void> {
@@ -258,11 +296,11 @@ export function createDispatcher(options: DispatcherOptions) {
       return
     }
     box ??= createSecretBox(await serviceSecret(db, 'webhook_secret_key'))
-    let secret = secrets.get(row.secret_encrypted)
-    if (secret === undefined) {
-      if (secrets.size > 1000) secrets.clear()
-      secret = box.open(row.secret_encrypted)
-      secrets.set(row.secret_encrypted, secret)
+    let key = keys.get(row.secret_encrypted)
+    if (key === undefined) {
+      if (keys.size > 1000) keys.clear()
+      key = signingKey(box.open(row.secret_encrypted))
+      keys.set(row.secret_encrypted, key)
     }
     const body = JSON.stringify(
       eventEnvelope({
@@ -278,7 +316,7 @@ export function createDispatcher(options: DispatcherOptions) {
       'user-agent': USER_AGENT,
       'x-service-event-id': row.event_id,
       'x-service-event-type': row.event_type,
-      [SIGNATURE_HEADER]: signatureHeader(secret, body, Math.floor(Date.now() / 1000)),
+      [SIGNATURE_HEADER]: signatureHeader(key, body, Math.floor(Date.now() / 1000)),
     }
     const outcome = await send(
       { endpointId: row.endpoint_id, url: row.url, addresses: row.pinned_addresses },

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { createServer, type Server, type Socket } from 'node:net'
 import { after, before, describe, type TestContext, test } from 'node:test'
-import { claimDue } from '../../../src/modules/webhooks/deliveries.repo.ts'
+import { sql } from 'kysely'
+import type { Database } from '../../../src/db/database.ts'
+import { claimDue, recordResults } from '../../../src/modules/webhooks/deliveries.repo.ts'
 import type { Dispatcher, DispatcherOptions } from '../../../src/modules/webhooks/dispatcher.ts'
 import type { Resolver } from '../../../src/modules/webhooks/ssrf.ts'
 import { createTestApp, DIALECT, orderBody, type TestApp } from '../../helpers/app.ts'
@@ -473,6 +475,60 @@ describe('webhook dispatcher: claims', () => {
       assert.equal(rows.length, N)
       assert.ok(rows.every((r) => r.status === 'succeeded' && r.attempts === 1))
     }
+  })
+
+  test('the delivery queue is analyzed and vacuumed after a fixed number of changed rows, not a share of the table, and leaves room for HOT claims', async (ctx) => {
+    const s = await setup(ctx)
+    const { rows } = await sql<{ reloptions: string[] }>`
+      select reloptions from pg_class where oid = 'webhook_deliveries'::regclass`.execute(s.t.db)
+    assert.deepEqual([...rows[0]!.reloptions].sort(), [
+      'autovacuum_analyze_scale_factor=0',
+      'autovacuum_analyze_threshold=5000',
+      'autovacuum_vacuum_scale_factor=0',
+      'autovacuum_vacuum_threshold=20000',
+      'fillfactor=70',
+    ])
+  })
+
+  test("the worker's claims and results commit asynchronously, and only they: the session stays synchronous", async (ctx) => {
+    const s = await setup(ctx)
+    const { endpoint } = await s.endpoint('/hook')
+    await s.order()
+    const show = async (db: Database) =>
+      (await sql<{ synchronous_commit: string }>`show synchronous_commit`.execute(db)).rows[0]!
+        .synchronous_commit
+    // One connection, so every statement below runs in the same session.
+    await s.t.db.connection().execute(async (conn) => {
+      assert.equal(await show(conn), 'on')
+      const claimed = await conn.transaction().execute(async (trx) => {
+        const rows = await claimDue(trx, { limit: 10, now: new Date(), leaseMs: 60_000, workerId: 'w' })
+        // Inside the claim's transaction: its commit will not wait for the disk.
+        assert.equal(await show(trx), 'off')
+        return rows
+      })
+      assert.equal(claimed.length, 1)
+      // The setting ended with that transaction.
+      assert.equal(await show(conn), 'on')
+      await conn.transaction().execute(async (trx) => {
+        const result = {
+          deliveryId: claimed[0]!.id,
+          endpointId: endpoint.id,
+          status: 'succeeded' as const,
+          errorCode: null,
+          responseStatus: 200,
+          snippet: null,
+          durationMs: 5,
+          nextAttemptAt: null,
+          at: new Date(),
+          counts: true,
+        }
+        await recordResults(trx, 'w', [result], 25)
+        assert.equal(await show(trx), 'off')
+      })
+      assert.equal(await show(conn), 'on')
+    })
+    const [row] = await s.deliveries(endpoint.id)
+    assert.equal(row!.status, 'succeeded')
   })
 
   test('an attempt claimed by a worker that died is retried after its lease', async (ctx) => {
