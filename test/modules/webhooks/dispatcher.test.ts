@@ -228,6 +228,28 @@ describe('webhook dispatcher: retries and outcomes', () => {
     assert.equal(endpoints.json().data[0].last_success_at, ep.last_success_at!.toISOString())
   })
 
+  test('response snippets keep what text can hold: a NUL byte and a character cut at the limit become U+FFFD, and the batch is recorded', async (ctx) => {
+    const bodies: Record<string, string> = {
+      '/nul': 'before\u0000after',
+      '/cut': `${'a'.repeat(1023)}\u{1F600}tail`,
+      '/plain': 'fine',
+    }
+    const s = await setup(ctx, { respond: (req) => ({ status: 200, body: bodies[req.url]! }) })
+    const endpoints = Object.fromEntries(
+      await Promise.all(
+        Object.keys(bodies).map(async (path) => [path, (await s.endpoint(path)).endpoint.id]),
+      ),
+    ) as Record<string, string>
+    await s.dispatch()
+    await s.order()
+    const snippet = async (path: string) =>
+      (await s.settled(endpoints[path]!, (r) => r.status === 'succeeded')).response_snippet
+    assert.equal(await snippet('/nul'), 'before\uFFFDafter')
+    // 1 024 characters: the emoji's first half is the 1 024th, alone it is not text.
+    assert.equal(await snippet('/cut'), `${'a'.repeat(1023)}\uFFFD`)
+    assert.equal(await snippet('/plain'), 'fine')
+  })
+
   test('no answer within timeoutMs is a timeout', async (ctx) => {
     const s = await setup(ctx, { respond: () => ({ status: 200, delayMs: 3000 }) })
     const { endpoint } = await s.endpoint('/slow')
@@ -529,6 +551,26 @@ describe('webhook dispatcher: claims', () => {
     })
     const [row] = await s.deliveries(endpoint.id)
     assert.equal(row!.status, 'succeeded')
+  })
+
+  test('attempts held by a slow endpoint do not hold back another endpoint, even with fewer free slots than a claim batch', async (ctx) => {
+    const s = await setup(ctx, {
+      respond: (req) => (req.url === '/slow' ? { status: 200, delayMs: 3000 } : { status: 200 }),
+    })
+    await s.endpoint('/slow')
+    // Four slots, claims of two: three slow attempts leave one free slot.
+    await s.dispatch({ concurrency: 4, timeoutMs: 5000 })
+    for (let i = 0; i < 3; i++) await s.order()
+    await s.receiver.waitFor(3)
+    const other = await s.t.tenant()
+    const fast = (await s.endpoint('/fast', { key: other.liveKey })).endpoint
+    const started = Date.now()
+    await s.order(other.liveKey)
+    const row = await s.settled(fast.id, (r) => r.status === 'succeeded')
+    assert.equal(row.attempts, 1)
+    const waited = Date.now() - started
+    assert.ok(waited < 2000, `delivered after ${waited} ms, while the slow attempts take 3 000 ms`)
+    assert.equal(s.receiver.received.filter((r) => r.url === '/slow').length, 3)
   })
 
   test('an attempt claimed by a worker that died is retried after its lease', async (ctx) => {
