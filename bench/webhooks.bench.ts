@@ -19,7 +19,7 @@
 //    idle worker: p50 over sequential orders (target < 100 ms).
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -47,6 +47,48 @@ const EVENTS = Number(flags.events)
 const WARMUP = Number(flags.warmup)
 const ROUNDS = Number(flags.rounds)
 const work = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))
+const TICK_US = 1_000_000 / 100 // /proc times are in USER_HZ (100 on Linux)
+
+/** user+system CPU of a process so far, in microseconds (Linux /proc). */
+function cpuUs(pid: number | undefined): number {
+  if (pid === undefined) return 0
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * TICK_US
+  } catch {
+    return 0
+  }
+}
+
+/** CPU microseconds so far per thread name of a process (V8's background threads are all "V8Worker"). */
+function threadCpu(pid: number | undefined): Map<string, number> {
+  const out = new Map<string, number>()
+  if (pid === undefined) return out
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
+      const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
+      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * TICK_US)
+    } catch {}
+  }
+  return out
+}
+const sumCpu = (pids: number[]) => pids.reduce((total, pid) => total + cpuUs(pid), 0)
+
+/** The PostgreSQL backends serving one database (their command line names it). */
+function backendsOf(dbName: string): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
+      if (cmdline.startsWith('postgres:') && new RegExp(` ${dbName}( |$)`).test(cmdline))
+        pids.push(Number(entry))
+    } catch {}
+  }
+  return pids
+}
 
 async function certificate() {
   const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
@@ -90,6 +132,7 @@ async function startReceiver() {
   }
   return {
     port,
+    pid: child.pid,
     async count() {
       const [, n, unique, first, last] = (await ask('count')).split(' ').map(Number)
       return { n: n!, unique: unique!, first: first!, last: last! }
@@ -140,7 +183,7 @@ async function rawBaseline(
   warmup: number,
   requests: number,
   concurrency: number,
-): Promise<number> {
+): Promise<{ rate: number; cpuUsPerRequest: number }> {
   const child = spawn(
     process.execPath,
     [
@@ -159,8 +202,9 @@ async function rawBaseline(
   })
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
   const rate = Number(/^rate (\S+)/m.exec(output)?.[1])
+  const cpu = Number(/^cpu (\S+)/m.exec(output)?.[1])
   if (code !== 0 || !Number.isFinite(rate)) throw new Error(`raw client failed (${code}): ${output}`)
-  return rate
+  return { rate, cpuUsPerRequest: cpu }
 }
 
 async function main() {
@@ -186,6 +230,7 @@ async function main() {
   try {
     api = await startService({ ...env, WEBHOOK_WORKER: 'off' })
     await db.connect()
+    const benchBackend = (await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid
     const one = await tenant(api, 'One endpoint')
     const five = await tenant(api, 'Five endpoints')
     const create = async (t: { key: string }, path: string) => {
@@ -201,8 +246,14 @@ async function main() {
 
     // Each round measures both backlogs and the raw POSTs; the report takes the
     // median of each over the rounds (the machine is shared and runs vary).
-    const rates = new Map<string, { deliveries: number; rates: number[] }>()
+    /**
+     * Per scenario: deliveries/s, and CPU microseconds per delivery per round:
+     * worker, PostgreSQL, receiver, and the worker's V8 background threads.
+     */
+    const rates = new Map<string, { deliveries: number; rates: number[]; cpu: number[][] }>()
     const raws: number[] = []
+    /** Per round, CPU microseconds per request: raw client, receiver. */
+    const rawCpu: number[][] = []
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [name, t, fanOut] of [
         ['1 endpoint', one, 1],
@@ -218,27 +269,45 @@ async function main() {
         // worker sleeps until the first attempt is due.
         await seedBacklog(db, t.orgId, EVENTS, 1500)
         const expected = EVENTS * fanOut
+        const backends = backendsOf(dbName).filter((pid) => pid !== benchBackend)
+        const before = [cpuUs(worker.child.pid), sumCpu(backends), cpuUs(receiver.pid)]
+        const v8Before = threadCpu(worker.child.pid).get('V8Worker') ?? 0
         const c = await waitForCount(receiver, expected, 600_000)
+        const after = [cpuUs(worker.child.pid), sumCpu(backends), cpuUs(receiver.pid)]
+        const v8After = threadCpu(worker.child.pid).get('V8Worker') ?? 0
         const rate = c.n / ((c.last - c.first) / 1000)
-        const entry = rates.get(name) ?? { deliveries: c.n, rates: [] }
+        const entry = rates.get(name) ?? { deliveries: c.n, rates: [], cpu: [] }
         entry.rates.push(rate)
+        entry.cpu.push([...after.map((a, i) => (a - before[i]!) / c.n), (v8After - v8Before) / c.n])
         rates.set(name, entry)
         await worker.stop()
         worker = undefined
       }
       await receiver.reset()
-      raws.push(await rawBaseline(receiver.port, WARMUP, Math.min(EVENTS, 10_000), 16))
+      const receiverBefore = cpuUs(receiver.pid)
+      const rawRequests = Math.min(EVENTS, 10_000)
+      const rawRun = await rawBaseline(receiver.port, WARMUP, rawRequests, 16)
+      raws.push(rawRun.rate)
+      rawCpu.push([rawRun.cpuUsPerRequest, (cpuUs(receiver.pid) - receiverBefore) / (WARMUP + rawRequests)])
       if (ROUNDS > 1) {
         const line = [...rates].map(([name, e]) => `${name} ${e.rates.at(-1)!.toFixed(0)}/s`).join(', ')
         console.log(`round ${round}: ${line}, raw ${raws.at(-1)!.toFixed(0)}/s`)
       }
     }
     const raw = percentile(raws, 50)
+    // CPU per delivery: each column's median over the rounds.
+    const cpuMedian = (rows: number[][], column: number) =>
+      percentile(
+        rows.map((r) => r[column]!),
+        50,
+      )
     const results = [...rates].map(([name, e]) => ({
       name,
       deliveries: e.deliveries,
       rate: percentile(e.rates, 50),
+      cpu: [0, 1, 2, 3].map((i) => cpuMedian(e.cpu, i)),
     }))
+    const rawCpuUs = [0, 1].map((i) => cpuMedian(rawCpu, i))
 
     // Latency with an idle worker, to a receiver in this process.
     worker = await startService(env)
@@ -287,6 +356,21 @@ async function main() {
         `service, backlog to ${r.name.padEnd(12)} ${r.deliveries} deliveries  ${r.rate.toFixed(0)} deliveries/s  ratio ${(r.rate / raw).toFixed(2)}`,
       )
     }
+    const rawTotal = rawCpuUs[0]! + rawCpuUs[1]!
+    console.log(
+      `\nCPU per request, microseconds (user+system, /proc; median of rounds)\n` +
+        `  raw POSTs         client ${rawCpuUs[0]!.toFixed(0)}, receiver ${rawCpuUs[1]!.toFixed(0)}: total ${rawTotal.toFixed(0)}`,
+    )
+    for (const r of results) {
+      const [w, p, rc, v8] = r.cpu as [number, number, number, number]
+      const total = w + p + rc
+      console.log(
+        `  ${r.name.padEnd(16)}  worker ${w.toFixed(0)} (V8 threads: JIT, GC ${v8.toFixed(0)}), PostgreSQL ${p.toFixed(0)}, receiver ${rc.toFixed(0)}: total ${total.toFixed(0)}, CPU ratio ${(rawTotal / total).toFixed(2)}`,
+      )
+    }
+    console.log(
+      '  (CPU ratio: raw total over service total, the throughput ratio to expect when the machine is CPU-bound)',
+    )
     const p50 = percentile(latencies, 50)
     console.log(
       `order created -> delivered, idle worker             p50 ${p50.toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms\n`,

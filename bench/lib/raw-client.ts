@@ -1,10 +1,11 @@
 // The raw baseline of bench:webhooks in a fresh process, as each measured
-// service is a fresh process: undici POSTs of signed event bodies over
-// kept-alive HTTPS, `warmup` requests first (not measured), then `requests`
-// measured. Prints "rate <requests per second>".
+// service is a fresh process: undici POSTs of signed event bodies with the
+// worker's headers over kept-alive HTTPS, `warmup` requests first (not
+// measured), then `requests` measured. Prints "rate <requests per second>" and "cpu <CPU microseconds per
+// measured request>".
 //
 //   node bench/lib/raw-client.ts <port> <ca.pem> <warmup> <requests> <concurrency>
-import { randomBytes } from 'node:crypto'
+import { randomBytes, randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Agent } from 'undici'
 import { signatureHeader, signingKey } from '../../src/modules/webhooks/signing.ts'
@@ -25,12 +26,13 @@ async function run(total: number): Promise<number> {
     Array.from({ length: Number(concurrency) }, async () => {
       while (sent < total) {
         sent++
+        const id = randomUUID()
         const body = JSON.stringify({
-          id: randomBytes(16).toString('hex'),
+          id,
           type: 'order.received',
           created_at: new Date().toISOString(),
           api_version: 'v1',
-          data: { order_id: randomBytes(16).toString('hex'), external_order_id: `RAW-${sent}` },
+          data: { order_id: randomUUID(), external_order_id: `RAW-${sent}` },
         })
         const res = await agent.request({
           origin: `https://localhost:${port}`,
@@ -39,6 +41,8 @@ async function run(total: number): Promise<number> {
           headers: {
             'content-type': 'application/json',
             'user-agent': 'Service-Webhooks/1.0',
+            'x-service-event-id': id,
+            'x-service-event-type': 'order.received',
             'x-service-signature': signatureHeader(key, body, Math.floor(Date.now() / 1000)),
           },
           body,
@@ -51,6 +55,8 @@ async function run(total: number): Promise<number> {
 }
 
 await run(Number(warmup))
+const cpuBefore = process.cpuUsage()
 const rate = await run(Number(requests))
+const cpu = process.cpuUsage(cpuBefore)
 await agent.close()
-process.stdout.write(`rate ${rate}\n`)
+process.stdout.write(`rate ${rate}\ncpu ${(cpu.user + cpu.system) / Number(requests)}\n`)
