@@ -111,12 +111,22 @@ interface Flight {
   timedOut: boolean
 }
 
+/** The first `n` characters (code points, so a pair of surrogates stays whole). */
+function firstChars(text: string, n: number): string {
+  if (text.length <= n) return text
+  let units = 0
+  for (let count = 0; count < n && units < text.length; count++) {
+    units += text.codePointAt(units)! > 0xffff ? 2 : 1
+  }
+  return text.slice(0, units)
+}
+
 /**
- * The beginning of a response body, for the delivery log: at most
+ * The beginning of a response body, for the delivery log: its first
  * SNIPPET_CHARS characters, decoded as a whole (a character split across
- * chunks stays whole), stored as text (PostgreSQL text holds no NUL; a cut can
- * split a surrogate pair). A body cut off after the status arrived does not
- * change the verdict: what came is kept.
+ * chunks stays whole), NUL replaced by U+FFFD (PostgreSQL text holds no NUL).
+ * A body cut off after the status arrived does not change the verdict: what
+ * came is kept.
  */
 function readSnippet(body: Readable): Promise<string | null> {
   return new Promise((resolve) => {
@@ -125,8 +135,8 @@ function readSnippet(body: Readable): Promise<string | null> {
     const finish = () => {
       body.destroy()
       if (bytes === 0) return resolve(null)
-      const text = Buffer.concat(chunks).toString('utf8').slice(0, SNIPPET_CHARS)
-      resolve(text.replaceAll('\u0000', '\uFFFD').toWellFormed())
+      const text = firstChars(Buffer.concat(chunks).toString('utf8'), SNIPPET_CHARS)
+      resolve(text.replaceAll('\u0000', '\uFFFD'))
     }
     body.on('data', (chunk: Buffer) => {
       chunks.push(chunk)

@@ -228,7 +228,7 @@ describe('webhook dispatcher: retries and outcomes', () => {
     assert.equal(endpoints.json().data[0].last_success_at, ep.last_success_at!.toISOString())
   })
 
-  test('response snippets keep what text can hold: a NUL byte and a character cut at the limit become U+FFFD, and the batch is recorded', async (ctx) => {
+  test('response snippets: the first 1024 characters (a surrogate pair counts as one), NUL stored as U+FFFD, and the batch is recorded', async (ctx) => {
     const bodies: Record<string, string> = {
       '/nul': 'before\u0000after',
       '/cut': `${'a'.repeat(1023)}\u{1F600}tail`,
@@ -245,8 +245,8 @@ describe('webhook dispatcher: retries and outcomes', () => {
     const snippet = async (path: string) =>
       (await s.settled(endpoints[path]!, (r) => r.status === 'succeeded')).response_snippet
     assert.equal(await snippet('/nul'), 'before\uFFFDafter')
-    // 1 024 characters: the emoji's first half is the 1 024th, alone it is not text.
-    assert.equal(await snippet('/cut'), `${'a'.repeat(1023)}\uFFFD`)
+    // 1 024 characters, the emoji (two UTF-16 units) the 1 024th.
+    assert.equal(await snippet('/cut'), `${'a'.repeat(1023)}\u{1F600}`)
     assert.equal(await snippet('/plain'), 'fine')
   })
 
