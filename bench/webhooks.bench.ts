@@ -50,6 +50,8 @@ const { values: flags } = parseArgs({
 const EVENTS = Number(flags.events)
 const WARMUP = Number(flags.warmup)
 const ROUNDS = Number(flags.rounds)
+/** Attempts the worker keeps in flight (the service's default unless --concurrency). */
+const CONCURRENCY = Number(flags.concurrency ?? 128)
 const work = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))
 const TICK_US = 1_000_000 / 100 // /proc times are in USER_HZ (100 on Linux)
 
@@ -256,6 +258,7 @@ async function main() {
      */
     const rates = new Map<string, { deliveries: number; rates: number[]; cpu: number[][] }>()
     const raws: number[] = []
+    const rawsWide: number[] = []
     /** Per round, CPU microseconds per request: raw client, receiver. */
     const rawCpu: number[][] = []
     for (let round = 1; round <= ROUNDS; round++) {
@@ -294,12 +297,19 @@ async function main() {
       const rawRun = await rawBaseline(receiver.port, WARMUP, rawRequests, 16)
       raws.push(rawRun.rate)
       rawCpu.push([rawRun.cpuUsPerRequest, (cpuUs(receiver.pid) - receiverBefore) / (WARMUP + rawRequests)])
+      // The same POSTs with as many in flight as the worker keeps: its traffic
+      // shape, for comparison (more connections cost both ends more per request).
+      await receiver.reset()
+      rawsWide.push((await rawBaseline(receiver.port, WARMUP, rawRequests, CONCURRENCY)).rate)
       if (ROUNDS > 1) {
         const line = [...rates].map(([name, e]) => `${name} ${e.rates.at(-1)!.toFixed(0)}/s`).join(', ')
-        console.log(`round ${round}: ${line}, raw ${raws.at(-1)!.toFixed(0)}/s`)
+        console.log(
+          `round ${round}: ${line}, raw ${raws.at(-1)!.toFixed(0)}/s (${CONCURRENCY} in flight: ${rawsWide.at(-1)!.toFixed(0)}/s)`,
+        )
       }
     }
     const raw = percentile(raws, 50)
+    const rawWide = percentile(rawsWide, 50)
     // CPU per delivery: each column's median over the rounds.
     const cpuMedian = (rows: number[][], column: number) =>
       percentile(
@@ -356,9 +366,12 @@ async function main() {
     console.log(`\nwebhooks benchmark: ${EVENTS} events, PostgreSQL, node ${process.version}`)
     const median = ROUNDS > 1 ? ` (median of ${ROUNDS} rounds)` : ''
     console.log(`raw undici POSTs (16 in flight, kept-alive HTTPS)      ${raw.toFixed(0)} req/s${median}`)
+    console.log(
+      `raw undici POSTs (${CONCURRENCY} in flight, as the worker)       ${rawWide.toFixed(0)} req/s${median}`,
+    )
     for (const r of results) {
       console.log(
-        `service, backlog to ${r.name.padEnd(12)} ${r.deliveries} deliveries  ${r.rate.toFixed(0)} deliveries/s  ratio ${(r.rate / raw).toFixed(2)}`,
+        `service, backlog to ${r.name.padEnd(12)} ${r.deliveries} deliveries  ${r.rate.toFixed(0)} deliveries/s  ratio ${(r.rate / raw).toFixed(2)} (${(r.rate / rawWide).toFixed(2)} against ${CONCURRENCY} in flight)`,
       )
     }
     const rawTotal = rawCpuUs[0]! + rawCpuUs[1]!
