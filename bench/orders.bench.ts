@@ -25,6 +25,7 @@ import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import autocannon, { type RawRequest, type RequestSpec, type Result } from 'autocannon'
 import pg from 'pg'
+import { cpuMs } from './lib/cpu.ts'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const OPERATOR_TOKEN = `op_bench_${randomBytes(16).toString('hex')}`
@@ -377,18 +378,6 @@ interface LoadResult {
   /** CPU milliseconds per request: server process, PostgreSQL backends, load generator (this process). */
   cpu: { server?: number; db?: number; client: number }
 }
-
-/** user + system CPU of a process in ms, from /proc (Linux); undefined once it is gone. */
-function cpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
-  } catch {
-    return undefined
-  }
-}
-const CLOCK_TICKS = 100
 
 function cpuOf(pids: number[]): Map<number, number> {
   const out = new Map<number, number>()

@@ -23,7 +23,7 @@
 //    idle worker: p50 over sequential orders (target < 100 ms).
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -32,6 +32,7 @@ import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import selfsigned from 'selfsigned'
+import { cpuMs, threadCpuMs } from './lib/cpu.ts'
 import { percentile, ROOT, type Service, startService, tenant } from './lib/service.ts'
 
 const { values: flags } = parseArgs({
@@ -53,48 +54,12 @@ const ROUNDS = Number(flags.rounds)
 /** Attempts the worker keeps in flight (the service's default unless --concurrency). */
 const CONCURRENCY = Number(flags.concurrency ?? 128)
 const work = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))
-const TICK_US = 1_000_000 / 100 // /proc times are in USER_HZ (100 on Linux)
-
-/** user+system CPU of a process so far, in microseconds (Linux /proc). */
-function cpuUs(pid: number | undefined): number {
-  if (pid === undefined) return 0
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * TICK_US
-  } catch {
-    return 0
-  }
-}
-
-/** CPU microseconds so far per thread name of a process (V8's background threads are all "V8Worker"). */
-function threadCpu(pid: number | undefined): Map<string, number> {
-  const out = new Map<string, number>()
-  if (pid === undefined) return out
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8')
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))
-      const f = stat.slice(stat.lastIndexOf(') ') + 2).split(' ')
-      out.set(name, (out.get(name) ?? 0) + (Number(f[11]) + Number(f[12])) * TICK_US)
-    } catch {}
-  }
-  return out
-}
+/** user + system CPU of a process so far, in microseconds (0 once it is gone). */
+const cpuUs = (pid: number | undefined) => (pid === undefined ? 0 : (cpuMs(pid) ?? 0) * 1000)
 const sumCpu = (pids: number[]) => pids.reduce((total, pid) => total + cpuUs(pid), 0)
-
-/** The PostgreSQL backends serving one database (their command line names it). */
-function backendsOf(dbName: string): number[] {
-  const pids: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8')
-      if (cmdline.startsWith('postgres:') && new RegExp(` ${dbName}( |$)`).test(cmdline))
-        pids.push(Number(entry))
-    } catch {}
-  }
-  return pids
-}
+/** CPU microseconds so far of V8's background threads (JIT, GC) in a process. */
+const v8ThreadsUs = (pid: number | undefined) =>
+  pid === undefined ? 0 : (threadCpuMs(pid).get('V8Worker') ?? 0) * 1000
 
 async function certificate() {
   const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
@@ -236,7 +201,6 @@ async function main() {
   try {
     api = await startService({ ...env, WEBHOOK_WORKER: 'off' })
     await db.connect()
-    const benchBackend = (await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid
     const one = await tenant(api, 'One endpoint')
     const five = await tenant(api, 'Five endpoints')
     const create = async (t: { key: string }, path: string) => {
@@ -277,12 +241,18 @@ async function main() {
         // worker sleeps until the first attempt is due.
         await seedBacklog(db, t.orgId, EVENTS, 1500)
         const expected = EVENTS * fanOut
-        const backends = backendsOf(dbName).filter((pid) => pid !== benchBackend)
+        // The backends serving the bench database, this process's own excepted.
+        const backends = (
+          await db.query<{ pid: number }>(
+            'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
+            [dbName],
+          )
+        ).rows.map((r) => r.pid)
         const before = [cpuUs(worker.child.pid), sumCpu(backends), cpuUs(receiver.pid)]
-        const v8Before = threadCpu(worker.child.pid).get('V8Worker') ?? 0
+        const v8Before = v8ThreadsUs(worker.child.pid)
         const c = await waitForCount(receiver, expected, 600_000)
         const after = [cpuUs(worker.child.pid), sumCpu(backends), cpuUs(receiver.pid)]
-        const v8After = threadCpu(worker.child.pid).get('V8Worker') ?? 0
+        const v8After = v8ThreadsUs(worker.child.pid)
         const rate = c.n / ((c.last - c.first) / 1000)
         const entry = rates.get(name) ?? { deliveries: c.n, rates: [], cpu: [] }
         entry.rates.push(rate)
