@@ -210,7 +210,12 @@ export function createDispatcher(options: DispatcherOptions) {
    * covers connecting, TLS, headers and body: one timer, cleared when the
    * attempt ends) or by shutdown; `flight.timedOut` tells the two apart.
    */
-  async function send(target: Target, headers: Record<string, string>, body: string, flight: Flight) {
+  async function send(
+    target: Target,
+    headers: Record<string, string>,
+    body: string,
+    flight: Flight,
+  ): Promise<Outcome> {
     const started = performance.now()
     const timer = setTimeout(() => {
       flight.timedOut = true
@@ -231,16 +236,10 @@ export function createDispatcher(options: DispatcherOptions) {
       const snippet = await readSnippet(res.body)
       const durationMs = Math.round(performance.now() - started)
       if (res.statusCode >= 200 && res.statusCode < 300) {
-        return { ok: true, status: res.statusCode, snippet, durationMs } satisfies Outcome
+        return { ok: true, status: res.statusCode, snippet, durationMs }
       }
       // 3xx included: redirects are never followed.
-      return {
-        ok: false,
-        errorCode: 'http_error',
-        status: res.statusCode,
-        snippet,
-        durationMs,
-      } satisfies Outcome
+      return { ok: false, errorCode: 'http_error', status: res.statusCode, snippet, durationMs }
     } catch (err) {
       return {
         ok: false,
@@ -248,7 +247,7 @@ export function createDispatcher(options: DispatcherOptions) {
         status: null,
         snippet: null,
         durationMs: Math.round(performance.now() - started),
-      } satisfies Outcome
+      }
     } finally {
       clearTimeout(timer)
     }
@@ -271,16 +270,10 @@ export function createDispatcher(options: DispatcherOptions) {
   // many results as there are slots already wait to be stored.
   interface Batch {
     results: AttemptResult[]
-    written: Promise<void>
-    resolve: () => void
+    /** Settles once the batch is stored (or given up on). */
+    written: PromiseWithResolvers<void>
   }
-  const newBatch = (): Batch => {
-    let resolve!: () => void
-    const written = new Promise<void>((r) => {
-      resolve = r
-    })
-    return { results: [], written, resolve }
-  }
+  const newBatch = (): Batch => ({ results: [], written: Promise.withResolvers<void>() })
   let queued = newBatch()
   let flushing: Promise<void> | undefined
   /** Results queued or being written. */
@@ -312,7 +305,7 @@ export function createDispatcher(options: DispatcherOptions) {
         queued = newBatch()
         await write(batch.results)
         unwritten -= batch.results.length
-        batch.resolve()
+        batch.written.resolve()
       }
     })().finally(() => {
       flushing = undefined
@@ -333,7 +326,7 @@ export function createDispatcher(options: DispatcherOptions) {
     unwritten++
     void flush()
     const failure = result.counts && result.status !== 'succeeded'
-    return failure || unwritten > concurrency ? batch.written : Promise.resolve()
+    return failure || unwritten > concurrency ? batch.written.promise : Promise.resolve()
   }
 
   async function attempt(row: ClaimedDelivery, flight: Flight): Promise<void> {
