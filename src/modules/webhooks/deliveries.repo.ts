@@ -1,4 +1,4 @@
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Environment, WebhookDeliveryRow } from '../../db/schema.ts'
 
@@ -28,7 +28,57 @@ export interface ClaimedDelivery
  * and those attempts are simply sent again. Orders, events and deliveries are
  * still written durably.
  */
-const ASYNC_COMMIT = sql`set_config('synchronous_commit', 'off', true)`
+const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true)`
+
+/*
+ * The worker's two statements run for every few dozen attempts, so they are
+ * kept cheap on the Node side: constant SQL texts (no query building per
+ * batch, and one prepared statement per connection) and parameters handed to
+ * the driver already encoded (array literals written here in one pass, where
+ * the driver would escape every element with regular expressions).
+ */
+
+/** An array literal of values that need no quoting: uuids, numbers, ISO timestamps. */
+function plainArray(values: readonly (string | number | null)[]): string {
+  let out = '{'
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i]
+    out += `${i === 0 ? '' : ','}${v === null ? 'NULL' : v}`
+  }
+  return `${out}}`
+}
+
+const QUOTED = /["\\]/g
+/** A text[] literal: every element quoted, `"` and `\\` escaped. */
+function textArray(values: readonly (string | null)[]): string {
+  let out = '{'
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i] ?? null
+    out += `${i === 0 ? '' : ','}${v === null ? 'NULL' : `"${v.replace(QUOTED, '\\$&')}"`}`
+  }
+  return `${out}}`
+}
+
+const CLAIM_SQL = `
+    with claimed as (
+      update webhook_deliveries d
+      set attempts = d.attempts + 1, last_attempt_at = $2::timestamptz,
+          locked_until = $3::timestamptz, locked_by = $4::text
+      where d.id in (
+        select id from webhook_deliveries
+        where status = 'pending' and next_attempt_at <= $2::timestamptz
+          and (locked_until is null or locked_until < $2::timestamptz)
+        order by next_attempt_at
+        limit $1::int
+        for update skip locked)
+      returning d.id, d.event_id, d.endpoint_id, d.event_type, d.attempts
+    )
+    select c.*, e.created_at as event_created_at, e.data as event_data, w.url, w.pinned_addresses,
+           w.secret_encrypted, w.is_active as endpoint_active,
+           ${ASYNC_COMMIT} as async_commit
+    from claimed c
+    join events e on e.id = c.event_id
+    join webhook_endpoints w on w.id = c.endpoint_id`
 
 /**
  * Claims due attempts: FOR UPDATE SKIP LOCKED lets any number of workers on one
@@ -44,26 +94,9 @@ export async function claimDue(
 ): Promise<ClaimedDelivery[]> {
   if (input.limit <= 0) return []
   const lease = new Date(input.now.getTime() + input.leaseMs)
-  const result = await sql<ClaimedDelivery>`
-    with claimed as (
-      update webhook_deliveries d
-      set attempts = d.attempts + 1, last_attempt_at = ${input.now}::timestamptz,
-          locked_until = ${lease}::timestamptz, locked_by = ${input.workerId}::text
-      where d.id in (
-        select id from webhook_deliveries
-        where status = 'pending' and next_attempt_at <= ${input.now}::timestamptz
-          and (locked_until is null or locked_until < ${input.now}::timestamptz)
-        order by next_attempt_at
-        limit ${input.limit}::int
-        for update skip locked)
-      returning d.id, d.event_id, d.endpoint_id, d.event_type, d.attempts
-    )
-    select c.*, e.created_at as event_created_at, e.data as event_data, w.url, w.pinned_addresses,
-           w.secret_encrypted, w.is_active as endpoint_active,
-           ${ASYNC_COMMIT} as async_commit
-    from claimed c
-    join events e on e.id = c.event_id
-    join webhook_endpoints w on w.id = c.endpoint_id`.execute(db)
+  const result = await db.executeQuery<ClaimedDelivery>(
+    CompiledQuery.raw(CLAIM_SQL, [input.limit, input.now.toISOString(), lease.toISOString(), input.workerId]),
+  )
   return result.rows
 }
 
@@ -82,30 +115,12 @@ export interface AttemptResult {
   counts: boolean
 }
 
-/**
- * Records a batch of attempt results in ONE statement: the deliveries this
- * worker still holds are updated, and each endpoint's failure streak moves with
- * them (a success resets it, failures after the last success add up), computed
- * against the endpoint row as it stands when the statement locks it, so
- * workers recording results for one endpoint at the same time add up
- * correctly. Returns the active endpoints whose streak reached `disableAfter`.
- */
-export async function recordResults(
-  db: Database,
-  workerId: string,
-  results: AttemptResult[],
-  disableAfter: number,
-): Promise<string[]> {
-  if (results.length === 0) return []
-  const col = <T>(f: (r: AttemptResult) => T) => results.map(f)
-  const outcome = await sql<{ async_commit: string; ids: string[] }>`
+const RECORD_SQL = `
     with v as (
-      select * from unnest(
-        ${col((r) => r.deliveryId)}::uuid[], ${col((r) => r.endpointId)}::uuid[],
-        ${results.map((_, i) => i)}::int[], ${col((r) => r.status)}::text[], ${col((r) => r.errorCode)}::text[],
-        ${col((r) => r.responseStatus)}::int[], ${col((r) => r.snippet)}::text[], ${col((r) => r.durationMs)}::int[],
-        ${col((r) => r.nextAttemptAt)}::timestamptz[], ${col((r) => r.at)}::timestamptz[], ${col((r) => r.counts)}::boolean[])
-        as v(id, endpoint_id, seq, status, error_code, response_status, snippet, duration_ms, next_attempt_at, at, counts)
+      select * from unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::int[],
+                           $9::timestamptz[], $10::timestamptz[], $11::boolean[]) with ordinality
+        as v(id, endpoint_id, status, error_code, response_status, snippet, duration_ms, next_attempt_at, at,
+             counts, seq)
     ),
     recorded as (
       update webhook_deliveries d
@@ -113,7 +128,7 @@ export async function recordResults(
           response_snippet = v.snippet, duration_ms = v.duration_ms, next_attempt_at = v.next_attempt_at,
           locked_until = null, locked_by = null
       from v
-      where d.id = v.id and d.locked_by = ${workerId}::text and d.status = 'pending'
+      where d.id = v.id and d.locked_by = $1::text and d.status = 'pending'
       returning v.endpoint_id, v.seq, v.status, v.at, v.counts
     ),
     ordered as (
@@ -141,8 +156,62 @@ export async function recordResults(
       returning w.id, w.is_active, w.consecutive_failures
     )
     select (select ${ASYNC_COMMIT}) as async_commit,
-      array(select id from endpoints where is_active and consecutive_failures >= ${disableAfter}::int) as ids`.execute(
-    db,
+      array(select id from endpoints where is_active and consecutive_failures >= $12::int) as ids`
+
+/**
+ * Records a batch of attempt results in ONE statement: the deliveries this
+ * worker still holds are updated, and each endpoint's failure streak moves with
+ * them (a success resets it, failures after the last success add up), computed
+ * against the endpoint row as it stands when the statement locks it, so
+ * workers recording results for one endpoint at the same time add up
+ * correctly. Returns the active endpoints whose streak reached `disableAfter`.
+ */
+export async function recordResults(
+  db: Database,
+  workerId: string,
+  results: AttemptResult[],
+  disableAfter: number,
+): Promise<string[]> {
+  if (results.length === 0) return []
+  const n = results.length
+  const ids = new Array<string>(n)
+  const endpoints = new Array<string>(n)
+  const statuses = new Array<string>(n)
+  const errors = new Array<string | null>(n)
+  const codes = new Array<number | null>(n)
+  const snippets = new Array<string | null>(n)
+  const durations = new Array<number | null>(n)
+  const nexts = new Array<string | null>(n)
+  const ats = new Array<string>(n)
+  const counts = new Array<string>(n)
+  for (let i = 0; i < n; i++) {
+    const r = results[i]!
+    ids[i] = r.deliveryId
+    endpoints[i] = r.endpointId
+    statuses[i] = r.status
+    errors[i] = r.errorCode
+    codes[i] = r.responseStatus
+    snippets[i] = r.snippet
+    durations[i] = r.durationMs
+    nexts[i] = r.nextAttemptAt ? r.nextAttemptAt.toISOString() : null
+    ats[i] = r.at.toISOString()
+    counts[i] = r.counts ? 't' : 'f'
+  }
+  const outcome = await db.executeQuery<{ async_commit: string; ids: string[] }>(
+    CompiledQuery.raw(RECORD_SQL, [
+      workerId,
+      plainArray(ids),
+      plainArray(endpoints),
+      plainArray(statuses),
+      textArray(errors),
+      plainArray(codes),
+      textArray(snippets),
+      plainArray(durations),
+      plainArray(nexts),
+      plainArray(ats),
+      plainArray(counts),
+      disableAfter,
+    ]),
   )
   const disable = outcome.rows[0]!.ids
   if (disable.length > 0) {

@@ -229,8 +229,12 @@ describe('webhook dispatcher: retries and outcomes', () => {
   })
 
   test('response snippets: the first 1024 characters (a surrogate pair counts as one), NUL stored as U+FFFD, and the batch is recorded', async (ctx) => {
+    // '/syntax' holds what an array literal or a careless escaper would mangle.
+    const syntax = '{"ok":true, "path":"C:\\tmp\\x"}\nNULL,\t\'{}\' \\"'
     const bodies: Record<string, string> = {
       '/nul': 'before\u0000after',
+      '/syntax': syntax,
+      '/null-word': 'NULL',
       '/cut': `${'a'.repeat(1023)}\u{1F600}tail`,
       '/plain': 'fine',
     }
@@ -248,6 +252,8 @@ describe('webhook dispatcher: retries and outcomes', () => {
     // 1 024 characters, the emoji (two UTF-16 units) the 1 024th.
     assert.equal(await snippet('/cut'), `${'a'.repeat(1023)}\u{1F600}`)
     assert.equal(await snippet('/plain'), 'fine')
+    assert.equal(await snippet('/syntax'), syntax)
+    assert.equal(await snippet('/null-word'), 'NULL', 'the word NULL is text, not a missing snippet')
   })
 
   test('no answer within timeoutMs is a timeout', async (ctx) => {
