@@ -3,6 +3,7 @@ import * as core from './2026-11-22-0001-core.ts'
 import * as uploads from './2026-11-22-0002-uploads.ts'
 import * as webhooks from './2026-11-22-0003-webhooks.ts'
 import * as deliveryQueueUpkeep from './2026-11-22-0004-delivery-queue-upkeep.ts'
+import * as deliveryPagesHalfFull from './2026-11-23-0005-delivery-pages-half-full.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-0002-uploads': uploads,
   '2026-11-22-0003-webhooks': webhooks,
   '2026-11-22-0004-delivery-queue-upkeep': deliveryQueueUpkeep,
+  '2026-11-23-0005-delivery-pages-half-full': deliveryPagesHalfFull,
 }
 
 export const migrationProvider: MigrationProvider = {
