@@ -33,30 +33,21 @@ const ASYNC_COMMIT = `set_config('synchronous_commit', 'off', true)`
 /*
  * The worker's two statements run for every few dozen attempts, so they are
  * kept cheap on the Node side: constant SQL texts (no query building per
- * batch, and one prepared statement per connection) and parameters handed to
- * the driver already encoded (array literals written here in one pass, where
- * the driver would escape every element with regular expressions).
+ * batch, and one prepared statement per connection) and array parameters
+ * handed to the driver as literals written here in one pass, where the driver
+ * would escape every element with regular expressions.
  */
 
-/** An array literal of values that need no quoting: uuids, numbers, ISO timestamps. */
-function plainArray(values: readonly (string | number | null)[]): string {
-  let out = '{'
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]
-    out += `${i === 0 ? '' : ','}${v === null ? 'NULL' : v}`
-  }
-  return `${out}}`
-}
-
 const QUOTED = /["\\]/g
-/** A text[] literal: every element quoted, `"` and `\\` escaped. */
-function textArray(values: readonly (string | null)[]): string {
-  let out = '{'
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i] ?? null
-    out += `${i === 0 ? '' : ','}${v === null ? 'NULL' : `"${v.replace(QUOTED, '\\$&')}"`}`
-  }
-  return `${out}}`
+/**
+ * An array literal. Plain elements (uuids, numbers, identifiers, ISO
+ * timestamps) need no quoting; with `quote`, every element is quoted and its
+ * `"` and `\\` escaped (any text).
+ */
+function arrayLiteral(values: readonly (string | number | null)[], quote = false): string {
+  const element = (v: string | number | null) =>
+    v === null ? 'NULL' : quote ? `"${String(v).replace(QUOTED, '\\$&')}"` : v
+  return `{${values.map(element).join(',')}}`
 }
 
 const CLAIM_SQL = `
@@ -173,43 +164,21 @@ export async function recordResults(
   disableAfter: number,
 ): Promise<string[]> {
   if (results.length === 0) return []
-  const n = results.length
-  const ids = new Array<string>(n)
-  const endpoints = new Array<string>(n)
-  const statuses = new Array<string>(n)
-  const errors = new Array<string | null>(n)
-  const codes = new Array<number | null>(n)
-  const snippets = new Array<string | null>(n)
-  const durations = new Array<number | null>(n)
-  const nexts = new Array<string | null>(n)
-  const ats = new Array<string>(n)
-  const counts = new Array<string>(n)
-  for (let i = 0; i < n; i++) {
-    const r = results[i]!
-    ids[i] = r.deliveryId
-    endpoints[i] = r.endpointId
-    statuses[i] = r.status
-    errors[i] = r.errorCode
-    codes[i] = r.responseStatus
-    snippets[i] = r.snippet
-    durations[i] = r.durationMs
-    nexts[i] = r.nextAttemptAt ? r.nextAttemptAt.toISOString() : null
-    ats[i] = r.at.toISOString()
-    counts[i] = r.counts ? 't' : 'f'
-  }
+  const col = (f: (r: AttemptResult) => string | number | null, quote = false) =>
+    arrayLiteral(results.map(f), quote)
   const outcome = await db.executeQuery<{ async_commit: string; ids: string[] }>(
     CompiledQuery.raw(RECORD_SQL, [
       workerId,
-      plainArray(ids),
-      plainArray(endpoints),
-      plainArray(statuses),
-      textArray(errors),
-      plainArray(codes),
-      textArray(snippets),
-      plainArray(durations),
-      plainArray(nexts),
-      plainArray(ats),
-      plainArray(counts),
+      col((r) => r.deliveryId),
+      col((r) => r.endpointId),
+      col((r) => r.status),
+      col((r) => r.errorCode, true),
+      col((r) => r.responseStatus),
+      col((r) => r.snippet, true),
+      col((r) => r.durationMs),
+      col((r) => r.nextAttemptAt?.toISOString() ?? null),
+      col((r) => r.at.toISOString()),
+      col((r) => (r.counts ? 't' : 'f')),
       disableAfter,
     ]),
   )
