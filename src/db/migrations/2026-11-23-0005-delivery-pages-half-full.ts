@@ -5,14 +5,13 @@ import { type Kysely, sql } from 'kysely'
 // at 70 % the free space held the claim's new row versions for fewer than half
 // of a page's rows, and the other claims were ordinary updates writing an entry
 // into each of the table's four indexes. At 50 % about nine claims in ten are
-// HOT updates (no index entry; 229 of 256 in the test, 98 of 256 at 70 %), and the result's row version still finds room on
-// the same page once the claim versions are pruned. Measured with the worker
-// delivering 10 000-delivery backlogs, three alternating pairs: PostgreSQL CPU
-// 67-75 us per delivery against 78-87 at 70 %, deliveries/s +6 to +10 %
-// (40 % saved a few more microseconds but takes 2.5 times the space).
-// The price is disk: finished deliveries keep their pages half empty, about
-// twice the space of the rows themselves. Pages written before this migration
-// keep their layout.
+// HOT updates (no index entry; 229 of 256 in the test, 98 of 256 at 70 %).
+// Measured with the worker delivering 10 000-delivery backlogs, three
+// alternating pairs: PostgreSQL CPU 67-75 us per delivery against 78-87 at
+// 70 %, deliveries/s +6 to +10 % (40 % saved a few more microseconds but takes
+// 2.5 times the space). The price is disk: finished deliveries keep their pages
+// half empty, about twice the space of the rows themselves. Pages written
+// before this migration keep their layout.
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`alter table webhook_deliveries set (fillfactor = 50)`.execute(db)
 }
