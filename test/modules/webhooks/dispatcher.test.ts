@@ -236,7 +236,8 @@ describe('webhook dispatcher: retries and outcomes', () => {
       '/syntax': syntax,
       '/null-word': 'NULL',
       '/cut': `${'a'.repeat(1023)}\u{1F600}tail`,
-      '/plain': 'fine',
+      // Far more than a snippet: the worker stops reading, the attempt still succeeded.
+      '/long': `${'é'.repeat(1024)}${'x'.repeat(200_000)}`,
     }
     const s = await setup(ctx, { respond: (req) => ({ status: 200, body: bodies[req.url]! }) })
     const endpoints = Object.fromEntries(
@@ -251,7 +252,7 @@ describe('webhook dispatcher: retries and outcomes', () => {
     assert.equal(await snippet('/nul'), 'before\uFFFDafter')
     // 1 024 characters, the emoji (two UTF-16 units) the 1 024th.
     assert.equal(await snippet('/cut'), `${'a'.repeat(1023)}\u{1F600}`)
-    assert.equal(await snippet('/plain'), 'fine')
+    assert.equal(await snippet('/long'), 'é'.repeat(1024))
     assert.equal(await snippet('/syntax'), syntax)
     assert.equal(await snippet('/null-word'), 'NULL', 'the word NULL is text, not a missing snippet')
   })
