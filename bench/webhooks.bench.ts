@@ -2,7 +2,7 @@
 //
 //   npm run bench:webhooks                        # 10 000 events
 //   npm run bench:webhooks -- --events=2000 --pg-url=postgres://postgres@127.0.0.1:5432/test
-//   npm run bench:webhooks -- --rounds=3 --warmup=20000 --concurrency=128 --latency=50
+//   npm run bench:webhooks -- --rounds=5 --warmup=20000 --concurrency=128 --latency=50
 //
 // 1. A backlog of N events to 1 endpoint, and N events to 5 endpoints, delivered
 //    by a service with the worker on to a local HTTPS receiver (its own process).
@@ -39,7 +39,7 @@ const { values: flags } = parseArgs({
   options: {
     events: { type: 'string', default: '10000' },
     warmup: { type: 'string', default: '20000' },
-    rounds: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '5' },
     latency: { type: 'string', default: '50' },
     concurrency: { type: 'string' },
     'pg-url': {
@@ -340,8 +340,12 @@ async function main() {
       `raw undici POSTs (${CONCURRENCY} in flight, as the worker)       ${rawWide.toFixed(0)} req/s${median}`,
     )
     for (const r of results) {
+      // Each round's own ratio, for the spread between rounds.
+      const perRound = rates.get(r.name)!.rates.map((rate, i) => rate / raws[i]!)
+      const spread =
+        ROUNDS > 1 ? `; rounds ${Math.min(...perRound).toFixed(2)}-${Math.max(...perRound).toFixed(2)}` : ''
       console.log(
-        `service, backlog to ${r.name.padEnd(12)} ${r.deliveries} deliveries  ${r.rate.toFixed(0)} deliveries/s  ratio ${(r.rate / raw).toFixed(2)} (${(r.rate / rawWide).toFixed(2)} against ${CONCURRENCY} in flight)`,
+        `service, backlog to ${r.name.padEnd(12)} ${r.deliveries} deliveries  ${r.rate.toFixed(0)} deliveries/s  ratio ${(r.rate / raw).toFixed(2)} (${(r.rate / rawWide).toFixed(2)} against ${CONCURRENCY} in flight${spread})`,
       )
     }
     const rawTotal = rawCpuUs[0]! + rawCpuUs[1]!
