@@ -290,6 +290,8 @@ async function main() {
       name,
       deliveries: e.deliveries,
       rate: percentile(e.rates, 50),
+      /** Each round's own ratio, for the spread between rounds. */
+      perRound: e.rates.map((rate, i) => rate / raws[i]!),
       cpu: [0, 1, 2, 3].map((i) => cpuMedian(e.cpu, i)),
     }))
     const rawCpuUs = [0, 1].map((i) => cpuMedian(rawCpu, i))
@@ -340,10 +342,10 @@ async function main() {
       `raw undici POSTs (${CONCURRENCY} in flight, as the worker)       ${rawWide.toFixed(0)} req/s${median}`,
     )
     for (const r of results) {
-      // Each round's own ratio, for the spread between rounds.
-      const perRound = rates.get(r.name)!.rates.map((rate, i) => rate / raws[i]!)
       const spread =
-        ROUNDS > 1 ? `; rounds ${Math.min(...perRound).toFixed(2)}-${Math.max(...perRound).toFixed(2)}` : ''
+        ROUNDS > 1
+          ? `; rounds ${Math.min(...r.perRound).toFixed(2)}-${Math.max(...r.perRound).toFixed(2)}`
+          : ''
       console.log(
         `service, backlog to ${r.name.padEnd(12)} ${r.deliveries} deliveries  ${r.rate.toFixed(0)} deliveries/s  ratio ${(r.rate / raw).toFixed(2)} (${(r.rate / rawWide).toFixed(2)} against ${CONCURRENCY} in flight${spread})`,
       )
