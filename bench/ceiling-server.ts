@@ -90,7 +90,7 @@ const AUTH_SQL =
   'from api_keys k join organizations o on o.id = k.organization_id where k.key_hash = $1'
 
 const LEAN_ITEM_WIDTH = 8
-const LEAN_FIXED = 18
+const LEAN_FIXED = 19
 
 /** The service's writes for a live order as one statement of data-modifying CTEs. */
 function leanSql(count: number): string {
@@ -117,8 +117,9 @@ i as (
   select gen_random_uuid(), po.id, i.id, 'pending', $13::timestamptz, $13::timestamptz from po cross join i
   returning id, order_item_id
 ), e as (
-  insert into events (id, organization_id, environment, type, order_id, data, created_at)
-  select $17::uuid, o.organization_id, o.environment, 'order.received', o.id, $18::json, o.created_at from o
+  insert into events (id, organization_id, environment, type, order_id, data, body, created_at)
+  select $17::uuid, o.organization_id, o.environment, 'order.received', o.id, $18::json, $19::text, o.created_at
+  from o
 )
 select o.id, (select json_agg(i) from i) as items, (select json_agg(j) from j) as jobs from o`
 }
@@ -294,11 +295,21 @@ app.post('/v1/orders-lean', async (request, reply) => {
   const orgId = key.organization_id as string
   const { orderId, orderParams } = rowsFor(orgId, body)
   const now = orderParams[12]
+  const eventId = v7()
+  const data = { order_id: orderId, external_order_id: body.external_order_id }
   const params: unknown[] = [
     ...orderParams,
     v7(),
-    v7(),
-    JSON.stringify({ order_id: orderId, external_order_id: body.external_order_id }),
+    eventId,
+    JSON.stringify(data),
+    // The body every delivery of the event sends, as the service stores it.
+    JSON.stringify({
+      id: eventId,
+      type: 'order.received',
+      created_at: (now as Date).toISOString(),
+      api_version: 'v1',
+      data,
+    }),
   ]
   body.items.forEach((item, position) => {
     params.push(

@@ -113,25 +113,35 @@ async function startReceiver() {
   }
 }
 
-/** Events with one pending delivery per active endpoint, due in `dueInMs`. */
+/** Events with one pending delivery per active endpoint, due in `dueInMs`, written as the outbox writes them. */
 async function seedBacklog(db: pg.Client, orgId: string, events: number, dueInMs = 0) {
   await db.query(
     `with e as (
-       insert into events (id, organization_id, environment, type, order_id, data, created_at)
-       select uuid_v7(), $1, 'live', 'order.received', null,
-              json_build_object('order_id', gen_random_uuid(), 'external_order_id', 'BENCH-' || n), now()
-       from generate_series(1, $2) n
+       insert into events (id, organization_id, environment, type, order_id, data, body, created_at)
+       select id, $1, 'live', 'order.received', null, data,
+              json_build_object('id', id, 'type', 'order.received',
+                                'created_at', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                                'api_version', 'v1', 'data', data)::text,
+              now()
+       from (select uuid_v7() as id,
+                    json_build_object('order_id', gen_random_uuid(), 'external_order_id', 'BENCH-' || n) as data
+             from generate_series(1, $2) n) s
        returning id, created_at
+     ),
+     d as (
+       insert into webhook_deliveries
+         (id, event_id, endpoint_id, organization_id, environment, event_type, status, next_attempt_at, created_at)
+       select uuid_v7(), e.id, w.id, w.organization_id, 'live', 'order.received', 'pending',
+              e.created_at + $3 * interval '1 millisecond', e.created_at
+       from e cross join webhook_endpoints w
+       where w.organization_id = $1 and w.environment = 'live' and w.is_active
+       returning id, event_id, endpoint_id, next_attempt_at
      )
-     insert into webhook_deliveries
-       (id, event_id, endpoint_id, organization_id, environment, event_type, status, next_attempt_at, created_at)
-     select uuid_v7(), e.id, w.id, w.organization_id, 'live', 'order.received', 'pending',
-            e.created_at + $3 * interval '1 millisecond', e.created_at
-     from e cross join webhook_endpoints w
-     where w.organization_id = $1 and w.environment = 'live' and w.is_active`,
+     insert into webhook_queue (delivery_id, event_id, endpoint_id, next_attempt_at, attempts)
+     select id, event_id, endpoint_id, next_attempt_at, 0 from d`,
     [orgId, events, dueInMs],
   )
-  await db.query('analyze webhook_deliveries')
+  await db.query('analyze webhook_queue')
 }
 
 async function waitForCount(

@@ -98,6 +98,8 @@ export interface EventTable {
   type: string
   order_id: string | null
   data: Json<Record<string, unknown>>
+  /** The envelope as delivered, serialized once when the event is written. */
+  body: string
   created_at: Date
 }
 
@@ -156,9 +158,18 @@ export interface WebhookDeliveryTable {
   response_snippet: string | null
   error_code: string | null
   duration_ms: number | null
+  created_at: Date
+}
+
+/** The attempts still to be made: one row per pending delivery (see migration 0007). */
+export interface WebhookQueueTable {
+  delivery_id: string
+  event_id: string
+  endpoint_id: string
+  next_attempt_at: Date
+  attempts: number
   locked_until: Date | null
   locked_by: string | null
-  created_at: Date
 }
 
 export interface DB {
@@ -174,6 +185,7 @@ export interface DB {
   service_secrets: ServiceSecretTable
   webhook_endpoints: WebhookEndpointTable
   webhook_deliveries: WebhookDeliveryTable
+  webhook_queue: WebhookQueueTable
 }
 
 export type OrderRow = Selectable<OrderTable>

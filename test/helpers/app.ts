@@ -31,7 +31,7 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined
 export const DIALECT = TEST_DATABASE_URL ? 'postgres' : 'pglite'
 /** Advisory lock key that keeps schema drops out of other files' migrations. */
-const SCHEMA_DROP_LOCK = 7_104_816_263
+export const SCHEMA_DROP_LOCK = 7_104_816_263
 
 export interface TestDatabase {
   db: Database

@@ -4,6 +4,8 @@ import * as uploads from './2026-11-22-0002-uploads.ts'
 import * as webhooks from './2026-11-22-0003-webhooks.ts'
 import * as deliveryQueueUpkeep from './2026-11-22-0004-delivery-queue-upkeep.ts'
 import * as deliveryPagesHalfFull from './2026-11-23-0005-delivery-pages-half-full.ts'
+import * as eventBodies from './2026-11-25-0006-event-bodies.ts'
+import * as deliveryQueue from './2026-11-25-0007-delivery-queue.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -13,6 +15,8 @@ const migrations: Record<string, Migration> = {
   '2026-11-22-0003-webhooks': webhooks,
   '2026-11-22-0004-delivery-queue-upkeep': deliveryQueueUpkeep,
   '2026-11-23-0005-delivery-pages-half-full': deliveryPagesHalfFull,
+  '2026-11-25-0006-event-bodies': eventBodies,
+  '2026-11-25-0007-delivery-queue': deliveryQueue,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -46,20 +46,24 @@ export function eventEnvelope(event: { id: string; type: string; created_at: Dat
 
 /**
  * The outbox write as common table expressions, to be embedded in the
- * statement that makes the change: `outbox_event` inserts the event when the
- * CTE named by `gate` has a row, `outbox_deliveries` fans it out to one pending
- * delivery per active endpoint of the organization and environment. Callers
- * end their statement with `outboxWake()` so idle workers wake on commit.
- * One statement keeps change, event and deliveries atomic without a
- * transaction round trip.
+ * statement that makes the change: `outbox_event` inserts the event (with the
+ * body every delivery of it sends) when the CTE named by `gate` has a row,
+ * `outbox_deliveries` fans it out to one pending delivery per active endpoint
+ * of the organization and environment, and `outbox_queue` queues each
+ * delivery's first attempt. Callers end their statement with `outboxWake()`
+ * so idle workers wake on commit. One statement keeps change, event and
+ * deliveries atomic without a transaction round trip.
  */
 export function outboxCtes(eventId: string, input: NewEventInput, gate: string): RawBuilder<unknown> {
   const onlyEndpoint = input.endpointId ? sql`and w.id = ${input.endpointId}::uuid` : sql``
+  const body = JSON.stringify(
+    eventEnvelope({ id: eventId, type: input.type, created_at: input.at, data: input.data }),
+  )
   return sql`
     outbox_event as (
-      insert into events (id, organization_id, environment, type, order_id, data, created_at)
+      insert into events (id, organization_id, environment, type, order_id, data, body, created_at)
       select ${eventId}::uuid, ${input.organizationId}::uuid, ${input.environment}::text, ${input.type}::text,
-             ${input.orderId}::uuid, ${JSON.stringify(input.data)}::json, ${input.at}::timestamptz
+             ${input.orderId}::uuid, ${JSON.stringify(input.data)}::json, ${body}::text, ${input.at}::timestamptz
       from ${sql.table(gate)}
       returning id
     ),
@@ -73,13 +77,18 @@ export function outboxCtes(eventId: string, input: NewEventInput, gate: string):
       where w.organization_id = ${input.organizationId}::uuid
         and w.environment = ${input.environment}::text
         and w.is_active ${onlyEndpoint}
+      returning id, event_id, endpoint_id, next_attempt_at
+    ),
+    outbox_queue as (
+      insert into webhook_queue (delivery_id, event_id, endpoint_id, next_attempt_at, attempts)
+      select id, event_id, endpoint_id, next_attempt_at, 0 from outbox_deliveries
       returning 1
     )`
 }
 
 /** NOTIFY (delivered on commit) when the statement enqueued deliveries. */
 export function outboxWake(): RawBuilder<unknown> {
-  return sql`case when exists (select 1 from outbox_deliveries) then pg_notify(${WAKE_CHANNEL}, '') end`
+  return sql`case when exists (select 1 from outbox_queue) then pg_notify(${WAKE_CHANNEL}, '') end`
 }
 
 /**

@@ -9,11 +9,16 @@ export async function wakeWorkers(trx: Database): Promise<void> {
   await sql`select pg_notify(${WAKE_CHANNEL}, '')`.execute(trx)
 }
 
-/** A claimed attempt with what sending it needs: the event and the endpoint. */
-export interface ClaimedDelivery
-  extends Pick<WebhookDeliveryRow, 'id' | 'event_id' | 'endpoint_id' | 'event_type' | 'attempts'> {
-  event_created_at: Date
-  event_data: unknown
+/** A claimed attempt with what sending it needs: the event's body and the endpoint. */
+export interface ClaimedDelivery {
+  id: string
+  event_id: string
+  endpoint_id: string
+  event_type: string
+  /** Attempts made so far, this one included. */
+  attempts: number
+  /** The envelope, exactly as every attempt sends it. */
+  body: string
   url: string
   pinned_addresses: string[]
   secret_encrypted: string
@@ -52,20 +57,19 @@ function arrayLiteral(values: readonly (string | number | null)[], quote = false
 
 const CLAIM_SQL = `
     with claimed as (
-      update webhook_deliveries d
-      set attempts = d.attempts + 1, last_attempt_at = $2::timestamptz,
-          locked_until = $3::timestamptz, locked_by = $4::text
-      where d.id in (
-        select id from webhook_deliveries
-        where status = 'pending' and next_attempt_at <= $2::timestamptz
+      update webhook_queue q
+      set attempts = q.attempts + 1, locked_until = $3::timestamptz, locked_by = $4::text
+      where q.delivery_id = any(array(
+        select delivery_id from webhook_queue
+        where next_attempt_at <= $2::timestamptz
           and (locked_until is null or locked_until < $2::timestamptz)
         order by next_attempt_at
         limit $1::int
-        for update skip locked)
-      returning d.id, d.event_id, d.endpoint_id, d.event_type, d.attempts
+        for update skip locked))
+      returning q.delivery_id, q.event_id, q.endpoint_id, q.attempts
     )
-    select c.*, e.created_at as event_created_at, e.data as event_data, w.url, w.pinned_addresses,
-           w.secret_encrypted, w.is_active as endpoint_active,
+    select c.delivery_id as id, c.event_id, c.endpoint_id, c.attempts, e.type as event_type, e.body,
+           w.url, w.pinned_addresses, w.secret_encrypted, w.is_active as endpoint_active,
            ${ASYNC_COMMIT} as async_commit
     from claimed c
     join events e on e.id = c.event_id
@@ -73,11 +77,10 @@ const CLAIM_SQL = `
 
 /**
  * Claims due attempts: FOR UPDATE SKIP LOCKED lets any number of workers on one
- * database take disjoint rows, and the attempt counter is bumped in the same
- * statement. The lease (locked_until) hands an attempt whose worker died back
- * to the others once it runs out. The event and endpoint come back with the
- * claim, so a batch costs one round trip; only what an attempt needs comes
- * back (every timestamp column would be parsed for nothing).
+ * database take disjoint queue rows, and the attempt counter is bumped in the
+ * same statement. The lease (locked_until) hands an attempt whose worker died
+ * back to the others once it runs out. The event's body and the endpoint come
+ * back with the claim, so a batch costs one round trip.
  */
 export async function claimDue(
   db: Database,
@@ -101,25 +104,48 @@ export interface AttemptResult {
   snippet: string | null
   durationMs: number | null
   nextAttemptAt: Date | null
+  /** When the attempt started (the log's last_attempt_at). */
+  startedAt: Date
+  /** When it ended (the endpoint's last_success_at or last_failure_at). */
   at: Date
-  /** Whether the attempt reached the endpoint and counts for its failure streak. */
+  /**
+   * Whether a request was made: it counts as an attempt and for the
+   * endpoint's failure streak (not so a delivery failed because its endpoint
+   * was disabled meanwhile).
+   */
   counts: boolean
 }
 
 const RECORD_SQL = `
     with v as (
       select * from unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::int[],
-                           $9::timestamptz[], $10::timestamptz[], $11::boolean[]) with ordinality
-        as v(id, endpoint_id, status, error_code, response_status, snippet, duration_ms, next_attempt_at, at,
-             counts, seq)
+                           $9::timestamptz[], $10::timestamptz[], $11::timestamptz[], $12::boolean[])
+        with ordinality
+        as v(id, endpoint_id, status, error_code, response_status, snippet, duration_ms, next_attempt_at,
+             started_at, at, counts, seq)
+    ),
+    finished as (
+      delete from webhook_queue q
+      using v
+      where q.delivery_id = v.id and q.locked_by = $1::text and v.next_attempt_at is null
+      returning q.delivery_id, q.attempts
+    ),
+    retried as (
+      update webhook_queue q
+      set next_attempt_at = v.next_attempt_at, locked_until = null, locked_by = null
+      from v
+      where q.delivery_id = v.id and q.locked_by = $1::text and v.next_attempt_at is not null
+      returning q.delivery_id, q.attempts
     ),
     recorded as (
       update webhook_deliveries d
       set status = v.status, error_code = v.error_code, response_status = v.response_status,
           response_snippet = v.snippet, duration_ms = v.duration_ms, next_attempt_at = v.next_attempt_at,
-          locked_until = null, locked_by = null
-      from v
-      where d.id = v.id and d.locked_by = $1::text and d.status = 'pending'
+          attempts = case when v.counts then q.attempts else q.attempts - 1 end,
+          last_attempt_at = case when v.counts then v.started_at else d.last_attempt_at end
+      from (select * from finished union all select * from retried) q
+      join v on v.id = q.delivery_id
+      where d.id = q.delivery_id
       returning v.endpoint_id, v.seq, v.status, v.at, v.counts
     ),
     ordered as (
@@ -147,12 +173,13 @@ const RECORD_SQL = `
       returning w.id, w.is_active, w.consecutive_failures
     )
     select (select ${ASYNC_COMMIT}) as async_commit,
-      array(select id from endpoints where is_active and consecutive_failures >= $12::int) as ids`
+      array(select id from endpoints where is_active and consecutive_failures >= $13::int) as ids`
 
 /**
- * Records a batch of attempt results in ONE statement: the deliveries this
- * worker still holds are updated, and each endpoint's failure streak moves with
- * them (a success resets it, failures after the last success add up), computed
+ * Records a batch of attempt results in ONE statement: the queue rows this
+ * worker still holds are deleted (delivery finished) or moved to their next
+ * attempt, their log rows take the result, and each endpoint's failure streak
+ * moves with them (a success resets it, failures after the last success add up), computed
  * against the endpoint row as it stands when the statement locks it, so
  * workers recording results for one endpoint at the same time add up
  * correctly. Returns the active endpoints whose streak reached `disableAfter`.
@@ -177,6 +204,7 @@ export async function recordResults(
       col((r) => r.snippet, true),
       col((r) => r.durationMs),
       col((r) => r.nextAttemptAt?.toISOString() ?? null),
+      col((r) => r.startedAt.toISOString()),
       col((r) => r.at.toISOString()),
       col((r) => (r.counts ? 't' : 'f')),
       disableAfter,
@@ -198,12 +226,11 @@ export async function recordResults(
   return disable
 }
 
-/** When the next pending attempt falls due (to sleep exactly until then). */
+/** When the next queued attempt falls due (to sleep exactly until then). */
 export async function nextDueAt(db: Database): Promise<Date | undefined> {
   const row = await db
-    .selectFrom('webhook_deliveries')
+    .selectFrom('webhook_queue')
     .select((eb) => eb.fn.min('next_attempt_at').as('next'))
-    .where('status', '=', 'pending')
     .executeTakeFirst()
   return (row?.next as Date | null) ?? undefined
 }
@@ -212,28 +239,48 @@ export async function nextDueAt(db: Database): Promise<Date | undefined> {
 export async function releaseClaims(db: Database, ids: string[], workerId: string): Promise<void> {
   if (ids.length === 0) return
   await db
-    .updateTable('webhook_deliveries')
+    .updateTable('webhook_queue')
     .set({ attempts: sql`greatest(attempts - 1, 0)`, locked_until: null, locked_by: null })
-    .where('id', 'in', ids)
+    .where('delivery_id', 'in', ids)
     .where('locked_by', '=', workerId)
-    .where('status', '=', 'pending')
     .execute()
 }
 
-/** Pending deliveries of an endpoint that was disabled or deleted fail for good. */
-export async function failPendingForEndpoint(trx: Database, endpointId: string): Promise<void> {
+/** Queues the first attempt of new pending deliveries (a manual redelivery). */
+export async function enqueue(
+  trx: Database,
+  deliveries: { id: string; event_id: string; endpoint_id: string; next_attempt_at: Date }[],
+): Promise<void> {
+  if (deliveries.length === 0) return
   await trx
-    .updateTable('webhook_deliveries')
-    .set({
-      status: 'failed',
-      error_code: 'endpoint_disabled',
-      next_attempt_at: null,
-      locked_until: null,
-      locked_by: null,
-    })
-    .where('endpoint_id', '=', endpointId)
-    .where('status', '=', 'pending')
+    .insertInto('webhook_queue')
+    .values(
+      deliveries.map((d) => ({
+        delivery_id: d.id,
+        event_id: d.event_id,
+        endpoint_id: d.endpoint_id,
+        next_attempt_at: d.next_attempt_at,
+        attempts: 0,
+      })),
+    )
     .execute()
+  await wakeWorkers(trx)
+}
+
+/**
+ * Pending deliveries of an endpoint that was disabled or deleted fail for
+ * good: their queue rows go (a worker holding one records nothing for it), and
+ * their log rows say why.
+ */
+export async function failPendingForEndpoint(trx: Database, endpointId: string): Promise<void> {
+  await sql`
+    with dropped as (
+      delete from webhook_queue where endpoint_id = ${endpointId}::uuid returning delivery_id
+    )
+    update webhook_deliveries d
+    set status = 'failed', error_code = 'endpoint_disabled', next_attempt_at = null
+    from dropped
+    where d.id = dropped.delivery_id and d.status = 'pending'`.execute(trx)
 }
 
 export async function listDeliveries(

@@ -9,7 +9,6 @@ import type { Database, Listen } from '../../db/database.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
-import { eventEnvelope } from '../events/events.service.ts'
 import {
   type AttemptResult,
   type ClaimedDelivery,
@@ -340,6 +339,7 @@ export function createDispatcher(options: DispatcherOptions) {
         snippet: null,
         durationMs: null,
         nextAttemptAt: null,
+        startedAt: clock.now(),
         at: clock.now(),
         counts: false,
       })
@@ -352,14 +352,8 @@ export function createDispatcher(options: DispatcherOptions) {
       key = signingKey(box.open(row.secret_encrypted))
       keys.set(row.secret_encrypted, key)
     }
-    const body = JSON.stringify(
-      eventEnvelope({
-        id: row.event_id,
-        type: row.event_type,
-        created_at: row.event_created_at,
-        data: row.event_data,
-      }),
-    )
+    const body = row.body
+    const startedAt = clock.now()
     // t is taken per attempt, so every retry carries a new t and v1.
     const headers = {
       'content-type': 'application/json',
@@ -387,6 +381,7 @@ export function createDispatcher(options: DispatcherOptions) {
       snippet: outcome.snippet,
       durationMs: outcome.durationMs,
       nextAttemptAt: next,
+      startedAt,
       at,
       counts: true,
     })

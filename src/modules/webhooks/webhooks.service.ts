@@ -7,7 +7,7 @@ import { isUuid, newId } from '../../lib/ids.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
 import { recordEvent } from '../events/events.service.ts'
-import { failPendingForEndpoint, listDeliveries, wakeWorkers } from './deliveries.repo.ts'
+import { enqueue, failPendingForEndpoint, listDeliveries } from './deliveries.repo.ts'
 import { checkWebhookUrl, parseCidrs, type Resolver } from './ssrf.ts'
 
 export const MAX_ACTIVE_ENDPOINTS = 5
@@ -250,7 +250,7 @@ export function createWebhookService(deps: {
           })
           .returningAll()
           .executeTakeFirstOrThrow()
-        await wakeWorkers(trx)
+        await enqueue(trx, [{ ...inserted, next_attempt_at: now }])
         return inserted
       })
       return deliveryView(row)

@@ -56,9 +56,10 @@ async function setup(
   const started: Dispatcher[] = []
   ctx.after(async () => {
     for (const d of started) await d.stop(100)
+    await t.db.deleteFrom('webhook_queue').execute()
     await t.db
       .updateTable('webhook_deliveries')
-      .set({ status: 'failed', next_attempt_at: null, locked_until: null })
+      .set({ status: 'failed', next_attempt_at: null })
       .where('status', '=', 'pending')
       .execute()
     await receiver.close()
@@ -95,6 +96,10 @@ async function setup(
       .orderBy('id')
       .execute()
 
+  /** The queue rows (attempts still to be made) of an endpoint. */
+  const queued = (endpointId: string) =>
+    t.db.selectFrom('webhook_queue').selectAll().where('endpoint_id', '=', endpointId).execute()
+
   const endpointRow = (id: string) =>
     t.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
 
@@ -108,7 +113,7 @@ async function setup(
       return rows.length === 1 && done(rows[0]!) && rows[0]
     }, 'the delivery to settle')
 
-  return { t, receiver, tenant, endpoint, order, dispatch, deliveries, endpointRow, settled }
+  return { t, receiver, tenant, endpoint, order, dispatch, deliveries, queued, endpointRow, settled }
 }
 
 const signature = (req: ReceivedRequest) => {
@@ -155,6 +160,13 @@ describe('webhook dispatcher: retries and outcomes', () => {
       [eventId, eventId],
     )
     assert.equal(JSON.parse(a!.body.toString()).id, eventId)
+    // The body is the one stored with the event when it was written.
+    const stored = await s.t.db
+      .selectFrom('events')
+      .select('body')
+      .where('id', '=', String(eventId))
+      .executeTakeFirstOrThrow()
+    assert.equal(a!.body.toString('utf8'), stored.body)
 
     const row = await s.settled(endpoint.id, (r) => r.status !== 'pending')
     assert.equal(row.status, 'succeeded')
@@ -189,7 +201,7 @@ describe('webhook dispatcher: retries and outcomes', () => {
     assert.equal(row.error_code, 'http_error')
     assert.equal(row.response_status, 503)
     assert.equal(row.response_snippet, 'down for maintenance')
-    assert.equal(row.locked_until, null)
+    assert.deepEqual(await s.queued(endpoint.id), [], 'nothing left to attempt')
 
     // The public log says the same.
     const log = await s.t.api(s.tenant.liveKey, 'GET', `/v1/webhook-deliveries?endpoint_id=${endpoint.id}`)
@@ -506,58 +518,103 @@ describe('webhook dispatcher: claims', () => {
     }
   })
 
-  test('the delivery queue is analyzed and vacuumed after a fixed number of changed rows, not a share of the table, and leaves room for HOT claims', async (ctx) => {
+  test('the queue and the log are analyzed and vacuumed after a fixed number of changed rows, not a share of the table, and leave room for HOT updates', async (ctx) => {
     const s = await setup(ctx)
-    const { rows } = await sql<{ reloptions: string[] }>`
-      select reloptions from pg_class where oid = 'webhook_deliveries'::regclass`.execute(s.t.db)
-    assert.deepEqual([...rows[0]!.reloptions].sort(), [
-      'autovacuum_analyze_scale_factor=0',
-      'autovacuum_analyze_threshold=5000',
-      'autovacuum_vacuum_scale_factor=0',
-      'autovacuum_vacuum_threshold=20000',
-      'fillfactor=50',
-    ])
+    for (const table of ['webhook_queue', 'webhook_deliveries']) {
+      const { rows } = await sql<{ reloptions: string[] }>`
+        select reloptions from pg_class where oid = ${table}::regclass`.execute(s.t.db)
+      assert.deepEqual(
+        [...rows[0]!.reloptions].sort(),
+        [
+          'autovacuum_analyze_scale_factor=0',
+          'autovacuum_analyze_threshold=5000',
+          'autovacuum_vacuum_scale_factor=0',
+          'autovacuum_vacuum_threshold=20000',
+          'fillfactor=50',
+        ],
+        table,
+      )
+    }
   })
 
-  test('claims of a backlog are mostly HOT updates: they leave the indexes alone', async (ctx) => {
+  test('claims and results of a backlog are HOT updates and deletes: they leave the indexes alone', async (ctx) => {
     const s = await setup(ctx)
     const { endpoint } = await s.endpoint('/hot')
     // A backlog written as the fan-out writes it, due before anything else.
     await sql`
       with e as (
-        insert into events (id, organization_id, environment, type, order_id, data, created_at)
-        select gen_random_uuid(), ${s.tenant.orgId}, 'live', 'order.received', null, '{}'::jsonb, now()
+        insert into events (id, organization_id, environment, type, order_id, data, body, created_at)
+        select gen_random_uuid(), ${s.tenant.orgId}, 'live', 'order.received', null, '{}'::jsonb, '{}', now()
         from generate_series(1, 400)
         returning id
+      ),
+      d as (
+        insert into webhook_deliveries
+          (id, event_id, endpoint_id, organization_id, environment, event_type, status, next_attempt_at, created_at)
+        select gen_random_uuid(), e.id, ${endpoint.id}, ${s.tenant.orgId}, 'live', 'order.received', 'pending',
+               timestamptz '2000-01-01' + row_number() over () * interval '1 millisecond', now()
+        from e
+        returning id, event_id, endpoint_id, next_attempt_at
       )
-      insert into webhook_deliveries
-        (id, event_id, endpoint_id, organization_id, environment, event_type, status, next_attempt_at, created_at)
-      select gen_random_uuid(), e.id, ${endpoint.id}, ${s.tenant.orgId}, 'live', 'order.received', 'pending',
-             timestamptz '2000-01-01' + row_number() over () * interval '1 millisecond', now()
-      from e`.execute(s.t.db)
+      insert into webhook_queue (delivery_id, event_id, endpoint_id, next_attempt_at, attempts)
+      select id, event_id, endpoint_id, next_attempt_at, 0 from d`.execute(s.t.db)
     const counts = await s.t.db.transaction().execute(async (trx) => {
       // The backend's counters may still hold earlier transactions' counts
-      // (reported to the shared statistics later): the claim is the difference.
+      // (reported to the shared statistics later): each step is the difference.
       const read = async () =>
         (
-          await sql<{ updated: number; hot: number }>`
-            select pg_stat_get_xact_tuples_updated('webhook_deliveries'::regclass)::int as updated,
-                   pg_stat_get_xact_tuples_hot_updated('webhook_deliveries'::regclass)::int as hot`.execute(
-            trx,
-          )
+          await sql<{ queue: number[]; log: number[] }>`
+            select array[pg_stat_get_xact_tuples_updated(q), pg_stat_get_xact_tuples_hot_updated(q),
+                         pg_stat_get_xact_tuples_deleted(q)]::int[] as queue,
+                   array[pg_stat_get_xact_tuples_updated(l), pg_stat_get_xact_tuples_hot_updated(l)]::int[] as log
+            from (select 'webhook_queue'::regclass as q, 'webhook_deliveries'::regclass as l) t`.execute(trx)
         ).rows[0]!
+      const diff = (a: number[], b: number[]) => a.map((n, i) => n - b[i]!)
       const before = await read()
       const claimed = await claimDue(trx, { limit: 256, now: new Date(), leaseMs: 60_000, workerId: 'w' })
-      const after = await read()
-      return { claimed: claimed.length, updated: after.updated - before.updated, hot: after.hot - before.hot }
+      const afterClaim = await read()
+      const now = new Date()
+      await recordResults(
+        trx,
+        'w',
+        claimed.map((c) => ({
+          deliveryId: c.id,
+          endpointId: c.endpoint_id,
+          status: 'succeeded' as const,
+          errorCode: null,
+          responseStatus: 200,
+          snippet: null,
+          durationMs: 1,
+          nextAttemptAt: null,
+          startedAt: now,
+          at: now,
+          counts: true,
+        })),
+        25,
+      )
+      const afterResults = await read()
+      return {
+        claimed: claimed.length,
+        claims: diff(afterClaim.queue, before.queue),
+        results: {
+          queue: diff(afterResults.queue, afterClaim.queue),
+          log: diff(afterResults.log, afterClaim.log),
+        },
+      }
     })
     assert.equal(counts.claimed, 256)
-    assert.equal(counts.updated, 256)
-    // 229 of 256 with pages filled to 50 %; 98 of 256 at 70 %.
-    assert.ok(
-      counts.hot / counts.updated >= 0.75,
-      `${counts.hot} of ${counts.updated} claims were HOT updates`,
-    )
+    const [updated, hot] = counts.claims
+    assert.equal(updated, 256)
+    assert.ok(hot! / updated! >= 0.75, `${hot} of ${updated} claims were HOT updates`)
+    // A finished delivery leaves the queue, and its log row takes the result
+    // without touching an index (all but those on a page that earlier tests'
+    // rows had filled: 238 of 256 here, every one on a fresh backlog).
+    assert.deepEqual(counts.results.queue, [0, 0, 256])
+    const [logUpdated, logHot] = counts.results.log
+    assert.equal(logUpdated, 256)
+    assert.ok(logHot! / logUpdated! >= 0.85, `${logHot} of ${logUpdated} results were HOT updates`)
+    const log = await s.deliveries(endpoint.id)
+    assert.equal(log.filter((d) => d.status === 'succeeded' && d.attempts === 1).length, 256)
   })
 
   test("the worker's claims and results commit asynchronously, and only they: the session stays synchronous", async (ctx) => {
@@ -589,6 +646,7 @@ describe('webhook dispatcher: claims', () => {
           snippet: null,
           durationMs: 5,
           nextAttemptAt: null,
+          startedAt: new Date(),
           at: new Date(),
           counts: true,
         }
@@ -648,8 +706,7 @@ describe('webhook dispatcher: claims', () => {
     const row = await s.settled(endpoint.id, (r) => r.status !== 'pending')
     assert.equal(row.status, 'succeeded')
     assert.equal(row.attempts, 2, 'the dead worker’s claim counts as an attempt')
-    assert.equal(row.locked_until, null)
-    assert.equal(row.locked_by, null)
+    assert.deepEqual(await s.queued(endpoint.id), [])
   })
 
   test('stop() gives unfinished claims back', async (ctx) => {
@@ -658,16 +715,18 @@ describe('webhook dispatcher: claims', () => {
     const first = await s.dispatch({ timeoutMs: 5000 })
     await s.order()
     await s.receiver.waitFor(1)
-    const inFlight = (await s.deliveries(endpoint.id))[0]!
-    assert.equal(inFlight.attempts, 1)
-    assert.ok(inFlight.locked_until && inFlight.locked_by === first.workerId)
+    const [inFlight] = await s.queued(endpoint.id)
+    assert.equal(inFlight!.attempts, 1)
+    assert.ok(inFlight!.locked_until && inFlight!.locked_by === first.workerId)
 
     await first.stop(100)
+    const [given] = await s.queued(endpoint.id)
+    assert.equal(given!.attempts, 0, 'the attempt that did not finish is not counted')
+    assert.equal(given!.locked_until, null)
+    assert.equal(given!.locked_by, null)
     let row = (await s.deliveries(endpoint.id))[0]!
     assert.equal(row.status, 'pending')
-    assert.equal(row.attempts, 0, 'the attempt that did not finish is not counted')
-    assert.equal(row.locked_until, null)
-    assert.equal(row.locked_by, null)
+    assert.equal(row.attempts, 0)
     assert.equal(row.error_code, null)
 
     s.receiver.setHandler(() => ({ status: 200 }))
