@@ -68,9 +68,27 @@ async function main(): Promise<void> {
 
   // The run mode gates the consumer only: every instance writes events and
   // deliveries; only instances with the worker on send them.
+  // On PostgreSQL the worker's claims and results run on one connection of
+  // their own: one busy backend instead of several contending for the same
+  // queue pages, and API requests never wait behind the worker for a
+  // connection (nor the worker behind them). Its few statements are planned
+  // once per connection (generic plans) instead of on every execution, which
+  // cost more than executing a claim or a batch of results. It shows in
+  // pg_stat_activity as svc-webhook-worker. The embedded database is one
+  // session anyway.
+  const workerDb =
+    config.webhookWorker && dialect === 'postgres'
+      ? (
+          await openDatabase({
+            url: config.databaseUrl,
+            poolSize: 1,
+            settings: { plan_cache_mode: 'force_generic_plan', application_name: 'svc-webhook-worker' },
+          })
+        ).db
+      : db
   const dispatcher = config.webhookWorker
     ? createDispatcher({
-        db,
+        db: workerDb,
         clock: systemClock,
         log: app.log,
         listen,
@@ -94,6 +112,7 @@ async function main(): Promise<void> {
     await dispatcher?.stop()
     await rateLimiter.close()
     await storage.close?.()
+    if (workerDb !== db) await workerDb.destroy()
     await db.destroy()
     app.log.info('stopped')
   })

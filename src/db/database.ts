@@ -20,6 +20,8 @@ export interface DatabaseOptions {
   schema?: string | undefined
   /** Pool size for PostgreSQL. */
   poolSize?: number
+  /** PostgreSQL settings for every session of the pool (`-c name=value`). */
+  settings?: Record<string, string>
 }
 
 /** Subscribes to a NOTIFY channel; resolves to the function that unsubscribes. */
@@ -107,13 +109,22 @@ function withPreparedStatements(pool: pg.Pool, afterEnd?: () => Promise<void>): 
   } as unknown as PostgresPool
 }
 
+/** Session settings as the connection's startup options (`-c name=value ...`), or nothing. */
+function sessionOptions(settings: Record<string, string>): { options?: string } {
+  const pairs = Object.entries(settings).map(([name, value]) => `-c ${name}=${value}`)
+  return pairs.length > 0 ? { options: pairs.join(' ') } : {}
+}
+
 export async function openDatabase(options: DatabaseOptions): Promise<OpenedDatabase> {
   if (options.url) {
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
       types: pgTypes,
-      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+      ...sessionOptions({
+        ...(options.schema ? { search_path: options.schema } : {}),
+        ...options.settings,
+      }),
     })
     // An idle client losing its connection must not crash the process; the pool
     // replaces it on the next checkout.

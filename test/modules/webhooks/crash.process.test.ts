@@ -240,6 +240,15 @@ describe('webhook delivery across process crashes and run modes', () => {
     )
 
     if (TEST_DATABASE_URL) {
+      // The worker's bookkeeping has a connection of its own; the API-only instance has none.
+      const admin = new pg.Client({ connectionString: store.env.DATABASE_URL })
+      await admin.connect()
+      const { rows } = await admin.query<{ n: number }>(
+        `select count(*)::int as n from pg_stat_activity
+         where datname = current_database() and application_name = 'svc-webhook-worker'`,
+      )
+      await admin.end()
+      assert.equal(rows[0]!.n, 1)
       // Side by side on PostgreSQL: the API-only instance writes, the worker delivers.
       const started = Date.now()
       await createOrders(apiOnly, liveKey, 1)
