@@ -156,17 +156,30 @@ export function createDispatcher(options: DispatcherOptions) {
   // Long enough for a whole attempt; an attempt of a worker that died is taken
   // again once this runs out.
   const leaseMs = options.leaseMs ?? options.timeoutMs + 30_000
-  // A busy worker claims once half its slots (at most 64) are free: claims of
+  // A busy worker claims in batches of half its slots (at most 64): claims of
   // dozens of rows cost PostgreSQL less per row than many small ones (measured
   // on a backlog: 46-53 us of database CPU per delivery, against 53-75 with
-  // claims at 16 free slots). Slots held by slow endpoints do not hold the rest
-  // back: once CLAIM_WAIT_MS have passed since the last claim, the worker
+  // claims at 16 free slots). It holds one batch ahead of its slots: a slot
+  // that frees starts the next attempt at once instead of waiting for a claim
+  // round trip (measured on backlogs, alternating: 11.4-14.3 k deliveries/s
+  // against 10.4-12.3 k without). Slots held by slow endpoints do not hold the
+  // rest back: once CLAIM_WAIT_MS have passed since the last claim, the worker
   // claims whatever fits.
   const claimBatch = Math.max(1, Math.min(64, Math.floor(concurrency / 2)))
   let lastClaimAt = 0
+  /** Attempts the worker may still take on: free slots plus one batch ahead, less those waiting. */
+  const room = () => concurrency + claimBatch - inFlight.size - ready.length
   const shouldClaim = (free: number) =>
     free >= claimBatch ||
     (free > 0 && (inFlight.size === 0 || performance.now() - lastClaimAt >= CLAIM_WAIT_MS))
+  /**
+   * How long a claimed attempt may wait for a slot: it must still be sent
+   * within its lease, or another worker could take it meanwhile. Attempts
+   * waiting longer (all slots held by slow endpoints) are given back.
+   */
+  const maxWaitMs = leaseMs - options.timeoutMs - Math.min(5000, (leaseMs - options.timeoutMs) / 2)
+  /** Claimed attempts waiting for a slot, oldest first, with when they were claimed. */
+  const ready: { row: ClaimedDelivery; claimedAt: number }[] = []
   /** Signing keys by encrypted secret: decrypted once, not per attempt. */
   const keys = new Map<string, KeyObject>()
   const inFlight = new Map<string, Flight & { done: Promise<void> }>()
@@ -288,6 +301,14 @@ export function createDispatcher(options: DispatcherOptions) {
         for (const id of disabled) {
           log.warn({ endpoint_id: id }, 'webhook endpoint disabled after too many consecutive failures')
         }
+        // Attempts to a disabled endpoint that wait for a slot are dropped
+        // before any slot frees: the endpoint receives nothing further (their
+        // deliveries have failed with endpoint_disabled meanwhile).
+        if (disabled.length > 0) {
+          const off = new Set(disabled)
+          for (let i = ready.length - 1; i >= 0; i--)
+            if (off.has(ready[i]!.row.endpoint_id)) ready.splice(i, 1)
+        }
         return
       } catch (err) {
         if (tries === 2)
@@ -387,14 +408,30 @@ export function createDispatcher(options: DispatcherOptions) {
     })
   }
 
+  /** Starts waiting attempts while slots are free; gives back those that waited too long. */
+  function fill() {
+    const expired: string[] = []
+    while (running && inFlight.size < concurrency && ready.length > 0) {
+      const { row, claimedAt } = ready.shift()!
+      if (performance.now() - claimedAt > maxWaitMs) expired.push(row.id)
+      else start(row)
+    }
+    if (expired.length > 0) {
+      releaseClaims(db, expired, workerId).catch((err) =>
+        log.error({ err }, 'could not give back webhook attempts that waited too long'),
+      )
+    }
+  }
+
   function start(row: ClaimedDelivery) {
     const flight: Flight = { controller: new AbortController(), timedOut: false }
     const done = attempt(row, flight)
       .catch((err) => log.error({ err, delivery_id: row.id }, 'webhook attempt failed unexpectedly'))
       .finally(() => {
         inFlight.delete(row.id)
+        fill()
         // Claim again once a good share of the slots is free, not per attempt.
-        if (shouldClaim(concurrency - inFlight.size)) poke()
+        if (shouldClaim(room())) poke()
       })
     inFlight.set(row.id, Object.assign(flight, { done }))
   }
@@ -414,11 +451,12 @@ export function createDispatcher(options: DispatcherOptions) {
     while (running) {
       let delay = pollIntervalMs
       try {
-        const free = concurrency - inFlight.size
+        const free = room()
         if (shouldClaim(free)) {
           lastClaimAt = performance.now()
           const rows = await claimDue(db, { limit: free, now: clock.now(), leaseMs, workerId })
-          for (const row of rows) start(row)
+          for (const row of rows) ready.push({ row, claimedAt: lastClaimAt })
+          fill()
           if (rows.length === free) continue
           const due = await nextDueAt(db)
           if (due) delay = Math.min(delay, due.getTime() - clock.now().getTime())
@@ -448,6 +486,12 @@ export function createDispatcher(options: DispatcherOptions) {
       poke()
       await unlisten?.().catch(() => {})
       await loopDone
+      // Attempts that never started go back at once (no new attempt starts now).
+      await releaseClaims(
+        db,
+        ready.splice(0).map((r) => r.row.id),
+        workerId,
+      )
       const pending = [...inFlight.values()].map((f) => f.done)
       const settled = Promise.all(pending).then(() => true)
       const inTime = await Promise.race([settled, new Promise((r) => setTimeout(() => r(false), graceMs))])

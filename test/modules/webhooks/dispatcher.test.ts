@@ -430,6 +430,22 @@ describe('webhook dispatcher: endpoints', () => {
     assert.equal(ping.json().error.code, 'validation_failed')
   })
 
+  test('after the 25th consecutive failure, attempts already claimed for the endpoint are not sent', async (ctx) => {
+    const s = await setup(ctx, { respond: () => ({ status: 500 }) })
+    const { endpoint } = await s.endpoint('/bad')
+    for (let i = 0; i < 30; i++) await s.order()
+    // One attempt per delivery and one slot: the worker holds the next
+    // delivery, claimed, while the 25th failure is recorded.
+    await s.dispatch({ retryDelaysMs: [], concurrency: 1 })
+    await waitUntil(async () => !(await s.endpointRow(endpoint.id)).is_active, 'the endpoint to be disabled')
+    await sleep(300)
+    assert.equal(s.receiver.received.length, 25)
+    const rows = await s.deliveries(endpoint.id)
+    assert.equal(rows.filter((r) => r.error_code === 'http_error').length, 25)
+    assert.equal(rows.filter((r) => r.error_code === 'endpoint_disabled').length, 5)
+    assert.deepEqual(await s.queued(endpoint.id), [])
+  })
+
   test('fan-out: one delivery per active endpoint of the organization and environment', async (ctx) => {
     const s = await setup(ctx)
     const mine = await Promise.all(['/a', '/b', '/c'].map((p) => s.endpoint(p)))
@@ -707,6 +723,62 @@ describe('webhook dispatcher: claims', () => {
     assert.equal(row.status, 'succeeded')
     assert.equal(row.attempts, 2, 'the dead worker’s claim counts as an attempt')
     assert.deepEqual(await s.queued(endpoint.id), [])
+  })
+
+  test('an attempt claimed ahead is sent within its lease or given back: two workers never send it both', async (ctx) => {
+    // Every answer takes 700 ms; a lease only 100 ms longer than the deadline.
+    // Each worker holds two attempts in flight and one claimed ahead, which
+    // waits about 700 ms for a slot: sent then, it could still be in flight
+    // when its lease ran out and the other worker took it.
+    const s = await setup(ctx, { respond: () => ({ status: 200, delayMs: 700 }) })
+    const { endpoint } = await s.endpoint('/slow')
+    const N = 8
+    for (let i = 0; i < N; i++) await s.order()
+    const options = { concurrency: 2, timeoutMs: 1000, leaseMs: 1100 }
+    if (DIALECT === 'postgres') {
+      const second = await createTestApp({
+        testDb: s.t.testDb,
+        db: await s.t.testDb.openAnother(),
+        resolver: loopbackResolver,
+        webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+      })
+      ctx.after(() => second.close())
+      await Promise.all([s.dispatch(options), s.dispatch(options, second)])
+    } else {
+      await Promise.all([s.dispatch(options), s.dispatch(options)])
+    }
+    await waitUntil(
+      async () => (await s.deliveries(endpoint.id)).every((r) => r.status === 'succeeded'),
+      'every delivery to succeed',
+      20_000,
+    )
+    const ids = s.receiver.received.map((r) => r.headers['x-service-event-id'])
+    assert.equal(new Set(ids).size, N)
+    assert.equal(ids.length, N, 'no event was sent twice')
+    const rows = await s.deliveries(endpoint.id)
+    assert.ok(
+      rows.every((r) => r.attempts === 1),
+      'claims given back unsent are not counted as attempts',
+    )
+  })
+
+  test('stop() gives back the attempts claimed ahead, unsent and uncounted', async (ctx) => {
+    const s = await setup(ctx, { respond: () => ({ status: 200, delayMs: 2500 }) })
+    const { endpoint } = await s.endpoint('/hook')
+    // One slot: the second delivery waits, claimed, for the first to finish.
+    const worker = await s.dispatch({ concurrency: 1, timeoutMs: 5000 })
+    await s.order()
+    await s.order()
+    await s.receiver.waitFor(1)
+    await waitUntil(
+      async () => (await s.queued(endpoint.id)).filter((q) => q.locked_by === worker.workerId).length === 2,
+      'both attempts to be claimed',
+    )
+    await worker.stop(100)
+    const queue = await s.queued(endpoint.id)
+    assert.equal(queue.length, 2)
+    assert.ok(queue.every((q) => q.attempts === 0 && q.locked_by === null && q.locked_until === null))
+    assert.equal(s.receiver.received.length, 1, 'the waiting attempt was not sent')
   })
 
   test('stop() gives unfinished claims back', async (ctx) => {
