@@ -12,13 +12,18 @@
 //    still ran at about half its steady speed (10-12.7 k vs 19-22 k req/s, 86-93
 //    vs 45-51 us CPU per request, measured alternately), and the worker's V8
 //    threads were still compiling its hot path during a measured backlog. Then the
-//    measured backlog is seeded in SQL, due a moment later, and analyzed, as
-//    autovacuum keeps a live queue table analyzed (migration 0004: every 5 000
-//    changed rows); a table seeded in one statement and claimed at once would
-//    have no statistics, which no running service sees. In the same run: raw
-//    undici POSTs of the same signed bodies over kept-alive HTTPS to the same
-//    receiver, after the same number of warm-up requests. Ratio = service deliveries/s over raw
-//    POSTs/s (target >= 0.5).
+//    measured backlog is seeded in SQL as the outbox writes it, due a moment
+//    later, and its queue analyzed, as autovacuum keeps a live queue table
+//    analyzed (migration 0007: every 5 000 changed rows); a table seeded in one
+//    statement and claimed at once would have no statistics, which no running
+//    service sees. In the same run: raw undici POSTs of the same signed bodies
+//    over kept-alive HTTPS to the same receiver, after the same number of
+//    warm-up requests. Ratio = service deliveries/s over raw POSTs/s (target
+//    >= 0.5). Also printed: CPU per delivery by process, deliveries per write
+//    transaction of the worker, and TLS connections opened while measuring.
+//
+// BENCH_SERVICE_ARGS passes extra Node flags to the service processes, e.g.
+// BENCH_SERVICE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" for a profile.
 // 2. Time from POST /v1/orders to the order.received delivery arriving, with an
 //    idle worker: p50 over sequential orders (target < 100 ms).
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -105,8 +110,8 @@ async function startReceiver() {
     port,
     pid: child.pid,
     async count() {
-      const [, n, unique, first, last] = (await ask('count')).split(' ').map(Number)
-      return { n: n!, unique: unique!, first: first!, last: last! }
+      const [, n, unique, first, last, conns] = (await ask('count')).split(' ').map(Number)
+      return { n: n!, unique: unique!, first: first!, last: last!, conns: conns! }
     },
     reset: () => ask('reset'),
     stop: () => child.stdin!.end(),
@@ -230,7 +235,10 @@ async function main() {
      * Per scenario: deliveries/s, and CPU microseconds per delivery per round:
      * worker, PostgreSQL, receiver, and the worker's V8 background threads.
      */
-    const rates = new Map<string, { deliveries: number; rates: number[]; cpu: number[][] }>()
+    const rates = new Map<
+      string,
+      { deliveries: number; rates: number[]; cpu: number[][]; perWrite: number[]; connections: number }
+    >()
     const raws: number[] = []
     const rawsWide: number[] = []
     /** Per round, CPU microseconds per request: raw client, receiver. */
@@ -258,14 +266,25 @@ async function main() {
             [dbName],
           )
         ).rows.map((r) => r.pid)
+        // Write transactions (claims, result batches) show how many deliveries
+        // each statement of the worker carries: the next transaction id, read
+        // without taking one, before and after.
+        const nextXid = async () =>
+          Number((await db.query('select pg_snapshot_xmax(pg_current_snapshot())::text as x')).rows[0].x)
+        const xidBefore = await nextXid()
+        const connsBefore = (await receiver.count()).conns
         const before = [cpuUs(worker.child.pid), sumCpu(backends), cpuUs(receiver.pid)]
         const v8Before = v8ThreadsUs(worker.child.pid)
         const c = await waitForCount(receiver, expected, 600_000)
         const after = [cpuUs(worker.child.pid), sumCpu(backends), cpuUs(receiver.pid)]
         const v8After = v8ThreadsUs(worker.child.pid)
+        const writes = (await nextXid()) - xidBefore
         const rate = c.n / ((c.last - c.first) / 1000)
-        const entry = rates.get(name) ?? { deliveries: c.n, rates: [], cpu: [] }
+        const entry = rates.get(name) ?? { deliveries: c.n, rates: [], cpu: [], perWrite: [], connections: 0 }
         entry.rates.push(rate)
+        entry.perWrite.push(c.n / writes)
+        // TLS connections the worker opened during the measured backlog (all should be from the warm-up).
+        entry.connections += c.conns - connsBefore
         entry.cpu.push([...after.map((a, i) => (a - before[i]!) / c.n), (v8After - v8Before) / c.n])
         rates.set(name, entry)
         await worker.stop()
@@ -303,6 +322,8 @@ async function main() {
       /** Each round's own ratio, for the spread between rounds. */
       perRound: e.rates.map((rate, i) => rate / raws[i]!),
       cpu: [0, 1, 2, 3].map((i) => cpuMedian(e.cpu, i)),
+      perWrite: percentile(e.perWrite, 50),
+      connections: e.connections,
     }))
     const rawCpuUs = [0, 1].map((i) => cpuMedian(rawCpu, i))
 
@@ -375,6 +396,11 @@ async function main() {
     console.log(
       '  (CPU ratio: raw total over service total, the throughput ratio to expect when the machine is CPU-bound)',
     )
+    for (const r of results) {
+      console.log(
+        `${r.name}: ${r.perWrite.toFixed(1)} deliveries per write transaction (median of rounds); ${r.connections} TLS connections opened during the measured backlogs`,
+      )
+    }
     const p50 = percentile(latencies, 50)
     console.log(
       `order created -> delivered, idle worker             p50 ${p50.toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms\n`,

@@ -23,13 +23,15 @@ const server = createServer({ key: readFileSync(keyFile!), cert: readFileSync(ce
   })
 })
 server.keepAliveTimeout = 60_000
+let conns = 0
+server.on('secureConnection', () => conns++)
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`ready ${(server.address() as AddressInfo).port}\n`)
 })
 process.stdin.setEncoding('utf8')
 process.stdin.on('data', (line: string) => {
   if (line.startsWith('count')) {
-    process.stdout.write(`count ${count} ${eventIds.size} ${first} ${last}\n`)
+    process.stdout.write(`count ${count} ${eventIds.size} ${first} ${last} ${conns}\n`)
   } else if (line.startsWith('reset')) {
     count = 0
     first = 0

@@ -32,20 +32,24 @@ export async function freePort(): Promise<number> {
 export async function startService(env: Record<string, string>): Promise<Service> {
   const operatorToken = `op_bench_${randomBytes(16).toString('hex')}`
   const port = await freePort()
-  const child = spawn(process.execPath, ['src/main.ts'], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      RATE_LIMIT_PER_MINUTE: '10000000',
-      OPERATOR_TOKEN: operatorToken,
-      REDIS_URL: '',
-      DATABASE_URL: '',
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_SERVICE_ARGS?.split(' ').filter(Boolean) ?? []), 'src/main.ts'],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_PER_MINUTE: '10000000',
+        OPERATOR_TOKEN: operatorToken,
+        REDIS_URL: '',
+        DATABASE_URL: '',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  )
   let output = ''
   child.stdout!.on('data', (d) => {
     output += d
