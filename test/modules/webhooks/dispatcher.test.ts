@@ -87,6 +87,22 @@ async function setup(
     return d
   }
 
+  /**
+   * Two workers on the database: on PostgreSQL the second in an instance with
+   * its own connection pool; PGlite has one connection, so both in this process.
+   */
+  async function twoWorkers(overrides: Partial<DispatcherOptions>): Promise<Dispatcher[]> {
+    if (DIALECT !== 'postgres') return Promise.all([dispatch(overrides), dispatch(overrides)])
+    const second = await createTestApp({
+      testDb: t.testDb,
+      db: await t.testDb.openAnother(),
+      resolver: loopbackResolver,
+      webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+    })
+    ctx.after(() => second.close())
+    return Promise.all([dispatch(overrides), dispatch(overrides, second)])
+  }
+
   const deliveries = (endpointId: string) =>
     t.db
       .selectFrom('webhook_deliveries')
@@ -113,7 +129,19 @@ async function setup(
       return rows.length === 1 && done(rows[0]!) && rows[0]
     }, 'the delivery to settle')
 
-  return { t, receiver, tenant, endpoint, order, dispatch, deliveries, queued, endpointRow, settled }
+  return {
+    t,
+    receiver,
+    tenant,
+    endpoint,
+    order,
+    dispatch,
+    twoWorkers,
+    deliveries,
+    queued,
+    endpointRow,
+    settled,
+  }
 }
 
 const signature = (req: ReceivedRequest) => {
@@ -500,25 +528,7 @@ describe('webhook dispatcher: claims', () => {
     const N = 40
     // A backlog first, so both dispatchers race for the same rows from the start.
     for (let i = 0; i < N / 2; i++) await s.order()
-    const dispatchers: Dispatcher[] = []
-    if (DIALECT === 'postgres') {
-      // A second instance: its own connection pool on the same database.
-      const second = await createTestApp({
-        testDb: s.t.testDb,
-        db: await s.t.testDb.openAnother(),
-        resolver: loopbackResolver,
-        webhookAllowPrivateCidrs: ['127.0.0.0/8'],
-      })
-      ctx.after(() => second.close())
-      dispatchers.push(
-        ...(await Promise.all([s.dispatch({ concurrency: 4 }), s.dispatch({ concurrency: 4 }, second)])),
-      )
-    } else {
-      // PGlite has one connection: two dispatchers in one process on it.
-      dispatchers.push(
-        ...(await Promise.all([s.dispatch({ concurrency: 4 }), s.dispatch({ concurrency: 4 })])),
-      )
-    }
+    const dispatchers = await s.twoWorkers({ concurrency: 4 })
     assert.notEqual(dispatchers[0]!.workerId, dispatchers[1]!.workerId)
     // And more while both run.
     for (let i = 0; i < N / 2; i++) await s.order()
@@ -734,19 +744,7 @@ describe('webhook dispatcher: claims', () => {
     const { endpoint } = await s.endpoint('/slow')
     const N = 8
     for (let i = 0; i < N; i++) await s.order()
-    const options = { concurrency: 2, timeoutMs: 1000, leaseMs: 1100 }
-    if (DIALECT === 'postgres') {
-      const second = await createTestApp({
-        testDb: s.t.testDb,
-        db: await s.t.testDb.openAnother(),
-        resolver: loopbackResolver,
-        webhookAllowPrivateCidrs: ['127.0.0.0/8'],
-      })
-      ctx.after(() => second.close())
-      await Promise.all([s.dispatch(options), s.dispatch(options, second)])
-    } else {
-      await Promise.all([s.dispatch(options), s.dispatch(options)])
-    }
+    await s.twoWorkers({ concurrency: 2, timeoutMs: 1000, leaseMs: 1100 })
     await waitUntil(
       async () => (await s.deliveries(endpoint.id)).every((r) => r.status === 'succeeded'),
       'every delivery to succeed',
