@@ -179,10 +179,11 @@ const RECORD_SQL = `
  * Records a batch of attempt results in ONE statement: the queue rows this
  * worker still holds are deleted (delivery finished) or moved to their next
  * attempt, their log rows take the result, and each endpoint's failure streak
- * moves with them (a success resets it, failures after the last success add up), computed
- * against the endpoint row as it stands when the statement locks it, so
- * workers recording results for one endpoint at the same time add up
- * correctly. Returns the active endpoints whose streak reached `disableAfter`.
+ * moves with them (a success resets it, failures after the last success add
+ * up), computed against the endpoint row as it stands when the statement
+ * locks it, so workers recording results for one endpoint at the same time
+ * add up correctly. Returns the active endpoints whose streak reached
+ * `disableAfter`.
  */
 export async function recordResults(
   db: Database,
