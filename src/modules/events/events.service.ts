@@ -34,7 +34,7 @@ export interface RecordedEvent {
 }
 
 /** The envelope every delivery carries as its body. */
-export function eventEnvelope(event: { id: string; type: string; created_at: Date; data: unknown }) {
+function eventEnvelope(event: { id: string; type: string; created_at: Date; data: unknown }) {
   return {
     id: event.id,
     type: event.type,

@@ -5,7 +5,7 @@ import type { Environment, WebhookDeliveryRow } from '../../db/schema.ts'
 export const WAKE_CHANNEL = 'svc_webhook_deliveries'
 
 /** NOTIFY is transactional: idle workers wake when the transaction commits, not before. */
-export async function wakeWorkers(trx: Database): Promise<void> {
+async function wakeWorkers(trx: Database): Promise<void> {
   await sql`select pg_notify(${WAKE_CHANNEL}, '')`.execute(trx)
 }
 
@@ -247,23 +247,21 @@ export async function releaseClaims(db: Database, ids: string[], workerId: strin
     .execute()
 }
 
-/** Queues the first attempt of new pending deliveries (a manual redelivery). */
+/** Queues the first attempt of a new pending delivery (a manual redelivery), due at once. */
 export async function enqueue(
   trx: Database,
-  deliveries: { id: string; event_id: string; endpoint_id: string; next_attempt_at: Date }[],
+  delivery: { id: string; event_id: string; endpoint_id: string },
+  at: Date,
 ): Promise<void> {
-  if (deliveries.length === 0) return
   await trx
     .insertInto('webhook_queue')
-    .values(
-      deliveries.map((d) => ({
-        delivery_id: d.id,
-        event_id: d.event_id,
-        endpoint_id: d.endpoint_id,
-        next_attempt_at: d.next_attempt_at,
-        attempts: 0,
-      })),
-    )
+    .values({
+      delivery_id: delivery.id,
+      event_id: delivery.event_id,
+      endpoint_id: delivery.endpoint_id,
+      next_attempt_at: at,
+      attempts: 0,
+    })
     .execute()
   await wakeWorkers(trx)
 }

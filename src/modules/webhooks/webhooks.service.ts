@@ -250,7 +250,7 @@ export function createWebhookService(deps: {
           })
           .returningAll()
           .executeTakeFirstOrThrow()
-        await enqueue(trx, [{ ...inserted, next_attempt_at: now }])
+        await enqueue(trx, inserted, now)
         return inserted
       })
       return deliveryView(row)
