@@ -16,11 +16,16 @@
 //    later, and its queue analyzed, as autovacuum keeps a live queue table
 //    analyzed (migration 0007: every 5 000 changed rows); a table seeded in one
 //    statement and claimed at once would have no statistics, which no running
-//    service sees. In the same run: raw undici POSTs of the same signed bodies
-//    over kept-alive HTTPS to the same receiver, after the same number of
-//    warm-up requests. Ratio = service deliveries/s over raw POSTs/s (target
-//    >= 0.5). Also printed: CPU per delivery by process, deliveries per write
-//    transaction of the worker, and TLS connections opened while measuring.
+//    service sees. Right after each measured backlog, its baseline: as many raw
+//    undici POSTs of the same signed bodies over kept-alive HTTPS to the same
+//    receiver, from a fresh process after the same number of warm-up requests.
+//    A round's ratio = service deliveries/s over raw POSTs/s; the result is the
+//    median of the rounds' ratios (target >= 0.5). Measuring each baseline next
+//    to its backlog, over as many requests, keeps a burst of load from elsewhere
+//    on this shared machine from landing on one side of a ratio only. Also
+//    printed: CPU per delivery by process, how busy the whole machine was,
+//    deliveries per write transaction of the worker, and TLS connections
+//    opened while measuring.
 //
 // BENCH_SERVICE_ARGS passes extra Node flags to the service processes, e.g.
 // BENCH_SERVICE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" for a profile.
@@ -37,7 +42,7 @@ import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import selfsigned from 'selfsigned'
-import { cpuMs, threadCpuMs } from './lib/cpu.ts'
+import { cpuMs, machineCpuMs, threadCpuMs } from './lib/cpu.ts'
 import { percentile, ROOT, type Service, startService, tenant } from './lib/service.ts'
 
 const { values: flags } = parseArgs({
@@ -229,20 +234,42 @@ async function main() {
     await create(one, '/one')
     for (let i = 0; i < 5; i++) await create(five, `/five-${i}`)
 
-    // Each round measures both backlogs and the raw POSTs; the report takes the
-    // median of each over the rounds (the machine is shared and runs vary).
+    // Each round measures both backlogs, each followed at once by its
+    // baseline: as many raw POSTs as the backlog had deliveries. A scenario's
+    // ratio is the median over the rounds of each round's own ratio, so a
+    // burst of load from elsewhere on this shared machine during one
+    // measurement moves one round, not the result.
     /**
-     * Per scenario: deliveries/s, and CPU microseconds per delivery per round:
-     * worker, PostgreSQL, receiver, and the worker's V8 background threads.
+     * Per scenario and round: deliveries/s, the baseline's req/s, and CPU
+     * microseconds per delivery: worker, PostgreSQL, receiver, and the
+     * worker's V8 background threads.
      */
     const rates = new Map<
       string,
-      { deliveries: number; rates: number[]; cpu: number[][]; perWrite: number[]; connections: number }
+      {
+        deliveries: number
+        rates: number[]
+        raws: number[]
+        cpu: number[][]
+        perWrite: number[]
+        connections: number
+        /** Per round: share of the machine's CPU busy, and busy CPU microseconds per delivery in all. */
+        machine: number[][]
+      }
     >()
-    const raws: number[] = []
     const rawsWide: number[] = []
-    /** Per round, CPU microseconds per request: raw client, receiver. */
+    /** Per raw run, CPU microseconds per request: raw client, receiver. */
     const rawCpu: number[][] = []
+    /** The baseline: raw POSTs from a fresh client, 16 in flight (or `inFlight`). */
+    const measureRaw = async (requests: number, inFlight = 16) => {
+      await receiver.reset()
+      const receiverBefore = cpuUs(receiver.pid)
+      const run = await rawBaseline(receiver.port, WARMUP, requests, inFlight)
+      if (inFlight === 16) {
+        rawCpu.push([run.cpuUsPerRequest, (cpuUs(receiver.pid) - receiverBefore) / (WARMUP + requests)])
+      }
+      return run.rate
+    }
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [name, t, fanOut] of [
         ['1 endpoint', one, 1],
@@ -275,12 +302,34 @@ async function main() {
         const connsBefore = (await receiver.count()).conns
         const before = [cpuUs(worker.child.pid), sumCpu(backends), cpuUs(receiver.pid)]
         const v8Before = v8ThreadsUs(worker.child.pid)
+        // The machine's CPU, sampled every 20 ms: judged between the first and
+        // the last delivery (the wait also covers the time until the backlog is due).
+        const samples: { at: number; busy: number; idle: number }[] = []
+        const sampler = setInterval(() => samples.push({ at: Date.now(), ...machineCpuMs() }), 20)
         const c = await waitForCount(receiver, expected, 600_000)
+        clearInterval(sampler)
         const after = [cpuUs(worker.child.pid), sumCpu(backends), cpuUs(receiver.pid)]
         const v8After = v8ThreadsUs(worker.child.pid)
         const writes = (await nextXid()) - xidBefore
         const rate = c.n / ((c.last - c.first) / 1000)
-        const entry = rates.get(name) ?? { deliveries: c.n, rates: [], cpu: [], perWrite: [], connections: 0 }
+        const entry = rates.get(name) ?? {
+          deliveries: c.n,
+          rates: [],
+          raws: [],
+          cpu: [],
+          perWrite: [],
+          connections: 0,
+          machine: [],
+        }
+        const inside = samples.filter((s) => s.at >= c.first && s.at <= c.last)
+        if (inside.length >= 2) {
+          const [a, b] = [inside[0]!, inside.at(-1)!]
+          const busy = b.busy - a.busy
+          entry.machine.push([
+            busy / (busy + b.idle - a.idle),
+            (busy * 1000) / (rate * ((b.at - a.at) / 1000)),
+          ])
+        }
         entry.rates.push(rate)
         entry.perWrite.push(c.n / writes)
         // TLS connections the worker opened during the measured backlog (all should be from the warm-up).
@@ -289,25 +338,20 @@ async function main() {
         rates.set(name, entry)
         await worker.stop()
         worker = undefined
+        entry.raws.push(await measureRaw(expected))
       }
-      await receiver.reset()
-      const receiverBefore = cpuUs(receiver.pid)
-      const rawRequests = Math.min(EVENTS, 10_000)
-      const rawRun = await rawBaseline(receiver.port, WARMUP, rawRequests, 16)
-      raws.push(rawRun.rate)
-      rawCpu.push([rawRun.cpuUsPerRequest, (cpuUs(receiver.pid) - receiverBefore) / (WARMUP + rawRequests)])
       // The same POSTs with as many in flight as the worker keeps: its traffic
       // shape, for comparison (more connections cost both ends more per request).
-      await receiver.reset()
-      rawsWide.push((await rawBaseline(receiver.port, WARMUP, rawRequests, CONCURRENCY)).rate)
+      rawsWide.push(await measureRaw(Math.min(EVENTS, 10_000), CONCURRENCY))
       if (ROUNDS > 1) {
-        const line = [...rates].map(([name, e]) => `${name} ${e.rates.at(-1)!.toFixed(0)}/s`).join(', ')
+        const line = [...rates]
+          .map(([name, e]) => `${name} ${e.rates.at(-1)!.toFixed(0)}/s (raw ${e.raws.at(-1)!.toFixed(0)}/s)`)
+          .join(', ')
         console.log(
-          `round ${round}: ${line}, raw ${raws.at(-1)!.toFixed(0)}/s (${CONCURRENCY} in flight: ${rawsWide.at(-1)!.toFixed(0)}/s)`,
+          `round ${round}: ${line}, raw with ${CONCURRENCY} in flight ${rawsWide.at(-1)!.toFixed(0)}/s`,
         )
       }
     }
-    const raw = percentile(raws, 50)
     const rawWide = percentile(rawsWide, 50)
     // CPU per delivery: each column's median over the rounds.
     const cpuMedian = (rows: number[][], column: number) =>
@@ -315,16 +359,22 @@ async function main() {
         rows.map((r) => r[column]!),
         50,
       )
-    const results = [...rates].map(([name, e]) => ({
-      name,
-      deliveries: e.deliveries,
-      rate: percentile(e.rates, 50),
-      /** Each round's own ratio, for the spread between rounds. */
-      perRound: e.rates.map((rate, i) => rate / raws[i]!),
-      cpu: [0, 1, 2, 3].map((i) => cpuMedian(e.cpu, i)),
-      perWrite: percentile(e.perWrite, 50),
-      connections: e.connections,
-    }))
+    const results = [...rates].map(([name, e]) => {
+      /** Each round's own ratio. */
+      const perRound = e.rates.map((rate, i) => rate / e.raws[i]!)
+      return {
+        name,
+        deliveries: e.deliveries,
+        rate: percentile(e.rates, 50),
+        raw: percentile(e.raws, 50),
+        perRound,
+        ratio: percentile(perRound, 50),
+        cpu: [0, 1, 2, 3].map((i) => cpuMedian(e.cpu, i)),
+        perWrite: percentile(e.perWrite, 50),
+        connections: e.connections,
+        machine: [0, 1].map((i) => cpuMedian(e.machine, i)),
+      }
+    })
     const rawCpuUs = [0, 1].map((i) => cpuMedian(rawCpu, i))
 
     // Latency with an idle worker, to a receiver in this process.
@@ -368,19 +418,18 @@ async function main() {
 
     console.log(`\nwebhooks benchmark: ${EVENTS} events, PostgreSQL, node ${process.version}`)
     const median = ROUNDS > 1 ? ` (median of ${ROUNDS} rounds)` : ''
-    console.log(`raw undici POSTs (16 in flight, kept-alive HTTPS)      ${raw.toFixed(0)} req/s${median}`)
-    console.log(
-      `raw undici POSTs (${CONCURRENCY} in flight, as the worker)       ${rawWide.toFixed(0)} req/s${median}`,
-    )
     for (const r of results) {
       const spread =
         ROUNDS > 1
-          ? `; rounds ${Math.min(...r.perRound).toFixed(2)}-${Math.max(...r.perRound).toFixed(2)}`
+          ? ` (median of the ${ROUNDS} rounds' own ratios; rounds ${Math.min(...r.perRound).toFixed(2)}-${Math.max(...r.perRound).toFixed(2)})`
           : ''
       console.log(
-        `service, backlog to ${r.name.padEnd(12)} ${r.deliveries} deliveries  ${r.rate.toFixed(0)} deliveries/s  ratio ${(r.rate / raw).toFixed(2)} (${(r.rate / rawWide).toFixed(2)} against ${CONCURRENCY} in flight${spread})`,
+        `backlog to ${r.name.padEnd(12)} ${r.deliveries} deliveries: service ${r.rate.toFixed(0)} deliveries/s, raw undici POSTs (16 in flight, kept-alive HTTPS) ${r.raw.toFixed(0)} req/s; ratio ${r.ratio.toFixed(2)}${spread}`,
       )
     }
+    console.log(
+      `raw undici POSTs with ${CONCURRENCY} in flight, as the worker keeps: ${rawWide.toFixed(0)} req/s${median}`,
+    )
     const rawTotal = rawCpuUs[0]! + rawCpuUs[1]!
     console.log(
       `\nCPU per request, microseconds (user+system, /proc; median of rounds)\n` +
@@ -397,6 +446,13 @@ async function main() {
       '  (CPU ratio: raw total over service total, the throughput ratio to expect when the machine is CPU-bound)',
     )
     for (const r of results) {
+      const [w, p, rc] = r.cpu as [number, number, number]
+      const [share, all] = r.machine as [number, number]
+      console.log(
+        `  ${r.name.padEnd(16)}  machine ${(share * 100).toFixed(0)}% busy while measuring; ${all.toFixed(0)} us per delivery in all, ${(all - w - p - rc).toFixed(0)} of them outside the three above (autovacuum, WAL writer, this bench, the idle API service, the kernel)`,
+      )
+    }
+    for (const r of results) {
       console.log(
         `${r.name}: ${r.perWrite.toFixed(1)} deliveries per write transaction (median of rounds); ${r.connections} TLS connections opened during the measured backlogs`,
       )
@@ -407,7 +463,7 @@ async function main() {
     )
     for (const r of results) {
       console.log(
-        `${r.rate / raw >= 0.5 ? 'PASS' : 'FAIL'}  ${r.name}: deliveries/s over raw POSTs/s >= 0.5: ${(r.rate / raw).toFixed(2)}`,
+        `${r.ratio >= 0.5 ? 'PASS' : 'FAIL'}  ${r.name}: deliveries/s over raw POSTs/s >= 0.5: ${r.ratio.toFixed(2)}`,
       )
     }
     console.log(`${p50 < 100 ? 'PASS' : 'FAIL'}  creation to delivery p50 < 100 ms: ${p50.toFixed(1)} ms`)

@@ -33,3 +33,25 @@ export function threadCpuMs(pid: number): Map<string, number> {
   }
   return out
 }
+
+/**
+ * CPU ms of the whole machine so far (all cores, from /proc/stat): busy (user,
+ * nice, system, irq, softirq, steal) and idle (idle, iowait).
+ */
+export function machineCpuMs(): { busy: number; idle: number } {
+  const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line
+    .split(/\s+/)
+    .slice(1, 9)
+    .map((v) => (Number(v) * 1000) / CLOCK_TICKS) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ]
+  return { busy: user + nice + system + irq + softirq + steal, idle: idle + iowait }
+}
