@@ -71,6 +71,29 @@ const sumCpu = (pids: number[]) => pids.reduce((total, pid) => total + cpuUs(pid
 const v8ThreadsUs = (pid: number | undefined) =>
   pid === undefined ? 0 : (threadCpuMs(pid).get('V8Worker') ?? 0) * 1000
 
+/** The whole machine's CPU sampled every 20 ms until `stop()`. */
+function sampleMachine() {
+  const samples: { at: number; busy: number; idle: number }[] = []
+  const timer = setInterval(() => samples.push({ at: Date.now(), ...machineCpuMs() }), 20)
+  return {
+    /**
+     * Stops sampling; the share of the machine's CPU that was busy between
+     * `from` and `to` (epoch ms), and the busy CPU microseconds per second.
+     */
+    stop(from: number, to: number): { share: number; busyUsPerSecond: number } | undefined {
+      clearInterval(timer)
+      const inside = samples.filter((x) => x.at >= from && x.at <= to)
+      if (inside.length < 2) return undefined
+      const [a, b] = [inside[0]!, inside.at(-1)!]
+      const busy = b.busy - a.busy
+      return {
+        share: busy / (busy + b.idle - a.idle),
+        busyUsPerSecond: (busy * 1000) / ((b.at - a.at) / 1000),
+      }
+    },
+  }
+}
+
 async function certificate() {
   const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
     keyType: 'ec',
@@ -174,7 +197,8 @@ async function rawBaseline(
   warmup: number,
   requests: number,
   concurrency: number,
-): Promise<{ rate: number; cpuUsPerRequest: number }> {
+): Promise<{ rate: number; cpuUsPerRequest: number; machineBusy: number | undefined }> {
+  const machine = sampleMachine()
   const child = spawn(
     process.execPath,
     [
@@ -194,8 +218,10 @@ async function rawBaseline(
   const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
   const rate = Number(/^rate (\S+)/m.exec(output)?.[1])
   const cpu = Number(/^cpu (\S+)/m.exec(output)?.[1])
+  const [, from, to] = /^window (\d+) (\d+)/m.exec(output) ?? []
+  const busy = machine.stop(Number(from), Number(to))
   if (code !== 0 || !Number.isFinite(rate)) throw new Error(`raw client failed (${code}): ${output}`)
-  return { rate, cpuUsPerRequest: cpu }
+  return { rate, cpuUsPerRequest: cpu, machineBusy: busy?.share }
 }
 
 async function main() {
@@ -260,6 +286,8 @@ async function main() {
     const rawsWide: number[] = []
     /** Per raw run, CPU microseconds per request: raw client, receiver. */
     const rawCpu: number[][] = []
+    /** Per raw run: share of the machine's CPU busy while measuring. */
+    const rawBusy: number[] = []
     /** The baseline: raw POSTs from a fresh client, 16 in flight (or `inFlight`). */
     const measureRaw = async (requests: number, inFlight = 16) => {
       await receiver.reset()
@@ -267,6 +295,7 @@ async function main() {
       const run = await rawBaseline(receiver.port, WARMUP, requests, inFlight)
       if (inFlight === 16) {
         rawCpu.push([run.cpuUsPerRequest, (cpuUs(receiver.pid) - receiverBefore) / (WARMUP + requests)])
+        if (run.machineBusy !== undefined) rawBusy.push(run.machineBusy)
       }
       return run.rate
     }
@@ -302,12 +331,11 @@ async function main() {
         const connsBefore = (await receiver.count()).conns
         const before = [cpuUs(worker.child.pid), sumCpu(backends), cpuUs(receiver.pid)]
         const v8Before = v8ThreadsUs(worker.child.pid)
-        // The machine's CPU, sampled every 20 ms: judged between the first and
-        // the last delivery (the wait also covers the time until the backlog is due).
-        const samples: { at: number; busy: number; idle: number }[] = []
-        const sampler = setInterval(() => samples.push({ at: Date.now(), ...machineCpuMs() }), 20)
+        // The machine's CPU, judged between the first and the last delivery
+        // (the wait also covers the time until the backlog is due).
+        const machine = sampleMachine()
         const c = await waitForCount(receiver, expected, 600_000)
-        clearInterval(sampler)
+        const busy = machine.stop(c.first, c.last)
         const after = [cpuUs(worker.child.pid), sumCpu(backends), cpuUs(receiver.pid)]
         const v8After = v8ThreadsUs(worker.child.pid)
         const writes = (await nextXid()) - xidBefore
@@ -321,15 +349,7 @@ async function main() {
           connections: 0,
           machine: [],
         }
-        const inside = samples.filter((s) => s.at >= c.first && s.at <= c.last)
-        if (inside.length >= 2) {
-          const [a, b] = [inside[0]!, inside.at(-1)!]
-          const busy = b.busy - a.busy
-          entry.machine.push([
-            busy / (busy + b.idle - a.idle),
-            (busy * 1000) / (rate * ((b.at - a.at) / 1000)),
-          ])
-        }
+        if (busy) entry.machine.push([busy.share, busy.busyUsPerSecond / rate])
         entry.rates.push(rate)
         entry.perWrite.push(c.n / writes)
         // TLS connections the worker opened during the measured backlog (all should be from the warm-up).
@@ -445,6 +465,11 @@ async function main() {
     console.log(
       '  (CPU ratio: raw total over service total, the throughput ratio to expect when the machine is CPU-bound)',
     )
+    if (rawBusy.length > 0) {
+      console.log(
+        `  raw POSTs         machine ${(percentile(rawBusy, 50) * 100).toFixed(0)}% busy while measuring`,
+      )
+    }
     for (const r of results) {
       const [w, p, rc] = r.cpu as [number, number, number]
       const [share, all] = r.machine as [number, number]

@@ -1,8 +1,8 @@
 // The raw baseline of bench:webhooks in a fresh process, as each measured
 // service is a fresh process: undici POSTs of signed event bodies with the
 // worker's headers over kept-alive HTTPS, `warmup` requests first (not
-// measured), then `requests` measured. Prints "rate <requests per second>" and "cpu <CPU microseconds per
-// measured request>".
+// measured), then `requests` measured. Prints "rate <requests per second>", "cpu <CPU microseconds per
+// measured request>" and "window <start> <end>" (epoch ms of the measured part).
 //
 //   node bench/lib/raw-client.ts <port> <ca.pem> <warmup> <requests> <concurrency>
 import { randomBytes, randomUUID } from 'node:crypto'
@@ -56,7 +56,11 @@ async function run(total: number): Promise<number> {
 
 await run(Number(warmup))
 const cpuBefore = process.cpuUsage()
+const windowStart = Date.now()
 const rate = await run(Number(requests))
+const windowEnd = Date.now()
 const cpu = process.cpuUsage(cpuBefore)
 await agent.close()
-process.stdout.write(`rate ${rate}\ncpu ${(cpu.user + cpu.system) / Number(requests)}\n`)
+process.stdout.write(
+  `rate ${rate}\ncpu ${(cpu.user + cpu.system) / Number(requests)}\nwindow ${windowStart} ${windowEnd}\n`,
+)
