@@ -63,6 +63,8 @@ const WARMUP = Number(flags.warmup)
 const ROUNDS = Number(flags.rounds)
 /** Attempts the worker keeps in flight (the service's default unless --concurrency). */
 const CONCURRENCY = Number(flags.concurrency ?? 128)
+/** Requests the raw baseline keeps in flight. */
+const BASELINE_IN_FLIGHT = 16
 const work = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))
 /** user + system CPU of a process so far, in microseconds (0 once it is gone). */
 const cpuUs = (pid: number | undefined) => (pid === undefined ? 0 : (cpuMs(pid) ?? 0) * 1000)
@@ -288,16 +290,12 @@ async function main() {
     const rawCpu: number[][] = []
     /** Per raw run: share of the machine's CPU busy while measuring. */
     const rawBusy: number[] = []
-    /** The baseline: raw POSTs from a fresh client, 16 in flight (or `inFlight`). */
-    const measureRaw = async (requests: number, inFlight = 16) => {
+    /** Raw POSTs from a fresh client, with the receiver's CPU per request. */
+    const measureRaw = async (requests: number, inFlight: number) => {
       await receiver.reset()
       const receiverBefore = cpuUs(receiver.pid)
       const run = await rawBaseline(receiver.port, WARMUP, requests, inFlight)
-      if (inFlight === 16) {
-        rawCpu.push([run.cpuUsPerRequest, (cpuUs(receiver.pid) - receiverBefore) / (WARMUP + requests)])
-        if (run.machineBusy !== undefined) rawBusy.push(run.machineBusy)
-      }
-      return run.rate
+      return { ...run, receiverUsPerRequest: (cpuUs(receiver.pid) - receiverBefore) / (WARMUP + requests) }
     }
     for (let round = 1; round <= ROUNDS; round++) {
       for (const [name, t, fanOut] of [
@@ -358,11 +356,14 @@ async function main() {
         rates.set(name, entry)
         await worker.stop()
         worker = undefined
-        entry.raws.push(await measureRaw(expected))
+        const baseline = await measureRaw(expected, BASELINE_IN_FLIGHT)
+        entry.raws.push(baseline.rate)
+        rawCpu.push([baseline.cpuUsPerRequest, baseline.receiverUsPerRequest])
+        if (baseline.machineBusy !== undefined) rawBusy.push(baseline.machineBusy)
       }
       // The same POSTs with as many in flight as the worker keeps: its traffic
       // shape, for comparison (more connections cost both ends more per request).
-      rawsWide.push(await measureRaw(Math.min(EVENTS, 10_000), CONCURRENCY))
+      rawsWide.push((await measureRaw(Math.min(EVENTS, 10_000), CONCURRENCY)).rate)
       if (ROUNDS > 1) {
         const line = [...rates]
           .map(([name, e]) => `${name} ${e.rates.at(-1)!.toFixed(0)}/s (raw ${e.raws.at(-1)!.toFixed(0)}/s)`)
@@ -444,7 +445,7 @@ async function main() {
           ? ` (median of the ${ROUNDS} rounds' own ratios; rounds ${Math.min(...r.perRound).toFixed(2)}-${Math.max(...r.perRound).toFixed(2)})`
           : ''
       console.log(
-        `backlog to ${r.name.padEnd(12)} ${r.deliveries} deliveries: service ${r.rate.toFixed(0)} deliveries/s, raw undici POSTs (16 in flight, kept-alive HTTPS) ${r.raw.toFixed(0)} req/s; ratio ${r.ratio.toFixed(2)}${spread}`,
+        `backlog to ${r.name.padEnd(12)} ${r.deliveries} deliveries: service ${r.rate.toFixed(0)} deliveries/s, raw undici POSTs (${BASELINE_IN_FLIGHT} in flight, kept-alive HTTPS) ${r.raw.toFixed(0)} req/s; ratio ${r.ratio.toFixed(2)}${spread}`,
       )
     }
     console.log(
