@@ -351,6 +351,7 @@ export function createDispatcher(options: DispatcherOptions) {
 
   async function attempt(row: ClaimedDelivery, flight: Flight): Promise<void> {
     if (!row.endpoint_active) {
+      const now = clock.now()
       await report({
         deliveryId: row.id,
         endpointId: row.endpoint_id,
@@ -360,8 +361,8 @@ export function createDispatcher(options: DispatcherOptions) {
         snippet: null,
         durationMs: null,
         nextAttemptAt: null,
-        startedAt: clock.now(),
-        at: clock.now(),
+        startedAt: now,
+        at: now,
         counts: false,
       })
       return
