@@ -366,7 +366,12 @@ async function main() {
       rawsWide.push((await measureRaw(Math.min(EVENTS, 10_000), CONCURRENCY)).rate)
       if (ROUNDS > 1) {
         const line = [...rates]
-          .map(([name, e]) => `${name} ${e.rates.at(-1)!.toFixed(0)}/s (raw ${e.raws.at(-1)!.toFixed(0)}/s)`)
+          .map(([name, e]) => {
+            const [w, p, rc] = e.cpu.at(-1)!.map((us) => us.toFixed(0))
+            const busy = e.machine.at(-1)?.[0]
+            const share = busy === undefined ? '' : `, machine ${(busy * 100).toFixed(0)}%`
+            return `${name} ${e.rates.at(-1)!.toFixed(0)}/s (raw ${e.raws.at(-1)!.toFixed(0)}/s; us worker ${w}, pg ${p}, receiver ${rc}${share})`
+          })
           .join(', ')
         console.log(
           `round ${round}: ${line}, raw with ${CONCURRENCY} in flight ${rawsWide.at(-1)!.toFixed(0)}/s`,
