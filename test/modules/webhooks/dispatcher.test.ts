@@ -208,6 +208,47 @@ describe('webhook dispatcher: retries and outcomes', () => {
     assert.ok(ep.last_success_at && ep.last_failure_at && ep.last_success_at >= ep.last_failure_at)
   })
 
+  test('the log and the endpoint carry the instants of the attempt, to the millisecond', async (ctx) => {
+    const s = await setup(ctx, {
+      respond: (req) => (req.url === '/down' ? { status: 500 } : { status: 204 }),
+    })
+    const down = (await s.endpoint('/down')).endpoint
+    const up = (await s.endpoint('/up')).endpoint
+    const delay = 60_000
+    await s.dispatch({ retryDelaysMs: [delay] })
+    const before = Date.now()
+    await s.order()
+    const failed = await s.settled(down.id, (r) => r.last_attempt_at !== null)
+    const ok = await s.settled(up.id, (r) => r.status === 'succeeded')
+    const after = Date.now()
+    const [downAt, upAt] = s.receiver.received.map((r) => r.at).sort((a, b) => a - b)
+    for (const [row, sentAt] of [
+      [failed, downAt!],
+      [ok, upAt!],
+    ] as const) {
+      const started = row.last_attempt_at!.getTime()
+      assert.ok(
+        before <= started && started <= sentAt,
+        `last_attempt_at ${started} in [${before}, ${sentAt}]`,
+      )
+    }
+    const downRow = await s.endpointRow(down.id)
+    const upRow = await s.endpointRow(up.id)
+    const failedAt = downRow.last_failure_at!.getTime()
+    const succeededAt = upRow.last_success_at!.getTime()
+    assert.ok(
+      failed.last_attempt_at!.getTime() <= failedAt && failedAt <= after,
+      'last_failure_at: when it ended',
+    )
+    assert.ok(
+      ok.last_attempt_at!.getTime() <= succeededAt && succeededAt <= after,
+      'last_success_at: when it ended',
+    )
+    // The retry is due the configured delay (plus at most 10 % jitter) after the failure.
+    const due = failed.next_attempt_at!.getTime() - failedAt
+    assert.ok(delay <= due && due <= delay * 1.1, `next attempt ${due} ms after the failure`)
+  })
+
   test('permanent failure after the last delay; a later success resets consecutive_failures', async (ctx) => {
     const s = await setup(ctx, { respond: () => ({ status: 503, body: 'down for maintenance' }) })
     const { endpoint } = await s.endpoint('/hook')
