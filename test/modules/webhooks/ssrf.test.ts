@@ -400,4 +400,27 @@ describe('with WEBHOOK_ALLOW_PRIVATE_CIDRS=127.0.0.0/8', () => {
     )
     assert.deepEqual(deliveries.map((d) => d.event_id).sort(), pinned.map((p) => p.eventId).sort())
   })
+
+  test('a host that resolved to several addresses keeps them all pinned, and deliveries reach it', async () => {
+    others.set('webhook.test', ['127.0.0.1', '127.0.0.3'])
+    const res = await t.api(tenant.liveKey, 'POST', '/v1/webhook-endpoints', {
+      url: `https://webhook.test:${port}/several`,
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    const row = await t.db
+      .selectFrom('webhook_endpoints')
+      .select('pinned_addresses')
+      .where('id', '=', res.json().data.endpoint.id)
+      .executeTakeFirstOrThrow()
+    assert.deepEqual(row.pinned_addresses, ['127.0.0.1', '127.0.0.3'])
+    await t.startDispatcher({ ca })
+    const created = await t.api(tenant.liveKey, 'POST', '/v1/orders', orderBody())
+    assert.equal(created.statusCode, 201)
+    const deadline = Date.now() + 10_000
+    const reached = () => pinned.filter((p) => p.host === `webhook.test:${port}`)
+    while (reached().length < 1 && Date.now() < deadline) await sleep(20)
+    assert.equal(reached().length, 1, 'delivered through the pinned addresses')
+    assert.equal(reached()[0]!.servername, 'webhook.test')
+    assert.deepEqual(moved, [], 'no connection went anywhere DNS did not answer at creation')
+  })
 })
