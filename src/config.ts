@@ -21,6 +21,7 @@ export interface Config {
   webhookWorker: boolean
   /** Attempts a worker has in flight at once. */
   webhookConcurrency: number
+  webhookEndpointConcurrency: number
   /** Claim lease of the delivery worker; unset: WEBHOOK_TIMEOUT_MS + 30 s. */
   webhookLeaseMs: number | undefined
   uploadUrlTtlS: number
@@ -87,6 +88,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookWorker: onOff(env, 'WEBHOOK_WORKER', true),
     webhookLeaseMs: leaseMs(env, webhookTimeoutMs),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1, 1000),
+    webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 32, 1, 1000),
     uploadUrlTtlS: int(env, 'UPLOAD_URL_TTL_S', 7200, 1, 7 * 86400),
     uploadRetentionS: int(env, 'UPLOAD_RETENTION_S', 1_209_600, 1, 10 * 365 * 86400),
     logLevel,

@@ -95,6 +95,7 @@ async function main(): Promise<void> {
         retryDelaysMs: config.webhookRetryDelaysMs,
         timeoutMs: config.webhookTimeoutMs,
         concurrency: config.webhookConcurrency,
+        endpointConcurrency: config.webhookEndpointConcurrency,
         ...(config.webhookLeaseMs ? { leaseMs: config.webhookLeaseMs } : {}),
       })
     : undefined

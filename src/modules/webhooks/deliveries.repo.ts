@@ -68,6 +68,7 @@ const CLAIM_SQL = `
         select delivery_id from webhook_queue
         where next_attempt_at <= $2::timestamptz
           and (locked_until is null or locked_until < $2::timestamptz)
+          and endpoint_id <> all($5::uuid[])
         order by next_attempt_at
         limit $1::int
         for update skip locked))
@@ -86,16 +87,24 @@ const CLAIM_SQL = `
  * database take disjoint queue rows, and the attempt counter is bumped in the
  * same statement. The lease (locked_until) hands an attempt whose worker died
  * back to the others once it runs out. The event's body and the endpoint come
- * back with the claim, so a batch costs one round trip.
+ * back with the claim, so a batch costs one round trip. Attempts to the
+ * endpoints in `exclude` (those the worker already holds enough of) are left
+ * for later, so they do not crowd out the other endpoints' attempts.
  */
 export async function claimDue(
   db: Database,
-  input: { limit: number; now: Date; leaseMs: number; workerId: string },
+  input: { limit: number; now: Date; leaseMs: number; workerId: string; exclude?: readonly string[] },
 ): Promise<ClaimedDelivery[]> {
   if (input.limit <= 0) return []
   const lease = new Date(input.now.getTime() + input.leaseMs)
   const result = await db.executeQuery<ClaimedDelivery>(
-    CompiledQuery.raw(CLAIM_SQL, [input.limit, input.now.toISOString(), lease.toISOString(), input.workerId]),
+    CompiledQuery.raw(CLAIM_SQL, [
+      input.limit,
+      input.now.toISOString(),
+      lease.toISOString(),
+      input.workerId,
+      arrayLiteral(input.exclude ?? []),
+    ]),
   )
   return result.rows
 }
@@ -238,11 +247,12 @@ export async function recordResults(
   return disable
 }
 
-/** When the next queued attempt falls due (to sleep exactly until then). */
-export async function nextDueAt(db: Database): Promise<Date | undefined> {
+/** When the next queued attempt (to an endpoint not in `exclude`) falls due, to sleep exactly until then. */
+export async function nextDueAt(db: Database, exclude: readonly string[] = []): Promise<Date | undefined> {
   const row = await db
     .selectFrom('webhook_queue')
     .select((eb) => eb.fn.min('next_attempt_at').as('next'))
+    .where(sql<boolean>`endpoint_id <> all(${arrayLiteral(exclude)}::uuid[])`)
     .executeTakeFirst()
   return (row?.next as Date | null) ?? undefined
 }

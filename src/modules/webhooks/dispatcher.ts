@@ -35,6 +35,11 @@ export interface DispatcherOptions {
   timeoutMs: number
   /** Attempts in flight at once on this instance. */
   concurrency?: number
+  /**
+   * Attempts in flight at once to one endpoint on this instance (default 32,
+   * at most `concurrency`): the most connections it opens to one receiver.
+   */
+  endpointConcurrency?: number
   /** Longest sleep between looks at the table when nothing wakes the worker. */
   pollIntervalMs?: number
   /** Extra CA certificates for webhook targets (tests); NODE_EXTRA_CA_CERTS works too. */
@@ -167,9 +172,95 @@ function readSnippet(body: Readable): Promise<string | null> {
   })
 }
 
+/** A claimed attempt waiting to be sent, with when it was claimed (performance.now()). */
+interface Claimed {
+  row: ClaimedDelivery
+  claimedAt: number
+}
+
+/**
+ * Claimed attempts waiting to be sent, queued per endpoint in claim order,
+ * and the attempts in flight per endpoint. `next()` takes the oldest waiting
+ * attempt of the next endpoint that is below its cap, endpoints taking turns,
+ * so an endpoint at its cap holds back only its own attempts.
+ */
+class Waiting {
+  size = 0
+  readonly #queues = new Map<string, Claimed[]>()
+  readonly #busy = new Map<string, number>()
+  /** Endpoints with attempts waiting and below their cap, in turn order. */
+  readonly #runnable = new Set<string>()
+  readonly #cap: number
+
+  constructor(cap: number) {
+    this.#cap = cap
+  }
+
+  push(item: Claimed) {
+    const id = item.row.endpoint_id
+    const queue = this.#queues.get(id)
+    if (queue) queue.push(item)
+    else this.#queues.set(id, [item])
+    this.size++
+    if ((this.#busy.get(id) ?? 0) < this.#cap) this.#runnable.add(id)
+  }
+
+  /** The next attempt to send, counted in flight for its endpoint; undefined if none may go now. */
+  next(): Claimed | undefined {
+    for (const id of this.#runnable) {
+      const queue = this.#queues.get(id)!
+      const item = queue.shift()!
+      this.size--
+      const busy = (this.#busy.get(id) ?? 0) + 1
+      this.#busy.set(id, busy)
+      this.#runnable.delete(id)
+      if (queue.length === 0) this.#queues.delete(id)
+      // To the back of the turn order while it may take more.
+      else if (busy < this.#cap) this.#runnable.add(id)
+      return item
+    }
+    return undefined
+  }
+
+  /** An attempt taken with next() has ended. */
+  done(endpointId: string) {
+    const busy = this.#busy.get(endpointId)! - 1
+    if (busy === 0) this.#busy.delete(endpointId)
+    else this.#busy.set(endpointId, busy)
+    if (this.#queues.has(endpointId)) this.#runnable.add(endpointId)
+  }
+
+  /**
+   * Endpoints whose oldest waiting attempt was claimed before `since`: at
+   * their cap and not keeping up (a slow receiver with a backlog). A fast
+   * endpoint's waiting attempts go within milliseconds.
+   */
+  crowded(since: number): string[] {
+    const out: string[] = []
+    for (const [id, queue] of this.#queues) if (queue[0]!.claimedAt < since) out.push(id)
+    return out
+  }
+
+  /** Removes and returns every waiting attempt (of one endpoint, or all). */
+  drop(endpointId?: string): Claimed[] {
+    const ids = endpointId === undefined ? [...this.#queues.keys()] : [endpointId]
+    const out: Claimed[] = []
+    for (const id of ids) {
+      const queue = this.#queues.get(id)
+      if (!queue) continue
+      out.push(...queue)
+      this.#queues.delete(id)
+      this.#runnable.delete(id)
+    }
+    this.size -= out.length
+    return out
+  }
+}
+
 export function createDispatcher(options: DispatcherOptions) {
   const { db, clock, log } = options
   const concurrency = options.concurrency ?? 128
+  const endpointConcurrency = Math.min(concurrency, options.endpointConcurrency ?? 32)
   const pollIntervalMs = options.pollIntervalMs ?? 1000
   const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   // Long enough for a whole attempt; an attempt of a worker that died is taken
@@ -187,18 +278,19 @@ export function createDispatcher(options: DispatcherOptions) {
   const claimBatch = Math.max(1, Math.min(64, Math.floor(concurrency / 2)))
   let lastClaimAt = 0
   /** Attempts the worker may still take on: free slots plus one batch ahead, less those waiting. */
-  const room = () => concurrency + claimBatch - inFlight.size - ready.length
+  const room = () => concurrency + claimBatch - inFlight.size - ready.size
   const shouldClaim = (free: number) =>
     free >= claimBatch ||
     (free > 0 && (inFlight.size === 0 || performance.now() - lastClaimAt >= CLAIM_WAIT_MS))
   /**
    * How long a claimed attempt may wait for a slot: it must still be sent
    * within its lease, or another worker could take it meanwhile. Attempts
-   * waiting longer (all slots held by slow endpoints) are given back.
+   * waiting longer (all slots held by slow endpoints, or their own
+   * endpoint at its cap and slow) are given back.
    */
   const maxWaitMs = leaseMs - options.timeoutMs - Math.min(5000, (leaseMs - options.timeoutMs) / 2)
-  /** Claimed attempts waiting for a slot, oldest first, with when they were claimed. */
-  const ready: { row: ClaimedDelivery; claimedAt: number }[] = []
+  /** Claimed attempts waiting for a slot (or for their endpoint to be below its cap). */
+  const ready = new Waiting(endpointConcurrency)
   /** Signing keys by encrypted secret: decrypted once, not per attempt. */
   const keys = new Map<string, KeyObject>()
   const inFlight = new Map<string, Flight>()
@@ -322,11 +414,7 @@ export function createDispatcher(options: DispatcherOptions) {
         // Attempts to a disabled endpoint that wait for a slot are dropped
         // before any slot frees: the endpoint receives nothing further (their
         // deliveries have failed with endpoint_disabled meanwhile).
-        if (disabled.length > 0) {
-          const off = new Set(disabled)
-          for (let i = ready.length - 1; i >= 0; i--)
-            if (off.has(ready[i]!.row.endpoint_id)) ready.splice(i, 1)
-        }
+        for (const id of disabled) ready.drop(id)
         return
       } catch (err) {
         if (tries === 2)
@@ -430,10 +518,13 @@ export function createDispatcher(options: DispatcherOptions) {
   /** Starts waiting attempts while slots are free; gives back those that waited too long. */
   function fill() {
     const expired: string[] = []
-    while (running && inFlight.size < concurrency && ready.length > 0) {
-      const { row, claimedAt } = ready.shift()!
-      if (performance.now() - claimedAt > maxWaitMs) expired.push(row.id)
-      else start(row)
+    while (running && inFlight.size < concurrency) {
+      const item = ready.next()
+      if (item === undefined) break
+      if (performance.now() - item.claimedAt > maxWaitMs) {
+        expired.push(item.row.id)
+        ready.done(item.row.endpoint_id)
+      } else start(item.row)
     }
     if (expired.length > 0) {
       releaseClaims(db, expired, workerId).catch((err) =>
@@ -448,6 +539,7 @@ export function createDispatcher(options: DispatcherOptions) {
       .catch((err) => log.error({ err, delivery_id: row.id }, 'webhook attempt failed unexpectedly'))
       .finally(() => {
         inFlight.delete(row.id)
+        ready.done(row.endpoint_id)
         fill()
         // Claim again once a good share of the slots is free, not per attempt.
         if (shouldClaim(room())) poke()
@@ -473,11 +565,16 @@ export function createDispatcher(options: DispatcherOptions) {
         const free = room()
         if (shouldClaim(free)) {
           lastClaimAt = performance.now()
-          const rows = await claimDue(db, { limit: free, now: clock.now(), leaseMs, workerId })
+          // An endpoint whose attempts have been waiting for it here longer
+          // than CLAIM_WAIT_MS (a slow one with a backlog, at its cap) is left
+          // out of the claim: more of its attempts would only wait, in room
+          // that the other endpoints' attempts can use.
+          const exclude = ready.crowded(lastClaimAt - CLAIM_WAIT_MS)
+          const rows = await claimDue(db, { limit: free, now: clock.now(), leaseMs, workerId, exclude })
           for (const row of rows) ready.push({ row, claimedAt: lastClaimAt })
           fill()
           if (rows.length === free) continue
-          const due = await nextDueAt(db)
+          const due = await nextDueAt(db, exclude)
           if (due) delay = Math.min(delay, due.getTime() - clock.now().getTime())
         }
       } catch (err) {
@@ -508,7 +605,7 @@ export function createDispatcher(options: DispatcherOptions) {
       // Attempts that never started go back at once (no new attempt starts now).
       await releaseClaims(
         db,
-        ready.splice(0).map((r) => r.row.id),
+        ready.drop().map((r) => r.row.id),
         workerId,
       )
       const pending = [...inFlight.values()].map((f) => f.done)

@@ -746,6 +746,79 @@ describe('webhook dispatcher: claims', () => {
     assert.equal(s.receiver.received.filter((r) => r.url === '/slow').length, 3)
   })
 
+  test('at most endpointConcurrency attempts in flight to one endpoint; its waiting attempts do not hold back another endpoint', async (ctx) => {
+    let open = 0
+    let most = 0
+    const s = await setup(ctx, {
+      respond: (req) => {
+        if (req.url !== '/slow') return { status: 200 }
+        open++
+        most = Math.max(most, open)
+        // The receiver answers after delayMs; the request counts as open until then.
+        setTimeout(() => open--, 400)
+        return { status: 200, delayMs: 400 }
+      },
+    })
+    const { endpoint: slow } = await s.endpoint('/slow')
+    await s.dispatch({ concurrency: 8, endpointConcurrency: 2, timeoutMs: 5000 })
+    for (let i = 0; i < 6; i++) await s.order()
+    await s.receiver.waitFor(2)
+    // Two at once, while four wait for the slow endpoint; another endpoint is served meanwhile.
+    const other = await s.t.tenant()
+    const fast = (await s.endpoint('/fast', { key: other.liveKey })).endpoint
+    const started = Date.now()
+    await s.order(other.liveKey)
+    const row = await s.settled(fast.id, (r) => r.status === 'succeeded')
+    const waited = Date.now() - started
+    assert.ok(waited < 600, `delivered after ${waited} ms, while the slow endpoint takes 400 ms per pair`)
+    assert.equal(row.attempts, 1)
+    const done = await waitUntil(async () => {
+      const rows = await s.deliveries(slow.id)
+      return rows.length === 6 && rows.every((r) => r.status === 'succeeded') && rows
+    }, 'the slow endpoint’s six deliveries')
+    assert.deepEqual(
+      done.map((r) => r.attempts),
+      [1, 1, 1, 1, 1, 1],
+    )
+    assert.equal(s.receiver.received.filter((r) => r.url === '/slow').length, 6)
+    assert.equal(most, 2, 'two requests open at once to the slow endpoint, never more')
+    assert.deepEqual(await s.queued(slow.id), [])
+  })
+
+  test('a slow endpoint whose attempts wait for it is left out of further claims, so it does not crowd out another endpoint', async (ctx) => {
+    const s = await setup(ctx, {
+      respond: (req) => (req.url === '/slow' ? { status: 200, delayMs: 800 } : { status: 200 }),
+    })
+    const { endpoint: slow } = await s.endpoint('/slow')
+    const other = await s.t.tenant()
+    const fast = (await s.endpoint('/fast', { key: other.liveKey })).endpoint
+    for (let i = 0; i < 12; i++) await s.order()
+    // Four slots, two at once per endpoint, claims of two: the first claim
+    // takes six slow attempts (two sending, four waiting).
+    await s.dispatch({ concurrency: 4, endpointConcurrency: 2, timeoutMs: 5000 })
+    await s.receiver.waitFor(2)
+    const started = Date.now()
+    await s.order(other.liveKey)
+    // When the first two slow attempts end, two more start and two still
+    // wait, claimed 800 ms ago: the next claim leaves the slow endpoint's six
+    // other due attempts alone and takes the other endpoint's.
+    const row = await s.settled(fast.id, (r) => r.status === 'succeeded')
+    const waited = Date.now() - started
+    const slowSoFar = s.receiver.received.filter((r) => r.url === '/slow').length
+    assert.ok(waited < 1500, `delivered after ${waited} ms; one slow round takes 800 ms`)
+    assert.ok(slowSoFar <= 6, `${slowSoFar} slow attempts were sent before the other endpoint's`)
+    assert.equal(row.attempts, 1)
+    const done = await waitUntil(
+      async () => {
+        const rows = await s.deliveries(slow.id)
+        return rows.every((r) => r.status === 'succeeded') && rows
+      },
+      'the slow endpoint’s backlog',
+      15_000,
+    )
+    assert.equal(done.length, 12)
+  })
+
   test('an attempt claimed by a worker that died is retried after its lease', async (ctx) => {
     const s = await setup(ctx)
     const { endpoint } = await s.endpoint('/hook')
