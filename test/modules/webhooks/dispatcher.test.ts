@@ -129,6 +129,19 @@ async function setup(
       return rows.length === 1 && done(rows[0]!) && rows[0]
     }, 'the delivery to settle')
 
+  /**
+   * An endpoint of another organization and an order there: its delivery once
+   * it succeeded, and how long that took from the order (ms).
+   */
+  async function deliveredElsewhere() {
+    const other = await t.tenant()
+    const fast = (await endpoint('/fast', { key: other.liveKey })).endpoint
+    const started = Date.now()
+    await order(other.liveKey)
+    const row = await settled(fast.id, (r) => r.status === 'succeeded')
+    return { row, waited: Date.now() - started }
+  }
+
   return {
     t,
     receiver,
@@ -141,6 +154,7 @@ async function setup(
     queued,
     endpointRow,
     settled,
+    deliveredElsewhere,
   }
 }
 
@@ -735,13 +749,8 @@ describe('webhook dispatcher: claims', () => {
     await s.dispatch({ concurrency: 4, timeoutMs: 5000 })
     for (let i = 0; i < 3; i++) await s.order()
     await s.receiver.waitFor(3)
-    const other = await s.t.tenant()
-    const fast = (await s.endpoint('/fast', { key: other.liveKey })).endpoint
-    const started = Date.now()
-    await s.order(other.liveKey)
-    const row = await s.settled(fast.id, (r) => r.status === 'succeeded')
+    const { row, waited } = await s.deliveredElsewhere()
     assert.equal(row.attempts, 1)
-    const waited = Date.now() - started
     assert.ok(waited < 2000, `delivered after ${waited} ms, while the slow attempts take 3 000 ms`)
     assert.equal(s.receiver.received.filter((r) => r.url === '/slow').length, 3)
   })
@@ -764,12 +773,7 @@ describe('webhook dispatcher: claims', () => {
     for (let i = 0; i < 6; i++) await s.order()
     await s.receiver.waitFor(2)
     // Two at once, while four wait for the slow endpoint; another endpoint is served meanwhile.
-    const other = await s.t.tenant()
-    const fast = (await s.endpoint('/fast', { key: other.liveKey })).endpoint
-    const started = Date.now()
-    await s.order(other.liveKey)
-    const row = await s.settled(fast.id, (r) => r.status === 'succeeded')
-    const waited = Date.now() - started
+    const { row, waited } = await s.deliveredElsewhere()
     assert.ok(waited < 600, `delivered after ${waited} ms, while the slow endpoint takes 400 ms per pair`)
     assert.equal(row.attempts, 1)
     const done = await waitUntil(async () => {
@@ -790,20 +794,15 @@ describe('webhook dispatcher: claims', () => {
       respond: (req) => (req.url === '/slow' ? { status: 200, delayMs: 800 } : { status: 200 }),
     })
     const { endpoint: slow } = await s.endpoint('/slow')
-    const other = await s.t.tenant()
-    const fast = (await s.endpoint('/fast', { key: other.liveKey })).endpoint
     for (let i = 0; i < 12; i++) await s.order()
     // Four slots, two at once per endpoint, claims of two: the first claim
     // takes six slow attempts (two sending, four waiting).
     await s.dispatch({ concurrency: 4, endpointConcurrency: 2, timeoutMs: 5000 })
     await s.receiver.waitFor(2)
-    const started = Date.now()
-    await s.order(other.liveKey)
     // When the first two slow attempts end, two more start and two still
     // wait, claimed 800 ms ago: the next claim leaves the slow endpoint's six
     // other due attempts alone and takes the other endpoint's.
-    const row = await s.settled(fast.id, (r) => r.status === 'succeeded')
-    const waited = Date.now() - started
+    const { row, waited } = await s.deliveredElsewhere()
     const slowSoFar = s.receiver.received.filter((r) => r.url === '/slow').length
     assert.ok(waited < 1500, `delivered after ${waited} ms; one slow round takes 800 ms`)
     assert.ok(slowSoFar <= 6, `${slowSoFar} slow attempts were sent before the other endpoint's`)
