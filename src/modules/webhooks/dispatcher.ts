@@ -110,6 +110,9 @@ interface Target {
   agent: Agent
   origin: string
   path: string
+  /** The endpoint's encrypted secret, and the signing key derived from it. */
+  secret?: string
+  key?: KeyObject
 }
 
 /**
@@ -291,8 +294,6 @@ export function createDispatcher(options: DispatcherOptions) {
   const maxWaitMs = leaseMs - options.timeoutMs - Math.min(5000, (leaseMs - options.timeoutMs) / 2)
   /** Claimed attempts waiting for a slot (or for their endpoint to be below its cap). */
   const ready = new Waiting(endpointConcurrency)
-  /** Signing keys by encrypted secret: decrypted once, not per attempt. */
-  const keys = new Map<string, KeyObject>()
   const inFlight = new Map<string, Flight>()
   /** Per endpoint: the HTTP agent bound to its pinned addresses, and its parsed URL. */
   const targets = new Map<string, Target>()
@@ -319,10 +320,18 @@ export function createDispatcher(options: DispatcherOptions) {
         ...(options.ca ? { ca: options.ca } : {}),
       },
       keepAliveTimeout: 30_000,
-      connections: concurrency,
+      connections: endpointConcurrency,
     })
     const parsed = new URL(url)
-    const target = { url, pinned, agent, origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` }
+    const target: Target = {
+      url,
+      pinned,
+      agent,
+      origin: parsed.origin,
+      path: `${parsed.pathname}${parsed.search}`,
+      secret: undefined,
+      key: undefined,
+    }
     targets.set(endpointId, target)
     return target
   }
@@ -446,19 +455,19 @@ export function createDispatcher(options: DispatcherOptions) {
    * the result is written if it counts as a failure or the writer is behind by
    * a whole set of slots, at once otherwise.
    */
-  function report(result: AttemptResult): Promise<void> {
+  function report(result: AttemptResult): Promise<void> | undefined {
     const batch = queued
     batch.results.push(result)
     unwritten++
     void flush()
     const failure = result.counts && result.status !== 'succeeded'
-    return failure || unwritten > concurrency ? batch.written.promise : Promise.resolve()
+    return failure || unwritten > concurrency ? batch.written.promise : undefined
   }
 
   async function attempt(row: ClaimedDelivery, flight: Flight): Promise<void> {
     if (!row.endpoint_active) {
       const now = clock.now()
-      await report({
+      return report({
         deliveryId: row.id,
         endpointId: row.endpoint_id,
         status: 'failed',
@@ -471,15 +480,15 @@ export function createDispatcher(options: DispatcherOptions) {
         at: now,
         counts: false,
       })
-      return
     }
-    box ??= createSecretBox(await serviceSecret(db, 'webhook_secret_key'))
-    let key = keys.get(row.secret_encrypted)
-    if (key === undefined) {
-      if (keys.size > 1000) keys.clear()
-      key = signingKey(box.open(row.secret_encrypted))
-      keys.set(row.secret_encrypted, key)
+    const target = targetFor(row.endpoint_id, row.url, row.pinned_addresses)
+    // The signing key is derived once per endpoint (and again if its secret differs).
+    if (target.secret !== row.secret_encrypted) {
+      box ??= createSecretBox(await serviceSecret(db, 'webhook_secret_key'))
+      target.key = signingKey(box.open(row.secret_encrypted))
+      target.secret = row.secret_encrypted
     }
+    const key = target.key!
     const body = row.body
     const startedAt = clock.now()
     // t is taken per attempt, so every retry carries a new t and v1.
@@ -490,17 +499,13 @@ export function createDispatcher(options: DispatcherOptions) {
       'x-service-event-type': row.event_type,
       [SIGNATURE_HEADER]: signatureHeader(key, body, Math.floor(Date.now() / 1000)),
     }
-    const outcome = await send(
-      targetFor(row.endpoint_id, row.url, row.pinned_addresses),
-      headers,
-      body,
-      flight,
-    )
+    const outcome = await send(target, headers, body, flight)
     // Cut short by shutdown: the attempt did not happen; the claim is given back.
     if (flight.aborted && !flight.timedOut) return
     const at = clock.now()
     const next = outcome.ok ? null : retryAt(row.attempts, at)
-    await report({
+    // A success's slot frees at once; a failure's once its result is stored.
+    return report({
       deliveryId: row.id,
       endpointId: row.endpoint_id,
       status: outcome.ok ? 'succeeded' : next ? 'pending' : 'failed',
@@ -533,18 +538,25 @@ export function createDispatcher(options: DispatcherOptions) {
     }
   }
 
+  /** One attempt, then its slot is free again. */
+  async function run(row: ClaimedDelivery, flight: Flight): Promise<void> {
+    try {
+      await attempt(row, flight)
+    } catch (err) {
+      log.error({ err, delivery_id: row.id }, 'webhook attempt failed unexpectedly')
+    } finally {
+      inFlight.delete(row.id)
+      ready.done(row.endpoint_id)
+      fill()
+      // Claim again once a good share of the slots is free, not per attempt.
+      if (shouldClaim(room())) poke()
+    }
+  }
+
   function start(row: ClaimedDelivery) {
     const flight = new Flight()
-    flight.done = attempt(row, flight)
-      .catch((err) => log.error({ err, delivery_id: row.id }, 'webhook attempt failed unexpectedly'))
-      .finally(() => {
-        inFlight.delete(row.id)
-        ready.done(row.endpoint_id)
-        fill()
-        // Claim again once a good share of the slots is free, not per attempt.
-        if (shouldClaim(room())) poke()
-      })
     inFlight.set(row.id, flight)
+    flight.done = run(row, flight)
   }
 
   async function sleep(ms: number) {
