@@ -32,6 +32,18 @@ before(async () => {
 })
 after(() => testDb.close())
 
+/** Creates a webhook endpoint for `url` (201 expected); the addresses stored as its pinned ones. */
+async function pinnedAddresses(t: TestApp, key: string, url: string): Promise<string[]> {
+  const res = await t.api(key, 'POST', '/v1/webhook-endpoints', { url })
+  assert.equal(res.statusCode, 201, res.body)
+  const row = await t.db
+    .selectFrom('webhook_endpoints')
+    .select('pinned_addresses')
+    .where('id', '=', res.json().data.endpoint.id)
+    .executeTakeFirstOrThrow()
+  return row.pinned_addresses
+}
+
 describe('isBlockedAddress', () => {
   const none = parseCidrs([])
   const cases: [string, string[]][] = [
@@ -265,16 +277,10 @@ describe('SSRF: a refused target never sees a connection', () => {
   test('a public address is accepted (the battery is not refusing everything)', async () => {
     answers.set('public.test', ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'])
     // In the test environment: test endpoints get pings only, so nothing is sent.
-    const res = await t.api(tenant.testKey, 'POST', '/v1/webhook-endpoints', {
-      url: 'https://public.test/hook',
-    })
-    assert.equal(res.statusCode, 201, res.body)
-    const row = await t.db
-      .selectFrom('webhook_endpoints')
-      .select('pinned_addresses')
-      .where('id', '=', res.json().data.endpoint.id)
-      .executeTakeFirstOrThrow()
-    assert.deepEqual(row.pinned_addresses, ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'])
+    assert.deepEqual(await pinnedAddresses(t, tenant.testKey, 'https://public.test/hook'), [
+      '93.184.216.34',
+      '2606:2800:220:1:248:1893:25c8:1946',
+    ])
   })
 })
 
@@ -350,16 +356,9 @@ describe('with WEBHOOK_ALLOW_PRIVATE_CIDRS=127.0.0.0/8', () => {
   })
 
   test('DNS pinning: deliveries go to the address resolved at creation, whatever DNS says later; the worker never resolves', async () => {
-    const res = await t.api(tenant.liveKey, 'POST', '/v1/webhook-endpoints', {
-      url: `https://hooks.example.test:${port}/pinned`,
-    })
-    assert.equal(res.statusCode, 201, res.body)
-    const row = await t.db
-      .selectFrom('webhook_endpoints')
-      .select('pinned_addresses')
-      .where('id', '=', res.json().data.endpoint.id)
-      .executeTakeFirstOrThrow()
-    assert.deepEqual(row.pinned_addresses, ['127.0.0.1'])
+    assert.deepEqual(await pinnedAddresses(t, tenant.liveKey, `https://hooks.example.test:${port}/pinned`), [
+      '127.0.0.1',
+    ])
     assert.equal(resolverCalls, 1)
 
     // DNS now points elsewhere.
@@ -403,16 +402,10 @@ describe('with WEBHOOK_ALLOW_PRIVATE_CIDRS=127.0.0.0/8', () => {
 
   test('a host that resolved to several addresses keeps them all pinned, and deliveries reach it', async () => {
     others.set('webhook.test', ['127.0.0.1', '127.0.0.3'])
-    const res = await t.api(tenant.liveKey, 'POST', '/v1/webhook-endpoints', {
-      url: `https://webhook.test:${port}/several`,
-    })
-    assert.equal(res.statusCode, 201, res.body)
-    const row = await t.db
-      .selectFrom('webhook_endpoints')
-      .select('pinned_addresses')
-      .where('id', '=', res.json().data.endpoint.id)
-      .executeTakeFirstOrThrow()
-    assert.deepEqual(row.pinned_addresses, ['127.0.0.1', '127.0.0.3'])
+    assert.deepEqual(await pinnedAddresses(t, tenant.liveKey, `https://webhook.test:${port}/several`), [
+      '127.0.0.1',
+      '127.0.0.3',
+    ])
     await t.startDispatcher({ ca })
     const created = await t.api(tenant.liveKey, 'POST', '/v1/orders', orderBody())
     assert.equal(created.statusCode, 201)
