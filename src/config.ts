@@ -21,6 +21,7 @@ export interface Config {
   webhookWorker: boolean
   /** Attempts a worker has in flight at once. */
   webhookConcurrency: number
+  /** Attempts a worker has in flight at once to one endpoint. */
   webhookEndpointConcurrency: number
   /** Claim lease of the delivery worker; unset: WEBHOOK_TIMEOUT_MS + 30 s. */
   webhookLeaseMs: number | undefined

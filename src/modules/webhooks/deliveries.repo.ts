@@ -88,7 +88,7 @@ const CLAIM_SQL = `
  * same statement. The lease (locked_until) hands an attempt whose worker died
  * back to the others once it runs out. The event's body and the endpoint come
  * back with the claim, so a batch costs one round trip. Attempts to the
- * endpoints in `exclude` (those the worker already holds enough of) are left
+ * endpoints in `exclude` (whose attempts already wait in the worker) are left
  * for later, so they do not crowd out the other endpoints' attempts.
  */
 export async function claimDue(

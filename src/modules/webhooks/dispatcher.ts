@@ -234,9 +234,9 @@ class Waiting {
   }
 
   /**
-   * Endpoints whose oldest waiting attempt was claimed before `since`: at
-   * their cap and not keeping up (a slow receiver with a backlog). A fast
-   * endpoint's waiting attempts go within milliseconds.
+   * Endpoints whose oldest waiting attempt was claimed before `since`: not
+   * keeping up (a slow receiver at its cap with a backlog, or every slot
+   * taken). A fast endpoint's waiting attempts go within milliseconds.
    */
   crowded(since: number): string[] {
     const out: string[] = []
