@@ -170,6 +170,11 @@ async function seedBacklog(db: pg.Client, orgId: string, events: number, dueInMs
               e.created_at + $3 * interval '1 millisecond', e.created_at
        from e cross join webhook_endpoints w
        where w.organization_id = $1 and w.environment = 'live' and w.is_active
+       -- Event by event, each event's deliveries together, as the outbox
+       -- writes them; without the order the plan wrote one endpoint's
+       -- deliveries after another's, and the worker served one endpoint at a
+       -- time.
+       order by e.id, w.id
        returning id, event_id, endpoint_id, next_attempt_at
      )
      insert into webhook_queue (delivery_id, event_id, endpoint_id, next_attempt_at, attempts)
