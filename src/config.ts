@@ -89,7 +89,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookWorker: onOff(env, 'WEBHOOK_WORKER', true),
     webhookLeaseMs: leaseMs(env, webhookTimeoutMs),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1, 1000),
-    webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 32, 1, 1000),
+    webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 1000),
     uploadUrlTtlS: int(env, 'UPLOAD_URL_TTL_S', 7200, 1, 7 * 86400),
     uploadRetentionS: int(env, 'UPLOAD_RETENTION_S', 1_209_600, 1, 10 * 365 * 86400),
     logLevel,

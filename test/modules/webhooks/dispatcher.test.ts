@@ -821,7 +821,7 @@ describe('webhook dispatcher: claims', () => {
       respond: (req) => (req.url === '/slow' ? { status: 200, delayMs: 3000 } : { status: 200 }),
     })
     await s.endpoint('/slow')
-    // Four slots, claims of two: three slow attempts leave one free slot.
+    // Four slots, claims of four: three slow attempts leave one free slot.
     await s.dispatch({ concurrency: 4, timeoutMs: 5000 })
     for (let i = 0; i < 3; i++) await s.order()
     await s.receiver.waitFor(3)
@@ -871,12 +871,12 @@ describe('webhook dispatcher: claims', () => {
     })
     const { endpoint: slow } = await s.endpoint('/slow')
     for (let i = 0; i < 12; i++) await s.order()
-    // Four slots, two at once per endpoint, claims of two: the first claim
-    // takes six slow attempts (two sending, four waiting).
+    // Four slots, two at once per endpoint, claims of four: the first claim
+    // takes eight slow attempts (two sending, six waiting).
     await s.dispatch({ concurrency: 4, endpointConcurrency: 2, timeoutMs: 5000 })
     await s.receiver.waitFor(2)
-    // When the first two slow attempts end, two more start and two still
-    // wait, claimed 800 ms ago: the next claim leaves the slow endpoint's six
+    // When the first two slow attempts end, two more start and four still
+    // wait, claimed 800 ms ago: the next claim leaves the slow endpoint's four
     // other due attempts alone and takes the other endpoint's.
     const { row, waited } = await s.deliveredElsewhere()
     const slowSoFar = s.receiver.received.filter((r) => r.url === '/slow').length
