@@ -25,8 +25,8 @@ export const USER_AGENT = 'Service-Webhooks/1.0'
 export const DISABLE_AFTER_FAILURES = 25
 const SNIPPET_CHARS = 1024
 const CLAIM_WAIT_MS = 50
-/** Most attempt results written in one statement. */
-const RESULT_BATCH = 128
+/** Most rows one claim takes, and most attempt results one statement writes. */
+const MAX_BATCH = 128
 
 export interface DispatcherOptions {
   db: Database
@@ -277,20 +277,21 @@ export function createDispatcher(options: DispatcherOptions) {
   // again once this runs out.
   const leaseMs = options.leaseMs ?? options.timeoutMs + 30_000
   // A busy worker claims in batches of as many rows as it has slots (at most
-  // 128): claims of many rows cost PostgreSQL less per row than many small
-  // ones (measured on a backlog: 46-53 us of database CPU per delivery,
-  // against 53-75 with claims at 16 free slots). It holds one batch ahead of
-  // its slots: a slot that frees starts the next attempt at once instead of
-  // waiting for a claim round trip (measured on backlogs, alternating:
-  // 11.4-14.3 k deliveries/s against 10.4-12.3 k without). Slots held by slow
-  // endpoints do not hold the rest back: once CLAIM_WAIT_MS have passed since
-  // the last claim, the worker claims whatever fits.
-  const claimBatch = Math.max(1, Math.min(128, concurrency))
+  // MAX_BATCH), and writes results in batches of that size too: claims of many
+  // rows cost PostgreSQL less per row than many small ones (measured on a
+  // backlog: 46-53 us of database CPU per delivery, against 53-75 with claims at
+  // 16 free slots). It holds one batch ahead of its slots: a slot that frees
+  // starts the next attempt at once instead of waiting for a claim round trip
+  // (measured on backlogs, alternating: 11.4-14.3 k deliveries/s against
+  // 10.4-12.3 k without). Slots held by slow endpoints do not hold the rest
+  // back: once CLAIM_WAIT_MS have passed since the last claim, the worker claims
+  // whatever fits.
+  const batchSize = Math.max(1, Math.min(MAX_BATCH, concurrency))
   let lastClaimAt = 0
   /** Attempts the worker may still take on: free slots plus one batch ahead, less those waiting. */
-  const room = () => concurrency + claimBatch - inFlight.size - ready.size
+  const room = () => concurrency + batchSize - inFlight.size - ready.size
   const shouldClaim = (free: number) =>
-    free >= claimBatch ||
+    free >= batchSize ||
     (free > 0 && (inFlight.size === 0 || performance.now() - lastClaimAt >= CLAIM_WAIT_MS))
   /**
    * How long a claimed attempt may wait for a slot: it must still be sent
@@ -399,25 +400,24 @@ export function createDispatcher(options: DispatcherOptions) {
   }
 
   // Results are written in batches, one statement for many attempts: a success's
-  // result waits until resultBatch results are queued, or for at most
-  // resultWaitMs (whatever finished while the previous batch was being written
-  // goes into the next one). Batches of up to 128 instead of whatever had
-  // finished meanwhile cost PostgreSQL and the worker less per attempt: on a
-  // backlog, 64 attempts per write transaction (with claims of 128) instead of
-  // 18-19, and a delivery 63-75 us of CPU in all instead of 73-86. A failed
-  // attempt's result is written at once, and the attempt keeps its slot until it
-  // is stored, so the next claim sees its effect on the endpoint's failure
-  // streak (the 25th failure in a row disables it, and the endpoint receives
-  // nothing further). A success cannot disable anything: its slot frees at once,
-  // and sending does not wait for bookkeeping, unless the writer is behind by a
-  // whole set of slots and a batch.
+  // result waits until batchSize results are queued, or for at most resultWaitMs
+  // (whatever finished while the previous batch was being written goes into the
+  // next one). Batches of up to 128 instead of whatever had finished meanwhile
+  // cost PostgreSQL and the worker less per attempt: on a backlog, 64 attempts
+  // per write transaction (with claims of 128) instead of 18-19, and a delivery
+  // 63-75 us of CPU in all instead of 73-86. A failed attempt's result is
+  // written at once, and the attempt keeps its slot until it is stored, so the
+  // next claim sees its effect on the endpoint's failure streak (the 25th
+  // failure in a row disables it, and the endpoint receives nothing further). A
+  // success cannot disable anything: its slot frees at once, and sending does
+  // not wait for bookkeeping, unless the writer is behind by a whole set of
+  // slots and a batch.
   interface Batch {
     results: AttemptResult[]
     /** Settles once the batch is stored (or given up on). */
     written: PromiseWithResolvers<void>
   }
   const newBatch = (): Batch => ({ results: [], written: Promise.withResolvers<void>() })
-  const resultBatch = Math.min(RESULT_BATCH, concurrency)
   const resultWaitMs = options.resultWaitMs ?? 10
   let queued = newBatch()
   let flushing: Promise<void> | undefined
@@ -426,7 +426,7 @@ export function createDispatcher(options: DispatcherOptions) {
   /** The queued results are to be written without waiting for a whole batch. */
   let urgent = false
   let flushTimer: NodeJS.Timeout | undefined
-  const batchDue = () => urgent || queued.results.length >= resultBatch
+  const batchDue = () => urgent || queued.results.length >= batchSize
 
   async function write(batch: AttemptResult[]): Promise<void> {
     // A second try covers a transient failure (a deadlock victim among workers
@@ -494,7 +494,7 @@ export function createDispatcher(options: DispatcherOptions) {
     batch.results.push(result)
     unwritten++
     const failure = result.counts && result.status !== 'succeeded'
-    const wait = failure || unwritten > concurrency + resultBatch
+    const wait = failure || unwritten > concurrency + batchSize
     if (wait) urgent = true
     schedule()
     return wait ? batch.written.promise : undefined
