@@ -235,7 +235,9 @@ describe('webhook dispatcher: retries and outcomes', () => {
     const failed = await s.settled(down.id, (r) => r.last_attempt_at !== null)
     const ok = await s.settled(up.id, (r) => r.status === 'succeeded')
     const after = Date.now()
-    const [downAt, upAt] = s.receiver.received.map((r) => r.at).sort((a, b) => a - b)
+    // Each row against its own request: the two are sent concurrently, in either order.
+    const arrivedAt = (url: string) => s.receiver.received.find((r) => r.url === url)!.at
+    const [downAt, upAt] = [arrivedAt('/down'), arrivedAt('/up')]
     for (const [row, sentAt] of [
       [failed, downAt!],
       [ok, upAt!],
