@@ -51,6 +51,8 @@ export interface OrderTable {
   created_at: Date
   updated_at: Date
   content_hash: string
+  /** Size of the items' JSON document: bounds a page of the order lists by bytes. */
+  content_bytes: number
 }
 
 export type PersonalizationValue = string | number | boolean | null

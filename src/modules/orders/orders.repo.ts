@@ -20,6 +20,8 @@ export async function findOrderByExternalId(db: Database, scope: OrderScope, ext
 
 export interface OrderGraph {
   order: OrderRow
+  /** `items` as the JSON document the insert reads (its length is the order's content_bytes). */
+  itemsDocument: Buffer
   items: {
     id: string
     position: number
@@ -78,18 +80,19 @@ export async function insertOrderGraph(
   const outbox = event ? sql`, ${outboxCtes(event.id, event.input, 'new_order')}` : sql``
   const result = await sql<{ inserted: boolean; product_ids: (string | null)[] | null; woke: unknown }>`
     with item_input as (
-      select * from json_to_recordset(${Buffer.from(JSON.stringify(graph.items))}::json)
+      select * from json_to_recordset(${graph.itemsDocument}::json)
         as i(id uuid, job_id uuid, position int, sku text, name text, quantity int, price numeric,
           personalization json, files json)
     ),
     new_order as (
       insert into orders (id, organization_id, environment, source, external_order_id, status, currency,
-        total_amount, customer_name, customer_email, customer_phone, ordered_at, created_at, updated_at, content_hash)
+        total_amount, customer_name, customer_email, customer_phone, ordered_at, created_at, updated_at, content_hash,
+        content_bytes)
       values (${o.id}::uuid, ${o.organization_id}::uuid, ${o.environment}::text, ${o.source}::text,
         ${o.external_order_id}::text, ${o.status}::text, ${o.currency}::text, ${o.total_amount}::numeric,
         ${o.customer_name}::text, ${o.customer_email}::text, ${o.customer_phone}::text,
         ${o.ordered_at}::timestamptz, ${o.created_at}::timestamptz, ${o.updated_at}::timestamptz,
-        ${o.content_hash}::text)
+        ${o.content_hash}::text, ${o.content_bytes}::int)
       on conflict (organization_id, environment, external_order_id) do nothing
       returning id
     ),

@@ -75,7 +75,7 @@ export function ordersRoutes(deps: { orders: OrderService }) {
           tags: ['orders'],
           summary: 'List orders for polling, oldest change first',
           description:
-            'Sorted by (updated_at, id) ascending. Follow next_cursor until it is null; keep the last updated_at and poll again later with a slightly overlapping updated_since.',
+            'Sorted by (updated_at, id) ascending. Follow next_cursor until it is null; keep the last updated_at and poll again later with a slightly overlapping updated_since. A page ends early, with a next_cursor, once its orders pass 8 MB of items (a page always holds at least one order): a page shorter than limit is not the last one; a null next_cursor is.',
           querystring: ListOrdersQuery,
           response: {
             200: ListOrdersResponse,

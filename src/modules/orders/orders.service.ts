@@ -28,6 +28,7 @@ import {
   type OrderRequest,
   type Warning,
 } from './orders.schemas.ts'
+import { PAGE_BUDGET_BYTES, withinBudget } from './page-budget.ts'
 
 export interface OrderContext extends OrderScope {
   source: OrderSource
@@ -42,8 +43,15 @@ export interface CreateOrderResult {
 /** A concurrent PUT or sweep changed a file between its check and the order's commit: check again. */
 const MAX_ATTEMPTS = 3
 
-export function createOrderService(deps: { db: Database; clock: Clock; uploads: UploadService }) {
+export function createOrderService(deps: {
+  db: Database
+  clock: Clock
+  uploads: UploadService
+  /** Bytes of items a list page may carry (tests lower it). */
+  pageBudgetBytes?: number
+}) {
   const { db, clock, uploads } = deps
+  const pageBudgetBytes = deps.pageBudgetBytes ?? PAGE_BUDGET_BYTES
 
   async function fileDetails(items: ItemWithJob[]) {
     return uploads.details(items.flatMap((i) => i.files.map((f) => f.upload_id)))
@@ -104,6 +112,33 @@ export function createOrderService(deps: { db: Database; clock: Clock; uploads: 
     const now = clock.now()
     const orderId = newId()
     const live = ctx.environment === 'live'
+    const items: ItemWithJob[] = body.items.map((item, position) => ({
+      id: newId(),
+      order_id: orderId,
+      position,
+      sku: item.sku ?? null,
+      name: item.name,
+      quantity: item.quantity,
+      price: item.price === undefined || item.price === null ? null : String(item.price),
+      product_id: null,
+      personalization: item.personalization ?? {},
+      files: (item.files ?? []).map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
+      job_id: live ? newId() : null,
+      job_status: live ? 'pending' : null,
+    }))
+    const production = live ? { id: newId() } : null
+    const graphItems: OrderGraph['items'] = items.map((i) => ({
+      id: i.id,
+      position: i.position,
+      sku: i.sku,
+      name: i.name,
+      quantity: i.quantity,
+      price: i.price,
+      personalization: i.personalization,
+      files: i.files,
+      job_id: i.job_id,
+    }))
+    const itemsDocument = Buffer.from(JSON.stringify(graphItems))
     const row: OrderRow = {
       id: orderId,
       organization_id: ctx.organizationId,
@@ -121,35 +156,12 @@ export function createOrderService(deps: { db: Database; clock: Clock; uploads: 
       created_at: now,
       updated_at: now,
       content_hash: hash,
+      content_bytes: itemsDocument.length,
     }
-    const items: ItemWithJob[] = body.items.map((item, position) => ({
-      id: newId(),
-      order_id: orderId,
-      position,
-      sku: item.sku ?? null,
-      name: item.name,
-      quantity: item.quantity,
-      price: item.price === undefined || item.price === null ? null : String(item.price),
-      product_id: null,
-      personalization: item.personalization ?? {},
-      files: (item.files ?? []).map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
-      job_id: live ? newId() : null,
-      job_status: live ? 'pending' : null,
-    }))
-    const production = live ? { id: newId() } : null
     const graph: OrderGraph = {
       order: row,
-      items: items.map((i) => ({
-        id: i.id,
-        position: i.position,
-        sku: i.sku,
-        name: i.name,
-        quantity: i.quantity,
-        price: i.price,
-        personalization: i.personalization,
-        files: i.files,
-        job_id: i.job_id,
-      })),
+      itemsDocument,
+      items: graphItems,
       production,
       // Only live orders that came through the API produce events.
       event:
@@ -249,13 +261,15 @@ export function createOrderService(deps: { db: Database; clock: Clock; uploads: 
         after,
         limit,
       })
-      const page = rows.slice(0, limit)
+      const page = withinBudget(rows.slice(0, limit), pageBudgetBytes)
       const last = page.at(-1)
       const aggregates = await aggregatesFor(page, false)
       return {
         data: aggregates.map(toPublicOrder),
         next_cursor:
-          rows.length > limit && last ? encodeCursor({ updatedAt: last.updated_at, id: last.id }) : null,
+          rows.length > page.length && last
+            ? encodeCursor({ updatedAt: last.updated_at, id: last.id })
+            : null,
       }
     },
 
@@ -280,13 +294,13 @@ export function createOrderService(deps: { db: Database; clock: Clock; uploads: 
         beforeId = decodeCursor(input.cursor).id
       }
       const rows = await findOrganizationOrdersPage(db, { ...input, beforeId })
-      const page = rows.slice(0, input.limit)
+      const page = withinBudget(rows.slice(0, input.limit), pageBudgetBytes)
       const last = page.at(-1)
       const aggregates = await aggregatesFor(page, true)
       return {
         data: aggregates.map(toOperatorOrder),
         next_cursor:
-          rows.length > input.limit && last
+          rows.length > page.length && last
             ? encodeCursor({ updatedAt: last.updated_at, id: last.id })
             : null,
       }

@@ -170,6 +170,63 @@ describe('GET /v1/orders and GET /v1/orders/:id (polling)', () => {
     assert.deepEqual(seen.slice(0, 10), sortedForPolling(before))
   })
 
+  /** An order of about `mb` MB: items of 50 personalization fields of 5000 characters. */
+  function largeOrderBody(mb: number) {
+    const text = 'x'.repeat(5000)
+    return orderBody({
+      items: Array.from({ length: Math.max(1, Math.round((mb * 1024 * 1024) / (50 * 5000))) }, (_, i) => ({
+        sku: `SKU-${i}`,
+        name: `Item ${i}`,
+        quantity: 1,
+        personalization: Object.fromEntries(Array.from({ length: 50 }, (_, k) => [`f${k}`, text])),
+      })),
+    })
+  }
+
+  test('a page ends early, with next_cursor, once its orders pass 8 MB; each order once', async () => {
+    clock.set(new Date('2026-11-22T13:30:00.000Z'))
+    const { liveKey, orgId } = await t.tenant('Large Orders')
+    const created: Order[] = []
+    for (const mb of [3, 3, 3, 9, 0.25]) {
+      const res = await t.api(liveKey, 'POST', '/v1/orders', largeOrderBody(mb))
+      assert.equal(res.statusCode, 201, res.body.slice(0, 300))
+      created.push(res.json().data.order)
+      clock.advance(1000)
+    }
+    const pages = await walk(liveKey, { limit: 100 })
+    // 3 + 3 MB fit the budget, a third 3 MB does not; a 9 MB order is a page of its
+    // own (a page always holds one order), and the small one after it does not join it.
+    assert.deepEqual(
+      pages.map((p) => p.length),
+      [2, 1, 1, 1],
+    )
+    assert.deepEqual(
+      pages.flat().map((o) => o.id),
+      created.map((o) => o.id),
+    )
+    const sizes = pages.map((p) => JSON.stringify(p).length)
+    assert.ok(Math.max(...sizes) < 10 * 1024 * 1024, `page sizes ${sizes}`)
+    // The operator's list of the organization pages by the same budget (newest first).
+    const operatorPages: string[][] = []
+    let cursor: string | null = null
+    do {
+      const res = await t.admin(
+        'GET',
+        `/admin/v1/organizations/${orgId}/orders?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+      )
+      assert.equal(res.statusCode, 200, res.body.slice(0, 300))
+      const body = res.json() as { data: { id: string }[]; next_cursor: string | null }
+      operatorPages.push(body.data.map((o) => o.id))
+      cursor = body.next_cursor
+    } while (cursor !== null && operatorPages.length < 10)
+    assert.deepEqual(operatorPages, [
+      [created[4]!.id],
+      [created[3]!.id],
+      [created[2]!.id, created[1]!.id],
+      [created[0]!.id],
+    ])
+  })
+
   test('updated_since is inclusive and accepts Z and offsets', async () => {
     const { testKey } = await t.tenant('Since')
     clock.set(new Date('2026-11-22T14:00:00.000Z'))
