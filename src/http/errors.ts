@@ -53,8 +53,9 @@ export const ERROR_CATALOG = {
   request_too_large: {
     kind: 'error',
     status: 413,
-    message: 'The request body is larger than 10 MB.',
-    description: 'JSON request bodies are limited to 10 MB (10485760 bytes).',
+    message: 'The request body is larger than this endpoint accepts.',
+    description:
+      'JSON request bodies are limited per endpoint: 10 MB (10485760 bytes) for `POST /v1/orders`, 64 KB (65536 bytes) for every other endpoint. The message states the limit of the endpoint called.',
     retry: NO_RETRY,
   },
   validation_failed: {
@@ -228,6 +229,15 @@ export class AppError extends Error {
       ...(capped.length === 1 ? { field: capped[0]!.field } : {}),
     })
   }
+}
+
+/** 413 request_too_large stating the endpoint's limit. */
+export function bodyTooLarge(limit: number | undefined): AppError {
+  if (!limit) return new AppError('request_too_large')
+  const size = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MB` : `${Math.round(limit / 1024)} KB`
+  return new AppError('request_too_large', {
+    message: `The request body is larger than ${size} (${limit} bytes), the limit of this endpoint.`,
+  })
 }
 
 export function docUrl(publicBaseUrl: string, code: string): string {
