@@ -14,7 +14,7 @@ import {
   SLICE,
   scalar,
   skip,
-  string,
+  stringAt,
   ws,
 } from './json-tokens.ts'
 
@@ -78,7 +78,18 @@ class Reducer {
     const c = at(this.b, p)
     if (c === OPEN_BRACE && shape.object) return yield* this.object(p, shape.object, path)
     if (c === OPEN_BRACKET && shape.array) return yield* this.array(p, shape.array, path)
-    if (c !== OPEN_BRACE && c !== OPEN_BRACKET) return ok(scalar(this.b, p, false))
+    if (c !== QUOTE && c !== OPEN_BRACE && c !== OPEN_BRACKET) return ok(scalar(this.b, p, false))
+    if (c === QUOTE) {
+      const end = ok(yield* stringAt(this.b, p, this.pacer, false))
+      // No character takes more than 12 bytes (an escaped surrogate pair): a
+      // longer string is too long whatever it holds, and a short stand-in that
+      // is also too long gets it the same entry.
+      if (shape.maxLength !== undefined && end - p - 2 > shape.maxLength * 12) {
+        ok(yield* stringAt(this.b, p, this.pacer, true)) // JSON.parse will not see it
+        this.edit(p, end, Buffer.from(`"${'x'.repeat(shape.maxLength + 1)}"`))
+      }
+      return end
+    }
     // Not allowed here: validation reports the type of an empty one just the same.
     const end = ok(yield* skip(this.b, p, this.pacer))
     if (end - p > 2) this.edit(p, end, c === OPEN_BRACE ? EMPTY_OBJECT : EMPTY_ARRAY)
@@ -114,7 +125,7 @@ class Reducer {
       if (!this.keep(count, o.limit, path)) return yield* this.drop(separator, p, OPEN_BRACE)
       if (at(b, p) !== QUOTE) throw SYNTAX
       const keyStart = p
-      p = ok(string(b, p, false))
+      p = ok(yield* stringAt(b, p, this.pacer, false))
       const key = this.key(keyStart, p)
       p = ws(b, p)
       if (at(b, p) !== COLON) throw SYNTAX

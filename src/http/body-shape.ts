@@ -15,6 +15,8 @@ export interface Shape {
   }
   /** Present when the schema admits an array here. */
   array?: { items: Shape; limit: number }
+  /** maxLength of a string here, in characters. */
+  maxLength?: number
 }
 
 type Schema = Record<string, unknown>
@@ -45,7 +47,9 @@ export function shapeOf(input: object, path = ''): Shape {
     const shapes = branches.map((branch) => shapeOf(branch, path))
     const containers = shapes.filter((s) => s.object || s.array)
     if (containers.length > 1) fail(path, 'only one branch of anyOf/oneOf may be an object or an array')
-    return containers[0] ?? {}
+    const lengths = shapes.map((s) => s.maxLength ?? Number.POSITIVE_INFINITY)
+    const maxLength = Math.max(...lengths)
+    return { ...containers[0], ...(Number.isFinite(maxLength) ? { maxLength } : {}) }
   }
   const types = typesOf(schema)
   if (!types) {
@@ -53,6 +57,7 @@ export function shapeOf(input: object, path = ''): Shape {
     fail(path, 'a value of any type')
   }
   const shape: Shape = {}
+  if (types.has('string') && typeof schema.maxLength === 'number') shape.maxLength = schema.maxLength
   if (types.has('object')) {
     const properties = new Map<string, Shape>()
     for (const [key, sub] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {

@@ -36,13 +36,16 @@ export function ws(b: Buffer, p: number): number {
 export function string(b: Buffer, p: number, check: boolean): number {
   p++
   if (!check) {
+    // Usually the next quote ends it; if that one is escaped, go byte by byte
+    // (millions of escaped quotes would otherwise mean millions of searches).
+    const q = b.indexOf(QUOTE, p)
+    if (q < 0) return FAIL
+    if (at(b, q - 1) !== BACKSLASH) return q + 1
     for (;;) {
-      const q = b.indexOf(QUOTE, p)
-      if (q < 0) return FAIL
-      let s = q - 1
-      while (at(b, s) === BACKSLASH) s--
-      p = q + 1
-      if ((q - 1 - s) % 2 === 0) return p
+      const c = at(b, p)
+      if (c === QUOTE) return p + 1
+      if (c < 0) return FAIL
+      p += c === BACKSLASH ? 2 : 1
     }
   }
   for (;;) {
@@ -58,6 +61,43 @@ export function string(b: Buffer, p: number, check: boolean): number {
     } else if (c >= 32) p++
     else return FAIL // a control character, or the end of the body
   }
+}
+
+/** Strings up to this long are checked in one go; longer ones in slices. */
+const SHORT = 4096
+
+/** End of a string of any length at p, read in slices. */
+export function* longString(b: Buffer, p: number, pacer: Pacer, check: boolean): Generator<void, number> {
+  pacer.pauseAt = Math.min(pacer.pauseAt, p + SLICE) // a second pass over the same bytes
+  p++
+  for (;;) {
+    if (p >= pacer.pauseAt) {
+      yield
+      pacer.pauseAt = p + SLICE
+    }
+    const c = at(b, p)
+    if (c === QUOTE) return p + 1
+    if (c === BACKSLASH) {
+      const e = at(b, p + 1)
+      if (check && (e < 0 || !ESCAPE[e])) return FAIL
+      if (check && e === 117) {
+        for (let i = 2; i < 6; i++) if (!isHex(at(b, p + i))) return FAIL
+        p += 6
+      } else p += 2
+    } else if (c >= 32 || (c >= 0 && !check)) p++
+    else return FAIL
+  }
+}
+
+/** End of the string at p: at once when its closing quote is plain to find, else in slices. */
+export function* stringAt(b: Buffer, p: number, pacer: Pacer, check: boolean): Generator<void, number> {
+  const q = b.indexOf(QUOTE, p + 1)
+  if (q < 0) return FAIL
+  if (at(b, q - 1) !== BACKSLASH) {
+    if (!check) return q + 1
+    if (q - p <= SHORT) return string(b, p, true)
+  }
+  return yield* longString(b, p, pacer, check)
 }
 
 function digits(b: Buffer, p: number): number {
@@ -91,6 +131,13 @@ export function scalar(b: Buffer, p: number, check: boolean): number {
   return p + word.length
 }
 
+/** stringAt(…, true), with the common short string handled without a generator. */
+function* checkedString(b: Buffer, p: number, pacer: Pacer): Generator<void, number> {
+  const q = b.indexOf(QUOTE, p + 1)
+  if (q > 0 && q - p <= SHORT && b[q - 1] !== BACKSLASH) return string(b, p, true)
+  return yield* longString(b, p, pacer, true)
+}
+
 // States of skip(): what the next token must be.
 const VALUE = 0
 const FIRST_VALUE = 1 // a value or ] right after [
@@ -99,7 +146,7 @@ const FIRST_KEY = 3 // a key or } right after {
 const COLON_NEXT = 4
 const AFTER = 5 // , or the close of the innermost container
 
-/** Where a scan pauses next (a byte offset; scans only move forward). */
+/** Where a scan pauses next (a byte offset). */
 export interface Pacer {
   pauseAt: number
 }
@@ -136,7 +183,7 @@ export function* skip(b: Buffer, p: number, pacer: Pacer, open = 0): Generator<v
       else if (--depth === 0) return p
     } else if (state === KEY || state === FIRST_KEY) {
       if (c === QUOTE) {
-        p = string(b, p, true)
+        p = yield* checkedString(b, p, pacer)
         if (p === FAIL) return FAIL
         state = COLON_NEXT
       } else if (c === CLOSE_BRACE && state === FIRST_KEY) {
@@ -169,7 +216,8 @@ export function* skip(b: Buffer, p: number, pacer: Pacer, open = 0): Generator<v
         while (p < n && isDigit(b[p]!))
         const d = at(b, p)
         if (d === 46 || d === 101 || d === 69) p = number(b, start)
-      } else p = scalar(b, p, true)
+      } else if (c === QUOTE) p = yield* checkedString(b, p, pacer)
+      else p = scalar(b, p, true)
       if (p === FAIL) return FAIL
       if (depth === 0) return p
       state = AFTER
