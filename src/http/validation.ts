@@ -1,6 +1,8 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
+import { isUuid } from '../lib/ids.ts'
+import { isStorableInstant } from '../lib/instants.ts'
 import { bodyShape } from './body-shape.ts'
 import { AppError, type ErrorCode, MAX_VALIDATION_ENTRIES, type ValidationEntry } from './errors.ts'
 
@@ -20,24 +22,23 @@ const common: Options = {
 
 // Bodies are taken as sent: "12" is not a number. Query strings and path
 // parameters are text by nature, so they are coerced ("limit=10").
-const bodyAjv = withStorableDateTime(addFormats(new Ajv({ ...common, coerceTypes: false })))
-const queryAjv = withStorableDateTime(addFormats(new Ajv({ ...common, coerceTypes: true })))
+const bodyAjv = withStorableFormats(addFormats(new Ajv({ ...common, coerceTypes: false })))
+const queryAjv = withStorableFormats(addFormats(new Ajv({ ...common, coerceTypes: true })))
 
 /**
- * RFC 3339 alone admits instants PostgreSQL refuses (year 0000, or 9999-12-31
- * with a negative offset, which is year 10000 in UTC) and leap seconds that
- * Date cannot parse: a date-time must also land in UTC years 1..9999.
+ * Formats narrowed to what PostgreSQL accepts, so that a value that passes
+ * validation never fails in the database. RFC 3339 alone admits instants it
+ * refuses (year 0000, or 9999-12-31 with a negative offset, which is year 10000
+ * in UTC) and leap seconds that Date cannot parse; ajv-formats' uuid also takes
+ * the `urn:uuid:` form, which the uuid type does not.
  */
-function withStorableDateTime(ajv: Ajv): Ajv {
+function withStorableFormats(ajv: Ajv): Ajv {
   const rfc3339 = ajv.formats['date-time'] as { validate: (value: string) => boolean }
   ajv.addFormat('date-time', {
     type: 'string',
-    validate: (value: string) => {
-      if (!rfc3339.validate(value)) return false
-      const year = new Date(value).getUTCFullYear()
-      return year >= 1 && year <= 9999
-    },
+    validate: (value: string) => rfc3339.validate(value) && isStorableInstant(new Date(value)),
   })
+  ajv.addFormat('uuid', { type: 'string', validate: isUuid })
   return ajv
 }
 
