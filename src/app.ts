@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto'
+import type { ServerOptions } from 'node:http'
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.ts'
@@ -7,6 +8,7 @@ import { registerAuth } from './http/auth.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
 import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT, registerJsonBodyParser } from './http/json-body.ts'
 import { openApiOptions } from './http/openapi.ts'
+import { handleExpectations, handleShutdown, protocolErrorOptions } from './http/protocol-errors.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
 import { ErrorSchema } from './http/schemas.ts'
 import { validatorCompiler } from './http/validation.ts'
@@ -44,6 +46,8 @@ export interface AppDeps {
   cacheApiKeys?: boolean
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger']
+  /** Options of Node's HTTP server; tests shorten its timeouts. */
+  http?: ServerOptions
 }
 
 /** Every feature's service, built once; routes and background work share them. */
@@ -89,8 +93,9 @@ export async function buildApp(
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID()
     },
-    return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ...protocolErrorOptions(deps.config.publicBaseUrl),
+    ...(deps.http ? { http: deps.http } : {}),
   })
   app.setValidatorCompiler(validatorCompiler)
   registerJsonBodyParser(app)
@@ -107,6 +112,8 @@ export async function buildApp(
   const { apiKeys, orders, products, organizations, uploads, production, webhooks } = services
 
   registerAuth(app, { apiKeys, rateLimiter: deps.rateLimiter, operatorToken: deps.operatorToken })
+  handleExpectations(app)
+  handleShutdown(app)
 
   await app.register(systemRoutes({ db: deps.db, publicBaseUrl: deps.config.publicBaseUrl }))
   await app.register(
