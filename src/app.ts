@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto'
+import type { ServerOptions } from 'node:http'
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import { registerAuth } from './http/auth.ts'
 import { registerErrorHandler } from './http/error-handler.ts'
-import { AppError } from './http/errors.ts'
+import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT, registerJsonBodyParser } from './http/json-body.ts'
 import { openApiOptions } from './http/openapi.ts'
+import { handleExpectations, handleShutdown, protocolErrorOptions } from './http/protocol-errors.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
 import { ErrorSchema } from './http/schemas.ts'
 import { validatorCompiler } from './http/validation.ts'
@@ -44,6 +46,8 @@ export interface AppDeps {
   cacheApiKeys?: boolean
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger']
+  /** Options of Node's HTTP server; tests shorten its timeouts. */
+  http?: ServerOptions
 }
 
 /** Every feature's service, built once; routes and background work share them. */
@@ -73,8 +77,8 @@ export function createServices(deps: AppDeps) {
 }
 export type Services = ReturnType<typeof createServices>
 
-/** JSON bodies over 10 MB are refused with 413 request_too_large. */
-export const BODY_LIMIT = 10 * 1024 * 1024
+/** Order bodies over 10 MB are refused with 413 request_too_large (others over 64 KB). */
+export const BODY_LIMIT = ORDER_BODY_LIMIT
 
 export async function buildApp(
   deps: AppDeps,
@@ -82,32 +86,19 @@ export async function buildApp(
 ): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
-    bodyLimit: BODY_LIMIT,
+    bodyLimit: DEFAULT_BODY_LIMIT,
     // Fastify's own request ids are per process; a UUID (or the caller's
     // X-Request-Id) lets one request be followed across instances.
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID()
     },
-    return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    ...protocolErrorOptions(deps.config.publicBaseUrl),
+    ...(deps.http ? { http: deps.http } : {}),
   })
   app.setValidatorCompiler(validatorCompiler)
-  // Bodies are UTF-8 JSON. Invalid UTF-8 is refused (invalid_json) instead of
-  // being silently turned into U+FFFD and stored as if the client had sent it.
-  const parseJson = app.getDefaultJsonParser('error', 'error')
-  const utf8 = new TextDecoder('utf-8', { fatal: true })
-  app.removeContentTypeParser('application/json')
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    let text: string
-    try {
-      text = utf8.decode(body as Buffer)
-    } catch {
-      done(new AppError('invalid_json', { message: 'The request body is not valid UTF-8.' }), undefined)
-      return
-    }
-    parseJson(request, text, done)
-  })
+  registerJsonBodyParser(app)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
@@ -121,6 +112,8 @@ export async function buildApp(
   const { apiKeys, orders, products, organizations, uploads, production, webhooks } = services
 
   registerAuth(app, { apiKeys, rateLimiter: deps.rateLimiter, operatorToken: deps.operatorToken })
+  handleExpectations(app)
+  handleShutdown(app)
 
   await app.register(systemRoutes({ db: deps.db, publicBaseUrl: deps.config.publicBaseUrl }))
   await app.register(

@@ -21,6 +21,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | undefined
   }
+  interface FastifyInstance {
+    /** Counts a valid key and sets its rate-limit headers; answers outside the routes use it. */
+    countKeyIfValid(request: FastifyRequest, reply: FastifyReply): Promise<void>
+  }
 }
 
 export interface AuthDeps {
@@ -73,6 +77,8 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
       if (!(err instanceof AppError && err.code === 'invalid_api_key')) throw err
     }
   }
+
+  app.decorate('countKeyIfValid', countKeyIfValid)
 
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { AppError, docUrl, type ErrorCode } from './errors.ts'
+import { AppError, bodyTooLarge, docUrl, type ErrorCode } from './errors.ts'
 import { toValidationEntries } from './validation.ts'
 
 export interface ErrorBody {
@@ -14,7 +14,6 @@ export interface ErrorBody {
 
 /** Fastify's own failures, mapped onto the catalog. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'request_too_large',
   FST_ERR_CTP_INVALID_MEDIA_TYPE: 'invalid_json',
   FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
   FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
@@ -23,7 +22,8 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_TYPE: 'invalid_json',
 }
 
-export function toAppError(err: FastifyError | AppError | Error): AppError {
+/** `bodyLimit`: the limit of the route the request went to, stated in a 413's message. */
+export function toAppError(err: FastifyError | AppError | Error, bodyLimit?: number): AppError {
   if (err instanceof AppError) return err
   const fe = err as FastifyError
   if (fe.validation) {
@@ -36,7 +36,7 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
   if (fe.statusCode === 400 && (err instanceof SyntaxError || err instanceof RangeError)) {
     return new AppError('invalid_json')
   }
-  if (fe.statusCode === 413) return new AppError('request_too_large')
+  if (fe.statusCode === 413) return bodyTooLarge(bodyLimit)
   if (fe.statusCode === 404) return new AppError('not_found')
   if (fe.statusCode === 503) return new AppError('service_unavailable')
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
@@ -60,7 +60,7 @@ export function errorBody(error: AppError, publicBaseUrl: string): ErrorBody {
 
 export function registerErrorHandler(app: FastifyInstance, publicBaseUrl: string): void {
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const error = toAppError(err)
+    const error = toAppError(err, request.routeOptions.bodyLimit)
     if (error.code === 'internal_error') {
       request.log.error({ err }, 'unhandled error')
     } else if (error.status >= 500) {

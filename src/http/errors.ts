@@ -53,8 +53,9 @@ export const ERROR_CATALOG = {
   request_too_large: {
     kind: 'error',
     status: 413,
-    message: 'The request body is larger than 10 MB.',
-    description: 'JSON request bodies are limited to 10 MB (10485760 bytes).',
+    message: 'The request body is larger than this endpoint accepts.',
+    description:
+      'JSON request bodies are limited per endpoint: 10 MB (10485760 bytes) for `POST /v1/orders`, 64 KB (65536 bytes) for every other endpoint. The message states the limit of the endpoint called.',
     retry: NO_RETRY,
   },
   validation_failed: {
@@ -78,7 +79,7 @@ export const ERROR_CATALOG = {
     status: 404,
     message: 'Not found.',
     description:
-      'Unknown path, or an id that does not exist or belongs to another organization or environment (never 403).',
+      'Unknown path, or an id that does not exist or belongs to another organization or environment (never 403). Also an id that cannot exist: one that is not a UUID, longer than 200 characters, or not decodable (`%ZZ`).',
     retry: NO_RETRY,
   },
   rate_limited: {
@@ -103,6 +104,38 @@ export const ERROR_CATALOG = {
     message: 'The service is temporarily unavailable.',
     description: 'The service is starting, shutting down or cannot reach its database.',
     retry: 'Safe to resend the identical request after a short wait.',
+  },
+  malformed_request: {
+    kind: 'error',
+    status: 400,
+    message: 'The request is not valid HTTP.',
+    description:
+      'The request line or a header could not be parsed (an unknown method, a control character in the path, a malformed Content-Length, Transfer-Encoding or chunk), so nothing was processed. The connection is closed after this answer.',
+    retry: 'Fix the request (usually the HTTP client or a proxy) and send it on a new connection.',
+  },
+  request_timeout: {
+    kind: 'error',
+    status: 408,
+    message: 'The request did not arrive in time.',
+    description:
+      'The request line and headers, or the whole request, did not arrive within the time the service allows; nothing was processed. The connection is closed after this answer.',
+    retry: 'Safe to resend the identical request on a new connection.',
+  },
+  expectation_failed: {
+    kind: 'error',
+    status: 417,
+    message: 'The Expect header asks for something other than 100-continue.',
+    description:
+      'The only expectation the service meets is `Expect: 100-continue`; a request with any other is refused before it is processed (RFC 9110). The connection is closed after this answer.',
+    retry: 'Resend without the Expect header (or with `Expect: 100-continue`).',
+  },
+  headers_too_large: {
+    kind: 'error',
+    status: 431,
+    message: 'The request line and headers are larger than 16 KB.',
+    description:
+      'The request line and all headers together may take up to 16 KB (16384 bytes); nothing was processed. The connection is closed after this answer.',
+    retry: NO_RETRY,
   },
   webhook_url_invalid: {
     kind: 'error',
@@ -228,6 +261,15 @@ export class AppError extends Error {
       ...(capped.length === 1 ? { field: capped[0]!.field } : {}),
     })
   }
+}
+
+/** 413 request_too_large stating the endpoint's limit. */
+export function bodyTooLarge(limit: number | undefined): AppError {
+  if (!limit) return new AppError('request_too_large')
+  const size = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MB` : `${Math.round(limit / 1024)} KB`
+  return new AppError('request_too_large', {
+    message: `The request body is larger than ${size} (${limit} bytes), the limit of this endpoint.`,
+  })
 }
 
 export function docUrl(publicBaseUrl: string, code: string): string {

@@ -1,8 +1,10 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { FastifySchemaCompiler } from 'fastify'
-import type { ValidationEntry } from './errors.ts'
-import { type ErrorCode, MAX_VALIDATION_ENTRIES } from './errors.ts'
+import { isUuid } from '../lib/ids.ts'
+import { isStorableInstant } from '../lib/instants.ts'
+import { bodyShape } from './body-shape.ts'
+import { AppError, type ErrorCode, MAX_VALIDATION_ENTRIES, type ValidationEntry } from './errors.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -20,30 +22,42 @@ const common: Options = {
 
 // Bodies are taken as sent: "12" is not a number. Query strings and path
 // parameters are text by nature, so they are coerced ("limit=10").
-const bodyAjv = withStorableDateTime(addFormats(new Ajv({ ...common, coerceTypes: false })))
-const queryAjv = withStorableDateTime(addFormats(new Ajv({ ...common, coerceTypes: true })))
+const bodyAjv = withStorableFormats(addFormats(new Ajv({ ...common, coerceTypes: false })))
+const queryAjv = withStorableFormats(addFormats(new Ajv({ ...common, coerceTypes: true })))
 
 /**
- * RFC 3339 alone admits instants PostgreSQL refuses (year 0000, or 9999-12-31
- * with a negative offset, which is year 10000 in UTC) and leap seconds that
- * Date cannot parse: a date-time must also land in UTC years 1..9999.
+ * Formats narrowed to what PostgreSQL accepts, so that a value that passes
+ * validation never fails in the database. RFC 3339 alone admits instants it
+ * refuses (year 0000, or 9999-12-31 with a negative offset, which is year 10000
+ * in UTC) and leap seconds that Date cannot parse; ajv-formats' uuid also takes
+ * the `urn:uuid:` form, which the uuid type does not.
  */
-function withStorableDateTime(ajv: Ajv): Ajv {
+function withStorableFormats(ajv: Ajv): Ajv {
   const rfc3339 = ajv.formats['date-time'] as { validate: (value: string) => boolean }
   ajv.addFormat('date-time', {
     type: 'string',
-    validate: (value: string) => {
-      if (!rfc3339.validate(value)) return false
-      const year = new Date(value).getUTCFullYear()
-      return year >= 1 && year <= 9999
-    },
+    validate: (value: string) => rfc3339.validate(value) && isStorableInstant(new Date(value)),
   })
+  ajv.addFormat('uuid', { type: 'string', validate: isUuid })
   return ajv
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  // A body schema must bound every array and object (see body-shape.ts): checked at startup.
+  if (httpPart === 'body') bodyShape(schema as object)
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv
   return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>
+}
+
+/**
+ * validation_failed for a body the parser already knows to be invalid: the
+ * `leading` entries (what the scan cut) first, then what validation finds in
+ * the rest.
+ */
+export function validateBody(schema: object, data: unknown, leading: ValidationEntry[]): AppError {
+  const validate = bodyAjv.compile(schema)
+  validate(data)
+  return AppError.validation(toValidationEntries(validate.errors ?? [], leading))
 }
 
 /** JSON pointer (`/items/0/quantity`) to the reference's dot notation (`items.0.quantity`). */
@@ -115,10 +129,14 @@ const KEYWORD_CODES: Record<string, ErrorCode> = {
 }
 
 /** Turns Ajv errors into the reference's errors[] entries, in one place. */
-export function toValidationEntries(errors: ErrorObject[]): ValidationEntry[] {
-  const entries: ValidationEntry[] = []
-  const seen = new Set<string>()
+export function toValidationEntries(
+  errors: ErrorObject[],
+  leading: ValidationEntry[] = [],
+): ValidationEntry[] {
+  const entries: ValidationEntry[] = leading.slice(0, MAX_VALIDATION_ENTRIES)
+  const seen = new Set(entries.map((e) => `${e.code}\u0000${e.field}`))
   for (const e of errors) {
+    if (entries.length >= MAX_VALIDATION_ENTRIES) break
     // propertyNames reports the inner failure too; that one carries the detail.
     if (e.keyword === 'propertyNames' || e.keyword === 'if' || e.keyword === 'anyOf') continue
     const code = KEYWORD_CODES[e.keyword] ?? 'invalid_format'
@@ -126,11 +144,11 @@ export function toValidationEntries(errors: ErrorObject[]): ValidationEntry[] {
     let field = dotPath(e.instancePath)
     if (e.keyword === 'required') field = join(field, p.missingProperty!)
     else if (e.keyword === 'additionalProperties') field = join(field, p.additionalProperty!)
+    field ||= 'body'
     const key = `${code}\u0000${field}`
     if (seen.has(key)) continue
     seen.add(key)
-    entries.push({ code, field: field || 'body', message: `${field || 'body'} ${describe(code, e)}` })
-    if (entries.length >= MAX_VALIDATION_ENTRIES) break
+    entries.push({ code, field, message: `${field} ${describe(code, e)}` })
   }
   return entries
 }

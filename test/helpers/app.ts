@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { mkdtemp, rm } from 'node:fs/promises'
+import type { ServerOptions } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
@@ -155,6 +156,8 @@ export async function createTestApp(
     cacheApiKeys?: boolean
     /** DNS for webhook hosts. */
     resolver?: Resolver
+    /** Options of Node's HTTP server (shorter timeouts), for tests that listen. */
+    http?: ServerOptions
   } = {},
 ): Promise<TestApp> {
   const testDb = options.testDb ?? (await createTestDatabase())
@@ -187,6 +190,7 @@ export async function createTestApp(
     clock: options.clock ?? { now: () => new Date() },
     rateLimiter,
     operatorToken: OPERATOR_TOKEN,
+    ...(options.http ? { http: options.http } : {}),
   })
   await app.ready()
 

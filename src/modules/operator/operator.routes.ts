@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { AppError } from '../../http/errors.ts'
+import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
 import { Text, Timestamp } from '../../http/schemas.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { ApiKeyService } from '../auth/api-keys.service.ts'
@@ -192,7 +193,7 @@ export function operatorRoutes(deps: OperatorDeps) {
 
     app.post(
       '/organizations/:org_id/shop-orders',
-      { config: opJson, schema: { params: OrgParams, body: OrderRequest } },
+      { config: opJson, bodyLimit: ORDER_BODY_LIMIT, schema: { params: OrgParams, body: OrderRequest } },
       async (request, reply) => {
         const org = await deps.organizations.require(request.params.org_id)
         const result = await deps.orders.create(

@@ -1,5 +1,6 @@
 import { AppError } from '../../http/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
+import { isStorableInstant } from '../../lib/instants.ts'
 
 export interface Position {
   updatedAt: Date
@@ -11,10 +12,12 @@ export function encodeCursor(position: Position): string {
   return Buffer.from(`${position.updatedAt.toISOString()}|${position.id}`, 'utf8').toString('base64url')
 }
 
+/** Only what encodeCursor wrote is accepted: every part then is something the database takes. */
 export function decodeCursor(cursor: string): Position {
   const [iso, id, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
   const updatedAt = new Date(iso ?? '')
-  if (!iso || !id || extra !== undefined || !isUuid(id) || Number.isNaN(updatedAt.getTime())) {
+  const written = isStorableInstant(updatedAt) && updatedAt.toISOString() === iso
+  if (!written || !id || extra !== undefined || !isUuid(id)) {
     throw AppError.validation([
       {
         code: 'invalid_format',

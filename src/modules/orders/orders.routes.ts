@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import Type from 'typebox'
+import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
 import { AUTHENTICATED_ERRORS, errorResponses } from '../../http/schemas.ts'
 import {
   CreateOrderResponse,
@@ -31,6 +32,7 @@ export function ordersRoutes(deps: { orders: OrderService }) {
       '/orders',
       {
         config: { auth: 'key', scopes: ['orders:write'], jsonBody: true },
+        bodyLimit: ORDER_BODY_LIMIT,
         schema: {
           operationId: 'createOrder',
           tags: ['orders'],

@@ -77,6 +77,7 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
             ...errorResponses(
               ...AUTHENTICATED_ERRORS,
               'invalid_json',
+              'request_too_large',
               'validation_failed',
               'webhook_url_invalid',
               'webhook_target_blocked',
