@@ -174,6 +174,9 @@ export const ERROR_CATALOG = {
     'The upload_id is unknown, its PUT never succeeded, it expired, or the file is empty, truncated or unrecognizable.',
   ),
   file_type_not_allowed: entry('The detected content type of the file is not allowed; the message names it.'),
+  file_too_complex: entry(
+    'The SVG file is too complex to sanitize: more than 50000 elements, 150000 nodes (elements, attributes and texts), 256 levels of nesting or 256 attributes on one element, entities expanding to more than 1 MiB, or it needs more than 30 s or 1 GB to sanitize. The message names the limit. Simplify the file or send it as PDF.',
+  ),
 } as const satisfies Record<string, CatalogEntry>
 
 function entry(description: string): CatalogEntry {

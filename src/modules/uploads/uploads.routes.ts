@@ -20,6 +20,7 @@ const UploadSlot = Type.Object({
 export function uploadsRoutes(deps: { uploads: UploadService }) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+    app.addHook('onClose', () => deps.uploads.close())
 
     app.post(
       '/uploads',
