@@ -62,26 +62,22 @@ export function uploadsRoutes(deps: { uploads: UploadService }) {
     await app.register(async (raw) => {
       raw.removeAllContentTypeParsers()
       raw.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
-      raw.put<{ Params: { id: string }; Querystring: { expires?: string; signature?: string } }>(
+      // No query schema: a repeated or array-form parameter is a malformed
+      // signed URL (403 upload_url_invalid), not a validation error (422).
+      raw.put<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
         '/uploads/:id/content',
         {
           config: { auth: 'none' },
-          schema: {
-            hide: true,
-            params: Type.Object({ id: Type.String() }),
-            querystring: Type.Object({
-              expires: Type.Optional(Type.String()),
-              signature: Type.Optional(Type.String()),
-            }),
-          },
+          schema: { hide: true, params: Type.Object({ id: Type.String() }) },
         },
         async (request, reply) => {
           const length = request.headers['content-length']
+          const single = (value: unknown) => (typeof value === 'string' ? value : undefined)
           try {
             const { size } = await deps.uploads.receive({
               uploadId: request.params.id,
-              expires: request.query.expires,
-              signature: request.query.signature,
+              expires: single(request.query.expires),
+              signature: single(request.query.signature),
               contentLength: length === undefined ? undefined : Number(length),
               body: request.raw,
             })

@@ -167,7 +167,8 @@ export function createUploadService(deps: {
       body: Readable
     }): Promise<{ size: number }> {
       const local = storage as LocalStorage
-      const expires = Number(input.expires)
+      // Only the decimal digits the URL was signed with: ' 17e8' is malformed, not the same expiry.
+      const expires = /^\d{1,15}$/.test(input.expires ?? '') ? Number(input.expires) : Number.NaN
       const valid =
         isUuid(input.uploadId) &&
         Number.isInteger(expires) &&
