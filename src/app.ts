@@ -9,6 +9,12 @@ import { AppError } from './http/errors.ts'
 import { openApiOptions } from './http/openapi.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
 import { ErrorSchema } from './http/schemas.ts'
+import {
+  configureServerTimeouts,
+  DEFAULT_TIMEOUTS,
+  registerBodyDeadline,
+  type Timeouts,
+} from './http/timeouts.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Clock } from './lib/clock.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
@@ -44,6 +50,8 @@ export interface AppDeps {
   cacheApiKeys?: boolean
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger']
+  /** How long clients may take to send requests (tests shorten them). */
+  timeouts?: Partial<Timeouts>
 }
 
 /** Every feature's service, built once; routes and background work share them. */
@@ -93,6 +101,9 @@ export async function buildApp(
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
   })
   app.setValidatorCompiler(validatorCompiler)
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts }
+  configureServerTimeouts(app, timeouts)
+  registerBodyDeadline(app, timeouts)
   // Bodies are UTF-8 JSON. Invalid UTF-8 is refused (invalid_json) instead of
   // being silently turned into U+FFFD and stored as if the client had sent it.
   const parseJson = app.getDefaultJsonParser('error', 'error')
@@ -128,7 +139,7 @@ export async function buildApp(
       v1.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
       await v1.register(pingRoutes())
       await v1.register(ordersRoutes({ orders }))
-      await v1.register(uploadsRoutes({ uploads }))
+      await v1.register(uploadsRoutes({ uploads, timeouts }))
       await v1.register(webhooksRoutes({ webhooks }))
     },
     { prefix: '/v1' },

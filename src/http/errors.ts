@@ -57,6 +57,14 @@ export const ERROR_CATALOG = {
     description: 'JSON request bodies are limited to 10 MB (10485760 bytes).',
     retry: NO_RETRY,
   },
+  request_timeout: {
+    kind: 'error',
+    status: 408,
+    message: 'The request did not arrive in time.',
+    description:
+      'A request body must arrive within 60 s after the headers; an upload PUT may take as long as it needs at an average of at least 100 KB/s after its first 30 s (a 50 MB file about 9 minutes), and stalling or trickling slower stops it. The connection is then closed and nothing is stored.',
+    retry: 'Safe to resend the identical request, on a steadier connection.',
+  },
   validation_failed: {
     kind: 'error',
     status: 422,

@@ -12,6 +12,7 @@ import {
   createRedisRateLimiter,
   type RateLimiter,
 } from '../../src/http/rate-limit.ts'
+import type { Timeouts } from '../../src/http/timeouts.ts'
 import type { Clock } from '../../src/lib/clock.ts'
 import { createLocalStorage } from '../../src/modules/uploads/storage/local.ts'
 import type { FileStorage } from '../../src/modules/uploads/storage/storage.ts'
@@ -155,6 +156,8 @@ export async function createTestApp(
     cacheApiKeys?: boolean
     /** DNS for webhook hosts. */
     resolver?: Resolver
+    /** Shorter request timeouts (src/http/timeouts.ts). */
+    timeouts?: Partial<Timeouts>
   } = {},
 ): Promise<TestApp> {
   const testDb = options.testDb ?? (await createTestDatabase())
@@ -181,6 +184,7 @@ export async function createTestApp(
       webhookAllowPrivateCidrs: options.webhookAllowPrivateCidrs ?? [],
     },
     ...(options.resolver ? { resolver: options.resolver } : {}),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     cacheApiKeys: options.cacheApiKeys ?? false,
     db,
     storage,

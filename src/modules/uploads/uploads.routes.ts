@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { AUTHENTICATED_ERRORS, errorResponses, Uuid } from '../../http/schemas.ts'
+import { type Timeouts, uploadWatchdog } from '../../http/timeouts.ts'
 import { MAX_FILENAME } from './filename.ts'
 import { MAX_UPLOAD_BYTES } from './storage/storage.ts'
 import type { UploadService } from './uploads.service.ts'
@@ -17,7 +18,7 @@ const UploadSlot = Type.Object({
   max_bytes: Type.Integer({ description: String(MAX_UPLOAD_BYTES) }),
 })
 
-export function uploadsRoutes(deps: { uploads: UploadService }) {
+export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts }) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
     app.addHook('onClose', () => deps.uploads.close())
@@ -67,7 +68,7 @@ export function uploadsRoutes(deps: { uploads: UploadService }) {
       raw.put<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
         '/uploads/:id/content',
         {
-          config: { auth: 'none' },
+          config: { auth: 'none', streamedBody: true },
           schema: { hide: true, params: Type.Object({ id: Type.String() }) },
         },
         async (request, reply) => {
@@ -79,7 +80,8 @@ export function uploadsRoutes(deps: { uploads: UploadService }) {
               expires: single(request.query.expires),
               signature: single(request.query.signature),
               contentLength: length === undefined ? undefined : Number(length),
-              body: request.raw,
+              // Not a deadline but a minimum rate: a large file on a slow line takes its time.
+              body: uploadWatchdog(request.raw, deps.timeouts),
             })
             return { data: { upload_id: request.params.id, size_bytes: size } }
           } catch (err) {
