@@ -37,6 +37,8 @@ export type SvgOutcome =
 export class SvgQueueTimeout extends Error {}
 
 interface Task {
+  /** Whose file (the organization): waiting files are taken in turns of owners. */
+  owner: string
   load: () => Promise<Buffer>
   /** Refuses the task if it is still waiting at queueLimitMs. */
   expiry: NodeJS.Timeout
@@ -49,6 +51,9 @@ const WORKER_URL = new URL('./svg.worker.ts', import.meta.url)
 export function createSvgSanitizer(overrides: Partial<SvgSanitizerOptions> = {}) {
   const options = { ...SVG_SANITIZER_DEFAULTS, ...overrides }
   const queue: Task[] = []
+  /** When each owner's last file started; owners never served (or long ago) go first. */
+  const served = new Map<string, number>()
+  let starts = 0
   const idle: { worker: Worker; timer: NodeJS.Timeout }[] = []
   let busy = 0
   const running = new Set<Worker>()
@@ -80,7 +85,15 @@ export function createSvgSanitizer(overrides: Partial<SvgSanitizerOptions> = {})
 
   function next(): void {
     while (busy < options.threads && queue.length > 0) {
-      const task = queue.shift()!
+      // One owner's backlog must not hold up everyone else's files.
+      let pick = 0
+      for (let i = 1; i < queue.length; i++) {
+        if ((served.get(queue[i]!.owner) ?? -1) < (served.get(queue[pick]!.owner) ?? -1)) pick = i
+      }
+      const task = queue.splice(pick, 1)[0]!
+      served.delete(task.owner)
+      served.set(task.owner, starts++)
+      if (served.size > 1000) served.delete(served.keys().next().value!)
       clearTimeout(task.expiry)
       busy += 1
       void run(task)
@@ -158,11 +171,13 @@ export function createSvgSanitizer(overrides: Partial<SvgSanitizerOptions> = {})
   return {
     /**
      * Sanitizes the file `load` returns; it is read only once a worker is free,
-     * and its Buffer is handed over to the worker (unusable afterwards).
+     * and its Buffer is handed over to the worker (unusable afterwards). Files
+     * waiting for a worker are taken in turns of `owner`.
      */
-    sanitize(load: () => Promise<Buffer>): Promise<SvgOutcome> {
+    sanitize(load: () => Promise<Buffer>, owner = ''): Promise<SvgOutcome> {
       return new Promise((resolve, reject) => {
         const task: Task = {
+          owner,
           load,
           resolve,
           reject,

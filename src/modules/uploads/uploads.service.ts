@@ -94,9 +94,9 @@ export function createUploadService(deps: {
     await Promise.all(plan.written.map((key) => storage.delete(key).catch(() => {})))
   }
 
-  async function sanitizeSvg(key: string) {
+  async function sanitizeSvg(key: string, organizationId: string) {
     try {
-      return await svgSanitizer.sanitize(() => storage.read(key))
+      return await svgSanitizer.sanitize(() => storage.read(key), organizationId)
     } catch (err) {
       if (err instanceof SvgQueueTimeout) {
         throw new AppError('service_unavailable', {
@@ -275,7 +275,7 @@ export function createUploadService(deps: {
           }
         }
         if (detection.contentType === 'image/svg+xml') {
-          const sanitized = await sanitizeSvg(row.storage_key)
+          const sanitized = await sanitizeSvg(row.storage_key, scope.organizationId)
           if (sanitized.kind === 'malformed') return notFound('The SVG file is not well-formed.')
           if (sanitized.kind === 'too_complex') {
             return { ok: false, code: 'file_too_complex', message: sanitized.message }

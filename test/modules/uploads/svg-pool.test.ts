@@ -74,6 +74,30 @@ describe('SVG workers: limits of time, memory and waiting', () => {
     }
   })
 
+  test("waiting files are taken in turns of owners: one owner's backlog does not hold up another's file", async () => {
+    const pool = createSvgSanitizer({ threads: 1 })
+    try {
+      const finished: string[] = []
+      const run = (name: string, owner: string) =>
+        pool.sanitize(load(tracedSvg(1_000)), owner).then((outcome) => {
+          assert.equal(outcome.kind, 'ok')
+          finished.push(name)
+        })
+      const all = [
+        run('a1', 'a'),
+        run('a2', 'a'),
+        run('a3', 'a'),
+        run('b1', 'b'),
+        run('a4', 'a'),
+        run('b2', 'b'),
+      ]
+      await Promise.all(all)
+      assert.deepEqual(finished, ['a1', 'b1', 'a2', 'b2', 'a3', 'a4'])
+    } finally {
+      await pool.close()
+    }
+  })
+
   test('a file that waits longer than the queue limit for a worker is not started', async () => {
     const pool = createSvgSanitizer({ threads: 1, queueLimitMs: 100 })
     try {
