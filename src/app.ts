@@ -11,6 +11,12 @@ import { openApiOptions } from './http/openapi.ts'
 import { handleExpectations, handleShutdown, protocolErrorOptions } from './http/protocol-errors.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
 import { ErrorSchema } from './http/schemas.ts'
+import {
+  configureServerTimeouts,
+  DEFAULT_TIMEOUTS,
+  registerBodyDeadline,
+  type Timeouts,
+} from './http/timeouts.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Clock } from './lib/clock.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
@@ -46,8 +52,10 @@ export interface AppDeps {
   cacheApiKeys?: boolean
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger']
-  /** Options of Node's HTTP server; tests shorten its timeouts. */
+  /** Options of Node's HTTP server (tests check timeouts more often). */
   http?: ServerOptions
+  /** How long clients may take to send requests (tests shorten them). */
+  timeouts?: Partial<Timeouts>
 }
 
 /** Every feature's service, built once; routes and background work share them. */
@@ -98,6 +106,9 @@ export async function buildApp(
     ...(deps.http ? { http: deps.http } : {}),
   })
   app.setValidatorCompiler(validatorCompiler)
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts }
+  configureServerTimeouts(app, timeouts)
+  registerBodyDeadline(app, timeouts)
   registerJsonBodyParser(app)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
@@ -121,7 +132,7 @@ export async function buildApp(
       v1.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
       await v1.register(pingRoutes())
       await v1.register(ordersRoutes({ orders }))
-      await v1.register(uploadsRoutes({ uploads }))
+      await v1.register(uploadsRoutes({ uploads, timeouts }))
       await v1.register(webhooksRoutes({ webhooks }))
     },
     { prefix: '/v1' },

@@ -99,9 +99,6 @@ async function main(): Promise<void> {
         ...(config.webhookLeaseMs ? { leaseMs: config.webhookLeaseMs } : {}),
       })
     : undefined
-  app.server.requestTimeout = 60_000
-  app.server.headersTimeout = 30_000
-  app.server.keepAliveTimeout = 72_000
 
   closeWithGrace({ delay: 20_000 }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error')

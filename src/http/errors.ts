@@ -58,6 +58,14 @@ export const ERROR_CATALOG = {
       'JSON request bodies are limited per endpoint: 10 MB (10485760 bytes) for `POST /v1/orders`, 64 KB (65536 bytes) for every other endpoint. The message states the limit of the endpoint called.',
     retry: NO_RETRY,
   },
+  request_timeout: {
+    kind: 'error',
+    status: 408,
+    message: 'The request did not arrive in time.',
+    description:
+      'The request line and headers must arrive within 30 s, and a request body within 60 s after them; an upload PUT may take as long as it needs at an average of at least 100 KB/s after its first 30 s (a 50 MB file about 9 minutes), and stalling or trickling slower stops it. Nothing is processed or stored, and the connection is closed after this answer.',
+    retry: 'Safe to resend the identical request on a new connection.',
+  },
   validation_failed: {
     kind: 'error',
     status: 422,
@@ -112,14 +120,6 @@ export const ERROR_CATALOG = {
     description:
       'The request line or a header could not be parsed (an unknown method, a control character in the path, a malformed Content-Length, Transfer-Encoding or chunk), so nothing was processed. The connection is closed after this answer.',
     retry: 'Fix the request (usually the HTTP client or a proxy) and send it on a new connection.',
-  },
-  request_timeout: {
-    kind: 'error',
-    status: 408,
-    message: 'The request did not arrive in time.',
-    description:
-      'The request line and headers, or the whole request, did not arrive within the time the service allows; nothing was processed. The connection is closed after this answer.',
-    retry: 'Safe to resend the identical request on a new connection.',
   },
   expectation_failed: {
     kind: 'error',
@@ -207,6 +207,9 @@ export const ERROR_CATALOG = {
     'The upload_id is unknown, its PUT never succeeded, it expired, or the file is empty, truncated or unrecognizable.',
   ),
   file_type_not_allowed: entry('The detected content type of the file is not allowed; the message names it.'),
+  file_too_complex: entry(
+    'The SVG file is too complex to sanitize: more than 50000 elements, 150000 nodes (elements, attributes and texts), 256 levels of nesting or 256 attributes on one element, entities expanding to more than 1 MiB, or it needs more than 30 s or 1 GB to sanitize. The message names the limit. Simplify the file or send it as PDF.',
+  ),
 } as const satisfies Record<string, CatalogEntry>
 
 function entry(description: string): CatalogEntry {

@@ -13,6 +13,7 @@ import {
   createRedisRateLimiter,
   type RateLimiter,
 } from '../../src/http/rate-limit.ts'
+import type { Timeouts } from '../../src/http/timeouts.ts'
 import type { Clock } from '../../src/lib/clock.ts'
 import { createLocalStorage } from '../../src/modules/uploads/storage/local.ts'
 import type { FileStorage } from '../../src/modules/uploads/storage/storage.ts'
@@ -156,8 +157,10 @@ export async function createTestApp(
     cacheApiKeys?: boolean
     /** DNS for webhook hosts. */
     resolver?: Resolver
-    /** Options of Node's HTTP server (shorter timeouts), for tests that listen. */
+    /** Options of Node's HTTP server (timeouts checked more often), for tests that listen. */
     http?: ServerOptions
+    /** Shorter request timeouts (src/http/timeouts.ts). */
+    timeouts?: Partial<Timeouts>
   } = {},
 ): Promise<TestApp> {
   const testDb = options.testDb ?? (await createTestDatabase())
@@ -184,6 +187,7 @@ export async function createTestApp(
       webhookAllowPrivateCidrs: options.webhookAllowPrivateCidrs ?? [],
     },
     ...(options.resolver ? { resolver: options.resolver } : {}),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     cacheApiKeys: options.cacheApiKeys ?? false,
     db,
     storage,

@@ -86,9 +86,10 @@ describe('answers before any route, in the error shape', () => {
 
   before(async () => {
     // Short timeouts so that a request that stops arriving is answered quickly.
-    t = await createTestApp({ http: { headersTimeout: 400, connectionsCheckingInterval: 100 } })
-    // Fastify sets the server's requestTimeout from its own option; src/main.ts sets it the same way.
-    t.app.server.requestTimeout = 1500
+    t = await createTestApp({
+      timeouts: { headersMs: 400, bodyMs: 1500 },
+      http: { connectionsCheckingInterval: 100 },
+    })
     key = (await t.tenant()).liveKey
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     port = (t.app.server.address() as { port: number }).port

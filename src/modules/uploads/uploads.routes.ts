@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { AUTHENTICATED_ERRORS, errorResponses, Uuid } from '../../http/schemas.ts'
+import { type Timeouts, uploadWatchdog } from '../../http/timeouts.ts'
 import { MAX_FILENAME } from './filename.ts'
 import { MAX_UPLOAD_BYTES } from './storage/storage.ts'
 import type { UploadService } from './uploads.service.ts'
@@ -17,9 +18,10 @@ const UploadSlot = Type.Object({
   max_bytes: Type.Integer({ description: String(MAX_UPLOAD_BYTES) }),
 })
 
-export function uploadsRoutes(deps: { uploads: UploadService }) {
+export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts }) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+    app.addHook('onClose', () => deps.uploads.close())
 
     app.post(
       '/uploads',
@@ -61,28 +63,25 @@ export function uploadsRoutes(deps: { uploads: UploadService }) {
     await app.register(async (raw) => {
       raw.removeAllContentTypeParsers()
       raw.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
-      raw.put<{ Params: { id: string }; Querystring: { expires?: string; signature?: string } }>(
+      // No query schema: a repeated or array-form parameter is a malformed
+      // signed URL (403 upload_url_invalid), not a validation error (422).
+      raw.put<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
         '/uploads/:id/content',
         {
-          config: { auth: 'none' },
-          schema: {
-            hide: true,
-            params: Type.Object({ id: Type.String() }),
-            querystring: Type.Object({
-              expires: Type.Optional(Type.String()),
-              signature: Type.Optional(Type.String()),
-            }),
-          },
+          config: { auth: 'none', streamedBody: true },
+          schema: { hide: true, params: Type.Object({ id: Type.String() }) },
         },
         async (request, reply) => {
           const length = request.headers['content-length']
+          const single = (value: unknown) => (typeof value === 'string' ? value : undefined)
           try {
             const { size } = await deps.uploads.receive({
               uploadId: request.params.id,
-              expires: request.query.expires,
-              signature: request.query.signature,
+              expires: single(request.query.expires),
+              signature: single(request.query.signature),
               contentLength: length === undefined ? undefined : Number(length),
-              body: request.raw,
+              // Not a deadline but a minimum rate: a large file on a slow line takes its time.
+              body: uploadWatchdog(request.raw, deps.timeouts),
             })
             return { data: { upload_id: request.params.id, size_bytes: size } }
           } catch (err) {

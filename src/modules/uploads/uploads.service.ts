@@ -13,7 +13,7 @@ import { downloadName, sanitizeFilename } from './filename.ts'
 import type { LocalStorage } from './storage/local.ts'
 import { TooLargeError } from './storage/local.ts'
 import { type FileStorage, MAX_UPLOAD_BYTES } from './storage/storage.ts'
-import { sanitizeSvg } from './svg.ts'
+import { createSvgSanitizer, SvgQueueTimeout, type SvgSanitizer } from './svg-pool.ts'
 
 export interface UploadScope {
   organizationId: string
@@ -64,8 +64,11 @@ export function createUploadService(deps: {
   publicBaseUrl: string
   urlTtlSeconds: number
   retentionSeconds: number
+  /** Where SVG files are sanitized; by default worker threads of this service's own. */
+  svgSanitizer?: SvgSanitizer
 }) {
   const { db, clock, storage } = deps
+  const svgSanitizer = deps.svgSanitizer ?? createSvgSanitizer()
   let signingKey: string | undefined
 
   /** One signing key for every instance of the deployment, kept in the database. */
@@ -91,6 +94,19 @@ export function createUploadService(deps: {
     await Promise.all(plan.written.map((key) => storage.delete(key).catch(() => {})))
   }
 
+  async function sanitizeSvg(key: string, organizationId: string) {
+    try {
+      return await svgSanitizer.sanitize(() => storage.read(key), organizationId)
+    } catch (err) {
+      if (err instanceof SvgQueueTimeout) {
+        throw new AppError('service_unavailable', {
+          message: 'Too many SVG files are waiting to be checked; resend the order in a minute.',
+        })
+      }
+      throw err
+    }
+  }
+
   const retentionMs = deps.retentionSeconds * 1000
   const expired = (row: UploadRow, now: Date) =>
     row.expired_at !== null ||
@@ -98,6 +114,9 @@ export function createUploadService(deps: {
 
   return {
     storage,
+
+    /** Stops the SVG workers (the service stays usable: they start again on demand). */
+    close: () => svgSanitizer.close(),
 
     async createSlot(scope: UploadScope, rawFilename: string): Promise<UploadSlot> {
       const id = newId()
@@ -148,7 +167,8 @@ export function createUploadService(deps: {
       body: Readable
     }): Promise<{ size: number }> {
       const local = storage as LocalStorage
-      const expires = Number(input.expires)
+      // Only the decimal digits the URL was signed with: ' 17e8' is malformed, not the same expiry.
+      const expires = /^\d{1,15}$/.test(input.expires ?? '') ? Number(input.expires) : Number.NaN
       const valid =
         isUuid(input.uploadId) &&
         Number.isInteger(expires) &&
@@ -216,7 +236,11 @@ export function createUploadService(deps: {
 
       type Outcome =
         | { ok: true; contentType: AllowedType; size: number; svg?: Buffer; row: UploadRow; first: boolean }
-        | { ok: false; code: 'file_not_found' | 'file_type_not_allowed'; message: string }
+        | {
+            ok: false
+            code: 'file_not_found' | 'file_type_not_allowed' | 'file_too_complex'
+            message: string
+          }
       const notFound = (message: string): Outcome => ({ ok: false, code: 'file_not_found', message })
 
       async function check(id: string): Promise<Outcome> {
@@ -251,9 +275,12 @@ export function createUploadService(deps: {
           }
         }
         if (detection.contentType === 'image/svg+xml') {
-          const sanitized = sanitizeSvg((await storage.read(row.storage_key)).toString('utf8'))
-          if (sanitized === undefined) return notFound('The SVG file is not well-formed.')
-          const svg = Buffer.from(sanitized, 'utf8')
+          const sanitized = await sanitizeSvg(row.storage_key, scope.organizationId)
+          if (sanitized.kind === 'malformed') return notFound('The SVG file is not well-formed.')
+          if (sanitized.kind === 'too_complex') {
+            return { ok: false, code: 'file_too_complex', message: sanitized.message }
+          }
+          const svg = sanitized.svg
           return { ok: true, contentType: detection.contentType, size: svg.length, svg, row, first: true }
         }
         return { ok: true, contentType: detection.contentType, size: found.size, row, first: true }
