@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import closeWithGrace from 'close-with-grace'
 import { buildApp, createServices } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
+import { DataDirInUseError } from './db/data-dir-lock.ts'
 import { migrateToLatest, openDatabase } from './db/database.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts'
 import { systemClock } from './lib/clock.ts'
@@ -10,6 +11,9 @@ import { createS3Storage } from './modules/uploads/storage/s3.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { createDispatcher } from './modules/webhooks/dispatcher.ts'
 import { resolveOperatorToken } from './operator-token.ts'
+
+/** Exit status of a start refused because another process holds DATA_DIR's embedded database. */
+const EXIT_DATA_DIR_IN_USE = 3
 
 /** How often each instance removes expired unreferenced uploads. */
 const SWEEP_INTERVAL_MS = 60_000
@@ -136,6 +140,10 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  if (err instanceof DataDirInUseError) {
+    console.error(`cannot start: ${err.message}`)
+    process.exit(EXIT_DATA_DIR_IN_USE)
+  }
   console.error(err)
   process.exit(1)
 })

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
 import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { Kysely, PostgresDialect, type PostgresPool, sql } from 'kysely'
 import { Migrator } from 'kysely/migration'
 import pg from 'pg'
+import { openPglite } from './embedded.ts'
 import { migrationProvider } from './migrations/index.ts'
 import type { DB } from './schema.ts'
 
@@ -151,14 +149,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
  * included, goes through it. Closing the pool closes the database.
  */
 async function openEmbedded(dataDir: string | undefined): Promise<OpenedDatabase> {
-  let pglite: PGlite
-  if (dataDir) {
-    const dir = join(dataDir, 'pgdata')
-    mkdirSync(dir, { recursive: true })
-    pglite = await PGlite.create(dir)
-  } else {
-    pglite = await PGlite.create()
-  }
+  const { pglite, close: closeDatabase } = await openPglite(dataDir)
   const pool = new pg.Pool({
     ...createPgConfig(pglite),
     max: 1,
@@ -166,9 +157,6 @@ async function openEmbedded(dataDir: string | undefined): Promise<OpenedDatabase
     types: pgTypes,
   } as pg.PoolConfig)
   pool.on('error', () => {})
-  const closeDatabase = async () => {
-    if (!pglite.closed) await pglite.close()
-  }
   const db = new Kysely<DB>({
     dialect: new PostgresDialect({ pool: withPreparedStatements(pool, closeDatabase) }),
   })
