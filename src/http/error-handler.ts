@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isUnavailable } from '../db/unavailable.ts'
 import { AppError, docUrl, type ErrorCode } from './errors.ts'
 import { toValidationEntries } from './validation.ts'
 
@@ -43,6 +44,8 @@ export function toAppError(err: FastifyError | AppError | Error): AppError {
     // A malformed request line or header that Fastify rejects before routing.
     return new AppError('not_found')
   }
+  // Database or Redis unreachable, too slow or shutting down: retry-safe, not a bug.
+  if (isUnavailable(err)) return new AppError('service_unavailable')
   return new AppError('internal_error')
 }
 
