@@ -35,12 +35,41 @@ async function main(): Promise<void> {
     // Belt and braces: nothing logs these today, and nothing ever should.
     redact: ['req.headers.authorization', 'headers.authorization', 'key', 'token', 'secret'],
   }
-  const { db, dialect, listen } = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
-  await migrateToLatest(db)
+  const timeouts = {
+    connectMs: config.databaseConnectTimeoutMs,
+    statementMs: config.databaseStatementTimeoutMs,
+  }
+  if (config.databaseUrl) {
+    // Migrations may rebuild large tables or wait for another instance's
+    // migration lock: their own short-lived connection, without the timeouts.
+    const migrations = await openDatabase({ url: config.databaseUrl, poolSize: 1 })
+    try {
+      await migrateToLatest(migrations.db)
+    } finally {
+      await migrations.db.destroy()
+    }
+  }
+  const { db, dialect, listen } = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    timeouts,
+  })
+  if (dialect === 'pglite') await migrateToLatest(db)
 
   const operator = resolveOperatorToken(config.operatorToken, config.dataDir)
+  // The limiter exists before the app and its logger; it logs through this.
+  let log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void } = {
+    warn: (obj, msg) => console.error(msg, obj),
+    info: (obj, msg) => console.log(msg, obj),
+  }
   const rateLimiter = config.redisUrl
-    ? await createRedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
+    ? await createRedisRateLimiter(config.redisUrl, config.rateLimitPerMinute, {
+        timeoutMs: config.redisTimeoutMs,
+        onFallback: ({ counting, err }) =>
+          counting === 'in-process'
+            ? log.warn({ err }, 'Redis unavailable: counting rate limits in this process until it answers')
+            : log.info({}, 'Redis answers again: rate limits are counted in Redis'),
+      })
     : createMemoryRateLimiter(config.rateLimitPerMinute)
 
   const storage: FileStorage = config.s3
@@ -60,6 +89,7 @@ async function main(): Promise<void> {
   }
   const services = createServices(deps)
   const app = await buildApp(deps, services)
+  log = app.log
 
   // Every instance sweeps; marking rows before deleting makes concurrent sweeps safe.
   const sweeper = setInterval(() => {
@@ -86,6 +116,7 @@ async function main(): Promise<void> {
           await openDatabase({
             url: config.databaseUrl,
             poolSize: 1,
+            timeouts,
             settings: { plan_cache_mode: 'force_generic_plan', application_name: 'svc-webhook-worker' },
           })
         ).db
