@@ -6,6 +6,12 @@ import { DataDirInUseError } from './db/data-dir-lock.ts'
 import { migrateToLatest, openDatabase } from './db/database.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts'
 import { systemClock } from './lib/clock.ts'
+import {
+  FileStoreConflictError,
+  localFileStore,
+  registerInstance,
+  s3FileStore,
+} from './modules/system/instances.ts'
 import { createLocalStorage } from './modules/uploads/storage/local.ts'
 import { createS3Storage } from './modules/uploads/storage/s3.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
@@ -35,6 +41,11 @@ async function main(): Promise<void> {
     // Belt and braces: nothing logs these today, and nothing ever should.
     redact: ['req.headers.authorization', 'headers.authorization', 'key', 'token', 'secret'],
   }
+  // Parts made before the app (and its logger) log through this until it exists.
+  let log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void } = {
+    warn: (obj, msg) => console.error(msg, obj),
+    info: (obj, msg) => console.log(msg, obj),
+  }
   const timeouts = {
     connectMs: config.databaseConnectTimeoutMs,
     statementMs: config.databaseStatementTimeoutMs,
@@ -56,12 +67,18 @@ async function main(): Promise<void> {
   })
   if (dialect === 'pglite') await migrateToLatest(db)
 
+  // Instances on one PostgreSQL must keep uploads in one place (the embedded
+  // database has one process anyway).
+  const registration =
+    dialect === 'postgres'
+      ? await registerInstance(
+          db,
+          config.s3 ? s3FileStore(config.s3) : localFileStore(join(config.dataDir, 'files')),
+          { onHeartbeatError: (err) => log.warn({ err }, 'instance heartbeat failed') },
+        )
+      : undefined
+
   const operator = resolveOperatorToken(config.operatorToken, config.dataDir)
-  // The limiter exists before the app and its logger; it logs through this.
-  let log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void } = {
-    warn: (obj, msg) => console.error(msg, obj),
-    info: (obj, msg) => console.log(msg, obj),
-  }
   const rateLimiter = config.redisUrl
     ? await createRedisRateLimiter(config.redisUrl, config.rateLimitPerMinute, {
         timeoutMs: config.redisTimeoutMs,
@@ -143,11 +160,20 @@ async function main(): Promise<void> {
     else app.log.info({ signal }, 'shutting down: draining in-flight requests')
     // Stops accepting connections and waits for in-flight requests to finish.
     clearInterval(sweeper)
-    await app.close()
+    // A keep-alive connection whose request was in flight when closing began
+    // stays open after its response (until keepAliveTimeout, past the forced
+    // exit): close such connections as soon as they are idle.
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 100)
+    try {
+      await app.close()
+    } finally {
+      clearInterval(reaper)
+    }
     // Attempts in flight get a few seconds; unfinished claims go back to the table.
     await dispatcher?.stop()
     await rateLimiter.close()
     await storage.close?.()
+    await registration?.stop()
     if (workerDb !== db) await workerDb.destroy()
     await db.destroy()
     app.log.info('stopped')
@@ -174,6 +200,10 @@ main().catch((err) => {
   if (err instanceof DataDirInUseError) {
     console.error(`cannot start: ${err.message}`)
     process.exit(EXIT_DATA_DIR_IN_USE)
+  }
+  if (err instanceof FileStoreConflictError) {
+    console.error(`configuration error: ${err.message}`)
+    process.exit(2)
   }
   console.error(err)
   process.exit(1)
