@@ -91,7 +91,12 @@ export interface EmbeddedPglite {
 export async function openPglite(dataDir: string | undefined): Promise<EmbeddedPglite> {
   if (!dataDir) {
     const pglite = await PGlite.create()
-    return { pglite, close: () => pglite.close() }
+    return {
+      pglite,
+      close: async () => {
+        if (!pglite.closed) await pglite.close()
+      },
+    }
   }
   const lock = lockDataDir(dataDir)
   try {
