@@ -25,6 +25,7 @@ import { Kysely, PGliteDialect } from 'kysely'
 import pg from 'pg'
 import { v7 } from 'uuid'
 import { migrateToLatest } from '../src/db/database.ts'
+import { durablePgliteOptions } from '../src/db/embedded.ts'
 import type { DB } from '../src/db/schema.ts'
 import { WorkerPGlite } from './pglite-worker.ts'
 
@@ -220,7 +221,7 @@ async function openMigratedPglite<P extends PGlite | WorkerPGlite>(
 
 async function openPglite(inWorker: boolean): Promise<Store> {
   const { pglite, orgId } = await openMigratedPglite<PGlite | WorkerPGlite>((dir) =>
-    inWorker ? WorkerPGlite.create(dir) : PGlite.create(dir),
+    inWorker ? WorkerPGlite.create(dir) : PGlite.create(dir, durablePgliteOptions(dir)),
   )
   const insert: Insert = async (orderParams, itemParams, itemCount) => {
     await pglite.transaction(async (tx) => {
@@ -234,7 +235,7 @@ async function openPglite(inWorker: boolean): Promise<Store> {
 
 /** PGlite through node-postgres with named prepared statements, one client as the service holds. */
 async function openPgliteThroughPg(): Promise<Store> {
-  const { pglite, orgId } = await openMigratedPglite((dir) => PGlite.create(dir))
+  const { pglite, orgId } = await openMigratedPglite((dir) => PGlite.create(dir, durablePgliteOptions(dir)))
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0 } as pg.PoolConfig)
   const store = storeOnPool(pool, [orgId])
   return {

@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs'
 import { parentPort, workerData } from 'node:worker_threads'
 import { PGlite } from '@electric-sql/pglite'
+import { durablePgliteOptions } from '../src/db/embedded.ts'
 
 interface Request {
   id: number
@@ -20,7 +21,8 @@ interface Request {
 const port = parentPort!
 const { dir } = workerData as { dir: string | undefined }
 if (dir) mkdirSync(dir, { recursive: true })
-const pglite = dir ? await PGlite.create(dir) : await PGlite.create()
+// Durable like the service's (src/db/embedded.ts), so the comparison stays fair.
+const pglite = dir ? await PGlite.create(dir, durablePgliteOptions(dir)) : await PGlite.create()
 
 /**
  * Only plain values cross the thread boundary: PGlite errors and backend messages

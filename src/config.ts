@@ -14,6 +14,12 @@ export interface Config {
   operatorToken: string | undefined
   s3: S3Config | undefined
   redisUrl: string | undefined
+  /** Connecting to PostgreSQL, and waiting for a pooled connection. */
+  databaseConnectTimeoutMs: number
+  /** PostgreSQL's statement_timeout; the client gives up one second later (a stalled network). */
+  databaseStatementTimeoutMs: number
+  /** Each Redis command (and connecting to Redis). */
+  redisTimeoutMs: number
   rateLimitPerMinute: number
   webhookRetryDelaysMs: number[]
   webhookTimeoutMs: number
@@ -80,6 +86,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
         })
       : undefined,
     redisUrl: env.REDIS_URL?.trim() || undefined,
+    databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+    databaseStatementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
+    redisTimeoutMs: int(env, 'REDIS_TIMEOUT_MS', 500, 10, 60_000),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
     webhookRetryDelaysMs: Object.freeze(
       durations(env, 'WEBHOOK_RETRY_DELAYS', '1m,5m,15m,1h,3h,6h,12h,24h'),

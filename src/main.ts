@@ -2,14 +2,24 @@ import { join } from 'node:path'
 import closeWithGrace from 'close-with-grace'
 import { buildApp, createServices } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
+import { DataDirInUseError } from './db/data-dir-lock.ts'
 import { migrateToLatest, openDatabase } from './db/database.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts'
 import { systemClock } from './lib/clock.ts'
+import {
+  FileStoreConflictError,
+  localFileStore,
+  registerInstance,
+  s3FileStore,
+} from './modules/system/instances.ts'
 import { createLocalStorage } from './modules/uploads/storage/local.ts'
 import { createS3Storage } from './modules/uploads/storage/s3.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { createDispatcher } from './modules/webhooks/dispatcher.ts'
 import { resolveOperatorToken } from './operator-token.ts'
+
+/** Exit status of a start refused because another process holds DATA_DIR's embedded database. */
+const EXIT_DATA_DIR_IN_USE = 3
 
 /** How often each instance removes expired unreferenced uploads. */
 const SWEEP_INTERVAL_MS = 60_000
@@ -31,12 +41,52 @@ async function main(): Promise<void> {
     // Belt and braces: nothing logs these today, and nothing ever should.
     redact: ['req.headers.authorization', 'headers.authorization', 'key', 'token', 'secret'],
   }
-  const { db, dialect, listen } = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir })
-  await migrateToLatest(db)
+  // Parts made before the app (and its logger) log through this until it exists.
+  let log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void } = {
+    warn: (obj, msg) => console.error(msg, obj),
+    info: (obj, msg) => console.log(msg, obj),
+  }
+  const timeouts = {
+    connectMs: config.databaseConnectTimeoutMs,
+    statementMs: config.databaseStatementTimeoutMs,
+  }
+  if (config.databaseUrl) {
+    // Migrations may rebuild large tables or wait for another instance's
+    // migration lock: their own short-lived connection, without the timeouts.
+    const migrations = await openDatabase({ url: config.databaseUrl, poolSize: 1 })
+    try {
+      await migrateToLatest(migrations.db)
+    } finally {
+      await migrations.db.destroy()
+    }
+  }
+  const { db, dialect, listen } = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    timeouts,
+  })
+  if (dialect === 'pglite') await migrateToLatest(db)
+
+  // Instances on one PostgreSQL must keep uploads in one place (the embedded
+  // database has one process anyway).
+  const registration =
+    dialect === 'postgres'
+      ? await registerInstance(
+          db,
+          config.s3 ? s3FileStore(config.s3) : localFileStore(join(config.dataDir, 'files')),
+          { onHeartbeatError: (err) => log.warn({ err }, 'instance heartbeat failed') },
+        )
+      : undefined
 
   const operator = resolveOperatorToken(config.operatorToken, config.dataDir)
   const rateLimiter = config.redisUrl
-    ? await createRedisRateLimiter(config.redisUrl, config.rateLimitPerMinute)
+    ? await createRedisRateLimiter(config.redisUrl, config.rateLimitPerMinute, {
+        timeoutMs: config.redisTimeoutMs,
+        onFallback: ({ counting, err }) =>
+          counting === 'in-process'
+            ? log.warn({ err }, 'Redis unavailable: counting rate limits in this process until it answers')
+            : log.info({}, 'Redis answers again: rate limits are counted in Redis'),
+      })
     : createMemoryRateLimiter(config.rateLimitPerMinute)
 
   const storage: FileStorage = config.s3
@@ -56,6 +106,7 @@ async function main(): Promise<void> {
   }
   const services = createServices(deps)
   const app = await buildApp(deps, services)
+  log = app.log
 
   // Every instance sweeps; marking rows before deleting makes concurrent sweeps safe.
   const sweeper = setInterval(() => {
@@ -82,6 +133,7 @@ async function main(): Promise<void> {
           await openDatabase({
             url: config.databaseUrl,
             poolSize: 1,
+            timeouts,
             settings: { plan_cache_mode: 'force_generic_plan', application_name: 'svc-webhook-worker' },
           })
         ).db
@@ -105,11 +157,20 @@ async function main(): Promise<void> {
     else app.log.info({ signal }, 'shutting down: draining in-flight requests')
     // Stops accepting connections and waits for in-flight requests to finish.
     clearInterval(sweeper)
-    await app.close()
+    // A keep-alive connection whose request was in flight when closing began
+    // stays open after its response (until keepAliveTimeout, past the forced
+    // exit): close such connections as soon as they are idle.
+    const reaper = setInterval(() => app.server.closeIdleConnections(), 100)
+    try {
+      await app.close()
+    } finally {
+      clearInterval(reaper)
+    }
     // Attempts in flight get a few seconds; unfinished claims go back to the table.
     await dispatcher?.stop()
     await rateLimiter.close()
     await storage.close?.()
+    await registration?.stop()
     if (workerDb !== db) await workerDb.destroy()
     await db.destroy()
     app.log.info('stopped')
@@ -133,6 +194,14 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
+  if (err instanceof DataDirInUseError) {
+    console.error(`cannot start: ${err.message}`)
+    process.exit(EXIT_DATA_DIR_IN_USE)
+  }
+  if (err instanceof FileStoreConflictError) {
+    console.error(`configuration error: ${err.message}`)
+    process.exit(2)
+  }
   console.error(err)
   process.exit(1)
 })

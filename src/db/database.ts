@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto'
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import { PGlite } from '@electric-sql/pglite'
 import { createPgConfig } from '@electric-sql/pglite/node-postgres'
 import { Kysely, PostgresDialect, type PostgresPool, sql } from 'kysely'
 import { Migrator } from 'kysely/migration'
 import pg from 'pg'
+import { openPglite } from './embedded.ts'
 import { migrationProvider } from './migrations/index.ts'
 import type { DB } from './schema.ts'
+import { breaksConnection } from './unavailable.ts'
 
 export type Database = Kysely<DB>
 
@@ -22,6 +21,33 @@ export interface DatabaseOptions {
   poolSize?: number
   /** PostgreSQL settings for every session of the pool (`-c name=value`). */
   settings?: Record<string, string>
+  /** Bounds on every wait for PostgreSQL; none for migrations and tests that need none. */
+  timeouts?: DatabaseTimeouts | undefined
+}
+
+export interface DatabaseTimeouts {
+  /** Connecting, and waiting for a free connection of the pool. */
+  connectMs: number
+  /** statement_timeout on the server; the client gives up one second later. */
+  statementMs: number
+}
+
+/** A transaction left idle this long is a client that is gone: the server ends it and frees its locks. */
+const IDLE_IN_TRANSACTION_MS = 30_000
+
+/** node-postgres settings for the timeouts; keepalive finds a peer that vanished from an idle connection. */
+function timeoutConfig(timeouts: DatabaseTimeouts | undefined): pg.ClientConfig {
+  if (!timeouts) return {}
+  return {
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    // The server cancels a slow statement itself and the connection stays usable;
+    // this client-side bound only fires when the server cannot answer at all.
+    query_timeout: timeouts.statementMs + 1000,
+    idle_in_transaction_session_timeout: Math.max(IDLE_IN_TRANSACTION_MS, timeouts.statementMs),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
+  }
 }
 
 /** Subscribes to a NOTIFY channel; resolves to the function that unsubscribes. */
@@ -33,24 +59,39 @@ export interface OpenedDatabase {
   listen: Listen
 }
 
-/** LISTEN on a dedicated connection that comes back after it drops. */
-function pgListen(connectionString: string): Listen {
+/** LISTEN on a dedicated connection that comes back after it drops (retrying until it can). */
+function pgListen(connectionString: string, timeouts: DatabaseTimeouts | undefined): Listen {
   return async (channel, onNotify) => {
     let client: pg.Client | undefined
     let closed = false
     const connect = async (): Promise<void> => {
-      const c = new pg.Client({ connectionString })
+      const c = new pg.Client({ connectionString, ...timeoutConfig(timeouts) })
       c.on('notification', (msg) => msg.channel === channel && onNotify())
       c.on('error', () => {
-        if (closed) return
+        if (closed || c !== client) return
+        client = undefined
         c.end().catch(() => {})
-        setTimeout(() => connect().catch(() => {}), 1000).unref()
+        reconnect()
       })
-      await c.connect()
-      await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+      try {
+        await c.connect()
+        await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+      } catch (err) {
+        c.end().catch(() => {})
+        throw err
+      }
+      if (closed) {
+        await c.end().catch(() => {})
+        return
+      }
       client = c
       // Anything written while reconnecting is found by the next poll; wake now to look.
       onNotify()
+    }
+    const reconnect = () => {
+      setTimeout(() => {
+        if (!closed) connect().catch(reconnect)
+      }, 1000).unref()
     }
     await connect()
     return async () => {
@@ -79,7 +120,20 @@ pg.defaults.parseInputDatesAsUTC = true
  * IN lists of different lengths, stay unnamed once the budget is spent).
  */
 const MAX_PREPARED = 500
-function withPreparedStatements(pool: pg.Pool, afterEnd?: () => Promise<void>): PostgresPool {
+
+/**
+ * Kysely gives a connection back to the pool as healthy whatever its last query
+ * did, and pg-pool keeps it unless the socket already closed. On PostgreSQL a
+ * connection whose query timed out or lost its response is instead dropped and
+ * its socket destroyed (a stalled one would never finish closing); the pool opens
+ * a fresh one. The embedded database's single session is never dropped: a new
+ * one would not know the statements it has prepared.
+ */
+function withPreparedStatements(
+  pool: pg.Pool,
+  options: { dropBroken: boolean; afterEnd?: () => Promise<void> },
+): PostgresPool {
+  const { dropBroken, afterEnd } = options
   const names = new Map<string, string>()
   const nameFor = (text: string): string | undefined => {
     let name = names.get(text)
@@ -97,13 +151,32 @@ function withPreparedStatements(pool: pg.Pool, afterEnd?: () => Promise<void>): 
     },
     async connect() {
       const client = await pool.connect()
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown
+      const query = client.query.bind(client) as (...args: unknown[]) => Promise<unknown>
+      let broken = false
+      const noteFailure = (err: unknown) => {
+        if (dropBroken && breaksConnection(err)) broken = true
+        throw err
+      }
+      // A checked-out client whose socket fails emits 'error' besides failing its
+      // query; pg-pool only listens while the client is idle, and an unheard
+      // 'error' would end the process.
+      const onError = () => {
+        broken = dropBroken
+      }
+      client.on('error', onError)
       return Object.assign(Object.create(client) as pg.PoolClient, {
         query: (text: unknown, values?: unknown[]) => {
           const name = typeof text === 'string' && values !== undefined ? nameFor(text) : undefined
-          return name ? query({ name, text, values }) : query(text, values)
+          return (name ? query({ name, text, values }) : query(text, values)).catch(noteFailure)
         },
-        release: (destroy?: boolean) => client.release(destroy),
+        release: (destroy?: boolean) => {
+          client.off('error', onError)
+          if (!broken) return client.release(destroy)
+          client.release(true)
+          ;(
+            client as unknown as { connection?: { stream?: { destroy(): void } } }
+          ).connection?.stream?.destroy()
+        },
       })
     },
   } as unknown as PostgresPool
@@ -121,6 +194,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
       connectionString: options.url,
       max: options.poolSize ?? 10,
       types: pgTypes,
+      ...timeoutConfig(options.timeouts),
       ...sessionOptions({
         ...(options.schema ? { search_path: options.schema } : {}),
         ...options.settings,
@@ -130,9 +204,11 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
     // replaces it on the next checkout.
     pool.on('error', () => {})
     return {
-      db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: withPreparedStatements(pool) }) }),
+      db: new Kysely<DB>({
+        dialect: new PostgresDialect({ pool: withPreparedStatements(pool, { dropBroken: true }) }),
+      }),
       dialect: 'postgres',
-      listen: pgListen(options.url),
+      listen: pgListen(options.url, options.timeouts),
     }
   }
   return openEmbedded(options.dataDir)
@@ -151,14 +227,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
  * included, goes through it. Closing the pool closes the database.
  */
 async function openEmbedded(dataDir: string | undefined): Promise<OpenedDatabase> {
-  let pglite: PGlite
-  if (dataDir) {
-    const dir = join(dataDir, 'pgdata')
-    mkdirSync(dir, { recursive: true })
-    pglite = await PGlite.create(dir)
-  } else {
-    pglite = await PGlite.create()
-  }
+  const { pglite, close: closeDatabase } = await openPglite(dataDir)
   const pool = new pg.Pool({
     ...createPgConfig(pglite),
     max: 1,
@@ -166,11 +235,10 @@ async function openEmbedded(dataDir: string | undefined): Promise<OpenedDatabase
     types: pgTypes,
   } as pg.PoolConfig)
   pool.on('error', () => {})
-  const closeDatabase = async () => {
-    if (!pglite.closed) await pglite.close()
-  }
   const db = new Kysely<DB>({
-    dialect: new PostgresDialect({ pool: withPreparedStatements(pool, closeDatabase) }),
+    dialect: new PostgresDialect({
+      pool: withPreparedStatements(pool, { dropBroken: false, afterEnd: closeDatabase }),
+    }),
   })
   return {
     db,

@@ -174,6 +174,17 @@ export interface WebhookQueueTable {
   locked_by: string | null
 }
 
+/** One running instance on PostgreSQL and where it keeps uploaded files. */
+export interface ServiceInstanceTable {
+  id: string
+  file_store: string
+  file_store_description: string
+  hostname: string
+  pid: number
+  started_at: ColumnType<Date, Date | string, never>
+  heartbeat_at: ColumnType<Date, Date | string, Date | string>
+}
+
 export interface DB {
   organizations: OrganizationTable
   api_keys: ApiKeyTable
@@ -188,6 +199,7 @@ export interface DB {
   webhook_endpoints: WebhookEndpointTable
   webhook_deliveries: WebhookDeliveryTable
   webhook_queue: WebhookQueueTable
+  service_instances: ServiceInstanceTable
 }
 
 export type OrderRow = Selectable<OrderTable>

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { isUnavailable } from '../db/unavailable.ts'
 import { AppError, bodyTooLarge, docUrl, type ErrorCode } from './errors.ts'
 import { toValidationEntries } from './validation.ts'
 
@@ -39,10 +40,10 @@ export function toAppError(err: FastifyError | AppError | Error, bodyLimit?: num
   if (fe.statusCode === 413) return bodyTooLarge(bodyLimit)
   if (fe.statusCode === 404) return new AppError('not_found')
   if (fe.statusCode === 503) return new AppError('service_unavailable')
-  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
-    // A malformed request line or header that Fastify rejects before routing.
-    return new AppError('not_found')
-  }
+  // Any other request Fastify refuses before the handler (no such case is known today).
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) return new AppError('malformed_request')
+  // Database or Redis unreachable, too slow or shutting down: retry-safe, not a bug.
+  if (isUnavailable(err)) return new AppError('service_unavailable')
   return new AppError('internal_error')
 }
 

@@ -110,7 +110,8 @@ export const ERROR_CATALOG = {
     kind: 'error',
     status: 503,
     message: 'The service is temporarily unavailable.',
-    description: 'The service is starting, shutting down or cannot reach its database.',
+    description:
+      'The service is starting or shutting down, or its database is unreachable or did not answer in time.',
     retry: 'Safe to resend the identical request after a short wait.',
   },
   malformed_request: {

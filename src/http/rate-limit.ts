@@ -72,23 +72,81 @@ type RedisWithHit = Redis & {
   rateHit(key: string, limit: number, windowMs: number): Promise<[number, number]>
 }
 
-export async function createRedisRateLimiter(url: string, limit: number): Promise<RateLimiter> {
+export interface RedisRateLimiterOptions {
+  /** Bound on each command and on connecting. */
+  timeoutMs?: number
+  /** Told when counting moves to this process (Redis failed) and back (Redis answers again). */
+  onFallback?: (event: { counting: 'in-process' | 'redis'; err?: unknown }) => void
+}
+
+/** After a failure, requests skip Redis this long before one tries it again. */
+const RETRY_AFTER_MS = 1000
+
+/**
+ * The shared window counter in Redis. When Redis is down, stalled or slow, the
+ * limiter fails open to counting in this process (each instance then allows up
+ * to the limit on its own) rather than answering 503: the limit protects the
+ * service, and an outage of its counter store should not take the API down.
+ * Every command is bounded by timeoutMs, nothing waits in an offline queue, and
+ * the connection keeps being re-established until Redis answers.
+ */
+export async function createRedisRateLimiter(
+  url: string,
+  limit: number,
+  options: RedisRateLimiterOptions = {},
+): Promise<RateLimiter> {
+  const timeoutMs = options.timeoutMs ?? 500
   const redis = new Redis(url, {
     lazyConnect: true,
-    maxRetriesPerRequest: 2,
-    enableOfflineQueue: true,
+    connectTimeout: Math.max(timeoutMs, 1000),
+    commandTimeout: timeoutMs,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: (attempt) => Math.min(attempt * 100, 1000),
   }) as RedisWithHit
   redis.defineCommand('rateHit', { numberOfKeys: 1, lua: HIT_SCRIPT })
   // Errors surface on the commands themselves; this keeps a dropped connection
   // from becoming an unhandled 'error' event.
   redis.on('error', () => {})
-  await redis.connect()
+  const local = createMemoryRateLimiter(limit)
+  let skipUntil = 0
+  let inProcess = false
+  const fallBack = (err: unknown) => {
+    skipUntil = Date.now() + RETRY_AFTER_MS
+    if (!inProcess) options.onFallback?.({ counting: 'in-process', err })
+    inProcess = true
+  }
+  try {
+    await redis.connect()
+  } catch (err) {
+    // Starting during a Redis outage is allowed; ioredis keeps reconnecting.
+    fallBack(err)
+  }
   return {
     async hit(key) {
-      const [count, ttl] = await redis.rateHit(`ratelimit:${key}`, limit, WINDOW_MS)
-      return decision(limit, count, ttl)
+      if (Date.now() < skipUntil) return local.hit(key)
+      if (redis.status !== 'ready') {
+        fallBack(new Error(`Redis connection is ${redis.status}`))
+        return local.hit(key)
+      }
+      try {
+        const [count, ttl] = await redis.rateHit(`ratelimit:${key}`, limit, WINDOW_MS)
+        if (inProcess) {
+          inProcess = false
+          options.onFallback?.({ counting: 'redis' })
+        }
+        return decision(limit, count, ttl)
+      } catch (err) {
+        // A timed-out command may have lost its answer on a stalled connection,
+        // which then answers nothing more: start a fresh one.
+        if (err instanceof Error && /timed out/i.test(err.message)) redis.disconnect(true)
+        fallBack(err)
+        return local.hit(key)
+      }
     },
     async close() {
+      await local.close()
       await redis.quit().catch(() => redis.disconnect())
     },
   }

@@ -146,6 +146,8 @@ export async function createTestApp(
     clock?: Clock
     rateLimitPerMinute?: number
     redis?: boolean
+    /** A rate limiter of the test's own (closed by close()). */
+    rateLimiter?: RateLimiter
     testDb?: TestDatabase
     /** Share the database of another test app (a second instance). */
     db?: Database
@@ -167,7 +169,9 @@ export async function createTestApp(
   const db = options.db ?? testDb.db
   const limit = options.rateLimitPerMinute ?? 100_000
   let rateLimiter: RateLimiter
-  if (options.redis) {
+  if (options.rateLimiter) {
+    rateLimiter = options.rateLimiter
+  } else if (options.redis) {
     if (!TEST_REDIS_URL) throw new Error('TEST_REDIS_URL is not set')
     rateLimiter = await createRedisRateLimiter(TEST_REDIS_URL, limit)
   } else {

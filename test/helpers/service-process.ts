@@ -8,8 +8,8 @@ export interface ServiceProcess {
   exited: Promise<number | null>
 }
 
-/** Starts the service on a free port (PORT=0) and resolves once it logged that it is ready. */
-export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+/** Spawns src/main.ts on a free port (PORT=0) without waiting for anything. */
+export function spawnService(env: Record<string, string>): Omit<ServiceProcess, 'port'> {
   const child = spawn(process.execPath, ['src/main.ts'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -22,18 +22,24 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
     output += d
   })
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+  return { child, output: () => output, exited }
+}
+
+/** Starts the service on a free port (PORT=0) and resolves once it logged that it is ready. */
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const { child, output, exited } = spawnService(env)
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setInterval(() => {
-      const match = /listening at http:\/\/[^:]+:(\d+)/.exec(output)
-      if (match && output.includes('service ready')) {
+      const match = /listening at http:\/\/[^:]+:(\d+)/.exec(output())
+      if (match && output().includes('service ready')) {
         clearInterval(timer)
         resolve(Number(match[1]))
       }
     }, 50)
     exited.then((code) => {
       clearInterval(timer)
-      reject(new Error(`service exited (${code}) before it was ready:\n${output}`))
+      reject(new Error(`service exited (${code}) before it was ready:\n${output()}`))
     })
   })
-  return { child, port, output: () => output, exited }
+  return { child, port, output, exited }
 }

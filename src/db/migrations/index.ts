@@ -6,6 +6,7 @@ import * as deliveryQueueUpkeep from './2026-11-22-0004-delivery-queue-upkeep.ts
 import * as deliveryPagesHalfFull from './2026-11-23-0005-delivery-pages-half-full.ts'
 import * as eventBodies from './2026-11-25-0006-event-bodies.ts'
 import * as deliveryQueue from './2026-11-25-0007-delivery-queue.ts'
+import * as serviceInstances from './2026-11-25-0009-service-instances.ts'
 import * as orderContentBytes from './2026-11-25-0010-order-content-bytes.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-23-0005-delivery-pages-half-full': deliveryPagesHalfFull,
   '2026-11-25-0006-event-bodies': eventBodies,
   '2026-11-25-0007-delivery-queue': deliveryQueue,
+  '2026-11-25-0009-service-instances': serviceInstances,
   '2026-11-25-0010-order-content-bytes': orderContentBytes,
 }
 

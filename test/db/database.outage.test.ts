@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { LightMyRequestResponse } from 'fastify'
+import { type Database, openDatabase } from '../../src/db/database.ts'
+import {
+  createTestApp,
+  createTestDatabase,
+  orderBody,
+  TEST_DATABASE_URL,
+  type TestApp,
+  type TestDatabase,
+} from '../helpers/app.ts'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
+
+// The service reaches PostgreSQL through a proxy that stalls, resets and refuses.
+// Timeouts are short here; the defaults are 5 s each.
+const TIMEOUTS = { connectMs: 1000, statementMs: 1000 }
+/** Statement timeout + the client's extra second + a margin for a busy machine. */
+const ANSWER_WITHIN_MS = 4500
+
+async function timed(request: Promise<LightMyRequestResponse>) {
+  const started = performance.now()
+  const res = await request
+  return { res, ms: performance.now() - started }
+}
+
+function assertUnavailable({ res, ms }: { res: LightMyRequestResponse; ms: number }, what: string) {
+  assert.equal(res.statusCode, 503, `${what}: ${res.statusCode} ${res.body}`)
+  assert.equal(res.json().error.code, 'service_unavailable', what)
+  assert.ok(ms < ANSWER_WITHIN_MS, `${what} answered after ${ms.toFixed(0)} ms`)
+}
+
+describe('PostgreSQL unreachable, stalled or reset', { skip: !TEST_DATABASE_URL }, () => {
+  let testDb: TestDatabase
+  let proxy: TcpProxy
+  let db: Database
+  let t: TestApp
+  let key: string
+
+  before(async () => {
+    testDb = await createTestDatabase()
+    proxy = await startTcpProxy(TEST_DATABASE_URL!)
+    db = (
+      await openDatabase({
+        url: proxy.url(TEST_DATABASE_URL!),
+        schema: testDb.schema,
+        poolSize: 4,
+        timeouts: TIMEOUTS,
+      })
+    ).db
+    t = await createTestApp({ testDb, db })
+    key = (await t.tenant()).liveKey
+  })
+  after(async () => {
+    await proxy.close()
+    await t.close()
+    await db.destroy()
+    await testDb.close()
+  })
+
+  const post = () => timed(t.api(key, 'POST', '/v1/orders', orderBody()))
+  const list = () => timed(t.api(key, 'GET', '/v1/orders'))
+  const ready = () => timed(t.app.inject({ method: 'GET', url: '/readyz' }))
+
+  async function assertServing() {
+    const created = await t.api(key, 'POST', '/v1/orders', orderBody())
+    assert.equal(created.statusCode, 201, created.body)
+    const listed = await t.api(key, 'GET', '/v1/orders?limit=100')
+    assert.equal(listed.statusCode, 200, listed.body)
+    assert.ok(listed.json().data.some((o: { id: string }) => o.id === created.json().data.order.id))
+    assert.equal((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200)
+  }
+
+  test('stalled: requests and /readyz answer 503 within seconds; once it answers again, so does the service', async () => {
+    await assertServing()
+    proxy.stall()
+    // More requests at once than the pool has connections: every connection
+    // ends up waiting for an answer that was dropped.
+    const answers = await Promise.all([post(), post(), post(), list(), list(), post(), ready()])
+    for (const [i, answer] of answers.entries()) assertUnavailable(answer, `request ${i}`)
+    proxy.resume()
+    // No restart: connections whose answers were lost have been replaced.
+    await assertServing()
+  })
+
+  test('connections refused: 503 service_unavailable, not 500; served again once PostgreSQL accepts', async () => {
+    await proxy.refuse()
+    assertUnavailable(await post(), 'POST /v1/orders')
+    assertUnavailable(await list(), 'GET /v1/orders')
+    assertUnavailable(await ready(), '/readyz')
+    await proxy.accept()
+    await assertServing()
+  })
+
+  test('connections reset while requests wait: 503, then served again', async () => {
+    proxy.stall()
+    const pending = Promise.all([post(), list()])
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    proxy.reset()
+    proxy.resume()
+    const [created, listed] = await pending
+    assertUnavailable(created, 'POST /v1/orders')
+    assertUnavailable(listed, 'GET /v1/orders')
+    await assertServing()
+  })
+
+  test('closing does not hang on a stalled database', async () => {
+    const other = (
+      await openDatabase({
+        url: proxy.url(TEST_DATABASE_URL!),
+        schema: testDb.schema,
+        poolSize: 2,
+        timeouts: TIMEOUTS,
+      })
+    ).db
+    const app = await createTestApp({ testDb, db: other })
+    const otherKey = (await app.tenant('Closing')).liveKey
+    proxy.stall()
+    const inFlight = app.api(otherKey, 'POST', '/v1/orders', orderBody())
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const started = performance.now()
+    await app.close()
+    await other.destroy()
+    assert.ok(performance.now() - started < ANSWER_WITHIN_MS, 'closed in time')
+    assert.equal((await inFlight).statusCode, 503)
+    proxy.resume()
+  })
+})

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import pg from 'pg'
+import { png } from './fixtures/files.ts'
+import { orderBody, SCHEMA_DROP_LOCK, TEST_DATABASE_URL } from './helpers/app.ts'
+import { type ServiceProcess, spawnService, startServiceProcess } from './helpers/service-process.ts'
+import { startTcpProxy } from './helpers/tcp-proxy.ts'
+
+// Real service processes on one PostgreSQL schema (search_path in the URL).
+const TOKEN = 'op_instances_test_token'
+
+/** The URL with search_path set to schema for every connection the service opens. */
+function inSchema(url: string, schema: string): string {
+  const u = new URL(url)
+  u.searchParams.set('options', `-c search_path=${schema}`)
+  return u.toString()
+}
+
+async function call(port: number, auth: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${auth}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  return { status: res.status, body: (await res.json()) as any }
+}
+
+async function liveKey(service: ServiceProcess): Promise<string> {
+  const org = await call(service.port, TOKEN, 'POST', '/admin/v1/organizations', { name: 'Instances' })
+  const key = await call(
+    service.port,
+    TOKEN,
+    'POST',
+    `/admin/v1/organizations/${org.body.data.organization.id}/api-keys`,
+    {
+      environment: 'live',
+      scopes: ['orders:read', 'orders:write', 'files:write'],
+    },
+  )
+  return key.body.data.key
+}
+
+describe('service processes on one PostgreSQL', { skip: !TEST_DATABASE_URL }, () => {
+  const schema = `test_${randomBytes(6).toString('hex')}`
+  const dirs: string[] = []
+  const running: ServiceProcess[] = []
+  let url: string
+
+  const dataDir = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-instance-'))
+    dirs.push(dir)
+    return dir
+  }
+  const env = (dir: string, extra: Record<string, string> = {}) => ({
+    DATABASE_URL: url,
+    DATA_DIR: dir,
+    OPERATOR_TOKEN: TOKEN,
+    WEBHOOK_WORKER: 'off',
+    ...extra,
+  })
+  const start = async (e: Record<string, string>) => {
+    const service = await startServiceProcess(e)
+    running.push(service)
+    return service
+  }
+
+  before(async () => {
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
+    await admin.connect()
+    await admin.query(`create schema ${schema}`)
+    await admin.end()
+    url = inSchema(TEST_DATABASE_URL!, schema)
+  })
+  after(async () => {
+    for (const service of running) service.child.kill('SIGKILL')
+    await Promise.all(running.map((s) => s.exited))
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
+    await admin.connect()
+    await admin.query('select pg_advisory_lock($1)', [SCHEMA_DROP_LOCK])
+    await admin.query(`drop schema ${schema} cascade`)
+    await admin.end()
+  })
+
+  test('separate DATA_DIRs without S3: the second instance refuses to start, saying DATA_DIR must be shared or S3 configured', async () => {
+    const first = await start(env(dataDir()))
+    const second = spawnService(env(dataDir()))
+    assert.equal(await second.exited, 2, second.output())
+    assert.match(second.output(), /must share DATA_DIR .* or use the same S3 bucket/)
+    assert.ok(second.output().includes(`pid ${first.child.pid}`), second.output())
+    assert.doesNotMatch(second.output(), /service ready/)
+    first.child.kill('SIGTERM')
+    assert.equal(await first.exited, 0)
+  })
+
+  test('one shared DATA_DIR: both run, and a file uploaded through one is accepted in an order through the other', async () => {
+    const dir = dataDir()
+    const a = await start(env(dir))
+    const b = await start(env(dir))
+    const key = await liveKey(a)
+    const slot = await call(a.port, key, 'POST', '/v1/uploads', { filename: 'art.png' })
+    assert.equal(slot.status, 201)
+    const signed = new URL(slot.body.data.upload_url)
+    const put = await fetch(`http://127.0.0.1:${a.port}${signed.pathname}${signed.search}`, {
+      method: 'PUT',
+      body: new Uint8Array(png()),
+    })
+    assert.ok(put.ok, String(put.status))
+    const items = [{ name: 'Poster', quantity: 1, files: [{ upload_id: slot.body.data.upload_id }] }]
+    const created = await call(b.port, key, 'POST', '/v1/orders', orderBody({ items }))
+    assert.equal(created.status, 201, JSON.stringify(created.body))
+    for (const service of [a, b]) {
+      service.child.kill('SIGTERM')
+      assert.equal(await service.exited, 0)
+    }
+  })
+
+  test('SIGTERM with PostgreSQL stalled: the request in flight gets 503 and the process exits 0 well before the forced exit', async () => {
+    const proxy = await startTcpProxy(TEST_DATABASE_URL!)
+    try {
+      const service = await start(
+        env(dataDir(), {
+          DATABASE_URL: inSchema(proxy.url(TEST_DATABASE_URL!), schema),
+          DATABASE_CONNECT_TIMEOUT_MS: '1000',
+          DATABASE_STATEMENT_TIMEOUT_MS: '1000',
+        }),
+      )
+      const key = await liveKey(service)
+      proxy.stall()
+      const inFlight = call(service.port, key, 'POST', '/v1/orders', orderBody())
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const started = performance.now()
+      service.child.kill('SIGTERM')
+      const answer = await inFlight
+      assert.equal(answer.status, 503)
+      assert.equal(answer.body.error.code, 'service_unavailable')
+      assert.equal(await service.exited, 0, service.output())
+      assert.ok(performance.now() - started < 10_000, 'exited in time')
+    } finally {
+      await proxy.close()
+    }
+  })
+})
