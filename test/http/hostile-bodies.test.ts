@@ -5,6 +5,7 @@ import Type from 'typebox'
 import { shapeOf, UnboundedSchemaError } from '../../src/http/body-shape.ts'
 import { filled, type HostileBody, hostileBodies, MB } from '../fixtures/hostile-bodies.ts'
 import { createTestApp, OPERATOR_TOKEN, orderBody, rowCounts, type TestApp } from '../helpers/app.ts'
+import { leastHold } from '../helpers/event-loop.ts'
 
 /**
  * Bodies of millions of tiny values or keys, within the byte limit, get their
@@ -32,55 +33,6 @@ function assertError(res: LightMyRequestResponse, status: number, code: string) 
 
 const pairs = (error: { errors: { code: string; field: string }[] }) =>
   error.errors.map((e) => [e.code, e.field])
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-/** CPU time of this thread (the event loop's), in ms. */
-const loopCpuMs = () => {
-  const { user, system } = process.threadCpuUsage()
-  return (user + system) / 1000
-}
-
-/**
- * How long the event loop was held at most while `send` runs: the CPU time its
- * thread spent between two ticks of a 5 ms timer. CPU time rather than wall
- * time, so that waiting for a core on a busy machine does not count.
- */
-async function longestHold<T>(send: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
-  let last = loopCpuMs()
-  let longest = 0
-  const tick = () => {
-    const now = loopCpuMs()
-    longest = Math.max(longest, now - last)
-    last = now
-  }
-  const ticker = setInterval(tick, 5)
-  await sleep(20)
-  longest = 0
-  try {
-    const result = await send()
-    await sleep(20)
-    tick()
-    return { result, stallMs: longest }
-  } finally {
-    clearInterval(ticker)
-  }
-}
-
-/**
- * The longest hold of the event loop while `send` runs, the least of up to
- * three tries (a collection of garbage left by another test can land in one);
- * a body that really holds the loop does so every time.
- */
-async function withStall<T>(send: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
-  let best: { result: T; stallMs: number } | undefined
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const measured = await longestHold(send)
-    if (!best || measured.stallMs < best.stallMs) best = measured
-    if (measured.stallMs < STALL_LIMIT_MS) break
-  }
-  return best!
-}
 
 describe('hostile request bodies', () => {
   let t: TestApp
@@ -118,7 +70,7 @@ describe('hostile request bodies', () => {
     assert.ok(Buffer.byteLength(fixture.body) <= 10 * MB)
     const body: HostileBody = operatorUrl ? { ...fixture, auth: 'operator', url: operatorUrl } : fixture
     const payload = Buffer.from(body.body)
-    const { result, stallMs } = await withStall(() => send(body, payload))
+    const { result, stallMs } = await leastHold(() => send(body, payload), STALL_LIMIT_MS)
     assert.ok(stallMs < STALL_LIMIT_MS, `event loop held for ${stallMs.toFixed(0)} ms`)
     assert.deepEqual(await rowCounts(t.db), counts, 'nothing stored')
     return result
@@ -222,8 +174,9 @@ describe('hostile request bodies', () => {
   test('six of the largest at once: all 422, the event loop never held', async () => {
     const body = bodies.get('orders: 3.4 million {} items (10 MB)')!
     const payload = Buffer.from(body.body)
-    const { result, stallMs } = await withStall(() =>
-      Promise.all(Array.from({ length: 6 }, () => send(body, payload))),
+    const { result, stallMs } = await leastHold(
+      () => Promise.all(Array.from({ length: 6 }, () => send(body, payload))),
+      STALL_LIMIT_MS,
     )
     for (const res of result) assertError(res, 422, 'validation_failed')
     assert.ok(stallMs < STALL_LIMIT_MS, `event loop held for ${stallMs.toFixed(0)} ms`)

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { createSvgSanitizer } from '../../../src/modules/uploads/svg-pool.ts'
 import { nestedSvg, rectSvg, tracedSvg } from '../../fixtures/svg-large.ts'
 import { createTestApp, orderBody, rowCounts, type TestApp } from '../../helpers/app.ts'
+import { longestHold } from '../../helpers/event-loop.ts'
 
 /**
  * Issue 15, item 1: SVG files that cost too much to sanitize get a clean
@@ -30,33 +30,38 @@ describe('hostile SVG files at order acceptance', () => {
     return slot.json().data.upload_id
   }
 
-  /** Accepts an order of one file while GET /healthz is polled every 5 ms. */
+  /**
+   * Accepts an order of one file while GET /healthz is polled every 5 ms.
+   * `loopMaxMs` is the longest the event loop was held, in CPU time of its
+   * thread (waiting for a core on a busy machine does not count); `worstMs`
+   * the slowest /healthz answer in wall time.
+   */
   async function acceptWhilePolling(uploadId: string) {
-    const histogram = monitorEventLoopDelay({ resolution: 5 })
-    histogram.enable()
     let done = false
     let worstMs = 0
     let polls = 0
-    const poller = (async () => {
-      while (!done) {
-        const started = performance.now()
-        const health = await t.app.inject({ method: 'GET', url: '/healthz' })
-        assert.equal(health.statusCode, 200)
-        worstMs = Math.max(worstMs, performance.now() - started)
-        polls += 1
-        await sleep(5)
-      }
-    })()
-    const res = await t.api(
-      key,
-      'POST',
-      '/v1/orders',
-      orderBody({ items: [{ name: 'Print', quantity: 1, files: [{ upload_id: uploadId }] }] }),
-    )
-    done = true
-    await poller
-    histogram.disable()
-    return { res, worstMs, loopMaxMs: histogram.max / 1e6, polls }
+    const { result: res, stallMs } = await longestHold(async () => {
+      const poller = (async () => {
+        while (!done) {
+          const started = performance.now()
+          const health = await t.app.inject({ method: 'GET', url: '/healthz' })
+          assert.equal(health.statusCode, 200)
+          worstMs = Math.max(worstMs, performance.now() - started)
+          polls += 1
+          await sleep(5)
+        }
+      })()
+      const res = await t.api(
+        key,
+        'POST',
+        '/v1/orders',
+        orderBody({ items: [{ name: 'Print', quantity: 1, files: [{ upload_id: uploadId }] }] }),
+      )
+      done = true
+      await poller
+      return res
+    })
+    return { res, worstMs, loopMaxMs: stallMs, polls }
   }
 
   for (const [name, file, message] of [
@@ -80,8 +85,9 @@ describe('hostile SVG files at order acceptance', () => {
       assert.deepEqual(await rowCounts(t.db), stored)
 
       assert.ok(polls >= 1)
-      assert.ok(worstMs < 100, `/healthz took ${worstMs.toFixed(0)} ms`)
-      assert.ok(loopMaxMs < 100, `event loop stalled ${loopMaxMs.toFixed(0)} ms`)
+      assert.ok(loopMaxMs < 100, `event loop held ${loopMaxMs.toFixed(0)} ms`)
+      // Wall time includes waiting for a core while other test files run.
+      assert.ok(worstMs < 1000, `/healthz took ${worstMs.toFixed(0)} ms`)
     })
   }
 
@@ -99,9 +105,8 @@ describe('hostile SVG files at order acceptance', () => {
     await pool.close()
     assert.equal(expected.kind, 'ok')
     assert.equal(download.body, expected.kind === 'ok' && expected.svg.toString('utf8'))
-    // Seconds of sanitizing happen in the worker; on a busy 2-core machine the
-    // main thread still waits for a core now and then, hence a looser bound here.
+    // Seconds of sanitizing happen in the worker, none of them on the event loop.
+    assert.ok(loopMaxMs < 100, `event loop held ${loopMaxMs.toFixed(0)} ms`)
     assert.ok(worstMs < 1000, `/healthz took ${worstMs.toFixed(0)} ms`)
-    assert.ok(loopMaxMs < 1000, `event loop stalled ${loopMaxMs.toFixed(0)} ms`)
   })
 })
