@@ -1,26 +1,9 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
-import { Migrator } from 'kysely/migration'
-import pg from 'pg'
 import type { Database } from '../../src/db/database.ts'
-import { migrationProvider } from '../../src/db/migrations/index.ts'
-import { createTestDatabase, SCHEMA_DROP_LOCK, TEST_DATABASE_URL, type TestDatabase } from '../helpers/app.ts'
-
-async function migrate(db: Database, target: string | 'latest') {
-  const admin = TEST_DATABASE_URL ? new pg.Client({ connectionString: TEST_DATABASE_URL }) : undefined
-  await admin?.connect()
-  await admin?.query('select pg_advisory_lock_shared($1)', [SCHEMA_DROP_LOCK])
-  try {
-    const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
-    const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: rows[0]!.schema })
-    const { error } =
-      target === 'latest' ? await migrator.migrateToLatest() : await migrator.migrateTo(target)
-    if (error) throw error
-  } finally {
-    await admin?.end()
-  }
-}
+import { createTestDatabase, type TestDatabase } from '../helpers/app.ts'
+import { migrate } from '../helpers/migrate.ts'
 
 let t: TestDatabase
 before(async () => {
