@@ -19,6 +19,7 @@ import {
   releaseClaims,
   WAKE_CHANNEL,
 } from './deliveries.repo.ts'
+import { interimTolerantConnector } from './interim-responses.ts'
 import { SIGNATURE_HEADER, signatureHeader, signingKey } from './signing.ts'
 
 export const USER_AGENT = 'Service-Webhooks/1.0'
@@ -322,11 +323,11 @@ export function createDispatcher(options: DispatcherOptions) {
     if (cached?.url === url && cached.pinned === pinned) return cached
     void cached?.agent.close()
     const agent = new Agent({
-      connect: {
+      connect: interimTolerantConnector({
         lookup: pinnedLookup(pinned.split(',')) as never,
         timeout: options.timeoutMs,
         ...(options.ca ? { ca: options.ca } : {}),
-      },
+      }),
       keepAliveTimeout: 30_000,
       connections: endpointConcurrency,
     })
