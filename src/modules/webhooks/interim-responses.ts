@@ -42,12 +42,12 @@ export function dropInterimResponses(socket: Socket): void {
   /** The beginning of a response not yet told apart (too short, or an unfinished interim response). */
   let held: Buffer | undefined
 
-  socket.write = function (this: Socket, ...args: unknown[]) {
+  socket.write = function (this: Socket, chunk: unknown, encoding?: unknown, callback?: unknown) {
     if (answered) {
       answered = false
       atStart = true
     }
-    return (write as (...a: unknown[]) => boolean).apply(this, args)
+    return (write as (c: unknown, e: unknown, cb: unknown) => boolean).call(this, chunk, encoding, callback)
   } as Socket['write']
 
   socket.read = function (this: Socket, size?: number) {
