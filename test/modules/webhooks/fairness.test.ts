@@ -159,7 +159,8 @@ describe('webhook dispatcher: slots shared fairly between organizations', () => 
     assert.equal(hanging.stats.received, 1)
     const before = statements
     await sleep(2000)
-    // It polls once a second, and is woken when its attempt's slot frees.
-    assert.ok(statements - before <= 6, `${statements - before} statements in 2 s`)
+    // It polls once a second, and wakes on NOTIFY (on PostgreSQL also other
+    // test files' notifications); a worker claiming in a loop ran hundreds.
+    assert.ok(statements - before < 40, `${statements - before} statements in 2 s`)
   })
 })
