@@ -29,6 +29,8 @@ export interface Config {
   webhookConcurrency: number
   /** Attempts a worker has in flight at once to one endpoint. */
   webhookEndpointConcurrency: number
+  /** Attempts a worker has in flight to slow endpoints before it starts no more of theirs. */
+  webhookSlowConcurrency: number
   /** Claim lease of the delivery worker; unset: WEBHOOK_TIMEOUT_MS + 30 s. */
   webhookLeaseMs: number | undefined
   uploadUrlTtlS: number
@@ -99,6 +101,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     webhookLeaseMs: leaseMs(env, webhookTimeoutMs),
     webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1, 1000),
     webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 1000),
+    webhookSlowConcurrency: int(env, 'WEBHOOK_SLOW_CONCURRENCY', 512, 1, 100_000),
     uploadUrlTtlS: int(env, 'UPLOAD_URL_TTL_S', 7200, 1, 7 * 86400),
     uploadRetentionS: int(env, 'UPLOAD_RETENTION_S', 1_209_600, 1, 10 * 365 * 86400),
     logLevel,

@@ -148,6 +148,7 @@ async function main(): Promise<void> {
         timeoutMs: config.webhookTimeoutMs,
         concurrency: config.webhookConcurrency,
         endpointConcurrency: config.webhookEndpointConcurrency,
+        slowConcurrency: config.webhookSlowConcurrency,
         ...(config.webhookLeaseMs ? { leaseMs: config.webhookLeaseMs } : {}),
       })
     : undefined

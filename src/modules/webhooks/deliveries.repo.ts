@@ -14,6 +14,7 @@ export interface ClaimedDelivery {
   id: string
   event_id: string
   endpoint_id: string
+  organization_id: string
   event_type: string
   /** Attempts made so far, this one included. */
   attempts: number
@@ -60,27 +61,65 @@ function arrayLiteral(values: readonly (string | number | null)[], quote = false
   return `{${values.map(element).join(',')}}`
 }
 
+/** The due attempts a claim may take: not excluded, not held by a live lease. */
+const DUE = `
+        next_attempt_at <= $2::timestamptz
+          and (locked_until is null or locked_until < $2::timestamptz)
+          and endpoint_id <> all($5::uuid[])`
+
+const CLAIMED = `
+      returning q.delivery_id, q.event_id, q.endpoint_id, q.attempts
+    ),
+    async_commit as materialized (select ${ASYNC_COMMIT})
+    select c.delivery_id as id, c.event_id, c.endpoint_id, w.organization_id, c.attempts,
+           e.type as event_type, e.body,
+           w.url, array_to_string(w.pinned_addresses, ',') as pinned_addresses, w.secret_encrypted,
+           w.is_active as endpoint_active
+    from async_commit, claimed c
+    join events e on e.id = c.event_id
+    join webhook_endpoints w on w.id = c.endpoint_id`
+
 const CLAIM_SQL = `
     with claimed as (
       update webhook_queue q
       set attempts = q.attempts + 1, locked_until = $3::timestamptz, locked_by = $4::text
       where q.delivery_id = any(array(
         select delivery_id from webhook_queue
-        where next_attempt_at <= $2::timestamptz
-          and (locked_until is null or locked_until < $2::timestamptz)
-          and endpoint_id <> all($5::uuid[])
+        where ${DUE}
         order by next_attempt_at
         limit $1::int
         for update skip locked))
-      returning q.delivery_id, q.event_id, q.endpoint_id, q.attempts
+      ${CLAIMED}`
+
+/**
+ * The same claim, taking at most the given number of attempts for some
+ * endpoints ($6, $7): of the oldest due attempts, those past an endpoint's
+ * limit stay in the queue (locked only until the statement ends).
+ */
+const CLAIM_LIMITED_SQL = `
+    with candidates as (
+      select delivery_id, endpoint_id, next_attempt_at from webhook_queue
+      where ${DUE}
+      order by next_attempt_at
+      limit $1::int
+      for update skip locked
     ),
-    async_commit as materialized (select ${ASYNC_COMMIT})
-    select c.delivery_id as id, c.event_id, c.endpoint_id, c.attempts, e.type as event_type, e.body,
-           w.url, array_to_string(w.pinned_addresses, ',') as pinned_addresses, w.secret_encrypted,
-           w.is_active as endpoint_active
-    from async_commit, claimed c
-    join events e on e.id = c.event_id
-    join webhook_endpoints w on w.id = c.endpoint_id`
+    picked as (
+      select c.delivery_id
+      from (
+        select delivery_id, endpoint_id,
+               row_number() over (partition by endpoint_id order by next_attempt_at) as n
+        from candidates
+      ) c
+      left join unnest($6::uuid[], $7::int[]) as l(endpoint_id, most) on l.endpoint_id = c.endpoint_id
+      where l.most is null or c.n <= l.most
+    ),
+    claimed as (
+      update webhook_queue q
+      set attempts = q.attempts + 1, locked_until = $3::timestamptz, locked_by = $4::text
+      from picked p
+      where q.delivery_id = p.delivery_id
+      ${CLAIMED}`
 
 /**
  * Claims due attempts: FOR UPDATE SKIP LOCKED lets any number of workers on one
@@ -93,18 +132,29 @@ const CLAIM_SQL = `
  */
 export async function claimDue(
   db: Database,
-  input: { limit: number; now: Date; leaseMs: number; workerId: string; exclude?: readonly string[] },
+  input: {
+    limit: number
+    now: Date
+    leaseMs: number
+    workerId: string
+    exclude?: readonly string[]
+    /** The most attempts to take for these endpoints (the rest: as many as are due). */
+    limits?: ReadonlyMap<string, number>
+  },
 ): Promise<ClaimedDelivery[]> {
   if (input.limit <= 0) return []
   const lease = new Date(input.now.getTime() + input.leaseMs)
+  const params: unknown[] = [
+    input.limit,
+    input.now.toISOString(),
+    lease.toISOString(),
+    input.workerId,
+    arrayLiteral(input.exclude ?? []),
+  ]
+  const limited = input.limits !== undefined && input.limits.size > 0
+  if (limited) params.push(arrayLiteral([...input.limits!.keys()]), arrayLiteral([...input.limits!.values()]))
   const result = await db.executeQuery<ClaimedDelivery>(
-    CompiledQuery.raw(CLAIM_SQL, [
-      input.limit,
-      input.now.toISOString(),
-      lease.toISOString(),
-      input.workerId,
-      arrayLiteral(input.exclude ?? []),
-    ]),
+    CompiledQuery.raw(limited ? CLAIM_LIMITED_SQL : CLAIM_SQL, params),
   )
   return result.rows
 }
@@ -247,12 +297,21 @@ export async function recordResults(
   return disable
 }
 
-/** When the next queued attempt (to an endpoint not in `exclude`) falls due, to sleep exactly until then. */
-export async function nextDueAt(db: Database, exclude: readonly string[] = []): Promise<Date | undefined> {
+/**
+ * When the next queued attempt (to an endpoint not in `exclude`) falls due, to
+ * sleep exactly until then. Attempts held by a live lease (in flight here or
+ * at another worker) are not due: a lease that runs out is noticed by polling.
+ */
+export async function nextDueAt(
+  db: Database,
+  now: Date,
+  exclude: readonly string[] = [],
+): Promise<Date | undefined> {
   const row = await db
     .selectFrom('webhook_queue')
     .select((eb) => eb.fn.min('next_attempt_at').as('next'))
     .where(sql<boolean>`endpoint_id <> all(${arrayLiteral(exclude)}::uuid[])`)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
     .executeTakeFirst()
   return (row?.next as Date | null) ?? undefined
 }

@@ -19,6 +19,8 @@ import {
   releaseClaims,
   WAKE_CHANNEL,
 } from './deliveries.repo.ts'
+import { FairShare, type Ticket } from './fair-share.ts'
+import { interimTolerantConnector } from './interim-responses.ts'
 import { SIGNATURE_HEADER, signatureHeader, signingKey } from './signing.ts'
 
 export const USER_AGENT = 'Service-Webhooks/1.0'
@@ -35,8 +37,19 @@ export interface DispatcherOptions {
   listen: Listen
   retryDelaysMs: readonly number[]
   timeoutMs: number
-  /** Attempts in flight at once on this instance. */
+  /**
+   * Slots of this instance: attempts in flight at once, each for at most
+   * slotHoldMs while it waits for its answer (see fair-share.ts).
+   */
   concurrency?: number
+  /**
+   * Attempts of slow endpoints (with an attempt unanswered after
+   * slotHoldMs) this instance starts while fewer than this many are slow
+   * (default 512).
+   */
+  slowConcurrency?: number
+  /** How long an attempt may hold a slot waiting for its answer (default 250 ms). */
+  slotHoldMs?: number
   /**
    * Attempts in flight at once to one endpoint on this instance (default 16,
    * at most `concurrency`): the most connections it opens to one receiver.
@@ -182,91 +195,6 @@ function readSnippet(body: Readable): Promise<string | null> {
   })
 }
 
-/** A claimed attempt waiting to be sent, with when it was claimed (performance.now()). */
-interface Claimed {
-  row: ClaimedDelivery
-  claimedAt: number
-}
-
-/**
- * Claimed attempts waiting to be sent, queued per endpoint in claim order,
- * and the attempts in flight per endpoint. `next()` takes the oldest waiting
- * attempt of the next endpoint that is below its cap, endpoints taking turns,
- * so an endpoint at its cap holds back only its own attempts.
- */
-class Waiting {
-  size = 0
-  readonly #queues = new Map<string, Claimed[]>()
-  readonly #busy = new Map<string, number>()
-  /** Endpoints with attempts waiting and below their cap, in turn order. */
-  readonly #runnable = new Set<string>()
-  readonly #cap: number
-
-  constructor(cap: number) {
-    this.#cap = cap
-  }
-
-  push(item: Claimed) {
-    const id = item.row.endpoint_id
-    const queue = this.#queues.get(id)
-    if (queue) queue.push(item)
-    else this.#queues.set(id, [item])
-    this.size++
-    if ((this.#busy.get(id) ?? 0) < this.#cap) this.#runnable.add(id)
-  }
-
-  /** The next attempt to send, counted in flight for its endpoint; undefined if none may go now. */
-  next(): Claimed | undefined {
-    for (const id of this.#runnable) {
-      const queue = this.#queues.get(id)!
-      const item = queue.shift()!
-      this.size--
-      const busy = (this.#busy.get(id) ?? 0) + 1
-      this.#busy.set(id, busy)
-      this.#runnable.delete(id)
-      if (queue.length === 0) this.#queues.delete(id)
-      // To the back of the turn order while it may take more.
-      else if (busy < this.#cap) this.#runnable.add(id)
-      return item
-    }
-    return undefined
-  }
-
-  /** An attempt taken with next() has ended. */
-  done(endpointId: string) {
-    const busy = this.#busy.get(endpointId)! - 1
-    if (busy === 0) this.#busy.delete(endpointId)
-    else this.#busy.set(endpointId, busy)
-    if (this.#queues.has(endpointId)) this.#runnable.add(endpointId)
-  }
-
-  /**
-   * Endpoints whose oldest waiting attempt was claimed before `since`: not
-   * keeping up (a slow receiver at its cap with a backlog, or every slot
-   * taken). A fast endpoint's waiting attempts go within milliseconds.
-   */
-  crowded(since: number): string[] {
-    const out: string[] = []
-    for (const [id, queue] of this.#queues) if (queue[0]!.claimedAt < since) out.push(id)
-    return out
-  }
-
-  /** Removes and returns every waiting attempt (of one endpoint, or all). */
-  drop(endpointId?: string): Claimed[] {
-    const ids = endpointId === undefined ? [...this.#queues.keys()] : [endpointId]
-    const out: Claimed[] = []
-    for (const id of ids) {
-      const queue = this.#queues.get(id)
-      if (!queue) continue
-      out.push(...queue)
-      this.#queues.delete(id)
-      this.#runnable.delete(id)
-    }
-    this.size -= out.length
-    return out
-  }
-}
-
 export function createDispatcher(options: DispatcherOptions) {
   const { db, clock, log } = options
   const concurrency = options.concurrency ?? 128
@@ -288,11 +216,13 @@ export function createDispatcher(options: DispatcherOptions) {
   // whatever fits.
   const batchSize = Math.max(1, Math.min(MAX_BATCH, concurrency))
   let lastClaimAt = 0
-  /** Attempts the worker may still take on: free slots plus one batch ahead, less those waiting. */
-  const room = () => concurrency + batchSize - inFlight.size - ready.size
+  /**
+   * Attempts the worker may still take on: free slots plus one batch ahead,
+   * less those waiting for a slot (those of slow endpoints wait for the lane).
+   */
+  const room = () => concurrency + batchSize - ready.fast - (ready.size - ready.laneWaiting)
   const shouldClaim = (free: number) =>
-    free >= batchSize ||
-    (free > 0 && (inFlight.size === 0 || performance.now() - lastClaimAt >= CLAIM_WAIT_MS))
+    free >= batchSize || (free > 0 && (ready.fast === 0 || performance.now() - lastClaimAt >= CLAIM_WAIT_MS))
   /**
    * How long a claimed attempt may wait for a slot: it must still be sent
    * within its lease, or another worker could take it meanwhile. Attempts
@@ -300,8 +230,15 @@ export function createDispatcher(options: DispatcherOptions) {
    * endpoint at its cap and slow) are given back.
    */
   const maxWaitMs = leaseMs - options.timeoutMs - Math.min(5000, (leaseMs - options.timeoutMs) / 2)
-  /** Claimed attempts waiting for a slot (or for their endpoint to be below its cap). */
-  const ready = new Waiting(endpointConcurrency)
+  const slotHoldMs = options.slotHoldMs ?? 250
+  /** Claimed attempts waiting, and those in flight, shared out between organizations and endpoints. */
+  const ready = new FairShare({
+    slots: concurrency,
+    lane: options.slowConcurrency ?? 512,
+    endpointCap: endpointConcurrency,
+    holdMs: slotHoldMs,
+  })
+  let sweeper: NodeJS.Timeout | undefined
   const inFlight = new Map<string, Flight>()
   /** Per endpoint: the HTTP agent bound to its pinned addresses, and its parsed URL. */
   const targets = new Map<string, Target>()
@@ -322,11 +259,11 @@ export function createDispatcher(options: DispatcherOptions) {
     if (cached?.url === url && cached.pinned === pinned) return cached
     void cached?.agent.close()
     const agent = new Agent({
-      connect: {
+      connect: interimTolerantConnector({
         lookup: pinnedLookup(pinned.split(',')) as never,
         timeout: options.timeoutMs,
         ...(options.ca ? { ca: options.ca } : {}),
-      },
+      }),
       keepAliveTimeout: 30_000,
       connections: endpointConcurrency,
     })
@@ -556,16 +493,16 @@ export function createDispatcher(options: DispatcherOptions) {
     })
   }
 
-  /** Starts waiting attempts while slots are free; gives back those that waited too long. */
+  /** Starts waiting attempts while slots (or places in the lane) are free; gives back those that waited too long. */
   function fill() {
     const expired: string[] = []
-    while (running && inFlight.size < concurrency) {
-      const item = ready.next()
-      if (item === undefined) break
-      if (performance.now() - item.claimedAt > maxWaitMs) {
-        expired.push(item.row.id)
-        ready.done(item.row.endpoint_id)
-      } else start(item.row)
+    while (running) {
+      const ticket = ready.next()
+      if (ticket === undefined) break
+      if (ticket.startedAt - ticket.item.claimedAt > maxWaitMs) {
+        expired.push(ticket.item.row.id)
+        ready.done(ticket)
+      } else start(ticket)
     }
     if (expired.length > 0) {
       releaseClaims(db, expired, workerId).catch((err) =>
@@ -574,25 +511,33 @@ export function createDispatcher(options: DispatcherOptions) {
     }
   }
 
-  /** One attempt, then its slot is free again. */
-  async function run(row: ClaimedDelivery, flight: Flight): Promise<void> {
+  /** One attempt, then its slot (or place in the lane) is free again. */
+  async function run(ticket: Ticket, flight: Flight): Promise<void> {
+    const row = ticket.item.row
     try {
       await attempt(row, flight)
     } catch (err) {
       log.error({ err, delivery_id: row.id }, 'webhook attempt failed unexpectedly')
     } finally {
       inFlight.delete(row.id)
-      ready.done(row.endpoint_id)
+      ready.done(ticket)
       fill()
       // Claim again once a good share of the slots is free, not per attempt.
       if (shouldClaim(room())) poke()
     }
   }
 
-  function start(row: ClaimedDelivery) {
+  function start(ticket: Ticket) {
     const flight = new Flight()
-    inFlight.set(row.id, flight)
-    flight.done = run(row, flight)
+    inFlight.set(ticket.item.row.id, flight)
+    flight.done = run(ticket, flight)
+  }
+
+  /** Frees the slots of attempts unanswered after slotHoldMs, and starts what may go now. */
+  function sweep(periodMs: number) {
+    if (ready.demoteAged(performance.now(), periodMs) === 0) return
+    fill()
+    if (shouldClaim(room())) poke()
   }
 
   async function sleep(ms: number) {
@@ -616,13 +561,21 @@ export function createDispatcher(options: DispatcherOptions) {
           // An endpoint whose attempts have been waiting for it here longer
           // than CLAIM_WAIT_MS (a slow one with a backlog, at its cap) is left
           // out of the claim: more of its attempts would only wait, in room
-          // that the other endpoints' attempts can use.
-          const exclude = ready.crowded(lastClaimAt - CLAIM_WAIT_MS)
-          const rows = await claimDue(db, { limit: free, now: clock.now(), leaseMs, workerId, exclude })
+          // that the other endpoints' attempts can use. A slow endpoint gets
+          // no more than it can start now.
+          const { exclude, limits } = ready.claimPlan(lastClaimAt - CLAIM_WAIT_MS)
+          const rows = await claimDue(db, {
+            limit: free,
+            now: clock.now(),
+            leaseMs,
+            workerId,
+            exclude,
+            limits,
+          })
           for (const row of rows) ready.push({ row, claimedAt: lastClaimAt })
           fill()
           if (rows.length === free) continue
-          const due = await nextDueAt(db, exclude)
+          const due = await nextDueAt(db, clock.now(), exclude)
           if (due) delay = Math.min(delay, due.getTime() - clock.now().getTime())
         }
       } catch (err) {
@@ -639,6 +592,8 @@ export function createDispatcher(options: DispatcherOptions) {
       if (running) return
       running = true
       unlisten = await options.listen(WAKE_CHANNEL, poke)
+      const periodMs = Math.max(5, Math.floor(slotHoldMs / 5))
+      sweeper = setInterval(() => sweep(periodMs), periodMs).unref()
       loopDone = loop()
     },
 
@@ -650,6 +605,7 @@ export function createDispatcher(options: DispatcherOptions) {
       poke()
       await unlisten?.().catch(() => {})
       await loopDone
+      clearInterval(sweeper)
       // Attempts that never started go back at once (no new attempt starts now).
       await releaseClaims(
         db,
