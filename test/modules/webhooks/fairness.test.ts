@@ -75,13 +75,14 @@ describe('webhook dispatcher: slots shared fairly between organizations', () => 
     await pinged(a.liveKey, five('a-live'), hanging.url, 16)
     await pinged(a.testKey, five('a-test'), hanging.url, 16)
     await pinged(c.liveKey, five('c-live'), hanging.url, 16)
-    // A deadline of 3 s stands in for the 10 s default; no retry within the test.
-    const worker = await t.startDispatcher({ ca: healthy.ca, timeoutMs: 3000, retryDelaysMs: [60_000] })
+    // A deadline longer than the setup may take on a busy machine, so that no
+    // hanging attempt ends before B is served; no retry within the test.
+    const worker = await t.startDispatcher({ ca: healthy.ca, timeoutMs: 20_000, retryDelaysMs: [60_000] })
     ctx.after(async () => {
       await worker.stop(100)
       await t.db.deleteFrom('webhook_queue').execute()
     })
-    const deadline = Date.now() + 2500
+    const deadline = Date.now() + 10_000
     while (hanging.stats.received < 128 && Date.now() < deadline) await sleep(10)
     assert.ok(hanging.stats.received >= 128, `${hanging.stats.received} hanging attempts sent`)
 
@@ -98,7 +99,7 @@ describe('webhook dispatcher: slots shared fairly between organizations', () => 
     assert.equal(ended, 0, 'every hanging attempt was still in flight when B was served')
 
     // Meanwhile every hanging attempt went out: no endpoint held more than its 16.
-    const all = Date.now() + 2500
+    const all = Date.now() + 5000
     while (hanging.stats.received < 240 && Date.now() < all) await sleep(10)
     assert.equal(hanging.stats.received, 240)
     assert.ok(open >= 128, `${open} hanging attempts in flight when B was served`)
