@@ -7,10 +7,11 @@ import { SCHEMA_DROP_LOCK, TEST_DATABASE_URL } from './app.ts'
 
 /** Migrates the test database to `target` (a migration name, or the latest). */
 export async function migrate(db: Database, target: string | 'latest'): Promise<void> {
-  // As in createTestDatabase: other files' schema drops wait while this runs.
+  // Migrating down drops tables, which fails another file's migrator listing
+  // the tables of every schema at that moment: taken alone, like a schema drop.
   const admin = TEST_DATABASE_URL ? new pg.Client({ connectionString: TEST_DATABASE_URL }) : undefined
   await admin?.connect()
-  await admin?.query('select pg_advisory_lock_shared($1)', [SCHEMA_DROP_LOCK])
+  await admin?.query('select pg_advisory_lock($1)', [SCHEMA_DROP_LOCK])
   try {
     const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db)
     const migrator = new Migrator({ db, provider: migrationProvider, migrationTableSchema: rows[0]!.schema })
