@@ -11,6 +11,11 @@
  *   revoke-key KEY_ID
  *   create-product ORG_ID SKU NAME
  *   stats ORG_ID
+ *   get-order ORDER_ID                      operator view: production order id, each item's job id
+ *   set-status PRODUCTION_ORDER_ID pending|in_progress|completed|failed|cancelled
+ *   complete-job PRODUCTION_JOB_ID
+ *   list-deliveries [--org ORG_ID] [--endpoint ENDPOINT_ID] [--limit N]
+ *   redeliver DELIVERY_ID                   a new attempt of the same event, sent at once
  *
  * Service address: --url, else PUBLIC_BASE_URL, else http://localhost:$PORT (3000).
  * Token: OPERATOR_TOKEN, else the file DATA_DIR/operator-token (./data by default).
@@ -29,6 +34,9 @@ const { values, positionals } = parseArgs({
     env: { type: 'string' },
     scopes: { type: 'string' },
     'expires-at': { type: 'string' },
+    org: { type: 'string' },
+    endpoint: { type: 'string' },
+    limit: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 })
@@ -144,6 +152,34 @@ switch (command) {
   }
   case 'stats':
     print((await call('GET', `/organizations/${args[0] ?? fail('stats ORG_ID')}/stats`)).data)
+    break
+  case 'get-order':
+    print((await call('GET', `/orders/${args[0] ?? fail('get-order ORDER_ID')}`)).data)
+    break
+  case 'set-status': {
+    const [id, status] = args
+    if (!id || !status) fail('set-status PRODUCTION_ORDER_ID STATUS')
+    print((await call('POST', `/production-orders/${id}/status`, { status })).data)
+    break
+  }
+  case 'complete-job':
+    print(
+      (await call('POST', `/production-jobs/${args[0] ?? fail('complete-job PRODUCTION_JOB_ID')}/complete`))
+        .data,
+    )
+    break
+  case 'list-deliveries': {
+    const query = new URLSearchParams()
+    if (values.org) query.set('organization_id', values.org)
+    if (values.endpoint) query.set('endpoint_id', values.endpoint)
+    if (values.limit) query.set('limit', values.limit)
+    print((await call('GET', `/webhook-deliveries?${query}`)).data)
+    break
+  }
+  case 'redeliver':
+    print(
+      (await call('POST', `/webhook-deliveries/${args[0] ?? fail('redeliver DELIVERY_ID')}/redeliver`)).data,
+    )
     break
   default:
     fail(`Unknown command ${command}; see npm run admin -- --help`)
