@@ -15,7 +15,7 @@
  *   set-status PRODUCTION_ORDER_ID pending|in_progress|completed|failed|cancelled
  *   complete-job PRODUCTION_JOB_ID
  *   list-deliveries [--org ORG_ID] [--endpoint ENDPOINT_ID] [--limit N]
- *   redeliver DELIVERY_ID                   a new attempt of the same event, sent at once
+ *   redeliver DELIVERY_ID                   the same event again, as a new delivery sent at once
  *
  * Service address: --url, else PUBLIC_BASE_URL, else http://localhost:$PORT (3000).
  * Token: OPERATOR_TOKEN, else the file DATA_DIR/operator-token (./data by default).
@@ -70,7 +70,8 @@ function operatorToken(): string {
   }
 }
 
-async function call(method: string, path: string, body?: unknown): Promise<any> {
+/** The operator API's answer; `data` has the shape the caller names (unchecked: the service defines it). */
+async function call<T = unknown>(method: string, path: string, body?: unknown): Promise<{ data: T }> {
   let res: Response
   try {
     res = await fetch(`${baseUrl}/admin/v1${path}`, {
@@ -86,8 +87,8 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
       `Cannot reach the service at ${baseUrl}: ${(err as Error).message}. Is it running (npm start)?`,
     )
   }
-  const json = (await res.json().catch(() => undefined)) as any
-  if (!res.ok) fail(`${method} ${path}: ${res.status} ${JSON.stringify(json?.error ?? json)}`)
+  const json = (await res.json().catch(() => undefined)) as { data: T; error?: unknown } | undefined
+  if (!res.ok || !json) fail(`${method} ${path}: ${res.status} ${JSON.stringify(json?.error ?? json)}`)
   return json
 }
 
@@ -98,12 +99,14 @@ if (values.help || !command) usage()
 switch (command) {
   case 'bootstrap': {
     const { organization } = (
-      await call('POST', '/organizations', { name: values.name ?? 'My organization' })
+      await call<{ organization: { id: string; name: string } }>('POST', '/organizations', {
+        name: values.name ?? 'My organization',
+      })
     ).data
     const keys: Record<string, string> = {}
     for (const environment of ['test', 'live']) {
       const created = (
-        await call('POST', `/organizations/${organization.id}/api-keys`, {
+        await call<{ key: string }>('POST', `/organizations/${organization.id}/api-keys`, {
           environment,
           scopes: ALL_SCOPES,
           name: `${environment} key (bootstrap)`,

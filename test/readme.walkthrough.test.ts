@@ -38,12 +38,7 @@ async function freePort(): Promise<number> {
 function shell(script: string, cwd: string, env: NodeJS.ProcessEnv) {
   const child = spawn('bash', ['-c', script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
   let output = ''
-  child.stdout!.on('data', (d) => {
-    output += d
-  })
-  child.stderr!.on('data', (d) => {
-    output += d
-  })
+  for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (d) => (output += d))
   // 'close': every process that shares the shell's output has ended, not just the shell.
   const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)))
   return { child, output: () => output, exited }
