@@ -11,6 +11,11 @@
  *   revoke-key KEY_ID
  *   create-product ORG_ID SKU NAME
  *   stats ORG_ID
+ *   get-order ORDER_ID                      operator view: production order id, each item's job id
+ *   set-status PRODUCTION_ORDER_ID pending|in_progress|completed|failed|cancelled
+ *   complete-job PRODUCTION_JOB_ID
+ *   list-deliveries [--org ORG_ID] [--endpoint ENDPOINT_ID] [--limit N]
+ *   redeliver DELIVERY_ID                   the same event again, as a new delivery sent at once
  *
  * Service address: --url, else PUBLIC_BASE_URL, else http://localhost:$PORT (3000).
  * Token: OPERATOR_TOKEN, else the file DATA_DIR/operator-token (./data by default).
@@ -29,6 +34,9 @@ const { values, positionals } = parseArgs({
     env: { type: 'string' },
     scopes: { type: 'string' },
     'expires-at': { type: 'string' },
+    org: { type: 'string' },
+    endpoint: { type: 'string' },
+    limit: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 })
@@ -62,7 +70,8 @@ function operatorToken(): string {
   }
 }
 
-async function call(method: string, path: string, body?: unknown): Promise<any> {
+/** The operator API's answer; `data` has the shape the caller names (unchecked: the service defines it). */
+async function call<T = unknown>(method: string, path: string, body?: unknown): Promise<{ data: T }> {
   let res: Response
   try {
     res = await fetch(`${baseUrl}/admin/v1${path}`, {
@@ -78,8 +87,8 @@ async function call(method: string, path: string, body?: unknown): Promise<any> 
       `Cannot reach the service at ${baseUrl}: ${(err as Error).message}. Is it running (npm start)?`,
     )
   }
-  const json = (await res.json().catch(() => undefined)) as any
-  if (!res.ok) fail(`${method} ${path}: ${res.status} ${JSON.stringify(json?.error ?? json)}`)
+  const json = (await res.json().catch(() => undefined)) as { data: T; error?: unknown } | undefined
+  if (!res.ok || !json) fail(`${method} ${path}: ${res.status} ${JSON.stringify(json?.error ?? json)}`)
   return json
 }
 
@@ -90,12 +99,14 @@ if (values.help || !command) usage()
 switch (command) {
   case 'bootstrap': {
     const { organization } = (
-      await call('POST', '/organizations', { name: values.name ?? 'My organization' })
+      await call<{ organization: { id: string; name: string } }>('POST', '/organizations', {
+        name: values.name ?? 'My organization',
+      })
     ).data
     const keys: Record<string, string> = {}
     for (const environment of ['test', 'live']) {
       const created = (
-        await call('POST', `/organizations/${organization.id}/api-keys`, {
+        await call<{ key: string }>('POST', `/organizations/${organization.id}/api-keys`, {
           environment,
           scopes: ALL_SCOPES,
           name: `${environment} key (bootstrap)`,
@@ -144,6 +155,34 @@ switch (command) {
   }
   case 'stats':
     print((await call('GET', `/organizations/${args[0] ?? fail('stats ORG_ID')}/stats`)).data)
+    break
+  case 'get-order':
+    print((await call('GET', `/orders/${args[0] ?? fail('get-order ORDER_ID')}`)).data)
+    break
+  case 'set-status': {
+    const [id, status] = args
+    if (!id || !status) fail('set-status PRODUCTION_ORDER_ID STATUS')
+    print((await call('POST', `/production-orders/${id}/status`, { status })).data)
+    break
+  }
+  case 'complete-job':
+    print(
+      (await call('POST', `/production-jobs/${args[0] ?? fail('complete-job PRODUCTION_JOB_ID')}/complete`))
+        .data,
+    )
+    break
+  case 'list-deliveries': {
+    const query = new URLSearchParams()
+    if (values.org) query.set('organization_id', values.org)
+    if (values.endpoint) query.set('endpoint_id', values.endpoint)
+    if (values.limit) query.set('limit', values.limit)
+    print((await call('GET', `/webhook-deliveries?${query}`)).data)
+    break
+  }
+  case 'redeliver':
+    print(
+      (await call('POST', `/webhook-deliveries/${args[0] ?? fail('redeliver DELIVERY_ID')}/redeliver`)).data,
+    )
     break
   default:
     fail(`Unknown command ${command}; see npm run admin -- --help`)

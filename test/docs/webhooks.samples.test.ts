@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { createTestApp, orderBody, type TestApp } from '../helpers/app.ts'
+import { loopbackResolver, type Receiver, startReceiver } from '../helpers/https-receiver.ts'
+import { taggedBlocks } from '../helpers/markdown.ts'
+
+/**
+ * The signature checks published in docs/webhooks.md, run as a reader would
+ * copy them, against a real delivery of the service: each accepts it, and
+ * refuses a changed body, the secret without its prefix, a stale t and a
+ * missing header.
+ */
+const DOC = readFileSync('docs/webhooks.md', 'utf8')
+const sample = (tag: string) => {
+  const blocks = taggedBlocks(DOC, tag)
+  assert.equal(blocks.length, 1, `one block marked ${tag}`)
+  return blocks[0]!
+}
+const hasPython = spawnSync('python3', ['--version']).status === 0
+
+interface Delivery {
+  body: Buffer
+  header: string
+  secret: string
+  t: number
+}
+
+describe('docs/webhooks.md: signature samples against a real delivery', () => {
+  let app: TestApp
+  let receiver: Receiver
+  let dir: string
+  let delivery: Delivery
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'svc-doc-samples-'))
+    receiver = await startReceiver()
+    app = await createTestApp({ resolver: loopbackResolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
+    const { liveKey } = await app.tenant()
+    await app.startDispatcher({ ca: receiver.ca })
+    const created = await app.api(liveKey, 'POST', '/v1/webhook-endpoints', { url: receiver.url('/hook') })
+    assert.equal(created.statusCode, 201, created.body)
+    // Characters outside ASCII: the samples must sign bytes, not characters.
+    const order = await app.api(liveKey, 'POST', '/v1/orders', orderBody({ external_order_id: 'Grüße-№1' }))
+    assert.equal(order.statusCode, 201, order.body)
+    await receiver.waitFor(1)
+    const req = receiver.received[0]!
+    const header = req.headers['x-service-signature'] as string
+    delivery = {
+      body: req.body,
+      header,
+      secret: created.json().data.secret,
+      t: Number(/t=(\d+)/.exec(header)![1]),
+    }
+    assert.ok(req.body.includes(Buffer.from('Grüße-№1')), 'the body carries the non-ASCII id')
+  })
+  after(async () => {
+    await app.close()
+    await receiver.close()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  /** Each case: body, header, secret, receiver clock; and whether it must verify. */
+  const cases = (d: Delivery) => {
+    const tampered = Buffer.from(d.body)
+    tampered[tampered.length - 2]! ^= 1
+    return [
+      {
+        name: 'the delivery as received',
+        body: d.body,
+        header: d.header,
+        secret: d.secret,
+        now: d.t + 5,
+        ok: true,
+      },
+      { name: 'one changed byte', body: tampered, header: d.header, secret: d.secret, now: d.t, ok: false },
+      {
+        name: 'the secret without whsec_',
+        body: d.body,
+        header: d.header,
+        secret: d.secret.slice('whsec_'.length),
+        now: d.t,
+        ok: false,
+      },
+      { name: 't 301 s old', body: d.body, header: d.header, secret: d.secret, now: d.t + 301, ok: false },
+      { name: 'no header', body: d.body, header: '', secret: d.secret, now: d.t, ok: false },
+    ]
+  }
+
+  function runEach(
+    command: string,
+    args: (bodyFile: string, c: ReturnType<typeof cases>[number]) => string[],
+  ) {
+    for (const [i, c] of cases(delivery).entries()) {
+      const bodyFile = join(dir, `body-${i}`)
+      writeFileSync(bodyFile, c.body)
+      const run = spawnSync(command, args(bodyFile, c), { encoding: 'utf8' })
+      assert.equal(run.status, 0, run.stderr)
+      assert.equal(run.stdout.trim().toLowerCase(), String(c.ok), c.name)
+    }
+  }
+
+  test('the Node sample, and the example receiver carries the same function', () => {
+    const code = sample('sample:node')
+    const file = join(dir, 'verify.mjs')
+    writeFileSync(
+      file,
+      `${code}\nimport { readFileSync } from 'node:fs'\n` +
+        'const [body, header, secret, now] = process.argv.slice(2)\n' +
+        'console.log(verifySignature(readFileSync(body), header, secret, Number(now)))\n',
+    )
+    runEach(process.execPath, (bodyFile, c) => [file, bodyFile, c.header, c.secret, String(c.now)])
+    const receiver = readFileSync('examples/webhook-receiver.mjs', 'utf8')
+    assert.ok(receiver.includes(code.slice(code.indexOf('const TOLERANCE_S'))), 'the receiver has the sample')
+  })
+
+  test('the Python sample', { skip: hasPython ? false : 'needs python3' }, () => {
+    const file = join(dir, 'verify.py')
+    writeFileSync(
+      file,
+      `${sample('sample:python')}\nimport sys\n` +
+        'print(verify_signature(open(sys.argv[1], "rb").read(), sys.argv[2], sys.argv[3], int(sys.argv[4])))\n',
+    )
+    runEach('python3', (bodyFile, c) => [file, bodyFile, c.header, c.secret, String(c.now)])
+  })
+
+  test('the openssl one-liner prints the v1 of the header', () => {
+    writeFileSync(join(dir, 'body.json'), delivery.body)
+    const run = spawnSync('bash', ['-c', sample('sample:openssl')], {
+      cwd: dir,
+      env: { ...process.env, SIG: delivery.header, WEBHOOK_SECRET: delivery.secret },
+      encoding: 'utf8',
+    })
+    assert.equal(run.status, 0, run.stderr)
+    assert.equal(run.stdout.trim(), /v1=([0-9a-f]{64})/.exec(delivery.header)![1])
+  })
+})
