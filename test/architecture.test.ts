@@ -4,9 +4,9 @@ import { join, relative } from 'node:path'
 import { describe, test } from 'node:test'
 
 /**
- * The layout rules of src/ that keep each table with one owner (see
- * docs/architecture.md): checked on the source text, so a change that breaks
- * them fails here instead of in a reviewer's memory.
+ * The layout rules of src/ that keep each table with one owner, checked on
+ * the source text: a change that breaks them fails here instead of in a
+ * reviewer's memory.
  */
 const SRC = new URL('../src/', import.meta.url).pathname
 
