@@ -29,6 +29,7 @@ import { productionRoutes } from './modules/production/production.routes.ts'
 import { createProductionService } from './modules/production/production.service.ts'
 import { createProductService } from './modules/products/products.service.ts'
 import { pingRoutes, systemRoutes } from './modules/system/system.routes.ts'
+import { createSystemService } from './modules/system/system.service.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { uploadsRoutes } from './modules/uploads/uploads.routes.ts'
 import { createUploadService } from './modules/uploads/uploads.service.ts'
@@ -68,13 +69,21 @@ export function createServices(deps: AppDeps) {
     urlTtlSeconds: deps.config.uploadUrlTtlS,
     retentionSeconds: deps.config.uploadRetentionS,
   })
+  const organizations = createOrganizationService(deps)
+  const orders = createOrderService({ db: deps.db, clock: deps.clock, uploads, organizations })
   return {
-    apiKeys: createApiKeyService({ db: deps.db, clock: deps.clock, cacheKeys: deps.cacheApiKeys ?? false }),
-    organizations: createOrganizationService(deps),
-    products: createProductService(deps),
+    system: createSystemService({ db: deps.db, publicBaseUrl: deps.config.publicBaseUrl }),
+    apiKeys: createApiKeyService({
+      db: deps.db,
+      clock: deps.clock,
+      cacheKeys: deps.cacheApiKeys ?? false,
+      organizations,
+    }),
+    organizations,
+    products: createProductService({ db: deps.db, clock: deps.clock, organizations }),
     uploads,
-    orders: createOrderService({ db: deps.db, clock: deps.clock, uploads }),
-    production: createProductionService(deps),
+    orders,
+    production: createProductionService({ db: deps.db, clock: deps.clock, orders }),
     webhooks: createWebhookService({
       db: deps.db,
       clock: deps.clock,
@@ -120,13 +129,13 @@ export async function buildApp(
 
   registerErrorHandler(app, deps.config.publicBaseUrl)
 
-  const { apiKeys, orders, products, organizations, uploads, production, webhooks } = services
+  const { system, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
 
   registerAuth(app, { apiKeys, rateLimiter: deps.rateLimiter, operatorToken: deps.operatorToken })
   handleExpectations(app)
   handleShutdown(app)
 
-  await app.register(systemRoutes({ db: deps.db, publicBaseUrl: deps.config.publicBaseUrl }))
+  await app.register(systemRoutes({ system }))
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
@@ -139,8 +148,8 @@ export async function buildApp(
   )
   await app.register(
     async (admin) => {
-      await admin.register(operatorRoutes({ organizations, apiKeys, products, orders, uploads }))
-      await admin.register(productionRoutes({ production, orderView: (id) => orders.getOperatorView(id) }))
+      await admin.register(operatorRoutes({ organizations, apiKeys, products, orders }))
+      await admin.register(productionRoutes({ production }))
       await admin.register(webhooksOperatorRoutes({ webhooks }))
     },
     { prefix: '/admin/v1' },

@@ -1,7 +1,9 @@
 import type { ColumnType, Selectable } from 'kysely'
 
-export type Environment = 'test' | 'live'
-export type OrderSource = 'api' | 'shop'
+export const ENVIRONMENTS = ['test', 'live'] as const
+export type Environment = (typeof ENVIRONMENTS)[number]
+export const ORDER_SOURCES = ['api', 'shop'] as const
+export type OrderSource = (typeof ORDER_SOURCES)[number]
 
 /** numeric columns come back as strings from both drivers; they go in as numbers. */
 type NullableNumeric = ColumnType<string | null, number | string | null, number | string | null>
@@ -202,6 +204,8 @@ export interface DB {
   service_instances: ServiceInstanceTable
 }
 
+export type OrganizationRow = Selectable<OrganizationTable>
+export type ProductRow = Selectable<ProductTable>
 export type OrderRow = Selectable<OrderTable>
 export type ApiKeyRow = Selectable<ApiKeyTable>
 export type ProductionOrderRow = Selectable<ProductionOrderTable>

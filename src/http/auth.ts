@@ -1,8 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { secretsEqual } from '../lib/secrets.ts'
-import type { ApiKeyService } from '../modules/auth/api-keys.service.ts'
-import type { Principal, Scope } from '../modules/auth/scopes.ts'
 import { AppError } from './errors.ts'
+import type { KeyAuthenticator, Principal, Scope } from './principal.ts'
 import { type RateLimiter, rateLimitHeaders } from './rate-limit.ts'
 
 /**
@@ -28,7 +27,7 @@ declare module 'fastify' {
 }
 
 export interface AuthDeps {
-  apiKeys: ApiKeyService
+  apiKeys: KeyAuthenticator
   rateLimiter: RateLimiter
   operatorToken: string
 }

@@ -22,6 +22,18 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...rest, type: [type, 'null'] })
 }
 
+/**
+ * One of the listed strings, typed as their union: the plain
+ * `{ type: 'string', enum }` in the JSON Schema, so validation and the OpenAPI
+ * document read it as before, and no handler needs a cast.
+ */
+export function StringEnum<const Values extends readonly string[]>(
+  values: Values,
+  options: { description?: string } = {},
+) {
+  return Type.Unsafe<Values[number]>(Type.String({ ...options, enum: [...values] }))
+}
+
 export const Timestamp = Type.String({
   format: 'date-time',
   description: 'ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z',

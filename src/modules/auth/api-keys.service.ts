@@ -1,10 +1,12 @@
 import type { Database } from '../../db/database.ts'
-import type { ApiKeyRow } from '../../db/schema.ts'
+import type { ApiKeyRow, Environment } from '../../db/schema.ts'
+import { AppError } from '../../http/errors.ts'
+import type { Principal } from '../../http/principal.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { newId } from '../../lib/ids.ts'
+import { isUuid, newId } from '../../lib/ids.ts'
 import { randomBase62, secretsEqual, sha256Hex } from '../../lib/secrets.ts'
+import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import { findKeyWithOrganization, insertApiKey, listKeys, revokeKey } from './api-keys.repo.ts'
-import type { Environment, Principal } from './scopes.ts'
 
 /** 43 base62 characters carry 256 bits. */
 const SECRET_LENGTH = 43
@@ -47,13 +49,14 @@ export function createApiKeyService(deps: {
    * here, and no other instance could revoke behind its back.
    */
   cacheKeys?: boolean
+  organizations: OrganizationLookup
 }) {
   const { db, clock } = deps
   type Found = NonNullable<Awaited<ReturnType<typeof findKeyWithOrganization>>>
   const cache = deps.cacheKeys ? new Map<string, Found>() : undefined
   const MAX_CACHED = 10_000
   return {
-    /** Creates a key; the plaintext is returned here once and never stored. */
+    /** Creates a key of an existing organization (else 404); the plaintext is returned here once and never stored. */
     async create(input: {
       organizationId: string
       environment: Environment
@@ -61,10 +64,11 @@ export function createApiKeyService(deps: {
       name?: string | null | undefined
       expiresAt?: Date | null | undefined
     }): Promise<{ apiKey: ApiKeyView; key: string }> {
+      const organization = await deps.organizations.require(input.organizationId)
       const key = `svc_${input.environment}_${randomBase62(SECRET_LENGTH)}`
       const row: ApiKeyRow = {
         id: newId(),
-        organization_id: input.organizationId,
+        organization_id: organization.id,
         environment: input.environment,
         scopes: [...new Set(input.scopes)],
         key_prefix: key.slice(0, `svc_${input.environment}_`.length + PREFIX_CHARS),
@@ -109,14 +113,18 @@ export function createApiKeyService(deps: {
       }
     },
 
+    /** The keys of an existing organization (else 404), newest first. */
     async list(organizationId: string): Promise<ApiKeyView[]> {
-      return (await listKeys(db, organizationId)).map(apiKeyRowToView)
+      const organization = await deps.organizations.require(organizationId)
+      return (await listKeys(db, organization.id)).map(apiKeyRowToView)
     },
 
-    async revoke(keyId: string): Promise<ApiKeyView | undefined> {
-      const row = await revokeKey(db, keyId, clock.now())
-      if (row) cache?.delete(row.key_hash)
-      return row ? apiKeyRowToView(row) : undefined
+    /** Revokes the key (a second revocation keeps the first time), or 404 not_found. */
+    async revoke(keyId: string): Promise<ApiKeyView> {
+      const row = isUuid(keyId) ? await revokeKey(db, keyId, clock.now()) : undefined
+      if (!row) throw new AppError('not_found', { message: 'No API key with this id.' })
+      cache?.delete(row.key_hash)
+      return apiKeyRowToView(row)
     },
   }
 }

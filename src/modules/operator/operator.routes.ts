@@ -1,17 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { AppError } from '../../http/errors.ts'
+import { ENVIRONMENTS } from '../../db/schema.ts'
 import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
-import { Text, Timestamp } from '../../http/schemas.ts'
-import { isUuid } from '../../lib/ids.ts'
+import { SCOPES } from '../../http/principal.ts'
+import { StringEnum, Text, Timestamp } from '../../http/schemas.ts'
 import type { ApiKeyService } from '../auth/api-keys.service.ts'
-import { SCOPES } from '../auth/scopes.ts'
 import { OrderRequest } from '../orders/orders.schemas.ts'
 import type { OrderService } from '../orders/orders.service.ts'
 import type { OrganizationService } from '../organizations/organizations.service.ts'
-import { ProductExistsError, type ProductService } from '../products/products.service.ts'
-import type { UploadService } from '../uploads/uploads.service.ts'
+import type { ProductService } from '../products/products.service.ts'
 
 const closed = { additionalProperties: false } as const
 const OrgParams = Type.Object({ org_id: Type.String() })
@@ -21,7 +19,6 @@ export interface OperatorDeps {
   apiKeys: ApiKeyService
   products: ProductService
   orders: OrderService
-  uploads: UploadService
 }
 
 /**
@@ -56,8 +53,8 @@ export function operatorRoutes(deps: OperatorDeps) {
           params: OrgParams,
           body: Type.Object(
             {
-              environment: Type.String({ enum: ['test', 'live'] }),
-              scopes: Type.Array(Type.String({ enum: [...SCOPES] }), { maxItems: SCOPES.length * 2 }),
+              environment: StringEnum(ENVIRONMENTS),
+              scopes: Type.Array(StringEnum(SCOPES), { maxItems: SCOPES.length * 2 }),
               name: Type.Optional(Type.Union([Text({ maxLength: 255 }), Type.Null()])),
               expires_at: Type.Optional(Type.Union([Timestamp, Type.Null()])),
             },
@@ -66,11 +63,10 @@ export function operatorRoutes(deps: OperatorDeps) {
         },
       },
       async (request, reply) => {
-        const org = await deps.organizations.require(request.params.org_id)
         const { environment, scopes, name, expires_at } = request.body
         const created = await deps.apiKeys.create({
-          organizationId: org.id,
-          environment: environment as 'test' | 'live',
+          organizationId: request.params.org_id,
+          environment,
           scopes,
           name,
           expiresAt: expires_at ? new Date(expires_at) : null,
@@ -83,20 +79,14 @@ export function operatorRoutes(deps: OperatorDeps) {
     app.get(
       '/organizations/:org_id/api-keys',
       { config: op, schema: { params: OrgParams } },
-      async (request) => {
-        const org = await deps.organizations.require(request.params.org_id)
-        return { data: await deps.apiKeys.list(org.id) }
-      },
+      async (request) => ({ data: await deps.apiKeys.list(request.params.org_id) }),
     )
 
     app.delete(
       '/api-keys/:key_id',
       { config: op, schema: { params: Type.Object({ key_id: Type.String() }) } },
       async (request) => {
-        const key = isUuid(request.params.key_id)
-          ? await deps.apiKeys.revoke(request.params.key_id)
-          : undefined
-        if (!key) throw new AppError('not_found', { message: 'No API key with this id.' })
+        const key = await deps.apiKeys.revoke(request.params.key_id)
         return { data: { id: key.id, revoked_at: key.revoked_at } }
       },
     )
@@ -114,26 +104,16 @@ export function operatorRoutes(deps: OperatorDeps) {
         },
       },
       async (request, reply) => {
-        const org = await deps.organizations.require(request.params.org_id)
-        try {
-          const product = await deps.products.create(org.id, request.body)
-          reply.code(201)
-          return { data: { product } }
-        } catch (err) {
-          if (err instanceof ProductExistsError)
-            throw new AppError('product_already_exists', { field: 'sku' })
-          throw err
-        }
+        const product = await deps.products.create(request.params.org_id, request.body)
+        reply.code(201)
+        return { data: { product } }
       },
     )
 
     app.get(
       '/organizations/:org_id/products',
       { config: op, schema: { params: OrgParams } },
-      async (request) => {
-        const org = await deps.organizations.require(request.params.org_id)
-        return { data: await deps.products.list(org.id) }
-      },
+      async (request) => ({ data: await deps.products.list(request.params.org_id) }),
     )
 
     app.get(
@@ -144,7 +124,7 @@ export function operatorRoutes(deps: OperatorDeps) {
           params: OrgParams,
           querystring: Type.Object(
             {
-              environment: Type.Optional(Type.String({ enum: ['test', 'live'] })),
+              environment: Type.Optional(StringEnum(ENVIRONMENTS)),
               limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
               cursor: Type.Optional(Type.String({ maxLength: 512 })),
             },
@@ -153,11 +133,10 @@ export function operatorRoutes(deps: OperatorDeps) {
         },
       },
       async (request) => {
-        const org = await deps.organizations.require(request.params.org_id)
         const q = request.query
         return deps.orders.listForOrganization({
-          organizationId: org.id,
-          environment: q.environment as 'test' | 'live' | undefined,
+          organizationId: request.params.org_id,
+          environment: q.environment,
           limit: q.limit ?? 50,
           cursor: q.cursor,
         })
@@ -174,11 +153,7 @@ export function operatorRoutes(deps: OperatorDeps) {
       '/orders/:order_id/files/:upload_id',
       { config: op, schema: { params: Type.Object({ order_id: Type.String(), upload_id: Type.String() }) } },
       async (request, reply) => {
-        const { order_id, upload_id } = request.params
-        if (!(await deps.orders.referencesUpload(order_id, upload_id))) {
-          throw new AppError('not_found', { message: 'This order has no file with this upload_id.' })
-        }
-        const file = await deps.uploads.open(upload_id)
+        const file = await deps.orders.openFile(request.params.order_id, request.params.upload_id)
         // Served as a download of the detected type, never rendered inline: a
         // sanitized SVG is still not content to run in the operator's origin.
         return reply
@@ -195,23 +170,16 @@ export function operatorRoutes(deps: OperatorDeps) {
       '/organizations/:org_id/shop-orders',
       { config: opJson, bodyLimit: ORDER_BODY_LIMIT, schema: { params: OrgParams, body: OrderRequest } },
       async (request, reply) => {
-        const org = await deps.organizations.require(request.params.org_id)
-        const result = await deps.orders.create(
-          { organizationId: org.id, environment: 'live', source: 'shop' },
-          request.body,
-        )
+        const result = await deps.orders.createShopOrder(request.params.org_id, request.body)
         reply.code(result.created ? 201 : 200)
-        return { data: { order: deps.orders.toOperatorOrder(result.aggregate), warnings: result.warnings } }
+        return { data: { order: result.order, warnings: result.warnings } }
       },
     )
 
     app.get(
       '/organizations/:org_id/stats',
       { config: op, schema: { params: OrgParams } },
-      async (request) => {
-        const org = await deps.organizations.require(request.params.org_id)
-        return { data: await deps.orders.stats(org.id) }
-      },
+      async (request) => ({ data: await deps.orders.stats(request.params.org_id) }),
     )
   }
 }

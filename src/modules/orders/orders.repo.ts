@@ -2,6 +2,8 @@ import { sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Environment, OrderRow, ProductionOrderRow } from '../../db/schema.ts'
 import { type NewEventInput, outboxCtes, outboxWake } from '../events/events.service.ts'
+import { newProductionCtes } from '../production/production.repo.ts'
+import type { OrderStatus } from './orders.schemas.ts'
 
 export interface OrderScope {
   organizationId: string
@@ -62,19 +64,7 @@ export async function insertOrderGraph(
   const o = graph.order
   const production = graph.production
   const productionCtes = production
-    ? sql`,
-      new_production as (
-        insert into production_orders (id, order_id, status, produced_by_partner, created_at, updated_at)
-        select ${production.id}::uuid, id, 'pending', false, ${o.created_at}::timestamptz, ${o.created_at}::timestamptz
-        from new_order
-        returning id
-      ),
-      new_jobs as (
-        insert into production_jobs (id, production_order_id, order_item_id, status, created_at, updated_at)
-        select i.job_id, p.id, i.id, 'pending', ${o.created_at}::timestamptz, ${o.created_at}::timestamptz
-        from new_production p
-        cross join item_input i
-      )`
+    ? sql`,${newProductionCtes(production.id, o.created_at, { order: 'new_order', items: 'item_input' })}`
     : sql``
   const event = graph.event
   const outbox = event ? sql`, ${outboxCtes(event.id, event.input, 'new_order')}` : sql``
@@ -112,6 +102,40 @@ export async function insertOrderGraph(
   const row = result.rows[0]!
   if (!row.inserted) return undefined
   return row.product_ids ?? []
+}
+
+/** Bumps updated_at of orders whose change lies outside the orders row, so pollers see it. */
+export async function touchOrders(db: Database, orderIds: string[], at: Date): Promise<void> {
+  if (orderIds.length === 0) return
+  await db.updateTable('orders').set({ updated_at: at }).where('id', 'in', orderIds).execute()
+}
+
+export async function setOrderStatus(db: Database, orderId: string, status: OrderStatus, at: Date) {
+  await db.updateTable('orders').set({ status, updated_at: at }).where('id', '=', orderId).execute()
+}
+
+/**
+ * Links the organization's unlinked items with this sku to a new product and
+ * touches their orders, in one statement.
+ */
+export async function linkItemsToProduct(
+  db: Database,
+  link: { organizationId: string; sku: string; productId: string; at: Date },
+): Promise<void> {
+  await db
+    .with('linked', (w) =>
+      w
+        .updateTable('order_items')
+        .set({ product_id: link.productId })
+        .where('organization_id', '=', link.organizationId)
+        .where('sku', '=', link.sku)
+        .where('product_id', 'is', null)
+        .returning('order_id'),
+    )
+    .updateTable('orders')
+    .set({ updated_at: link.at })
+    .where('id', 'in', (eb) => eb.selectFrom('linked').select('order_id'))
+    .execute()
 }
 
 export async function findOrderById(db: Database, id: string): Promise<OrderRow | undefined> {

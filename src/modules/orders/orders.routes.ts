@@ -57,13 +57,9 @@ export function ordersRoutes(deps: { orders: OrderService }) {
         },
       },
       async (request, reply) => {
-        const principal = request.principal!
-        const result = await deps.orders.create(
-          { organizationId: principal.organizationId, environment: principal.environment, source: 'api' },
-          request.body,
-        )
+        const result = await deps.orders.create(request.principal!, request.body)
         reply.code(result.created ? 201 : 200)
-        return { data: { order: deps.orders.toPublicOrder(result.aggregate), warnings: result.warnings } }
+        return { data: { order: result.order, warnings: result.warnings } }
       },
     )
 
@@ -85,10 +81,7 @@ export function ordersRoutes(deps: { orders: OrderService }) {
           },
         },
       },
-      async (request) => {
-        const principal = request.principal!
-        return deps.orders.list(principal, request.query)
-      },
+      async (request) => deps.orders.list(request.principal!, request.query),
     )
 
     app.get(

@@ -101,6 +101,7 @@ export const Item = Type.Object({
 })
 
 export const ORDER_STATUSES = ['pending', 'in_production', 'completed', 'failed', 'cancelled'] as const
+export type OrderStatus = (typeof ORDER_STATUSES)[number]
 
 const orderProperties = {
   id: Uuid,

@@ -1,11 +1,13 @@
 import type { Database } from '../../db/database.ts'
-import type { Environment, OrderRow, OrderSource, ProductionOrderRow } from '../../db/schema.ts'
+import type { Environment, OrderRow, ProductionOrderRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 import { contentHash } from '../../lib/canonical-json.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { isUuid, newId } from '../../lib/ids.ts'
+import { isUuid } from '../../lib/ids.ts'
+import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import { FileConflictError, type UploadService } from '../uploads/uploads.service.ts'
 import { decodeCursor, encodeCursor } from './cursor.ts'
+import { buildOrderGraph, linkProducts, type OrderContext } from './order-graph.ts'
 import { type OrderAggregate, toOperatorOrder, toPublicOrder } from './orders.mappers.ts'
 import {
   countLiveOrders,
@@ -17,7 +19,6 @@ import {
   findProductionOrders,
   type ItemWithJob,
   insertOrderGraph,
-  type OrderGraph,
   type OrderScope,
 } from './orders.repo.ts'
 import {
@@ -30,13 +31,10 @@ import {
 } from './orders.schemas.ts'
 import { PAGE_BUDGET_BYTES, withinBudget } from './page-budget.ts'
 
-export interface OrderContext extends OrderScope {
-  source: OrderSource
-}
-
-export interface CreateOrderResult {
+interface Created<View> {
+  /** false: an identical repeat, answered with the existing order. */
   created: boolean
-  aggregate: OrderAggregate
+  order: View
   warnings: Warning[]
 }
 
@@ -46,7 +44,8 @@ const MAX_ATTEMPTS = 3
 export function createOrderService(deps: {
   db: Database
   clock: Clock
-  uploads: UploadService
+  uploads: Pick<UploadService, 'prepare' | 'commit' | 'afterCommit' | 'discard' | 'details' | 'open'>
+  organizations: OrganizationLookup
   /** Bytes of items a list page may carry (tests lower it). */
   pageBudgetBytes?: number
 }) {
@@ -80,13 +79,17 @@ export function createOrderService(deps: {
   }
 
   /** The existing order answers an identical repeat (200) and refuses different content (409). */
-  async function resolveExisting(existing: OrderRow, hash: string): Promise<CreateOrderResult> {
+  async function resolveExisting(existing: OrderRow, hash: string): Promise<Created<OrderAggregate>> {
     if (existing.content_hash !== hash) throw new AppError('order_already_exists_with_different_content')
     const [aggregate] = await aggregatesFor([existing], true)
-    return { created: false, aggregate: aggregate!, warnings: [] }
+    return { created: false, order: aggregate!, warnings: [] }
   }
 
-  async function create(ctx: OrderContext, body: OrderRequest, attempt = 1): Promise<CreateOrderResult> {
+  async function create(
+    ctx: OrderContext,
+    body: OrderRequest,
+    attempt = 1,
+  ): Promise<Created<OrderAggregate>> {
     const hash = contentHash(body)
     const orderedAt = body.ordered_at ? new Date(body.ordered_at) : undefined
     if (orderedAt && Number.isNaN(orderedAt.getTime())) {
@@ -110,76 +113,7 @@ export function createOrderService(deps: {
     if (fileErrors.length > 0) throw AppError.validation(fileErrors)
 
     const now = clock.now()
-    const orderId = newId()
-    const live = ctx.environment === 'live'
-    const items: ItemWithJob[] = body.items.map((item, position) => ({
-      id: newId(),
-      order_id: orderId,
-      position,
-      sku: item.sku ?? null,
-      name: item.name,
-      quantity: item.quantity,
-      price: item.price === undefined || item.price === null ? null : String(item.price),
-      product_id: null,
-      personalization: item.personalization ?? {},
-      files: (item.files ?? []).map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
-      job_id: live ? newId() : null,
-      job_status: live ? 'pending' : null,
-    }))
-    const production = live ? { id: newId() } : null
-    const graphItems: OrderGraph['items'] = items.map((i) => ({
-      id: i.id,
-      position: i.position,
-      sku: i.sku,
-      name: i.name,
-      quantity: i.quantity,
-      price: i.price,
-      personalization: i.personalization,
-      files: i.files,
-      job_id: i.job_id,
-    }))
-    const itemsDocument = Buffer.from(JSON.stringify(graphItems))
-    const row: OrderRow = {
-      id: orderId,
-      organization_id: ctx.organizationId,
-      environment: ctx.environment,
-      source: ctx.source,
-      external_order_id: body.external_order_id,
-      status: 'pending',
-      currency: body.currency ?? null,
-      total_amount:
-        body.total_amount === undefined || body.total_amount === null ? null : String(body.total_amount),
-      customer_name: body.customer.name,
-      customer_email: body.customer.email ?? null,
-      customer_phone: body.customer.phone ?? null,
-      ordered_at: orderedAt ?? now,
-      created_at: now,
-      updated_at: now,
-      content_hash: hash,
-      content_bytes: itemsDocument.length,
-    }
-    const graph: OrderGraph = {
-      order: row,
-      itemsDocument,
-      items: graphItems,
-      production,
-      // Only live orders that came through the API produce events.
-      event:
-        live && ctx.source === 'api'
-          ? {
-              id: newId(),
-              input: {
-                organizationId: ctx.organizationId,
-                environment: ctx.environment,
-                type: 'order.received',
-                orderId,
-                data: { order_id: orderId, external_order_id: body.external_order_id },
-                at: now,
-              },
-            }
-          : null,
-    }
-
+    const { graph, items } = buildOrderGraph(ctx, body, { contentHash: hash, orderedAt, now })
     let productIds: (string | null)[] | undefined
     try {
       productIds =
@@ -205,28 +139,12 @@ export function createOrderService(deps: {
     }
     await uploads.afterCommit(plan)
 
-    const warnings: Warning[] = []
-    items.forEach((item, n) => {
-      item.product_id = productIds[n] ?? null
-      if (!item.sku) {
-        warnings.push({
-          code: 'item_missing_sku',
-          field: `items[${n}].sku`,
-          message: `Item ${n} has no sku; it can never be matched to a product automatically.`,
-        })
-      } else if (!item.product_id) {
-        warnings.push({
-          code: 'item_product_unmatched',
-          field: `items[${n}].sku`,
-          value: item.sku,
-          message: `No product with sku "${item.sku}"; the item is accepted unlinked and links once the product exists.`,
-        })
-      }
-    })
+    const warnings = linkProducts(items, productIds)
+    const production = graph.production
     return {
       created: true,
-      aggregate: {
-        row,
+      order: {
+        row: graph.order,
         items,
         productionOrder: production
           ? { id: production.id, status: 'pending', produced_by_partner: false }
@@ -237,8 +155,48 @@ export function createOrderService(deps: {
     }
   }
 
+  /** One page of a list: the rows fetched (one more than the limit), cut to the limit and the byte budget. */
+  async function page<View>(
+    rows: OrderRow[],
+    limit: number,
+    view: { withProduction: boolean; map: (aggregate: OrderAggregate) => View },
+  ): Promise<{ data: View[]; next_cursor: string | null }> {
+    const shown = withinBudget(rows.slice(0, limit), pageBudgetBytes)
+    const last = shown.at(-1)
+    const aggregates = await aggregatesFor(shown, view.withProduction)
+    return {
+      data: aggregates.map(view.map),
+      next_cursor:
+        rows.length > shown.length && last ? encodeCursor({ updatedAt: last.updated_at, id: last.id }) : null,
+    }
+  }
+
+  async function operatorAggregate(id: string): Promise<OrderAggregate> {
+    const row = isUuid(id) ? await findOrderById(db, id) : undefined
+    if (!row) throw new AppError('not_found', { message: 'No order with this id.' })
+    const [aggregate] = await aggregatesFor([row], true)
+    return aggregate!
+  }
+
   return {
-    create: (ctx: OrderContext, body: OrderRequest) => create(ctx, body),
+    /** POST /v1/orders: idempotent on external_order_id and content. */
+    async create(scope: OrderScope, body: OrderRequest): Promise<Created<Order>> {
+      const ctx: OrderContext = {
+        organizationId: scope.organizationId,
+        environment: scope.environment,
+        source: 'api',
+      }
+      const result = await create(ctx, body)
+      return { ...result, order: toPublicOrder(result.order) }
+    },
+
+    /** An order from the shop (operator API): always live, never emits events. */
+    async createShopOrder(organizationId: string, body: OrderRequest): Promise<Created<OperatorOrder>> {
+      const organization = await deps.organizations.require(organizationId)
+      const ctx: OrderContext = { organizationId: organization.id, environment: 'live', source: 'shop' }
+      const result = await create(ctx, body)
+      return { ...result, order: toOperatorOrder(result.order) }
+    },
 
     async get(scope: OrderScope, id: string): Promise<Order> {
       const row = isUuid(id) ? await findOrderById(db, id) : undefined
@@ -261,62 +219,43 @@ export function createOrderService(deps: {
         after,
         limit,
       })
-      const page = withinBudget(rows.slice(0, limit), pageBudgetBytes)
-      const last = page.at(-1)
-      const aggregates = await aggregatesFor(page, false)
-      return {
-        data: aggregates.map(toPublicOrder),
-        next_cursor:
-          rows.length > page.length && last
-            ? encodeCursor({ updatedAt: last.updated_at, id: last.id })
-            : null,
-      }
+      return page(rows, limit, { withProduction: false, map: toPublicOrder })
     },
 
     async getOperatorView(id: string): Promise<OperatorOrder> {
-      const row = isUuid(id) ? await findOrderById(db, id) : undefined
-      if (!row) throw new AppError('not_found', { message: 'No order with this id.' })
-      const [aggregate] = await aggregatesFor([row], true)
-      return toOperatorOrder(aggregate!)
+      return toOperatorOrder(await operatorAggregate(id))
     },
 
-    toPublicOrder,
-    toOperatorOrder,
-
+    /** The operator's list of an existing organization's orders (else 404), newest first. */
     async listForOrganization(input: {
       organizationId: string
       environment: Environment | undefined
       limit: number
       cursor: string | undefined
     }): Promise<{ data: OperatorOrder[]; next_cursor: string | null }> {
-      let beforeId: string | undefined
-      if (input.cursor !== undefined) {
-        beforeId = decodeCursor(input.cursor).id
-      }
-      const rows = await findOrganizationOrdersPage(db, { ...input, beforeId })
-      const page = withinBudget(rows.slice(0, input.limit), pageBudgetBytes)
-      const last = page.at(-1)
-      const aggregates = await aggregatesFor(page, true)
-      return {
-        data: aggregates.map(toOperatorOrder),
-        next_cursor:
-          rows.length > page.length && last
-            ? encodeCursor({ updatedAt: last.updated_at, id: last.id })
-            : null,
-      }
+      const organization = await deps.organizations.require(input.organizationId)
+      const beforeId = input.cursor === undefined ? undefined : decodeCursor(input.cursor).id
+      const rows = await findOrganizationOrdersPage(db, {
+        ...input,
+        organizationId: organization.id,
+        beforeId,
+      })
+      return page(rows, input.limit, { withProduction: true, map: toOperatorOrder })
     },
 
-    /** Whether an order references an upload (the operator downloads files only through their order). */
-    async referencesUpload(orderId: string, uploadId: string): Promise<boolean> {
-      const row = isUuid(orderId) ? await findOrderById(db, orderId) : undefined
-      if (!row) return false
-      const [aggregate] = await aggregatesFor([row], false)
-      return aggregate!.items.some((item) => item.files.some((f) => f.upload_id === uploadId))
+    /** A file of an order, for the operator: only through an order that references it (else 404). */
+    async openFile(orderId: string, uploadId: string) {
+      const items = isUuid(orderId) ? await findItemsWithJobs(db, [orderId]) : []
+      if (!items.some((item) => item.files.some((f) => f.upload_id === uploadId))) {
+        throw new AppError('not_found', { message: 'This order has no file with this upload_id.' })
+      }
+      return uploads.open(uploadId)
     },
 
-    /** Live orders only: test orders never appear in statistics. */
+    /** Live orders of an existing organization (else 404) only: test orders never appear in statistics. */
     async stats(organizationId: string) {
-      const { byStatus, items } = await countLiveOrders(db, organizationId)
+      const organization = await deps.organizations.require(organizationId)
+      const { byStatus, items } = await countLiveOrders(db, organization.id)
       const ordersByStatus: Record<string, number> = Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0]))
       let total = 0
       for (const { status, count } of byStatus) {

@@ -1,7 +1,9 @@
 import type { Database } from '../../db/database.ts'
+import type { OrganizationRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
+import { findOrganization, insertOrganization, listOrganizations } from './organizations.repo.ts'
 
 export interface OrganizationView {
   id: string
@@ -9,30 +11,28 @@ export interface OrganizationView {
   created_at: string
 }
 
+const view = (r: OrganizationRow): OrganizationView => ({
+  id: r.id,
+  name: r.name,
+  created_at: r.created_at.toISOString(),
+})
+
 export function createOrganizationService(deps: { db: Database; clock: Clock }) {
   const { db, clock } = deps
-  const view = (r: { id: string; name: string; created_at: Date }): OrganizationView => ({
-    id: r.id,
-    name: r.name,
-    created_at: r.created_at.toISOString(),
-  })
   return {
     async create(name: string): Promise<OrganizationView> {
       const row = { id: newId(), name, created_at: clock.now() }
-      await db.insertInto('organizations').values(row).execute()
+      await insertOrganization(db, row)
       return view(row)
     },
 
     async list(): Promise<OrganizationView[]> {
-      const rows = await db.selectFrom('organizations').selectAll().orderBy('id').execute()
-      return rows.map(view)
+      return (await listOrganizations(db)).map(view)
     },
 
     /** The organization, or 404 not_found. */
     async require(id: string): Promise<OrganizationView> {
-      const row = isUuid(id)
-        ? await db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst()
-        : undefined
+      const row = isUuid(id) ? await findOrganization(db, id) : undefined
       if (!row) throw new AppError('not_found', { message: 'No organization with this id.' })
       return view(row)
     },
@@ -40,3 +40,6 @@ export function createOrganizationService(deps: { db: Database; clock: Clock }) 
 }
 
 export type OrganizationService = ReturnType<typeof createOrganizationService>
+
+/** What other services need of organizations: the operator API names them by id, unchecked. */
+export type OrganizationLookup = Pick<OrganizationService, 'require'>

@@ -1,16 +1,13 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { PRODUCTION_STATUSES, type ProductionService, type ProductionStatus } from './production.service.ts'
+import { StringEnum } from '../../http/schemas.ts'
+import { PRODUCTION_STATUSES, type ProductionService } from './production.service.ts'
 
 const IdParams = Type.Object({ id: Type.String() })
 
 /** /admin/v1 production operations: what the dashboard does to production. */
-export function productionRoutes(deps: {
-  production: ProductionService
-  /** The operator order view, returned after a whole-order cancel. */
-  orderView: (orderId: string) => Promise<unknown>
-}) {
+export function productionRoutes(deps: { production: ProductionService }) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
     const op = { auth: 'operator' as const }
@@ -21,18 +18,12 @@ export function productionRoutes(deps: {
         config: { ...op, jsonBody: true },
         schema: {
           params: IdParams,
-          body: Type.Object(
-            { status: Type.String({ enum: [...PRODUCTION_STATUSES] }) },
-            { additionalProperties: false },
-          ),
+          body: Type.Object({ status: StringEnum(PRODUCTION_STATUSES) }, { additionalProperties: false }),
         },
       },
       async (request) => ({
         data: {
-          production_order: await deps.production.setStatus(
-            request.params.id,
-            request.body.status as ProductionStatus,
-          ),
+          production_order: await deps.production.setStatus(request.params.id, request.body.status),
         },
       }),
     )
@@ -67,10 +58,9 @@ export function productionRoutes(deps: {
     app.post(
       '/orders/:order_id/cancel',
       { config: op, schema: { params: Type.Object({ order_id: Type.String() }) } },
-      async (request) => {
-        await deps.production.cancelOrder(request.params.order_id)
-        return { data: { order: await deps.orderView(request.params.order_id) } }
-      },
+      async (request) => ({
+        data: { order: await deps.production.cancelOrder(request.params.order_id) },
+      }),
     )
   }
 }

@@ -3,12 +3,22 @@ import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { type EventType, recordEvent } from '../events/events.service.ts'
+import { findOrderById, setOrderStatus, touchOrders } from '../orders/orders.repo.ts'
+import type { OperatorOrder, OrderStatus } from '../orders/orders.schemas.ts'
+import {
+  completeJob,
+  findJob,
+  type LockedProduction,
+  lockProduction,
+  setProducedByPartner,
+  setProductionStatus,
+} from './production.repo.ts'
 
 export const PRODUCTION_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const
 export type ProductionStatus = (typeof PRODUCTION_STATUSES)[number]
 
 /** The order status that follows from a production order status. */
-export const ORDER_STATUS_FOR: Record<ProductionStatus, string> = {
+export const ORDER_STATUS_FOR: Record<ProductionStatus, OrderStatus> = {
   pending: 'pending',
   in_progress: 'in_production',
   completed: 'completed',
@@ -44,37 +54,21 @@ export function productionOrderView(row: {
  * nothing and writes nothing. Only live orders that came through the API emit
  * events; shop orders never do (test orders have no production at all).
  */
-export function createProductionService(deps: { db: Database; clock: Clock }) {
+export function createProductionService(deps: {
+  db: Database
+  clock: Clock
+  /** The operator's view of an order, answered after a whole-order cancel. */
+  orders: { getOperatorView(orderId: string): Promise<OperatorOrder> }
+}) {
   const { db, clock } = deps
 
-  async function lockProduction(trx: Database, where: { productionOrderId?: string; orderId?: string }) {
-    let query = trx
-      .selectFrom('production_orders as p')
-      .innerJoin('orders as o', 'o.id', 'p.order_id')
-      .select([
-        'p.id',
-        'p.order_id',
-        'p.status',
-        'p.produced_by_partner',
-        'o.organization_id',
-        'o.environment',
-        'o.source',
-        'o.external_order_id',
-      ])
-      .forUpdate()
-    if (where.productionOrderId) {
-      if (!isUuid(where.productionOrderId)) return undefined
-      query = query.where('p.id', '=', where.productionOrderId)
-    }
-    if (where.orderId) {
-      if (!isUuid(where.orderId)) return undefined
-      query = query.where('p.order_id', '=', where.orderId)
-    }
-    return query.executeTakeFirst()
-  }
-  type Locked = NonNullable<Awaited<ReturnType<typeof lockProduction>>>
-
-  async function emit(trx: Database, p: Locked, type: EventType, data: Record<string, unknown>, at: Date) {
+  async function emit(
+    trx: Database,
+    p: LockedProduction,
+    type: EventType,
+    data: Record<string, unknown>,
+    at: Date,
+  ) {
     if (p.environment !== 'live' || p.source !== 'api') return
     await recordEvent(trx, {
       organizationId: p.organization_id,
@@ -87,30 +81,17 @@ export function createProductionService(deps: { db: Database; clock: Clock }) {
   }
 
   /** Moves the production order, its unfinished jobs and the order to a new status. */
-  async function transition(trx: Database, p: Locked, status: ProductionStatus, at: Date) {
-    await trx
-      .updateTable('production_orders')
-      .set({ status, updated_at: at })
-      .where('id', '=', p.id)
-      .execute()
-    await trx
-      .updateTable('production_jobs')
-      .set({ status, updated_at: at })
-      .where('production_order_id', '=', p.id)
-      .where('status', '!=', 'completed')
-      .execute()
-    await trx
-      .updateTable('orders')
-      .set({ status: ORDER_STATUS_FOR[status], updated_at: at })
-      .where('id', '=', p.order_id)
-      .execute()
+  async function transition(trx: Database, p: LockedProduction, status: ProductionStatus, at: Date) {
+    await setProductionStatus(trx, p.id, status, at)
+    await setOrderStatus(trx, p.order_id, ORDER_STATUS_FOR[status], at)
   }
 
-  const partnerField = (p: Locked) => (p.produced_by_partner ? { produced_by_partner: true } : {})
+  const partnerField = (p: LockedProduction) => (p.produced_by_partner ? { produced_by_partner: true } : {})
   const notFound = () => new AppError('not_found', { message: 'No production order with this id.' })
 
   return {
     async setStatus(productionOrderId: string, status: ProductionStatus) {
+      if (!isUuid(productionOrderId)) throw notFound()
       return db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { productionOrderId })
         if (!p) throw notFound()
@@ -132,15 +113,12 @@ export function createProductionService(deps: { db: Database; clock: Clock }) {
     },
 
     async setPartner(productionOrderId: string, producedByPartner: boolean) {
+      if (!isUuid(productionOrderId)) throw notFound()
       return db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { productionOrderId })
         if (!p) throw notFound()
         if (p.produced_by_partner !== producedByPartner) {
-          await trx
-            .updateTable('production_orders')
-            .set({ produced_by_partner: producedByPartner, updated_at: clock.now() })
-            .where('id', '=', p.id)
-            .execute()
+          await setProducedByPartner(trx, p.id, producedByPartner, clock.now())
         }
         return productionOrderView({ ...p, produced_by_partner: producedByPartner })
       })
@@ -149,14 +127,7 @@ export function createProductionService(deps: { db: Database; clock: Clock }) {
     /** Completes one item's job; order_item.completed unless the order is partner-produced. */
     async completeJob(jobId: string) {
       return db.transaction().execute(async (trx) => {
-        const job = isUuid(jobId)
-          ? await trx
-              .selectFrom('production_jobs as j')
-              .innerJoin('order_items as i', 'i.id', 'j.order_item_id')
-              .select(['j.id', 'j.status', 'j.production_order_id', 'j.order_item_id', 'i.sku', 'i.name'])
-              .where('j.id', '=', jobId)
-              .executeTakeFirst()
-          : undefined
+        const job = isUuid(jobId) ? await findJob(trx, jobId) : undefined
         if (!job) throw new AppError('not_found', { message: 'No production job with this id.' })
         const p = (await lockProduction(trx, { productionOrderId: job.production_order_id }))!
         const view = (status: string) => ({
@@ -167,12 +138,8 @@ export function createProductionService(deps: { db: Database; clock: Clock }) {
         })
         if (job.status === 'completed') return view('completed')
         const at = clock.now()
-        await trx
-          .updateTable('production_jobs')
-          .set({ status: 'completed', updated_at: at })
-          .where('id', '=', job.id)
-          .execute()
-        await trx.updateTable('orders').set({ updated_at: at }).where('id', '=', p.order_id).execute()
+        await completeJob(trx, job.id, at)
+        await touchOrders(trx, [p.order_id], at)
         if (!p.produced_by_partner) {
           await emit(
             trx,
@@ -186,19 +153,15 @@ export function createProductionService(deps: { db: Database; clock: Clock }) {
       })
     },
 
-    /** Cancels the order as a whole: order.cancelled without production_status. */
-    async cancelOrder(orderId: string) {
+    /** Cancels the order as a whole (order.cancelled without production_status); answers the operator's view of it. */
+    async cancelOrder(orderId: string): Promise<OperatorOrder> {
+      if (!isUuid(orderId)) throw new AppError('not_found', { message: 'No order with this id.' })
       await db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { orderId })
         if (!p) {
-          const order = isUuid(orderId)
-            ? await trx
-                .selectFrom('orders')
-                .select(['environment'])
-                .where('id', '=', orderId)
-                .executeTakeFirst()
-            : undefined
-          if (!order) throw new AppError('not_found', { message: 'No order with this id.' })
+          if (!(await findOrderById(trx, orderId))) {
+            throw new AppError('not_found', { message: 'No order with this id.' })
+          }
           throw AppError.validation(
             [
               {
@@ -215,6 +178,7 @@ export function createProductionService(deps: { db: Database; clock: Clock }) {
         await transition(trx, p, 'cancelled', at)
         await emit(trx, p, 'order.cancelled', { production_order_id: p.id, ...partnerField(p) }, at)
       })
+      return deps.orders.getOperatorView(orderId)
     },
   }
 }

@@ -1,6 +1,11 @@
 import type { Database } from '../../db/database.ts'
+import type { ProductRow } from '../../db/schema.ts'
+import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { newId } from '../../lib/ids.ts'
+import { linkItemsToProduct } from '../orders/orders.repo.ts'
+import type { OrganizationLookup } from '../organizations/organizations.service.ts'
+import { insertProduct, listProducts } from './products.repo.ts'
 
 export interface ProductView {
   id: string
@@ -10,59 +15,47 @@ export interface ProductView {
   created_at: string
 }
 
-export class ProductExistsError extends Error {}
+const view = (row: ProductRow): ProductView => ({ ...row, created_at: row.created_at.toISOString() })
 
-export function createProductService(deps: { db: Database; clock: Clock }) {
+export function createProductService(deps: {
+  db: Database
+  clock: Clock
+  organizations: OrganizationLookup
+}) {
   const { db, clock } = deps
   return {
     /**
-     * Creates the product and links every existing unlinked item of the
-     * organization with that sku, bumping their orders' updated_at so pollers
-     * see the change. Future items link at creation.
+     * Creates the product of an existing organization (else 404) and links every
+     * existing unlinked item of the organization with that sku, so pollers see
+     * the change; a second product with the same sku is 409. Future items link
+     * at creation.
      */
     async create(organizationId: string, input: { sku: string; name: string }): Promise<ProductView> {
-      const now = clock.now()
-      const id = newId()
-      const created = await db.transaction().execute(async (trx) => {
-        const inserted = await trx
-          .insertInto('products')
-          .values({ id, organization_id: organizationId, sku: input.sku, name: input.name, created_at: now })
-          .onConflict((oc) => oc.columns(['organization_id', 'sku']).doNothing())
-          .returning('id')
-          .executeTakeFirst()
-        if (!inserted) return false
-        const linked = await trx
-          .updateTable('order_items')
-          .set({ product_id: id })
-          .where('organization_id', '=', organizationId)
-          .where('sku', '=', input.sku)
-          .where('product_id', 'is', null)
-          .returning('order_id')
-          .execute()
-        const orderIds = [...new Set(linked.map((r) => r.order_id))]
-        if (orderIds.length > 0) {
-          await trx.updateTable('orders').set({ updated_at: now }).where('id', 'in', orderIds).execute()
-        }
-        return true
-      })
-      if (!created) throw new ProductExistsError(`a product with sku ${input.sku} already exists`)
-      return {
-        id,
-        organization_id: organizationId,
+      const organization = await deps.organizations.require(organizationId)
+      const row: ProductRow = {
+        id: newId(),
+        organization_id: organization.id,
         sku: input.sku,
         name: input.name,
-        created_at: now.toISOString(),
+        created_at: clock.now(),
       }
+      const created = await db.transaction().execute(async (trx) => {
+        if (!(await insertProduct(trx, row))) return false
+        await linkItemsToProduct(trx, {
+          organizationId: row.organization_id,
+          sku: row.sku,
+          productId: row.id,
+          at: row.created_at,
+        })
+        return true
+      })
+      if (!created) throw new AppError('product_already_exists', { field: 'sku' })
+      return view(row)
     },
 
     async list(organizationId: string): Promise<ProductView[]> {
-      const rows = await db
-        .selectFrom('products')
-        .selectAll()
-        .where('organization_id', '=', organizationId)
-        .orderBy('sku')
-        .execute()
-      return rows.map((r) => ({ ...r, created_at: r.created_at.toISOString() }))
+      const organization = await deps.organizations.require(organizationId)
+      return (await listProducts(db, organization.id)).map(view)
     },
   }
 }

@@ -1,9 +1,17 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os'
 import { join } from 'node:path'
-import { sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import { newId } from '../../lib/ids.ts'
+import {
+  beat,
+  deleteInstance,
+  deleteStaleInstances,
+  findInstanceElsewhere,
+  type InstanceRow,
+  insertInstance,
+  lockRegistrations,
+} from './system.repo.ts'
 
 /**
  * Instances sharing one PostgreSQL must keep uploaded files in one place: an
@@ -46,8 +54,6 @@ export class FileStoreConflictError extends Error {}
 export const HEARTBEAT_MS = 10_000
 /** An instance whose heartbeat is older than this is gone (crashed, or lost its database). */
 export const STALE_AFTER_MS = 30_000
-// Serializes the check and the insert of simultaneous starts.
-const REGISTRATION_LOCK = 7_104_816_264
 
 interface Registration {
   stop(): Promise<void>
@@ -63,22 +69,17 @@ export async function registerInstance(
   options: { onHeartbeatError?: (err: unknown) => void } = {},
 ): Promise<Registration> {
   const id = newId()
-  const row = {
+  const row: InstanceRow = {
     id,
     file_store: store.id,
     file_store_description: store.description,
     hostname: hostname(),
     pid: process.pid,
   }
-  const stale = sql<Date>`now() - ${sql.lit(`${STALE_AFTER_MS} milliseconds`)}::interval`
   await db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${REGISTRATION_LOCK})`.execute(trx)
-    await trx.deleteFrom('service_instances').where('heartbeat_at', '<', stale).execute()
-    const other = await trx
-      .selectFrom('service_instances')
-      .select(['hostname', 'pid', 'file_store_description'])
-      .where('file_store', '<>', store.id)
-      .executeTakeFirst()
+    await lockRegistrations(trx)
+    await deleteStaleInstances(trx, STALE_AFTER_MS)
+    const other = await findInstanceElsewhere(trx, store.id)
     if (other) {
       throw new FileStoreConflictError(
         `another instance on this database (pid ${other.pid} on host ${other.hostname}) keeps uploaded files in ` +
@@ -88,25 +89,12 @@ export async function registerInstance(
           `An instance that stopped without saying so counts as gone after ${STALE_AFTER_MS / 1000} s.`,
       )
     }
-    await trx
-      .insertInto('service_instances')
-      .values({ ...row, started_at: sql`now()`, heartbeat_at: sql`now()` })
-      .execute()
+    await insertInstance(trx, row)
   })
 
   const heartbeat = async () => {
-    const updated = await db
-      .updateTable('service_instances')
-      .set({ heartbeat_at: sql`now()` })
-      .where('id', '=', id)
-      .executeTakeFirst()
     // Removed as stale after a long pause (a database outage): announce again.
-    if (updated.numUpdatedRows === 0n) {
-      await db
-        .insertInto('service_instances')
-        .values({ ...row, started_at: sql`now()`, heartbeat_at: sql`now()` })
-        .execute()
-    }
+    if (!(await beat(db, id))) await insertInstance(db, row)
   }
   const timer = setInterval(() => {
     heartbeat().catch((err) => options.onHeartbeatError?.(err))
@@ -116,11 +104,7 @@ export async function registerInstance(
   return {
     async stop() {
       clearInterval(timer)
-      await db
-        .deleteFrom('service_instances')
-        .where('id', '=', id)
-        .execute()
-        .catch(() => {})
+      await deleteInstance(db, id).catch(() => {})
     },
   }
 }

@@ -1,18 +1,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import { sql } from 'kysely'
 import Type from 'typebox'
-import type { Database } from '../../db/database.ts'
-import { AppError, ERROR_CATALOG, type ErrorCode } from '../../http/errors.ts'
-import { AUTHENTICATED_ERRORS, errorResponses } from '../../http/schemas.ts'
-import { renderErrorIndex, renderErrorPage } from './error-pages.ts'
+import { ENVIRONMENTS } from '../../db/schema.ts'
+import { AUTHENTICATED_ERRORS, errorResponses, StringEnum } from '../../http/schemas.ts'
+import type { SystemService } from './system.service.ts'
 
 export const API_VERSION = 'v1'
 
 const PingResponse = Type.Object({
   data: Type.Object({
     organization: Type.Object({ name: Type.String() }),
-    environment: Type.String({ enum: ['test', 'live'] }),
+    environment: StringEnum(ENVIRONMENTS),
     scopes: Type.Array(Type.String()),
     key_prefix: Type.String({ description: 'Leading part of the key.' }),
     api_version: Type.String(),
@@ -50,7 +48,7 @@ export function pingRoutes() {
 }
 
 /** Open routes: health, readiness and the error reference pages. */
-export function systemRoutes(deps: { db: Database; publicBaseUrl: string }) {
+export function systemRoutes(deps: { system: SystemService }) {
   return async function routes(app: FastifyInstance) {
     const hidden = { hide: true }
     app.get('/healthz', { config: { auth: 'none' }, schema: hidden }, async () => ({
@@ -58,28 +56,19 @@ export function systemRoutes(deps: { db: Database; publicBaseUrl: string }) {
     }))
 
     app.get('/readyz', { config: { auth: 'none' }, schema: hidden }, async () => {
-      try {
-        await sql`select 1`.execute(deps.db)
-      } catch {
-        throw new AppError('service_unavailable', { message: 'The database is not reachable.' })
-      }
+      await deps.system.ready()
       return { data: { status: 'ready' } }
     })
 
     app.get('/developers/errors', { config: { auth: 'none' }, schema: hidden }, async (_request, reply) => {
-      return reply.type('text/html; charset=utf-8').send(renderErrorIndex(deps.publicBaseUrl))
+      return reply.type('text/html; charset=utf-8').send(deps.system.errorIndex())
     })
 
     app.get<{ Params: { code: string } }>(
       '/developers/errors/:code',
       { config: { auth: 'none' }, schema: hidden },
       async (request, reply) => {
-        const code = request.params.code
-        if (!Object.hasOwn(ERROR_CATALOG, code))
-          throw new AppError('not_found', { message: 'No such error code.' })
-        return reply
-          .type('text/html; charset=utf-8')
-          .send(renderErrorPage(code as ErrorCode, deps.publicBaseUrl))
+        return reply.type('text/html; charset=utf-8').send(deps.system.errorPage(request.params.code))
       },
     )
   }

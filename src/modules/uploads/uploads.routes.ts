@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { AUTHENTICATED_ERRORS, errorResponses, Uuid } from '../../http/schemas.ts'
+import { AUTHENTICATED_ERRORS, errorResponses, StringEnum, Uuid } from '../../http/schemas.ts'
+import { closingOnError } from '../../http/streamed-body.ts'
 import { type Timeouts, uploadWatchdog } from '../../http/timeouts.ts'
 import { MAX_FILENAME } from './filename.ts'
 import { MAX_UPLOAD_BYTES } from './storage/storage.ts'
@@ -13,7 +14,7 @@ const UploadSlot = Type.Object({
   upload_url: Type.String({
     description: 'Short-lived signed address; PUT the raw bytes there, no Authorization.',
   }),
-  method: Type.String({ enum: ['PUT'] }),
+  method: StringEnum(['PUT']),
   expires_in_seconds: Type.Integer(),
   max_bytes: Type.Integer({ description: String(MAX_UPLOAD_BYTES) }),
 })
@@ -54,12 +55,13 @@ export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts
       },
     )
 
-    if (deps.uploads.storage.kind !== 'local') return
-
-    // The signed PUT of embedded storage: the body is the raw file, streamed to
-    // disk as it arrives, so no parser may read it first, whatever Content-Type
-    // the client sends (text/plain and application/json included): a scope of
-    // its own without the app's parsers.
+    // The signed PUT, where the storage lets the service receive it (embedded
+    // storage): the body is the raw file, streamed to disk as it arrives, so no
+    // parser may read it first, whatever Content-Type the client sends
+    // (text/plain and application/json included): a scope of its own without
+    // the app's parsers.
+    const receive = deps.uploads.receive
+    if (!receive) return
     await app.register(async (raw) => {
       raw.removeAllContentTypeParsers()
       raw.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined))
@@ -71,26 +73,19 @@ export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts
           config: { auth: 'none', streamedBody: true },
           schema: { hide: true, params: Type.Object({ id: Type.String() }) },
         },
-        async (request, reply) => {
+        closingOnError(async (request) => {
           const length = request.headers['content-length']
           const single = (value: unknown) => (typeof value === 'string' ? value : undefined)
-          try {
-            const { size } = await deps.uploads.receive({
-              uploadId: request.params.id,
-              expires: single(request.query.expires),
-              signature: single(request.query.signature),
-              contentLength: length === undefined ? undefined : Number(length),
-              // Not a deadline but a minimum rate: a large file on a slow line takes its time.
-              body: uploadWatchdog(request.raw, deps.timeouts),
-            })
-            return { data: { upload_id: request.params.id, size_bytes: size } }
-          } catch (err) {
-            // The client may still be sending: answer, then drop the connection
-            // instead of reading the rest of an unwanted body.
-            if (!request.raw.readableEnded) reply.header('connection', 'close')
-            throw err
-          }
-        },
+          const { size } = await receive({
+            uploadId: request.params.id,
+            expires: single(request.query.expires),
+            signature: single(request.query.signature),
+            contentLength: length === undefined ? undefined : Number(length),
+            // Not a deadline but a minimum rate: a large file on a slow line takes its time.
+            body: uploadWatchdog(request.raw, deps.timeouts),
+          })
+          return { data: { upload_id: request.params.id, size_bytes: size } }
+        }),
       )
     })
   }

@@ -1,19 +1,20 @@
 import { createReadStream, createWriteStream } from 'node:fs'
-import { copyFile, mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises'
+import { mkdir, open, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
+import { AppError } from '../../../http/errors.ts'
 import { newId } from '../../../lib/ids.ts'
 import type { FileStorage } from './storage.ts'
-
-export class TooLargeError extends Error {}
 
 /**
  * Files under DATA_DIR/files. Keys are relative paths made by the service
  * (never from client input). Writes go to a temporary file and are renamed into
  * place, so a reader sees the old bytes or the new ones, never half of them.
+ * The service receives the PUTs itself, each into a new object, so an object
+ * never changes once written.
  */
-export function createLocalStorage(options: { root: string }) {
+export function createLocalStorage(options: { root: string }): FileStorage {
   const root = options.root
   const path = (key: string) => join(root, 'objects', key)
   const tmp = () => join(root, 'tmp', `${newId()}.part`)
@@ -24,13 +25,12 @@ export function createLocalStorage(options: { root: string }) {
   }
 
   return {
-    kind: 'local' as const,
+    // No object until the first PUT: each PUT writes a new key of its own.
+    async createUploadUrl(slot) {
+      return { key: `uploads/${slot.uploadId}/none`, url: await slot.signedServiceUrl() }
+    },
 
-    /**
-     * Streams a request body into `key`, never holding it in memory. More than
-     * maxBytes stops the copy with TooLargeError and leaves nothing behind.
-     */
-    async receive(key: string, body: Readable, maxBytes: number): Promise<number> {
+    async receivePut(key: string, body: Readable, maxBytes: number): Promise<number> {
       const temp = tmp()
       await mkdir(dirname(temp), { recursive: true })
       let size = 0
@@ -40,7 +40,7 @@ export function createLocalStorage(options: { root: string }) {
           async function* limit(source: AsyncIterable<Buffer>) {
             for await (const chunk of source) {
               size += chunk.length
-              if (size > maxBytes) throw new TooLargeError()
+              if (size > maxBytes) throw new AppError('upload_too_large')
               yield chunk
             }
           },
@@ -82,19 +82,15 @@ export function createLocalStorage(options: { root: string }) {
       await placeFile(temp, key)
     },
 
-    async copy(from: string, to: string) {
-      await mkdir(dirname(path(to)), { recursive: true })
-      await copyFile(path(from), path(to))
-    },
+    // Objects never change after their PUT: nothing to copy.
+    freeze: async (key: string) => key,
 
-    async stream(key: string) {
+    async open(key: string) {
       return createReadStream(path(key))
     },
 
     async delete(key: string) {
       await rm(path(key), { force: true })
     },
-  } satisfies FileStorage & { receive: unknown }
+  }
 }
-
-export type LocalStorage = ReturnType<typeof createLocalStorage>

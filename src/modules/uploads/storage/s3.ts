@@ -37,11 +37,12 @@ export function createS3Storage(config: S3Config): FileStorage {
   const Bucket = config.bucket
 
   return {
-    kind: 's3',
-
-    async presignedPutUrl(key, expiresAt) {
-      const expiresIn = Math.max(1, Math.round((expiresAt.getTime() - Date.now()) / 1000))
-      return getSignedUrl(client, new PutObjectCommand({ Bucket, Key: key }), { expiresIn })
+    // A fixed key per slot: the client PUTs to it directly, as often as it likes until the URL expires.
+    async createUploadUrl(slot) {
+      const key = `uploads/${slot.uploadId}/slot`
+      const expiresIn = Math.max(1, Math.round((slot.expiresAt.getTime() - Date.now()) / 1000))
+      const url = await getSignedUrl(client, new PutObjectCommand({ Bucket, Key: key }), { expiresIn })
+      return { key, url }
     },
 
     async head(key, bytes) {
@@ -70,17 +71,19 @@ export function createS3Storage(config: S3Config): FileStorage {
       await client.send(new PutObjectCommand({ Bucket, Key: key, Body: data }))
     },
 
-    async copy(from, to) {
+    // A server-side copy: the slot's presigned URL could otherwise replace the bytes until it expires.
+    async freeze(key, frozenKey) {
       await client.send(
         new CopyObjectCommand({
           Bucket,
-          Key: to,
-          CopySource: `${Bucket}/${from.split('/').map(encodeURIComponent).join('/')}`,
+          Key: frozenKey,
+          CopySource: `${Bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
         }),
       )
+      return frozenKey
     },
 
-    async stream(key) {
+    async open(key) {
       const object = await client.send(new GetObjectCommand({ Bucket, Key: key }))
       return object.Body as Readable
     },

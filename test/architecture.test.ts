@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+import { describe, test } from 'node:test'
+
+/**
+ * The layout rules of src/ that keep each table with one owner, checked on
+ * the source text: a change that breaks them fails here instead of in a
+ * reviewer's memory.
+ */
+const SRC = new URL('../src/', import.meta.url).pathname
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return entry.name === 'migrations' ? [] : sourceFiles(path)
+    return entry.name.endsWith('.ts') ? [path] : []
+  })
+}
+
+/** Source without comments, so prose such as "bumps the orders' updated_at" is not read as SQL. */
+function code(path: string): string {
+  return readFileSync(path, 'utf8')
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/^\s*\/\/.*$/gm, '')
+}
+
+const files = sourceFiles(SRC).map((path) => ({ path: relative(SRC, path), code: code(path) }))
+/** modules/<name>/... -> <name>; anything else -> its first directory (http, lib, db) or file. */
+const moduleOf = (path: string) => (path.startsWith('modules/') ? path.split('/')[1]! : path.split('/')[0]!)
+
+/** The webhook outbox (events, deliveries, queue, dispatcher) is reorganised on its own. */
+const OUTBOX_MODULES = ['events', 'webhooks']
+const outside = (path: string) => !OUTBOX_MODULES.includes(moduleOf(path))
+
+/** Every table and the one module (or file) that writes it. */
+const OWNERS: Record<string, string[]> = {
+  organizations: ['organizations'],
+  api_keys: ['auth'],
+  products: ['products'],
+  orders: ['orders'],
+  order_items: ['orders'],
+  production_orders: ['production'],
+  production_jobs: ['production'],
+  uploads: ['uploads'],
+  service_instances: ['system'],
+  service_secrets: ['lib'],
+  events: OUTBOX_MODULES,
+  webhook_endpoints: OUTBOX_MODULES,
+  webhook_deliveries: OUTBOX_MODULES,
+  webhook_queue: OUTBOX_MODULES,
+}
+
+function writtenTables(source: string): string[] {
+  const tables = new Set<string>()
+  const builder = /\.(?:insertInto|updateTable|deleteFrom)\(\s*'([a-z_]+)/g
+  const raw = /\b(?:insert\s+into|update|delete\s+from)\s+([a-z_]+)\b/gi
+  for (const m of source.matchAll(builder)) tables.add(m[1]!)
+  for (const m of source.matchAll(raw)) if (m[1]! in OWNERS) tables.add(m[1]!)
+  return [...tables]
+}
+
+const hasSql = (source: string) =>
+  /\.(?:selectFrom|insertInto|updateTable|deleteFrom)\(|\bsql(?:<[^>]*>)?`/.test(source)
+
+describe('architecture', () => {
+  test('a table is written only by the module that owns it', () => {
+    const foreign: string[] = []
+    for (const f of files) {
+      for (const table of writtenTables(f.code)) {
+        const owners = OWNERS[table]
+        assert.ok(owners, `${f.path} writes ${table}, which has no owner in this test`)
+        if (!owners.includes(moduleOf(f.path))) foreign.push(`${f.path} writes ${table}`)
+      }
+    }
+    assert.deepEqual(foreign, [])
+  })
+
+  test('src/http depends on no module: the app wires modules into it', () => {
+    const imports = files
+      .filter((f) => f.path.startsWith('http/'))
+      .filter((f) => /from '\.\.\/modules\//.test(f.code))
+      .map((f) => f.path)
+    assert.deepEqual(imports, [])
+  })
+
+  test("a module's SQL lives in its *.repo.ts files", () => {
+    const elsewhere = files
+      .filter((f) => f.path.startsWith('modules/') && outside(f.path))
+      .filter((f) => hasSql(f.code) && !f.path.endsWith('.repo.ts'))
+      .map((f) => f.path)
+    assert.deepEqual(elsewhere, [])
+  })
+
+  test('services own transactions; functions that lock demand a Transaction<DB>', () => {
+    const repos = files.filter((f) => f.path.endsWith('.repo.ts') && outside(f.path))
+    const opening = repos.filter((f) => /\.transaction\(\)/.test(f.code)).map((f) => f.path)
+    assert.deepEqual(opening, [], 'repositories never open a transaction')
+    const unlocked: string[] = []
+    for (const f of files.filter((f) => f.path.startsWith('modules/') && outside(f.path))) {
+      // Each top-level function up to the next one.
+      for (const fn of f.code.split(/\n(?=export (?:async )?function |(?:async )?function )/)) {
+        if (!/\.forUpdate\(\)|for update/i.test(fn)) continue
+        const signature = fn.slice(0, fn.indexOf(')'))
+        if (!signature.includes('Transaction<DB>')) unlocked.push(`${f.path}: ${signature.split('(')[0]}`)
+      }
+    }
+    assert.deepEqual(unlocked, [], 'functions that lock rows take a Transaction<DB>')
+  })
+
+  test('the upload service reaches storage only through the FileStorage interface', () => {
+    const branching = files
+      .filter((f) => f.path.startsWith('modules/') || f.path === 'app.ts')
+      .filter((f) => !f.path.startsWith('modules/uploads/storage/'))
+      .filter((f) => /\bstorage\.kind\b|\bLocalStorage\b|storage\/local\.ts|storage\/s3\.ts/.test(f.code))
+      .map((f) => f.path)
+    assert.deepEqual(branching, [])
+    const storage = files.find((f) => f.path === 'modules/uploads/storage/storage.ts')!
+    assert.doesNotMatch(storage.code, /\bkind\b/, 'FileStorage names operations, not implementations')
+  })
+
+  test('route handlers translate no errors and cast no enums', () => {
+    const routes = files.filter((f) => f.path.endsWith('.routes.ts') && outside(f.path))
+    const offences: string[] = []
+    for (const f of routes) {
+      if (/\bcatch\b/.test(f.code)) offences.push(`${f.path}: catch`)
+      if (/new AppError|instanceof/.test(f.code)) offences.push(`${f.path}: error translation`)
+      for (const m of f.code.matchAll(/\bas (?!const\b)('[^']*'|[A-Z]\w*)/g))
+        offences.push(`${f.path}: as ${m[1]}`)
+    }
+    assert.deepEqual(offences, [])
+  })
+})
