@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto'
 import type { ServerOptions } from 'node:http'
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { catalogValues } from './catalog-values.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import { registerAuth } from './http/auth.ts'
-import { registerErrorHandler } from './http/error-handler.ts'
+import { type ErrorContext, registerErrorHandler } from './http/error-handler.ts'
+import { errorTexts } from './http/errors.ts'
 import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT, registerJsonBodyParser } from './http/json-body.ts'
 import { openApiOptions } from './http/openapi.ts'
 import { handleExpectations, handleShutdown, protocolErrorOptions } from './http/protocol-errors.ts'
@@ -39,7 +41,12 @@ import { createWebhookService } from './modules/webhooks/webhooks.service.ts'
 export interface AppDeps {
   config: Pick<
     Config,
-    'publicBaseUrl' | 'logLevel' | 'uploadUrlTtlS' | 'uploadRetentionS' | 'webhookAllowPrivateCidrs'
+    | 'publicBaseUrl'
+    | 'logLevel'
+    | 'rateLimitPerMinute'
+    | 'uploadUrlTtlS'
+    | 'uploadRetentionS'
+    | 'webhookAllowPrivateCidrs'
   >
   db: Database
   storage: FileStorage
@@ -92,6 +99,11 @@ export async function buildApp(
   deps: AppDeps,
   services: Services = createServices(deps),
 ): Promise<FastifyInstance> {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts }
+  const errors: ErrorContext = {
+    publicBaseUrl: deps.config.publicBaseUrl,
+    texts: errorTexts(catalogValues(deps.config, timeouts, deps.http)),
+  }
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: DEFAULT_BODY_LIMIT,
@@ -102,11 +114,10 @@ export async function buildApp(
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID()
     },
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    ...protocolErrorOptions(deps.config.publicBaseUrl),
+    ...protocolErrorOptions(errors),
     ...(deps.http ? { http: deps.http } : {}),
   })
   app.setValidatorCompiler(validatorCompiler)
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts }
   configureServerTimeouts(app, timeouts)
   registerBodyDeadline(app, timeouts)
   registerJsonBodyParser(app)
@@ -116,9 +127,12 @@ export async function buildApp(
 
   app.addSchema(ErrorSchema)
   app.addSchema(Order)
-  await app.register(swagger, openApiOptions(deps.config.publicBaseUrl))
+  await app.register(
+    swagger,
+    openApiOptions({ ...errors, rateLimitPerMinute: deps.config.rateLimitPerMinute }),
+  )
 
-  registerErrorHandler(app, deps.config.publicBaseUrl)
+  registerErrorHandler(app, errors)
 
   const { apiKeys, orders, products, organizations, uploads, production, webhooks } = services
 
@@ -126,7 +140,7 @@ export async function buildApp(
   handleExpectations(app)
   handleShutdown(app)
 
-  await app.register(systemRoutes({ db: deps.db, publicBaseUrl: deps.config.publicBaseUrl }))
+  await app.register(systemRoutes({ db: deps.db, errors }))
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { errorBody } from './error-handler.ts'
+import { type ErrorContext, errorBody } from './error-handler.ts'
 import { AppError, type ErrorCode } from './errors.ts'
 
 /**
@@ -26,11 +26,11 @@ const CLIENT_ERRORS: Record<string, ErrorCode> = {
 }
 
 /** Options for Fastify(): frameworkErrors and clientErrorHandler. */
-export function protocolErrorOptions(publicBaseUrl: string) {
+export function protocolErrorOptions(context: ErrorContext) {
   return {
     frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
       const badPath = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      void answer(request, reply, new AppError(badPath ? 'not_found' : 'internal_error'), publicBaseUrl)
+      void answer(request, reply, new AppError(badPath ? 'not_found' : 'internal_error'), context)
     },
     clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
       if (error.code === 'ECONNRESET' || socket.destroyed) return
@@ -38,7 +38,7 @@ export function protocolErrorOptions(publicBaseUrl: string) {
       const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
       if (socket.writable && !inFlight?.headersSent) {
         const appError = new AppError(CLIENT_ERRORS[error.code ?? ''] ?? 'malformed_request')
-        const body = JSON.stringify(errorBody(appError, publicBaseUrl))
+        const body = JSON.stringify(errorBody(appError, context))
         socket.write(
           `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\n` +
             'Content-Type: application/json; charset=utf-8\r\n' +
@@ -55,18 +55,19 @@ export function protocolErrorOptions(publicBaseUrl: string) {
 }
 
 /** A reply outside the routes: counts a valid key (rate-limit headers) like the not-found handler. */
-async function answer(request: FastifyRequest, reply: FastifyReply, error: AppError, publicBaseUrl: string) {
+async function answer(request: FastifyRequest, reply: FastifyReply, error: AppError, context: ErrorContext) {
   try {
     await request.server.countKeyIfValid(request, reply)
   } catch (err) {
     error = err instanceof AppError ? err : new AppError('internal_error')
   }
   if (error.headers) reply.headers(error.headers)
+  reply.appError = error
   reply
     .header('x-request-id', request.id)
     .code(error.status)
     .type('application/json; charset=utf-8')
-    .send(errorBody(error, publicBaseUrl))
+    .send(errorBody(error, context))
 }
 
 const UNMET_EXPECTATION = Symbol('unmet expectation')

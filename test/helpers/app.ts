@@ -7,6 +7,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { sql } from 'kysely'
 import pg from 'pg'
 import { buildApp } from '../../src/app.ts'
+import { DEFAULT_CONFIG } from '../../src/config.ts'
 import { type Database, type Listen, migrateToLatest, openDatabase } from '../../src/db/database.ts'
 import {
   createMemoryRateLimiter,
@@ -186,8 +187,9 @@ export async function createTestApp(
     config: {
       publicBaseUrl: PUBLIC_BASE_URL,
       logLevel: 'silent',
-      uploadUrlTtlS: options.uploadUrlTtlS ?? 7200,
-      uploadRetentionS: options.uploadRetentionS ?? 1_209_600,
+      rateLimitPerMinute: limit,
+      uploadUrlTtlS: options.uploadUrlTtlS ?? DEFAULT_CONFIG.uploadUrlTtlS,
+      uploadRetentionS: options.uploadRetentionS ?? DEFAULT_CONFIG.uploadRetentionS,
       webhookAllowPrivateCidrs: options.webhookAllowPrivateCidrs ?? [],
     },
     ...(options.resolver ? { resolver: options.resolver } : {}),

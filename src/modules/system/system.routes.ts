@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { sql } from 'kysely'
 import Type from 'typebox'
 import type { Database } from '../../db/database.ts'
+import type { ErrorContext } from '../../http/error-handler.ts'
 import { AppError, ERROR_CATALOG, type ErrorCode } from '../../http/errors.ts'
 import { AUTHENTICATED_ERRORS, errorResponses } from '../../http/schemas.ts'
 import { renderErrorIndex, renderErrorPage } from './error-pages.ts'
@@ -50,7 +51,7 @@ export function pingRoutes() {
 }
 
 /** Open routes: health, readiness and the error reference pages. */
-export function systemRoutes(deps: { db: Database; publicBaseUrl: string }) {
+export function systemRoutes(deps: { db: Database; errors: ErrorContext }) {
   return async function routes(app: FastifyInstance) {
     const hidden = { hide: true }
     app.get('/healthz', { config: { auth: 'none' }, schema: hidden }, async () => ({
@@ -67,7 +68,7 @@ export function systemRoutes(deps: { db: Database; publicBaseUrl: string }) {
     })
 
     app.get('/developers/errors', { config: { auth: 'none' }, schema: hidden }, async (_request, reply) => {
-      return reply.type('text/html; charset=utf-8').send(renderErrorIndex(deps.publicBaseUrl))
+      return reply.type('text/html; charset=utf-8').send(renderErrorIndex(deps.errors))
     })
 
     app.get<{ Params: { code: string } }>(
@@ -77,9 +78,7 @@ export function systemRoutes(deps: { db: Database; publicBaseUrl: string }) {
         const code = request.params.code
         if (!Object.hasOwn(ERROR_CATALOG, code))
           throw new AppError('not_found', { message: 'No such error code.' })
-        return reply
-          .type('text/html; charset=utf-8')
-          .send(renderErrorPage(code as ErrorCode, deps.publicBaseUrl))
+        return reply.type('text/html; charset=utf-8').send(renderErrorPage(code as ErrorCode, deps.errors))
       },
     )
   }
