@@ -1,6 +1,6 @@
 import { maxHeaderSize, type ServerOptions } from 'node:http'
 import type { Config } from './config.ts'
-import type { CatalogValues } from './http/errors.ts'
+import type { CatalogValues } from './http/error-values.ts'
 import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT } from './http/json-body.ts'
 import { WINDOW_MS } from './http/rate-limit.ts'
 import type { Timeouts } from './http/timeouts.ts'

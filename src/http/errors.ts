@@ -1,3 +1,5 @@
+import { binarySize, type CatalogValues } from './error-values.ts'
+
 /**
  * The one error catalog. The error handler, the OpenAPI document and the
  * /developers/errors/<code> pages are all generated from this table, so they
@@ -17,31 +19,6 @@ export interface CatalogEntry {
   retry: string
 }
 
-/** The numbers the catalog's texts state. */
-export interface CatalogValues {
-  rateLimitPerMinute: number
-  rateLimitWindowS: number
-  orderBodyBytes: number
-  defaultBodyBytes: number
-  headerBytes: number
-  headersTimeoutMs: number
-  bodyTimeoutMs: number
-  uploadGraceMs: number
-  uploadMinBytesPerSecond: number
-  maxUploadBytes: number
-  uploadUrlTtlS: number
-  maxActiveEndpoints: number
-  svg: {
-    elements: number
-    nodes: number
-    depth: number
-    attributesPerElement: number
-    entityExpansion: number
-    timeLimitMs: number
-    memoryLimitMb: number
-  }
-}
-
 type Text = string | ((v: CatalogValues) => string)
 
 interface CatalogSource {
@@ -50,17 +27,6 @@ interface CatalogSource {
   message: Text
   description: Text
   retry: Text
-}
-
-/** 10 MB, 64 KB: a size in the largest binary unit that divides it. */
-export function binarySize(bytes: number, units = ['bytes', 'KB', 'MB', 'GB']): string {
-  let n = bytes
-  let unit = 0
-  while (unit < units.length - 1 && n >= 1024 && n % 1024 === 0) {
-    n /= 1024
-    unit += 1
-  }
-  return `${n} ${units[unit]}`
 }
 
 /** Entries of one validation_failed answer. */
