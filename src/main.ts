@@ -4,6 +4,7 @@ import { buildApp, createServices } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { DataDirInUseError } from './db/data-dir-lock.ts'
 import { migrateToLatest, openDatabase } from './db/database.ts'
+import { loggerOptions } from './http/logging.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts'
 import { systemClock } from './lib/clock.ts'
 import {
@@ -36,11 +37,6 @@ async function main(): Promise<void> {
     throw err
   }
 
-  const logger = {
-    level: config.logLevel,
-    // Belt and braces: nothing logs these today, and nothing ever should.
-    redact: ['req.headers.authorization', 'headers.authorization', 'key', 'token', 'secret'],
-  }
   // Parts made before the app (and its logger) log through this until it exists.
   let log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void } = {
     warn: (obj, msg) => console.error(msg, obj),
@@ -79,6 +75,11 @@ async function main(): Promise<void> {
       : undefined
 
   const operator = resolveOperatorToken(config.operatorToken, config.dataDir)
+  const logger = loggerOptions({
+    level: config.logLevel,
+    pretty: process.stdout.isTTY === true,
+    secrets: [operator.token, config.s3?.secretAccessKey],
+  })
   const rateLimiter = config.redisUrl
     ? await createRedisRateLimiter(config.redisUrl, config.rateLimitPerMinute, {
         timeoutMs: config.redisTimeoutMs,

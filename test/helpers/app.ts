@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import type { ServerOptions } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { buildApp } from '../../src/app.ts'
@@ -164,6 +164,8 @@ export async function createTestApp(
     http?: ServerOptions
     /** Shorter request timeouts (src/http/timeouts.ts). */
     timeouts?: Partial<Timeouts>
+    /** Pino options; no logging by default. */
+    logger?: FastifyServerOptions['logger']
   } = {},
 ): Promise<TestApp> {
   const testDb = options.testDb ?? (await createTestDatabase())
@@ -194,6 +196,7 @@ export async function createTestApp(
     },
     ...(options.resolver ? { resolver: options.resolver } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
     cacheApiKeys: options.cacheApiKeys ?? false,
     db,
     storage,
