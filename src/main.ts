@@ -18,6 +18,7 @@ import { createS3Storage } from './modules/uploads/storage/s3.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { createDispatcher } from './modules/webhooks/dispatcher.ts'
 import { resolveOperatorToken } from './operator-token.ts'
+import { handleStopRequests, STOP_SIGNALS } from './stop-requests.ts'
 
 /** Exit status of a start refused because another process holds DATA_DIR's embedded database. */
 const EXIT_DATA_DIR_IN_USE = 3
@@ -154,9 +155,9 @@ async function main(): Promise<void> {
       })
     : undefined
 
-  closeWithGrace({ delay: 20_000 }, async ({ signal, err }) => {
+  const closer = closeWithGrace({ delay: 20_000, skip: [...STOP_SIGNALS] }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error')
-    else app.log.info({ signal }, 'shutting down: draining in-flight requests')
+    else if (signal) app.log.info({ signal }, 'shutting down: draining in-flight requests')
     // Stops accepting connections and waits for in-flight requests to finish.
     clearInterval(sweeper)
     // A keep-alive connection whose request was in flight when closing began
@@ -176,6 +177,19 @@ async function main(): Promise<void> {
     if (workerDb !== db) await workerDb.destroy()
     await db.destroy()
     app.log.info('stopped')
+  })
+
+  handleStopRequests({
+    stop: (reason) => {
+      app.log.info(reason, 'shutting down: draining in-flight requests')
+      void closer.close()
+    },
+    abort: (signal) => {
+      app.log.error({ signal }, 'asked again to stop: exiting at once')
+      process.exit(1)
+    },
+    // Started by an npm script: npm is the parent, and this process must not outlive it.
+    watchParent: process.env.npm_lifecycle_event !== undefined,
   })
 
   await app.listen({ port: config.port, host: config.host })
