@@ -9,6 +9,7 @@ import { registerAuth } from './http/auth.ts'
 import { type ErrorContext, registerErrorHandler } from './http/error-handler.ts'
 import { errorTexts } from './http/errors.ts'
 import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT, registerJsonBodyParser } from './http/json-body.ts'
+import { registerMetrics } from './http/metrics.ts'
 import { openApiOptions } from './http/openapi.ts'
 import { handleExpectations, handleShutdown, protocolErrorOptions } from './http/protocol-errors.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
@@ -21,6 +22,7 @@ import {
 } from './http/timeouts.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Clock } from './lib/clock.ts'
+import { createMetrics, type Metrics, observeWebhookQueue } from './metrics.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
 import { operatorRoutes } from './modules/operator/operator.routes.ts'
 import { ordersRoutes } from './modules/orders/orders.routes.ts'
@@ -34,6 +36,7 @@ import { pingRoutes, systemRoutes } from './modules/system/system.routes.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { uploadsRoutes } from './modules/uploads/uploads.routes.ts'
 import { createUploadService } from './modules/uploads/uploads.service.ts'
+import { webhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
 import { type Resolver, systemResolver } from './modules/webhooks/ssrf.ts'
 import { webhooksOperatorRoutes, webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
 import { createWebhookService } from './modules/webhooks/webhooks.service.ts'
@@ -63,6 +66,10 @@ export interface AppDeps {
   http?: ServerOptions
   /** How long clients may take to send requests (tests shorten them). */
   timeouts?: Partial<Timeouts>
+  /** Prometheus metrics (a registry of the app's own without). */
+  metrics?: Metrics
+  /** Serve GET /metrics on the API port with the operator token; false when METRICS_PORT serves them. */
+  metricsOnApiPort?: boolean
 }
 
 /** Every feature's service, built once; routes and background work share them. */
@@ -140,6 +147,9 @@ export async function buildApp(
   handleExpectations(app)
   handleShutdown(app)
 
+  const metrics = deps.metrics ?? createMetrics()
+  observeWebhookQueue(metrics, () => webhookQueueStats(deps.db, deps.clock.now()))
+  registerMetrics(app, metrics, { route: deps.metricsOnApiPort ?? true })
   await app.register(systemRoutes({ db: deps.db, errors }))
   await app.register(
     async (v1) => {

@@ -5,8 +5,10 @@ import { ConfigError, loadConfig } from './config.ts'
 import { DataDirInUseError } from './db/data-dir-lock.ts'
 import { migrateToLatest, openDatabase } from './db/database.ts'
 import { loggerOptions } from './http/logging.ts'
+import { serveMetrics } from './http/metrics.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts'
 import { systemClock } from './lib/clock.ts'
+import { createMetrics, observePools } from './metrics.ts'
 import {
   FileStoreConflictError,
   localFileStore,
@@ -57,7 +59,7 @@ async function main(): Promise<void> {
       await migrations.db.destroy()
     }
   }
-  const { db, dialect, listen } = await openDatabase({
+  const { db, dialect, listen, poolStats } = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
     timeouts,
@@ -94,6 +96,8 @@ async function main(): Promise<void> {
   const storage: FileStorage = config.s3
     ? createS3Storage(config.s3)
     : createLocalStorage({ root: join(config.dataDir, 'files') })
+  const metrics = createMetrics({ processMetrics: true })
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined
   const deps = {
     config,
     db,
@@ -105,6 +109,8 @@ async function main(): Promise<void> {
     // The embedded database has exactly one process, so a key cache cleared on
     // revoke is exact there; with PostgreSQL another instance may revoke.
     cacheApiKeys: dialect === 'pglite',
+    metrics,
+    metricsOnApiPort: config.metricsPort === undefined,
   }
   const services = createServices(deps)
   const app = await buildApp(deps, services)
@@ -129,17 +135,17 @@ async function main(): Promise<void> {
   // cost more than executing a claim or a batch of results. It shows in
   // pg_stat_activity as svc-webhook-worker. The embedded database is one
   // session anyway.
-  const workerDb =
+  const worker =
     config.webhookWorker && dialect === 'postgres'
-      ? (
-          await openDatabase({
-            url: config.databaseUrl,
-            poolSize: 1,
-            timeouts,
-            settings: { plan_cache_mode: 'force_generic_plan', application_name: 'svc-webhook-worker' },
-          })
-        ).db
-      : db
+      ? await openDatabase({
+          url: config.databaseUrl,
+          poolSize: 1,
+          timeouts,
+          settings: { plan_cache_mode: 'force_generic_plan', application_name: 'svc-webhook-worker' },
+        })
+      : undefined
+  const workerDb = worker?.db ?? db
+  observePools(metrics, { api: poolStats, ...(worker ? { worker: worker.poolStats } : {}) })
   const dispatcher = config.webhookWorker
     ? createDispatcher({
         db: workerDb,
@@ -169,6 +175,7 @@ async function main(): Promise<void> {
     } finally {
       clearInterval(reaper)
     }
+    await metricsServer?.close()
     // Attempts in flight get a few seconds; unfinished claims go back to the table.
     await dispatcher?.stop()
     await rateLimiter.close()
@@ -193,6 +200,10 @@ async function main(): Promise<void> {
   })
 
   await app.listen({ port: config.port, host: config.host })
+  if (config.metricsPort !== undefined) {
+    metricsServer = await serveMetrics(metrics, { port: config.metricsPort, host: config.host })
+    app.log.info(`metrics at http://${config.host}:${metricsServer.port}/metrics`)
+  }
   await dispatcher?.start()
   app.log.info(
     {
