@@ -11,7 +11,12 @@ import { errorTexts } from './http/errors.ts'
 import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT, registerJsonBodyParser } from './http/json-body.ts'
 import { registerMetrics } from './http/metrics.ts'
 import { openApiOptions } from './http/openapi.ts'
-import { handleExpectations, handleShutdown, protocolErrorOptions } from './http/protocol-errors.ts'
+import {
+  handleExpectations,
+  handleShutdown,
+  MAX_PARAM_LENGTH,
+  protocolErrorOptions,
+} from './http/protocol-errors.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
 import { ErrorSchema } from './http/schemas.ts'
 import {
@@ -120,7 +125,7 @@ export async function buildApp(
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID()
     },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
     ...protocolErrorOptions(errors),
     ...(deps.http ? { http: deps.http } : {}),
   })

@@ -2,6 +2,7 @@ import { maxHeaderSize, type ServerOptions } from 'node:http'
 import type { Config } from './config.ts'
 import type { CatalogValues } from './http/error-values.ts'
 import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT } from './http/json-body.ts'
+import { MAX_PARAM_LENGTH } from './http/protocol-errors.ts'
 import { WINDOW_MS } from './http/rate-limit.ts'
 import type { Timeouts } from './http/timeouts.ts'
 import { MAX_UPLOAD_BYTES } from './modules/uploads/storage/storage.ts'
@@ -31,6 +32,7 @@ export function catalogValues(
     maxUploadBytes: MAX_UPLOAD_BYTES,
     uploadUrlTtlS: config.uploadUrlTtlS,
     maxActiveEndpoints: MAX_ACTIVE_ENDPOINTS,
+    maxParamLength: MAX_PARAM_LENGTH,
     svg: {
       ...SVG_LIMITS,
       timeLimitMs: SVG_SANITIZER_DEFAULTS.timeLimitMs,

@@ -12,6 +12,7 @@ export interface CatalogValues {
   maxUploadBytes: number
   uploadUrlTtlS: number
   maxActiveEndpoints: number
+  maxParamLength: number
   svg: {
     elements: number
     nodes: number

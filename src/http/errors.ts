@@ -102,8 +102,8 @@ export const ERROR_CATALOG = {
     kind: 'error',
     status: 404,
     message: 'Not found.',
-    description:
-      'Unknown path, or an id that does not exist or belongs to another organization or environment (never 403). Also an id that cannot exist: one that is not a UUID, longer than 200 characters, or not decodable (`%ZZ`).',
+    description: (v) =>
+      `Unknown path, or an id that does not exist or belongs to another organization or environment (never 403). Also an id that cannot exist: one that is not a UUID, longer than ${v.maxParamLength} characters, or not decodable (\`%ZZ\`).`,
     retry: NO_RETRY,
   },
   rate_limited: {
@@ -284,7 +284,8 @@ export class AppError extends Error {
       headers?: Record<string, string>
     } = {},
   ) {
-    super(options.message ?? code)
+    const fixed: Text = ERROR_CATALOG[code].message
+    super(options.message ?? (typeof fixed === 'string' ? fixed : code))
     this.detail = options.message
     this.code = code
     this.status = ERROR_CATALOG[code].status

@@ -9,7 +9,7 @@ import { AppError, type ErrorCode } from './errors.ts'
  * The answers Fastify and Node give on their own, before a request reaches a
  * route, in the error shape like every other answer:
  * - a path that cannot be decoded (`%ZZ`) or whose parameter is longer than
- *   the router takes (200 characters): 404 not_found, as an id that cannot
+ *   the router takes (MAX_PARAM_LENGTH): 404 not_found, as an id that cannot
  *   exist; a valid key is counted and gets its rate-limit headers;
  * - HTTP that cannot be parsed: 400 malformed_request; headers over Node's
  *   16 KB: 431 headers_too_large; a request that stopped arriving: 408
@@ -17,6 +17,9 @@ import { AppError, type ErrorCode } from './errors.ts'
  * - `Expect` other than 100-continue: 417 expectation_failed, after the key;
  * - a request while the service shuts down: 503 service_unavailable.
  */
+
+/** The longest path parameter the router takes: ids are far shorter. */
+export const MAX_PARAM_LENGTH = 200
 
 const CLOSE = { connection: 'close' }
 
