@@ -16,6 +16,7 @@ import { join } from 'node:path'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Worker } from 'node:worker_threads'
 import { buildApp } from '../src/app.ts'
+import { DEFAULT_CONFIG } from '../src/config.ts'
 import { migrateToLatest, openDatabase } from '../src/db/database.ts'
 import { createMemoryRateLimiter } from '../src/http/rate-limit.ts'
 import { createLocalStorage } from '../src/modules/uploads/storage/local.ts'
@@ -31,14 +32,14 @@ const OPERATOR_TOKEN = 'op_bench_hostile_bodies_0123456789abcdef'
 const files = mkdtempSync(join(tmpdir(), 'bench-hostile-'))
 const { db } = await openDatabase({})
 await migrateToLatest(db)
-const rateLimiter = createMemoryRateLimiter(10_000_000)
+const RATE = 10_000_000
+const rateLimiter = createMemoryRateLimiter(RATE)
 const app = await buildApp({
   config: {
+    ...DEFAULT_CONFIG,
     publicBaseUrl: 'http://127.0.0.1',
     logLevel: 'silent',
-    uploadUrlTtlS: 7200,
-    uploadRetentionS: 1_209_600,
-    webhookAllowPrivateCidrs: [],
+    rateLimitPerMinute: RATE,
   },
   db,
   storage: createLocalStorage({ root: files }),

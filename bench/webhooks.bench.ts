@@ -42,6 +42,7 @@ import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import selfsigned from 'selfsigned'
+import { DEFAULT_CONFIG } from '../src/config.ts'
 import { cpuMs, machineCpuMs, threadCpuMs } from './lib/cpu.ts'
 import { percentile, ROOT, type Service, startService, tenant } from './lib/service.ts'
 
@@ -62,7 +63,7 @@ const EVENTS = Number(flags.events)
 const WARMUP = Number(flags.warmup)
 const ROUNDS = Number(flags.rounds)
 /** Attempts the worker keeps in flight (the service's default unless --concurrency). */
-const CONCURRENCY = Number(flags.concurrency ?? 128)
+const CONCURRENCY = Number(flags.concurrency ?? DEFAULT_CONFIG.webhookConcurrency)
 /** Requests the raw baseline keeps in flight. */
 const BASELINE_IN_FLIGHT = 16
 const work = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))

@@ -17,12 +17,15 @@
  *   list-deliveries [--org ORG_ID] [--endpoint ENDPOINT_ID] [--limit N]
  *   redeliver DELIVERY_ID                   the same event again, as a new delivery sent at once
  *
- * Service address: --url, else PUBLIC_BASE_URL, else http://localhost:$PORT (3000).
- * Token: OPERATOR_TOKEN, else the file DATA_DIR/operator-token (./data by default).
+ * Service address: --url, else the service's own (PUBLIC_BASE_URL, else http://localhost:$PORT).
+ * Token: OPERATOR_TOKEN, else the file DATA_DIR/operator-token. Unset variables
+ * take the service's defaults.
  */
 import { readFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig } from '../src/config.ts'
+import { OPERATOR_TOKEN_FILE } from '../src/operator-token.ts'
 
 const ALL_SCOPES = ['orders:read', 'orders:write', 'files:write', 'webhooks:manage']
 
@@ -52,15 +55,20 @@ function usage(): never {
   process.exit(0)
 }
 
-const baseUrl = (
-  values.url ||
-  process.env.PUBLIC_BASE_URL ||
-  `http://localhost:${process.env.PORT || 3000}`
-).replace(/\/+$/, '')
+function serviceConfig() {
+  try {
+    return loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) fail(`configuration error: ${err.message}`)
+    throw err
+  }
+}
+const config = serviceConfig()
+const baseUrl = (values.url || config.publicBaseUrl).replace(/\/+$/, '')
 
 function operatorToken(): string {
-  if (process.env.OPERATOR_TOKEN) return process.env.OPERATOR_TOKEN
-  const path = join(resolve(process.env.DATA_DIR || './data'), 'operator-token')
+  if (config.operatorToken) return config.operatorToken
+  const path = join(config.dataDir, OPERATOR_TOKEN_FILE)
   try {
     return readFileSync(path, 'utf8').trim()
   } catch {

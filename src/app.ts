@@ -2,13 +2,21 @@ import { randomUUID } from 'node:crypto'
 import type { ServerOptions } from 'node:http'
 import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import { catalogValues } from './catalog-values.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
 import { registerAuth } from './http/auth.ts'
-import { registerErrorHandler } from './http/error-handler.ts'
+import { type ErrorContext, registerErrorHandler } from './http/error-handler.ts'
+import { errorTexts } from './http/errors.ts'
 import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT, registerJsonBodyParser } from './http/json-body.ts'
+import { registerMetrics } from './http/metrics.ts'
 import { openApiOptions } from './http/openapi.ts'
-import { handleExpectations, handleShutdown, protocolErrorOptions } from './http/protocol-errors.ts'
+import {
+  handleExpectations,
+  handleShutdown,
+  MAX_PARAM_LENGTH,
+  protocolErrorOptions,
+} from './http/protocol-errors.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
 import { ErrorSchema } from './http/schemas.ts'
 import {
@@ -19,6 +27,7 @@ import {
 } from './http/timeouts.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Clock } from './lib/clock.ts'
+import { createMetrics, type Metrics, observeWebhookQueue } from './metrics.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
 import { operatorRoutes } from './modules/operator/operator.routes.ts'
 import { ordersRoutes } from './modules/orders/orders.routes.ts'
@@ -33,6 +42,7 @@ import { createSystemService } from './modules/system/system.service.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { uploadsRoutes } from './modules/uploads/uploads.routes.ts'
 import { createUploadService } from './modules/uploads/uploads.service.ts'
+import { webhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
 import { type Resolver, systemResolver } from './modules/webhooks/ssrf.ts'
 import { webhooksOperatorRoutes, webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
 import { createWebhookService } from './modules/webhooks/webhooks.service.ts'
@@ -40,7 +50,12 @@ import { createWebhookService } from './modules/webhooks/webhooks.service.ts'
 export interface AppDeps {
   config: Pick<
     Config,
-    'publicBaseUrl' | 'logLevel' | 'uploadUrlTtlS' | 'uploadRetentionS' | 'webhookAllowPrivateCidrs'
+    | 'publicBaseUrl'
+    | 'logLevel'
+    | 'rateLimitPerMinute'
+    | 'uploadUrlTtlS'
+    | 'uploadRetentionS'
+    | 'webhookAllowPrivateCidrs'
   >
   db: Database
   storage: FileStorage
@@ -57,6 +72,10 @@ export interface AppDeps {
   http?: ServerOptions
   /** How long clients may take to send requests (tests shorten them). */
   timeouts?: Partial<Timeouts>
+  /** Prometheus metrics (a registry of the app's own without). */
+  metrics?: Metrics
+  /** Serve GET /metrics on the API port with the operator token; false when METRICS_PORT serves them. */
+  metricsOnApiPort?: boolean
 }
 
 /** Every feature's service, built once; routes and background work share them. */
@@ -72,7 +91,7 @@ export function createServices(deps: AppDeps) {
   const organizations = createOrganizationService(deps)
   const orders = createOrderService({ db: deps.db, clock: deps.clock, uploads, organizations })
   return {
-    system: createSystemService({ db: deps.db, publicBaseUrl: deps.config.publicBaseUrl }),
+    system: createSystemService({ db: deps.db }),
     apiKeys: createApiKeyService({
       db: deps.db,
       clock: deps.clock,
@@ -101,6 +120,11 @@ export async function buildApp(
   deps: AppDeps,
   services: Services = createServices(deps),
 ): Promise<FastifyInstance> {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts }
+  const errors: ErrorContext = {
+    publicBaseUrl: deps.config.publicBaseUrl,
+    texts: errorTexts(catalogValues(deps.config, timeouts, deps.http)),
+  }
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: DEFAULT_BODY_LIMIT,
@@ -110,12 +134,11 @@ export async function buildApp(
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID()
     },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 200 },
-    ...protocolErrorOptions(deps.config.publicBaseUrl),
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    ...protocolErrorOptions(errors),
     ...(deps.http ? { http: deps.http } : {}),
   })
   app.setValidatorCompiler(validatorCompiler)
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts }
   configureServerTimeouts(app, timeouts)
   registerBodyDeadline(app, timeouts)
   registerJsonBodyParser(app)
@@ -125,9 +148,12 @@ export async function buildApp(
 
   app.addSchema(ErrorSchema)
   app.addSchema(Order)
-  await app.register(swagger, openApiOptions(deps.config.publicBaseUrl))
+  await app.register(
+    swagger,
+    openApiOptions({ ...errors, rateLimitPerMinute: deps.config.rateLimitPerMinute }),
+  )
 
-  registerErrorHandler(app, deps.config.publicBaseUrl)
+  registerErrorHandler(app, errors)
 
   const { system, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
 
@@ -135,7 +161,10 @@ export async function buildApp(
   handleExpectations(app)
   handleShutdown(app)
 
-  await app.register(systemRoutes({ system }))
+  const metrics = deps.metrics ?? createMetrics()
+  observeWebhookQueue(metrics, () => webhookQueueStats(deps.db, deps.clock.now()))
+  registerMetrics(app, metrics, { route: deps.metricsOnApiPort ?? true })
+  await app.register(systemRoutes({ system, errors }))
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())

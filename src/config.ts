@@ -1,42 +1,131 @@
 import { resolve } from 'node:path'
+import Type, { type Static, type TSchema } from 'typebox'
 
 /**
- * Every environment variable the service reads, parsed once at start and frozen.
- * An invalid value stops the process with a message naming the variable, instead of
- * surfacing later as a confusing runtime failure.
+ * Every environment variable the service reads, declared once: type, default,
+ * limits and meaning. README's configuration table lists the same variables
+ * and defaults (a test compares them); the rest of the code reads the parsed,
+ * frozen Config. Extra keywords: `unset` says what an unset variable without a
+ * default means, `expected` describes a pattern, `secret` keeps the value out
+ * of messages and logs.
  */
-export interface Config {
-  port: number
-  host: string
-  publicBaseUrl: string
-  dataDir: string
-  databaseUrl: string | undefined
-  operatorToken: string | undefined
-  s3: S3Config | undefined
-  redisUrl: string | undefined
-  /** Connecting to PostgreSQL, and waiting for a pooled connection. */
-  databaseConnectTimeoutMs: number
-  /** PostgreSQL's statement_timeout; the client gives up one second later (a stalled network). */
-  databaseStatementTimeoutMs: number
-  /** Each Redis command (and connecting to Redis). */
-  redisTimeoutMs: number
-  rateLimitPerMinute: number
-  webhookRetryDelaysMs: number[]
-  webhookTimeoutMs: number
-  webhookAllowPrivateCidrs: string[]
-  webhookWorker: boolean
-  /** Attempts a worker has in flight at once. */
-  webhookConcurrency: number
-  /** Attempts a worker has in flight at once to one endpoint. */
-  webhookEndpointConcurrency: number
-  /** Attempts a worker has in flight to slow endpoints before it starts no more of theirs. */
-  webhookSlowConcurrency: number
-  /** Claim lease of the delivery worker; unset: WEBHOOK_TIMEOUT_MS + 30 s. */
-  webhookLeaseMs: number | undefined
-  uploadUrlTtlS: number
-  uploadRetentionS: number
-  logLevel: string
-}
+const Ms = (defaultMs: number, minimum: number, maximum: number, description: string) =>
+  Type.Integer({ default: defaultMs, minimum, maximum, description })
+
+export const EnvSchema = Type.Object({
+  PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535, description: 'listening port' }),
+  HOST: Type.String({ default: '127.0.0.1', description: 'listening address' }),
+  PUBLIC_BASE_URL: Type.Optional(
+    Type.String({
+      format: 'url',
+      unset: 'http://localhost:PORT',
+      description: 'external address of the service, used in doc_url and signed upload URLs',
+    }),
+  ),
+  DATA_DIR: Type.String({
+    default: './data',
+    description: 'embedded database, stored files, operator token',
+  }),
+  DATABASE_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      expected: 'a postgres:// URL',
+      secret: 'password',
+      description: 'PostgreSQL to use; unset: the embedded database in DATA_DIR',
+    }),
+  ),
+  OPERATOR_TOKEN: Type.Optional(
+    Type.String({ secret: true, description: 'operator API token; unset: generated into DATA_DIR' }),
+  ),
+  S3_BUCKET: Type.Optional(Type.String({ description: 'S3-compatible bucket for uploads; unset: DATA_DIR' })),
+  S3_ENDPOINT: Type.Optional(Type.String({ format: 'url', description: 'S3 endpoint; unset: AWS' })),
+  S3_REGION: Type.Optional(Type.String({ description: 'region of the bucket; unset: us-east-1' })),
+  S3_ACCESS_KEY_ID: Type.Optional(Type.String({ description: 'S3 credentials; unset: the AWS chain' })),
+  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ secret: true, description: 'S3 credentials' })),
+  S3_FORCE_PATH_STYLE: Type.Optional(Type.Boolean({ description: 'path-style bucket addresses (MinIO)' })),
+  REDIS_URL: Type.Optional(
+    Type.String({ secret: 'password', description: 'shared rate-limit counters; unset: in-process' }),
+  ),
+  DATABASE_CONNECT_TIMEOUT_MS: Ms(
+    5000,
+    100,
+    600_000,
+    'wait to connect to PostgreSQL or for a pooled connection',
+  ),
+  DATABASE_STATEMENT_TIMEOUT_MS: Ms(5000, 100, 600_000, 'PostgreSQL statement_timeout'),
+  REDIS_TIMEOUT_MS: Ms(500, 10, 60_000, 'wait for each Redis command and for connecting'),
+  RATE_LIMIT_PER_MINUTE: Type.Integer({
+    default: 120,
+    minimum: 1,
+    maximum: 10_000_000,
+    description: 'requests per key per minute',
+  }),
+  WEBHOOK_RETRY_DELAYS: Type.String({
+    default: '1m,5m,15m,1h,3h,6h,12h,24h',
+    pattern: '^\\s*\\d+(ms|s|m|h)?\\s*(,\\s*\\d+(ms|s|m|h)?\\s*)*$',
+    expected: 'a comma-separated list of delays, each a number with ms, s, m or h',
+    description: 'delays after each failed attempt',
+  }),
+  WEBHOOK_TIMEOUT_MS: Ms(10_000, 1, 600_000, 'delivery deadline'),
+  WEBHOOK_ALLOW_PRIVATE_CIDRS: Type.String({
+    default: '',
+    description: 'CIDRs exempt from webhook_target_blocked (development and tests)',
+  }),
+  WEBHOOK_WORKER: Type.Boolean({ default: true, description: 'off runs an API-only instance' }),
+  WEBHOOK_CONCURRENCY: Type.Integer({
+    default: 128,
+    minimum: 1,
+    maximum: 1000,
+    description: 'attempts one worker has in flight at once',
+  }),
+  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({
+    default: 16,
+    minimum: 1,
+    maximum: 1000,
+    description: 'attempts one worker has in flight at once to one endpoint',
+  }),
+  WEBHOOK_SLOW_CONCURRENCY: Type.Integer({
+    default: 512,
+    minimum: 1,
+    maximum: 100_000,
+    description: 'attempts in the slow lane before slow endpoints get no more',
+  }),
+  WEBHOOK_LEASE_MS: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 86_400_000,
+      unset: 'WEBHOOK_TIMEOUT_MS + 30 s',
+      description: 'claim lease of the delivery worker; must exceed WEBHOOK_TIMEOUT_MS',
+    }),
+  ),
+  UPLOAD_URL_TTL_S: Type.Integer({
+    default: 7200,
+    minimum: 1,
+    maximum: 7 * 86_400,
+    description: 'lifetime of an upload slot',
+  }),
+  UPLOAD_RETENTION_S: Type.Integer({
+    default: 1_209_600,
+    minimum: 1,
+    maximum: 10 * 365 * 86_400,
+    description: 'lifetime of an unreferenced file',
+  }),
+  LOG_LEVEL: Type.String({
+    default: 'info',
+    enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    description: 'least severe level logged',
+  }),
+  METRICS_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 65535,
+      description: 'serves /metrics on this port without a token; unset: on PORT with the operator token',
+    }),
+  ),
+})
+
+export type Env = Static<typeof EnvSchema>
+export type EnvName = keyof Env
 
 export interface S3Config {
   bucket: string
@@ -47,98 +136,165 @@ export interface S3Config {
   forcePathStyle: boolean
 }
 
+/** The parsed environment in the shape the code uses. */
+export interface Config {
+  port: number
+  host: string
+  publicBaseUrl: string
+  dataDir: string
+  databaseUrl: string | undefined
+  operatorToken: string | undefined
+  s3: S3Config | undefined
+  redisUrl: string | undefined
+  databaseConnectTimeoutMs: number
+  databaseStatementTimeoutMs: number
+  redisTimeoutMs: number
+  rateLimitPerMinute: number
+  webhookRetryDelaysMs: number[]
+  webhookTimeoutMs: number
+  webhookAllowPrivateCidrs: string[]
+  webhookWorker: boolean
+  webhookConcurrency: number
+  webhookEndpointConcurrency: number
+  webhookSlowConcurrency: number
+  /** Unset: the dispatcher's own (WEBHOOK_TIMEOUT_MS + 30 s). */
+  webhookLeaseMs: number | undefined
+  uploadUrlTtlS: number
+  uploadRetentionS: number
+  logLevel: string
+  metricsPort: number | undefined
+}
+
 export class ConfigError extends Error {}
 
-type Env = Record<string, string | undefined>
+/** The signing region S3-compatible stores accept when none is configured. */
+const UNSET_S3_REGION = 'us-east-1'
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']
-
-export function loadConfig(env: Env = process.env): Readonly<Config> {
-  const port = int(env, 'PORT', 3000, 0, 65535)
-  const logLevel = env.LOG_LEVEL?.trim() || 'info'
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`)
+export function loadConfig(environment: Record<string, string | undefined> = process.env): Readonly<Config> {
+  const env = parseEnv(environment)
+  const fail = (name: EnvName, problem: string) => {
+    throw new ConfigError(`${name}=${quote(name, environment[name] ?? '')}: ${problem}`)
   }
-  const publicBaseUrl = (env.PUBLIC_BASE_URL?.trim() || `http://localhost:${port}`).replace(/\/+$/, '')
-  try {
-    new URL(publicBaseUrl)
-  } catch {
-    throw new ConfigError('PUBLIC_BASE_URL must be an absolute URL')
+  if (env.WEBHOOK_LEASE_MS !== undefined && env.WEBHOOK_LEASE_MS <= env.WEBHOOK_TIMEOUT_MS) {
+    fail('WEBHOOK_LEASE_MS', `must be longer than WEBHOOK_TIMEOUT_MS (${env.WEBHOOK_TIMEOUT_MS})`)
   }
-  const webhookTimeoutMs = int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000)
-  const databaseUrl = env.DATABASE_URL?.trim() || undefined
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new ConfigError('DATABASE_URL must be a postgres:// URL')
-  }
+  // The schema's pattern admits only non-empty lists of valid delays.
+  const webhookRetryDelaysMs = parseDurations(env.WEBHOOK_RETRY_DELAYS)
   return Object.freeze({
-    port,
-    host: env.HOST?.trim() || '127.0.0.1',
-    publicBaseUrl,
-    dataDir: resolve(env.DATA_DIR?.trim() || './data'),
-    databaseUrl,
-    operatorToken: env.OPERATOR_TOKEN || undefined,
+    port: env.PORT,
+    host: env.HOST,
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/+$/, ''),
+    dataDir: resolve(env.DATA_DIR),
+    databaseUrl: env.DATABASE_URL,
+    operatorToken: env.OPERATOR_TOKEN,
     s3: env.S3_BUCKET
       ? Object.freeze({
           bucket: env.S3_BUCKET,
-          endpoint: env.S3_ENDPOINT || undefined,
-          region: env.S3_REGION || 'us-east-1',
-          accessKeyId: env.S3_ACCESS_KEY_ID || undefined,
-          secretAccessKey: env.S3_SECRET_ACCESS_KEY || undefined,
-          forcePathStyle: bool(env, 'S3_FORCE_PATH_STYLE', false),
+          endpoint: env.S3_ENDPOINT,
+          region: env.S3_REGION ?? UNSET_S3_REGION,
+          accessKeyId: env.S3_ACCESS_KEY_ID,
+          secretAccessKey: env.S3_SECRET_ACCESS_KEY,
+          forcePathStyle: env.S3_FORCE_PATH_STYLE === true,
         })
       : undefined,
-    redisUrl: env.REDIS_URL?.trim() || undefined,
-    databaseConnectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
-    databaseStatementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
-    redisTimeoutMs: int(env, 'REDIS_TIMEOUT_MS', 500, 10, 60_000),
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 120, 1, 10_000_000),
-    webhookRetryDelaysMs: Object.freeze(
-      durations(env, 'WEBHOOK_RETRY_DELAYS', '1m,5m,15m,1h,3h,6h,12h,24h'),
-    ) as number[],
-    webhookTimeoutMs,
+    redisUrl: env.REDIS_URL,
+    databaseConnectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseStatementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
+    redisTimeoutMs: env.REDIS_TIMEOUT_MS,
+    rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
+    webhookRetryDelaysMs: Object.freeze(webhookRetryDelaysMs) as number[],
+    webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
     webhookAllowPrivateCidrs: Object.freeze(list(env.WEBHOOK_ALLOW_PRIVATE_CIDRS)) as string[],
-    webhookWorker: onOff(env, 'WEBHOOK_WORKER', true),
-    webhookLeaseMs: leaseMs(env, webhookTimeoutMs),
-    webhookConcurrency: int(env, 'WEBHOOK_CONCURRENCY', 128, 1, 1000),
-    webhookEndpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16, 1, 1000),
-    webhookSlowConcurrency: int(env, 'WEBHOOK_SLOW_CONCURRENCY', 512, 1, 100_000),
-    uploadUrlTtlS: int(env, 'UPLOAD_URL_TTL_S', 7200, 1, 7 * 86400),
-    uploadRetentionS: int(env, 'UPLOAD_RETENTION_S', 1_209_600, 1, 10 * 365 * 86400),
-    logLevel,
+    webhookWorker: env.WEBHOOK_WORKER,
+    webhookConcurrency: env.WEBHOOK_CONCURRENCY,
+    webhookEndpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY,
+    webhookSlowConcurrency: env.WEBHOOK_SLOW_CONCURRENCY,
+    webhookLeaseMs: env.WEBHOOK_LEASE_MS,
+    uploadUrlTtlS: env.UPLOAD_URL_TTL_S,
+    uploadRetentionS: env.UPLOAD_RETENTION_S,
+    logLevel: env.LOG_LEVEL,
+    metricsPort: env.METRICS_PORT,
   })
 }
 
-function int(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name]?.trim()
-  if (!raw) return fallback
-  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number`)
-  const value = Number(raw)
-  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}`)
-  return value
+interface VariableSchema {
+  type: string
+  default?: unknown
+  minimum?: number
+  maximum?: number
+  enum?: string[]
+  pattern?: string
+  format?: string
+  expected?: string
+  secret?: boolean | 'password'
+  unset?: string
+  description: string
 }
 
-/** A lease no longer than the delivery deadline would let two workers send one attempt. */
-function leaseMs(env: Env, timeoutMs: number): number | undefined {
-  if (!env.WEBHOOK_LEASE_MS?.trim()) return undefined
-  const value = int(env, 'WEBHOOK_LEASE_MS', 0, 1, 86_400_000)
-  if (value <= timeoutMs) throw new ConfigError('WEBHOOK_LEASE_MS must be longer than WEBHOOK_TIMEOUT_MS')
-  return value
+export const ENV_NAMES = Object.keys(EnvSchema.properties) as EnvName[]
+
+export function variableSchema(name: EnvName): VariableSchema {
+  return (EnvSchema.properties as Record<EnvName, TSchema>)[name] as unknown as VariableSchema
 }
 
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase()
-  if (!raw) return fallback
-  if (['1', 'true', 'yes', 'on'].includes(raw)) return true
-  if (['0', 'false', 'no', 'off'].includes(raw)) return false
-  throw new ConfigError(`${name} must be true or false`)
+/** A variable's default as README's table shows it. */
+export function defaultText(name: EnvName): string {
+  const schema = variableSchema(name)
+  if (schema.default === undefined) return schema.unset ?? 'unset'
+  if (typeof schema.default === 'boolean') return schema.default ? 'on' : 'off'
+  return schema.default === '' ? 'empty' : String(schema.default)
 }
 
-function onOff(env: Env, name: string, fallback: boolean): boolean {
-  return bool(env, name, fallback)
+/** Reads each variable by its schema: unset or blank takes the default. */
+function parseEnv(environment: Record<string, string | undefined>): Env {
+  const out: Record<string, unknown> = {}
+  for (const name of ENV_NAMES) {
+    const schema = variableSchema(name)
+    const raw = environment[name]
+    // Secrets are taken as given; a stray space elsewhere is a typing slip.
+    const value = schema.secret === true ? raw : raw?.trim()
+    out[name] = value ? convert(name, schema, value) : schema.default
+  }
+  return out as Env
 }
 
-function list(raw: string | undefined): string[] {
-  return (raw ?? '')
+const TRUE = ['1', 'true', 'yes', 'on']
+const FALSE = ['0', 'false', 'no', 'off']
+
+function convert(name: EnvName, schema: VariableSchema, value: string): unknown {
+  const fail = (expected: string): never => {
+    throw new ConfigError(`${name}=${quote(name, value)}: must be ${expected}`)
+  }
+  switch (schema.type) {
+    case 'integer': {
+      const range = `a whole number from ${schema.minimum} to ${schema.maximum}`
+      if (!/^\d+$/.test(value)) fail(range)
+      const n = Number(value)
+      if (n < schema.minimum! || n > schema.maximum!) fail(range)
+      return n
+    }
+    case 'boolean':
+      if (TRUE.includes(value.toLowerCase())) return true
+      if (FALSE.includes(value.toLowerCase())) return false
+      return fail('on or off (also true/false, yes/no, 1/0)')
+    default:
+      if (schema.enum && !schema.enum.includes(value)) fail(`one of ${schema.enum.join(', ')}`)
+      if (schema.pattern && !new RegExp(schema.pattern).test(value)) fail(schema.expected!)
+      if (schema.format === 'url' && !URL.canParse(value)) fail('an absolute URL')
+      return value
+  }
+}
+
+/** The configured value for a message; secrets are not repeated, a URL's password is masked. */
+function quote(name: EnvName, value: string): string {
+  const { secret } = variableSchema(name)
+  if (secret === true) return '"(hidden)"'
+  if (secret === 'password') return JSON.stringify(value.replace(/(\/\/[^/:@]*:)[^/@]*@/, '$1***@'))
+  return JSON.stringify(value)
+}
+
+function list(raw: string): string[] {
+  return raw
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
@@ -147,7 +303,7 @@ function list(raw: string | undefined): string[] {
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }
 
 /** Parses `1m,5m,1h` style lists; a bare number is milliseconds. */
-export function parseDurations(raw: string): number[] {
+function parseDurations(raw: string): number[] {
   return list(raw).map((part) => {
     const match = /^(\d+)(ms|s|m|h)?$/.exec(part)
     if (!match) throw new ConfigError(`bad duration "${part}" (use a number with ms, s, m or h)`)
@@ -155,12 +311,5 @@ export function parseDurations(raw: string): number[] {
   })
 }
 
-function durations(env: Env, name: string, fallback: string): number[] {
-  try {
-    const parsed = parseDurations(env[name]?.trim() || fallback)
-    if (parsed.length === 0) throw new ConfigError('at least one delay is needed')
-    return parsed
-  } catch (err) {
-    throw new ConfigError(`${name}: ${(err as Error).message}`)
-  }
-}
+/** The configuration of a service started with no variables set. */
+export const DEFAULT_CONFIG = loadConfig({})

@@ -4,8 +4,11 @@ import { buildApp, createServices } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { DataDirInUseError } from './db/data-dir-lock.ts'
 import { migrateToLatest, openDatabase } from './db/database.ts'
+import { loggerOptions } from './http/logging.ts'
+import { serveMetrics } from './http/metrics.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts'
 import { systemClock } from './lib/clock.ts'
+import { createMetrics, observePools } from './metrics.ts'
 import {
   FileStoreConflictError,
   localFileStore,
@@ -17,6 +20,7 @@ import { createS3Storage } from './modules/uploads/storage/s3.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { createDispatcher } from './modules/webhooks/dispatcher.ts'
 import { resolveOperatorToken } from './operator-token.ts'
+import { handleStopRequests, STOP_SIGNALS } from './stop-requests.ts'
 
 /** Exit status of a start refused because another process holds DATA_DIR's embedded database. */
 const EXIT_DATA_DIR_IN_USE = 3
@@ -36,11 +40,6 @@ async function main(): Promise<void> {
     throw err
   }
 
-  const logger = {
-    level: config.logLevel,
-    // Belt and braces: nothing logs these today, and nothing ever should.
-    redact: ['req.headers.authorization', 'headers.authorization', 'key', 'token', 'secret'],
-  }
   // Parts made before the app (and its logger) log through this until it exists.
   let log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void } = {
     warn: (obj, msg) => console.error(msg, obj),
@@ -60,7 +59,7 @@ async function main(): Promise<void> {
       await migrations.db.destroy()
     }
   }
-  const { db, dialect, listen } = await openDatabase({
+  const { db, dialect, listen, poolStats } = await openDatabase({
     url: config.databaseUrl,
     dataDir: config.dataDir,
     timeouts,
@@ -79,6 +78,11 @@ async function main(): Promise<void> {
       : undefined
 
   const operator = resolveOperatorToken(config.operatorToken, config.dataDir)
+  const logger = loggerOptions({
+    level: config.logLevel,
+    pretty: process.stdout.isTTY === true,
+    secrets: [operator.token, config.s3?.secretAccessKey],
+  })
   const rateLimiter = config.redisUrl
     ? await createRedisRateLimiter(config.redisUrl, config.rateLimitPerMinute, {
         timeoutMs: config.redisTimeoutMs,
@@ -92,6 +96,8 @@ async function main(): Promise<void> {
   const storage: FileStorage = config.s3
     ? createS3Storage(config.s3)
     : createLocalStorage({ root: join(config.dataDir, 'files') })
+  const metrics = createMetrics({ processMetrics: true })
+  let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined
   const deps = {
     config,
     db,
@@ -103,6 +109,8 @@ async function main(): Promise<void> {
     // The embedded database has exactly one process, so a key cache cleared on
     // revoke is exact there; with PostgreSQL another instance may revoke.
     cacheApiKeys: dialect === 'pglite',
+    metrics,
+    metricsOnApiPort: config.metricsPort === undefined,
   }
   const services = createServices(deps)
   const app = await buildApp(deps, services)
@@ -127,17 +135,17 @@ async function main(): Promise<void> {
   // cost more than executing a claim or a batch of results. It shows in
   // pg_stat_activity as svc-webhook-worker. The embedded database is one
   // session anyway.
-  const workerDb =
+  const worker =
     config.webhookWorker && dialect === 'postgres'
-      ? (
-          await openDatabase({
-            url: config.databaseUrl,
-            poolSize: 1,
-            timeouts,
-            settings: { plan_cache_mode: 'force_generic_plan', application_name: 'svc-webhook-worker' },
-          })
-        ).db
-      : db
+      ? await openDatabase({
+          url: config.databaseUrl,
+          poolSize: 1,
+          timeouts,
+          settings: { plan_cache_mode: 'force_generic_plan', application_name: 'svc-webhook-worker' },
+        })
+      : undefined
+  const workerDb = worker?.db ?? db
+  observePools(metrics, { api: poolStats, ...(worker ? { worker: worker.poolStats } : {}) })
   const dispatcher = config.webhookWorker
     ? createDispatcher({
         db: workerDb,
@@ -153,9 +161,9 @@ async function main(): Promise<void> {
       })
     : undefined
 
-  closeWithGrace({ delay: 20_000 }, async ({ signal, err }) => {
+  const closer = closeWithGrace({ delay: 20_000, skip: [...STOP_SIGNALS] }, async ({ signal, err }) => {
     if (err) app.log.error({ err }, 'shutting down after an error')
-    else app.log.info({ signal }, 'shutting down: draining in-flight requests')
+    else if (signal) app.log.info({ signal }, 'shutting down: draining in-flight requests')
     // Stops accepting connections and waits for in-flight requests to finish.
     clearInterval(sweeper)
     // A keep-alive connection whose request was in flight when closing began
@@ -167,6 +175,7 @@ async function main(): Promise<void> {
     } finally {
       clearInterval(reaper)
     }
+    await metricsServer?.close()
     // Attempts in flight get a few seconds; unfinished claims go back to the table.
     await dispatcher?.stop()
     await rateLimiter.close()
@@ -177,7 +186,24 @@ async function main(): Promise<void> {
     app.log.info('stopped')
   })
 
+  handleStopRequests({
+    stop: (reason) => {
+      app.log.info(reason, 'shutting down: draining in-flight requests')
+      void closer.close()
+    },
+    abort: (signal) => {
+      app.log.error({ signal }, 'asked again to stop: exiting at once')
+      process.exit(1)
+    },
+    // Started by an npm script: npm is the parent, and this process must not outlive it.
+    watchParent: process.env.npm_lifecycle_event !== undefined,
+  })
+
   await app.listen({ port: config.port, host: config.host })
+  if (config.metricsPort !== undefined) {
+    metricsServer = await serveMetrics(metrics, { port: config.metricsPort, host: config.host })
+    app.log.info(`metrics at http://${config.host}:${metricsServer.port}/metrics`)
+  }
   await dispatcher?.start()
   app.log.info(
     {

@@ -53,10 +53,29 @@ function timeoutConfig(timeouts: DatabaseTimeouts | undefined): pg.ClientConfig 
 /** Subscribes to a NOTIFY channel; resolves to the function that unsubscribes. */
 export type Listen = (channel: string, onNotify: () => void) => Promise<() => Promise<void>>
 
+/** Connections of a pool, for the metrics. */
+export interface PoolStats {
+  max: number
+  open: number
+  idle: number
+  /** Queries waiting for a connection. */
+  waiting: number
+}
+
 export interface OpenedDatabase {
   db: Database
   dialect: 'postgres' | 'pglite'
   listen: Listen
+  poolStats(): PoolStats
+}
+
+function poolStats(pool: pg.Pool): () => PoolStats {
+  return () => ({
+    max: pool.options.max,
+    open: pool.totalCount,
+    idle: pool.idleCount,
+    waiting: pool.waitingCount,
+  })
 }
 
 /** LISTEN on a dedicated connection that comes back after it drops (retrying until it can). */
@@ -209,6 +228,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
       }),
       dialect: 'postgres',
       listen: pgListen(options.url, options.timeouts),
+      poolStats: poolStats(pool),
     }
   }
   return openEmbedded(options.dataDir)
@@ -243,6 +263,7 @@ async function openEmbedded(dataDir: string | undefined): Promise<OpenedDatabase
   return {
     db,
     dialect: 'pglite',
+    poolStats: poolStats(pool),
     listen: async (channel, onNotify) => {
       const off = pglite.onNotification((name) => name === channel && onNotify())
       await sql`listen ${sql.id(channel)}`.execute(db)

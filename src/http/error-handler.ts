@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isUnavailable } from '../db/unavailable.ts'
-import { AppError, bodyTooLarge, docUrl, type ErrorCode } from './errors.ts'
+import { AppError, bodyTooLarge, docUrl, type ErrorCode, type ErrorTexts } from './errors.ts'
 import { toValidationEntries } from './validation.ts'
 
 export interface ErrorBody {
@@ -47,30 +47,43 @@ export function toAppError(err: FastifyError | AppError | Error, bodyLimit?: num
   return new AppError('internal_error')
 }
 
-export function errorBody(error: AppError, publicBaseUrl: string): ErrorBody {
+declare module 'fastify' {
+  interface FastifyReply {
+    /** The error this reply answers with, for the request log and the metrics. */
+    appError: AppError | undefined
+  }
+}
+
+/** What an error answer is stated with: the catalog's texts and the address of its pages. */
+export interface ErrorContext {
+  publicBaseUrl: string
+  texts: ErrorTexts
+}
+
+export function errorBody(error: AppError, context: ErrorContext): ErrorBody {
   return {
     error: {
       code: error.code,
-      message: error.message,
-      doc_url: docUrl(publicBaseUrl, error.code),
+      message: error.detail ?? context.texts[error.code].message,
+      doc_url: docUrl(context.publicBaseUrl, error.code),
       ...(error.field !== undefined ? { field: error.field } : {}),
       ...(error.errors ? { errors: error.errors } : {}),
     },
   }
 }
 
-export function registerErrorHandler(app: FastifyInstance, publicBaseUrl: string): void {
+export function registerErrorHandler(app: FastifyInstance, context: ErrorContext): void {
+  app.decorateReply('appError', undefined)
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const error = toAppError(err, request.routeOptions.bodyLimit)
+    const body = errorBody(error, context)
     if (error.code === 'internal_error') {
       request.log.error({ err }, 'unhandled error')
     } else if (error.status >= 500) {
-      request.log.warn({ err }, error.message)
+      request.log.warn({ err }, body.error.message)
     }
     if (error.headers) reply.headers(error.headers)
-    return reply
-      .code(error.status)
-      .type('application/json; charset=utf-8')
-      .send(errorBody(error, publicBaseUrl))
+    reply.appError = error
+    return reply.code(error.status).type('application/json; charset=utf-8').send(body)
   })
 }

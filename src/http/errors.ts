@@ -1,7 +1,11 @@
+import { binarySize, type CatalogValues } from './error-values.ts'
+
 /**
  * The one error catalog. The error handler, the OpenAPI document and the
  * /developers/errors/<code> pages are all generated from this table, so they
- * cannot drift apart.
+ * cannot drift apart. Texts that state a limit are functions of the limits in
+ * force (CatalogValues): the configured values and the constants the code
+ * enforces, never a copy of them.
  *
  * kind:
  * - `error`: a top-level `error.code` with its HTTP status;
@@ -14,6 +18,19 @@ export interface CatalogEntry {
   description: string
   retry: string
 }
+
+type Text = string | ((v: CatalogValues) => string)
+
+interface CatalogSource {
+  kind: 'error' | 'entry'
+  status: number
+  message: Text
+  description: Text
+  retry: Text
+}
+
+/** Entries of one validation_failed answer. */
+export const MAX_VALIDATION_ENTRIES = 50
 
 const NO_RETRY = 'Do not resend the same request unchanged.'
 const FIX_FIELDS = 'Fix the named fields and resend the complete request.'
@@ -54,24 +71,23 @@ export const ERROR_CATALOG = {
     kind: 'error',
     status: 413,
     message: 'The request body is larger than this endpoint accepts.',
-    description:
-      'JSON request bodies are limited per endpoint: 10 MB (10485760 bytes) for `POST /v1/orders`, 64 KB (65536 bytes) for every other endpoint. The message states the limit of the endpoint called.',
+    description: (v) =>
+      `JSON request bodies are limited per endpoint: ${binarySize(v.orderBodyBytes)} (${v.orderBodyBytes} bytes) for \`POST /v1/orders\`, ${binarySize(v.defaultBodyBytes)} (${v.defaultBodyBytes} bytes) for every other endpoint. The message states the limit of the endpoint called.`,
     retry: NO_RETRY,
   },
   request_timeout: {
     kind: 'error',
     status: 408,
     message: 'The request did not arrive in time.',
-    description:
-      'The request line and headers must arrive within 30 s, and a request body within 60 s after them; an upload PUT may take as long as it needs at an average of at least 100 KB/s after its first 30 s (a 50 MB file about 9 minutes), and stalling or trickling slower stops it. Nothing is processed or stored, and the connection is closed after this answer.',
+    description: (v) =>
+      `The request line and headers must arrive within ${v.headersTimeoutMs / 1000} s, and a request body within ${v.bodyTimeoutMs / 1000} s after them; an upload PUT may take as long as it needs at an average of at least ${binarySize(v.uploadMinBytesPerSecond)}/s after its first ${v.uploadGraceMs / 1000} s (a ${binarySize(v.maxUploadBytes)} file about ${Math.round(v.maxUploadBytes / v.uploadMinBytesPerSecond / 60)} minutes), and stalling or trickling slower stops it. Nothing is processed or stored, and the connection is closed after this answer.`,
     retry: 'Safe to resend the identical request on a new connection.',
   },
   validation_failed: {
     kind: 'error',
     status: 422,
     message: 'The request is invalid; nothing was created.',
-    description:
-      '`errors[]` lists every problem found (up to 50), each with `code`, `message` and `field`. Schema problems use dot notation (`items.0.quantity`); file checks at acceptance use bracket notation (`items[0].files[0].upload_id`). Treat `field` as an opaque label. Also returned for a test call on a disabled webhook endpoint.',
+    description: `\`errors[]\` lists every problem found (up to ${MAX_VALIDATION_ENTRIES}), each with \`code\`, \`message\` and \`field\`. Schema problems use dot notation (\`items.0.quantity\`); file checks at acceptance use bracket notation (\`items[0].files[0].upload_id\`). Treat \`field\` as an opaque label. Also returned for a test call on a disabled webhook endpoint.`,
     retry: FIX_FIELDS,
   },
   order_already_exists_with_different_content: {
@@ -86,16 +102,16 @@ export const ERROR_CATALOG = {
     kind: 'error',
     status: 404,
     message: 'Not found.',
-    description:
-      'Unknown path, or an id that does not exist or belongs to another organization or environment (never 403). Also an id that cannot exist: one that is not a UUID, longer than 200 characters, or not decodable (`%ZZ`).',
+    description: (v) =>
+      `Unknown path, or an id that does not exist or belongs to another organization or environment (never 403). Also an id that cannot exist: one that is not a UUID, longer than ${v.maxParamLength} characters, or not decodable (\`%ZZ\`).`,
     retry: NO_RETRY,
   },
   rate_limited: {
     kind: 'error',
     status: 429,
     message: 'Too many requests for this API key.',
-    description:
-      'Each key may make a fixed number of requests (120 by default) in a 60-second window that starts with its first request. `Retry-After` says how many seconds remain; rejected requests do not count.',
+    description: (v) =>
+      `Each key may make ${v.rateLimitPerMinute} requests in a ${v.rateLimitWindowS}-second window that starts with its first request. \`Retry-After\` says how many seconds remain; rejected requests do not count.`,
     retry: 'Resend after the number of seconds in Retry-After.',
   },
   internal_error: {
@@ -133,9 +149,9 @@ export const ERROR_CATALOG = {
   headers_too_large: {
     kind: 'error',
     status: 431,
-    message: 'The request line and headers are larger than 16 KB.',
-    description:
-      'The request line and all headers together may take up to 16 KB (16384 bytes); nothing was processed. The connection is closed after this answer.',
+    message: (v) => `The request line and headers are larger than ${binarySize(v.headerBytes)}.`,
+    description: (v) =>
+      `The request line and all headers together may take up to ${binarySize(v.headerBytes)} (${v.headerBytes} bytes); nothing was processed. The connection is closed after this answer.`,
     retry: NO_RETRY,
   },
   webhook_url_invalid: {
@@ -157,7 +173,7 @@ export const ERROR_CATALOG = {
   webhook_limit_reached: {
     kind: 'error',
     status: 422,
-    message: 'This environment already has 5 active webhook endpoints.',
+    message: (v) => `This environment already has ${v.maxActiveEndpoints} active webhook endpoints.`,
     description: 'Delete an endpoint before registering another one.',
     retry: NO_RETRY,
   },
@@ -172,13 +188,14 @@ export const ERROR_CATALOG = {
     kind: 'error',
     status: 403,
     message: 'The upload URL is invalid or has expired.',
-    description: 'The signature does not match, the slot is unknown, or the URL is older than its lifetime.',
+    description: (v) =>
+      `The signature does not match, the slot is unknown, or the URL is older than its lifetime (${v.uploadUrlTtlS} seconds).`,
     retry: 'Request a new upload slot.',
   },
   upload_too_large: {
     kind: 'error',
     status: 413,
-    message: 'The file is larger than 52428800 bytes.',
+    message: (v) => `The file is larger than ${v.maxUploadBytes} bytes.`,
     description: 'Nothing was stored.',
     retry: NO_RETRY,
   },
@@ -209,12 +226,13 @@ export const ERROR_CATALOG = {
   ),
   file_type_not_allowed: entry('The detected content type of the file is not allowed; the message names it.'),
   file_too_complex: entry(
-    'The SVG file is too complex to sanitize: more than 50000 elements, 150000 nodes (elements, attributes and texts), 256 levels of nesting or 256 attributes on one element, entities expanding to more than 1 MiB, or it needs more than 30 s or 1 GB to sanitize. The message names the limit. Simplify the file or send it as PDF.',
+    ({ svg }) =>
+      `The SVG file is too complex to sanitize: more than ${svg.elements} elements, ${svg.nodes} nodes (elements, attributes and texts), ${svg.depth} levels of nesting or ${svg.attributesPerElement} attributes on one element, entities expanding to more than ${binarySize(svg.entityExpansion, ['', 'KiB', 'MiB'])}, or it needs more than ${svg.timeLimitMs / 1000} s or ${binarySize(svg.memoryLimitMb * 1024 * 1024)} to sanitize. The message names the limit. Simplify the file or send it as PDF.`,
   ),
-} as const satisfies Record<string, CatalogEntry>
+} as const satisfies Record<string, CatalogSource>
 
-function entry(description: string): CatalogEntry {
-  return { kind: 'entry', status: 422, message: description, description, retry: FIX_FIELDS }
+function entry(description: Text) {
+  return { kind: 'entry', status: 422, message: description, description, retry: FIX_FIELDS } as const
 }
 
 export type ErrorCode = keyof typeof ERROR_CATALOG
@@ -224,15 +242,33 @@ export type EntryCode = {
 export const ERROR_CODES = Object.keys(ERROR_CATALOG) as ErrorCode[]
 export const TOP_LEVEL_CODES = ERROR_CODES.filter((c) => ERROR_CATALOG[c].kind === 'error')
 
+/** The catalog with its texts stated for the limits in force. */
+export type ErrorTexts = Record<ErrorCode, CatalogEntry>
+
+export function errorTexts(values: CatalogValues): ErrorTexts {
+  const text = (t: Text) => (typeof t === 'function' ? t(values) : t)
+  const entries = ERROR_CODES.map((code) => {
+    const e: CatalogSource = ERROR_CATALOG[code]
+    const rendered = {
+      ...e,
+      message: text(e.message),
+      description: text(e.description),
+      retry: text(e.retry),
+    }
+    return [code, rendered] as const
+  })
+  return Object.fromEntries(entries) as ErrorTexts
+}
+
 export interface ValidationEntry {
   code: ErrorCode
   message: string
   field: string
 }
 
-export const MAX_VALIDATION_ENTRIES = 50
-
 export class AppError extends Error {
+  /** The message given where the error was raised; without one, the answer states the catalog's. */
+  readonly detail: string | undefined
   readonly code: ErrorCode
   readonly status: number
   readonly field: string | undefined
@@ -248,7 +284,9 @@ export class AppError extends Error {
       headers?: Record<string, string>
     } = {},
   ) {
-    super(options.message ?? ERROR_CATALOG[code].message)
+    const fixed: Text = ERROR_CATALOG[code].message
+    super(options.message ?? (typeof fixed === 'string' ? fixed : code))
+    this.detail = options.message
     this.code = code
     this.status = ERROR_CATALOG[code].status
     this.field = options.field
@@ -270,9 +308,8 @@ export class AppError extends Error {
 /** 413 request_too_large stating the endpoint's limit. */
 export function bodyTooLarge(limit: number | undefined): AppError {
   if (!limit) return new AppError('request_too_large')
-  const size = limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MB` : `${Math.round(limit / 1024)} KB`
   return new AppError('request_too_large', {
-    message: `The request body is larger than ${size} (${limit} bytes), the limit of this endpoint.`,
+    message: `The request body is larger than ${binarySize(limit)} (${limit} bytes), the limit of this endpoint.`,
   })
 }
 

@@ -1,10 +1,11 @@
 import type { SwaggerOptions } from '@fastify/swagger'
-import { ERROR_CATALOG, ERROR_CODES } from './errors.ts'
-import { RATE_LIMIT_HEADERS } from './schemas.ts'
+import type { ErrorContext } from './error-handler.ts'
+import { ERROR_CODES } from './errors.ts'
+import { rateLimitHeaderDocs } from './schemas.ts'
 
-function errorTable(publicBaseUrl: string): string {
+function errorTable({ publicBaseUrl, texts }: ErrorContext): string {
   const rows = ERROR_CODES.map((code) => {
-    const e = ERROR_CATALOG[code]
+    const e = texts[code]
     const status = e.kind === 'error' ? String(e.status) : '422 (inside errors[])'
     return `| [\`${code}\`](${publicBaseUrl}/developers/errors/${code}) | ${status} | ${e.message} |`
   })
@@ -16,7 +17,9 @@ function errorTable(publicBaseUrl: string): string {
  * TypeBox schemas that validate requests. Operator routes are left out: they
  * are not part of the public API.
  */
-export function openApiOptions(publicBaseUrl: string): SwaggerOptions {
+export function openApiOptions(context: ErrorContext & { rateLimitPerMinute: number }): SwaggerOptions {
+  const { publicBaseUrl } = context
+  const rateLimitHeaders = rateLimitHeaderDocs(context.rateLimitPerMinute)
   return {
     openapi: {
       openapi: '3.1.0',
@@ -28,7 +31,7 @@ export function openApiOptions(publicBaseUrl: string): SwaggerOptions {
           'Success bodies wrap results in `data`; failures carry a single `error` object. Every response to a valid key carries the X-RateLimit headers.',
           '',
           '## Error codes',
-          errorTable(publicBaseUrl),
+          errorTable(context),
         ].join('\n'),
       },
       servers: [{ url: publicBaseUrl }],
@@ -73,8 +76,7 @@ export function openApiOptions(publicBaseUrl: string): SwaggerOptions {
         for (const op of Object.values(methods)) {
           if (!op.security || !op.responses) continue
           for (const [status, response] of Object.entries(op.responses)) {
-            if (status !== '401')
-              response.headers = { ...(response.headers as object), ...RATE_LIMIT_HEADERS }
+            if (status !== '401') response.headers = { ...(response.headers as object), ...rateLimitHeaders }
             if (status === '429') {
               ;(response.headers as Record<string, unknown>)['Retry-After'] = {
                 schema: { type: 'integer' },

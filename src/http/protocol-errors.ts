@@ -2,14 +2,14 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { errorBody } from './error-handler.ts'
+import { type ErrorContext, errorBody } from './error-handler.ts'
 import { AppError, type ErrorCode } from './errors.ts'
 
 /**
  * The answers Fastify and Node give on their own, before a request reaches a
  * route, in the error shape like every other answer:
  * - a path that cannot be decoded (`%ZZ`) or whose parameter is longer than
- *   the router takes (200 characters): 404 not_found, as an id that cannot
+ *   the router takes (MAX_PARAM_LENGTH): 404 not_found, as an id that cannot
  *   exist; a valid key is counted and gets its rate-limit headers;
  * - HTTP that cannot be parsed: 400 malformed_request; headers over Node's
  *   16 KB: 431 headers_too_large; a request that stopped arriving: 408
@@ -17,6 +17,9 @@ import { AppError, type ErrorCode } from './errors.ts'
  * - `Expect` other than 100-continue: 417 expectation_failed, after the key;
  * - a request while the service shuts down: 503 service_unavailable.
  */
+
+/** The longest path parameter the router takes: ids are far shorter. */
+export const MAX_PARAM_LENGTH = 200
 
 const CLOSE = { connection: 'close' }
 
@@ -26,11 +29,11 @@ const CLIENT_ERRORS: Record<string, ErrorCode> = {
 }
 
 /** Options for Fastify(): frameworkErrors and clientErrorHandler. */
-export function protocolErrorOptions(publicBaseUrl: string) {
+export function protocolErrorOptions(context: ErrorContext) {
   return {
     frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
       const badPath = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      void answer(request, reply, new AppError(badPath ? 'not_found' : 'internal_error'), publicBaseUrl)
+      void answer(request, reply, new AppError(badPath ? 'not_found' : 'internal_error'), context)
     },
     clientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
       if (error.code === 'ECONNRESET' || socket.destroyed) return
@@ -38,7 +41,7 @@ export function protocolErrorOptions(publicBaseUrl: string) {
       const inFlight = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage
       if (socket.writable && !inFlight?.headersSent) {
         const appError = new AppError(CLIENT_ERRORS[error.code ?? ''] ?? 'malformed_request')
-        const body = JSON.stringify(errorBody(appError, publicBaseUrl))
+        const body = JSON.stringify(errorBody(appError, context))
         socket.write(
           `HTTP/1.1 ${appError.status} ${STATUS_CODES[appError.status]}\r\n` +
             'Content-Type: application/json; charset=utf-8\r\n' +
@@ -55,18 +58,19 @@ export function protocolErrorOptions(publicBaseUrl: string) {
 }
 
 /** A reply outside the routes: counts a valid key (rate-limit headers) like the not-found handler. */
-async function answer(request: FastifyRequest, reply: FastifyReply, error: AppError, publicBaseUrl: string) {
+async function answer(request: FastifyRequest, reply: FastifyReply, error: AppError, context: ErrorContext) {
   try {
     await request.server.countKeyIfValid(request, reply)
   } catch (err) {
     error = err instanceof AppError ? err : new AppError('internal_error')
   }
   if (error.headers) reply.headers(error.headers)
+  reply.appError = error
   reply
     .header('x-request-id', request.id)
     .code(error.status)
     .type('application/json; charset=utf-8')
-    .send(errorBody(error, publicBaseUrl))
+    .send(errorBody(error, context))
 }
 
 const UNMET_EXPECTATION = Symbol('unmet expectation')

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis'
+import { DEFAULT_CONFIG } from '../config.ts'
 
 /**
  * Fixed 60-second window per key, starting at the key's first request after the
@@ -95,7 +96,7 @@ export async function createRedisRateLimiter(
   limit: number,
   options: RedisRateLimiterOptions = {},
 ): Promise<RateLimiter> {
-  const timeoutMs = options.timeoutMs ?? 500
+  const timeoutMs = options.timeoutMs ?? DEFAULT_CONFIG.redisTimeoutMs
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: Math.max(timeoutMs, 1000),

@@ -1,5 +1,5 @@
 import Type, { type Static, type TSchema } from 'typebox'
-import { ERROR_CATALOG, type ErrorCode, TOP_LEVEL_CODES } from './errors.ts'
+import { ERROR_CATALOG, type ErrorCode, MAX_VALIDATION_ENTRIES, TOP_LEVEL_CODES } from './errors.ts'
 
 /**
  * Text as PostgreSQL can store it and as integrators expect it back: no NUL
@@ -57,7 +57,7 @@ export const ErrorSchema = Type.Object(
       message: Type.String({ description: 'Human-readable English; may change.' }),
       doc_url: Type.String({ description: 'Reference page of the code.' }),
       field: Type.Optional(Type.String()),
-      errors: Type.Optional(Type.Array(ErrorEntrySchema, { maxItems: 50 })),
+      errors: Type.Optional(Type.Array(ErrorEntrySchema, { maxItems: MAX_VALIDATION_ENTRIES })),
     }),
   },
   { $id: 'Error', title: 'Error' },
@@ -88,8 +88,13 @@ export const AUTHENTICATED_ERRORS: ErrorCode[] = [
   'service_unavailable',
 ]
 
-export const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests allowed per window (120).' },
-  'X-RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in the window.' },
-  'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets.' },
+export function rateLimitHeaderDocs(limit: number) {
+  return {
+    'X-RateLimit-Limit': {
+      schema: { type: 'integer' },
+      description: `Requests allowed per window (${limit}).`,
+    },
+    'X-RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in the window.' },
+    'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets.' },
+  }
 }

@@ -3,11 +3,18 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import type { ServerOptions } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import pg from 'pg'
 import { buildApp } from '../../src/app.ts'
-import { type Database, type Listen, migrateToLatest, openDatabase } from '../../src/db/database.ts'
+import { DEFAULT_CONFIG } from '../../src/config.ts'
+import {
+  type Database,
+  type Listen,
+  migrateToLatest,
+  openDatabase,
+  type PoolStats,
+} from '../../src/db/database.ts'
 import {
   createMemoryRateLimiter,
   createRedisRateLimiter,
@@ -15,6 +22,7 @@ import {
 } from '../../src/http/rate-limit.ts'
 import type { Timeouts } from '../../src/http/timeouts.ts'
 import type { Clock } from '../../src/lib/clock.ts'
+import type { Metrics } from '../../src/metrics.ts'
 import { createLocalStorage } from '../../src/modules/uploads/storage/local.ts'
 import type { FileStorage } from '../../src/modules/uploads/storage/storage.ts'
 import {
@@ -38,6 +46,7 @@ export const SCHEMA_DROP_LOCK = 7_104_816_263
 export interface TestDatabase {
   db: Database
   listen: Listen
+  poolStats(): PoolStats
   schema: string | undefined
   /** Another connection pool on the same database (a second instance); PostgreSQL only. */
   openAnother(): Promise<Database>
@@ -46,11 +55,12 @@ export interface TestDatabase {
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (!TEST_DATABASE_URL) {
-    const { db, listen } = await openDatabase({})
+    const { db, listen, poolStats } = await openDatabase({})
     await migrateToLatest(db)
     return {
       db,
       listen,
+      poolStats,
       schema: undefined,
       openAnother: async () => {
         throw new Error('a second connection needs PostgreSQL')
@@ -62,7 +72,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
   await admin.connect()
   await admin.query(`create schema ${schema}`)
-  const { db, listen } = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 20 })
+  const { db, listen, poolStats } = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 20 })
   // Kysely's migrator lists the tables of every schema in the database, by
   // schema name; a schema another test file drops in the middle of that query
   // fails it with "schema … does not exist". Migrations share this lock, drops
@@ -77,6 +87,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   return {
     db,
     listen,
+    poolStats,
     schema,
     async openAnother() {
       const other = (await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 20 })).db
@@ -163,6 +174,11 @@ export async function createTestApp(
     http?: ServerOptions
     /** Shorter request timeouts (src/http/timeouts.ts). */
     timeouts?: Partial<Timeouts>
+    /** Pino options; no logging by default. */
+    logger?: FastifyServerOptions['logger']
+    /** Prometheus metrics the test scrapes; the app makes its own without. */
+    metrics?: Metrics
+    metricsOnApiPort?: boolean
   } = {},
 ): Promise<TestApp> {
   const testDb = options.testDb ?? (await createTestDatabase())
@@ -186,12 +202,16 @@ export async function createTestApp(
     config: {
       publicBaseUrl: PUBLIC_BASE_URL,
       logLevel: 'silent',
-      uploadUrlTtlS: options.uploadUrlTtlS ?? 7200,
-      uploadRetentionS: options.uploadRetentionS ?? 1_209_600,
+      rateLimitPerMinute: limit,
+      uploadUrlTtlS: options.uploadUrlTtlS ?? DEFAULT_CONFIG.uploadUrlTtlS,
+      uploadRetentionS: options.uploadRetentionS ?? DEFAULT_CONFIG.uploadRetentionS,
       webhookAllowPrivateCidrs: options.webhookAllowPrivateCidrs ?? [],
     },
     ...(options.resolver ? { resolver: options.resolver } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.metricsOnApiPort === false ? { metricsOnApiPort: false } : {}),
     cacheApiKeys: options.cacheApiKeys ?? false,
     db,
     storage,

@@ -31,7 +31,7 @@ export const Personalization = Type.Unsafe<Record<string, string | number | bool
     maxLength: LIMITS.personalizationValue,
     pattern: SAFE_TEXT,
   },
-  description: `Free key/value fields, at most ${LIMITS.personalizationFields}. Keys 1..100 characters; values string (<= 5000), number, boolean or null.`,
+  description: `Free key/value fields, at most ${LIMITS.personalizationFields}. Keys 1..${LIMITS.personalizationKey} characters; values string (<= ${LIMITS.personalizationValue}), number, boolean or null.`,
 })
 
 export const ItemRequest = Type.Object(

@@ -1,4 +1,5 @@
-import { ERROR_CATALOG, ERROR_CODES, type ErrorCode } from '../../http/errors.ts'
+import type { ErrorContext } from '../../http/error-handler.ts'
+import { ERROR_CODES, type ErrorCode } from '../../http/errors.ts'
 
 const escapeHtml = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!)
@@ -16,8 +17,8 @@ table{border-collapse:collapse}td,th{border-bottom:1px solid #ddd;padding:.3rem 
 </head><body>${body}</body></html>`
 }
 
-export function renderErrorPage(code: ErrorCode, publicBaseUrl: string): string {
-  const e = ERROR_CATALOG[code]
+export function renderErrorPage(code: ErrorCode, { publicBaseUrl, texts }: ErrorContext): string {
+  const e = texts[code]
   const where =
     e.kind === 'error'
       ? `<dt>HTTP status</dt><dd>${e.status}</dd><dt>Appears as</dt><dd><code>error.code</code></dd>`
@@ -32,9 +33,9 @@ export function renderErrorPage(code: ErrorCode, publicBaseUrl: string): string 
   )
 }
 
-export function renderErrorIndex(publicBaseUrl: string): string {
+export function renderErrorIndex({ publicBaseUrl, texts }: ErrorContext): string {
   const rows = ERROR_CODES.map((code) => {
-    const e = ERROR_CATALOG[code]
+    const e = texts[code]
     return `<tr><td><a href="${escapeHtml(publicBaseUrl)}/developers/errors/${code}"><code>${code}</code></a></td><td>${e.kind === 'error' ? e.status : `${e.status} (nested)`}</td><td>${prose(e.message)}</td></tr>`
   }).join('\n')
   return layout(

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { ENVIRONMENTS } from '../../db/schema.ts'
+import type { ErrorContext } from '../../http/error-handler.ts'
 import { AUTHENTICATED_ERRORS, errorResponses, StringEnum } from '../../http/schemas.ts'
 import type { SystemService } from './system.service.ts'
 
@@ -48,7 +49,7 @@ export function pingRoutes() {
 }
 
 /** Open routes: health, readiness and the error reference pages. */
-export function systemRoutes(deps: { system: SystemService }) {
+export function systemRoutes(deps: { system: SystemService; errors: ErrorContext }) {
   return async function routes(app: FastifyInstance) {
     const hidden = { hide: true }
     app.get('/healthz', { config: { auth: 'none' }, schema: hidden }, async () => ({
@@ -61,14 +62,16 @@ export function systemRoutes(deps: { system: SystemService }) {
     })
 
     app.get('/developers/errors', { config: { auth: 'none' }, schema: hidden }, async (_request, reply) => {
-      return reply.type('text/html; charset=utf-8').send(deps.system.errorIndex())
+      return reply.type('text/html; charset=utf-8').send(deps.system.errorIndex(deps.errors))
     })
 
     app.get<{ Params: { code: string } }>(
       '/developers/errors/:code',
       { config: { auth: 'none' }, schema: hidden },
       async (request, reply) => {
-        return reply.type('text/html; charset=utf-8').send(deps.system.errorPage(request.params.code))
+        return reply
+          .type('text/html; charset=utf-8')
+          .send(deps.system.errorPage(request.params.code, deps.errors))
       },
     )
   }

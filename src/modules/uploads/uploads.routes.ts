@@ -32,8 +32,7 @@ export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts
           operationId: 'createUpload',
           tags: ['uploads'],
           summary: 'Get a signed upload slot for one file',
-          description:
-            'The filename is sanitized: directory parts removed, characters outside [A-Za-z0-9._-] replaced with _, truncated to 120 characters keeping the extension. Files are checked when an order references them, not at upload.',
+          description: `The filename is sanitized: directory parts removed, characters outside [A-Za-z0-9._-] replaced with _, truncated to ${MAX_FILENAME} characters keeping the extension. Files are checked when an order references them, not at upload.`,
           body: Type.Object(
             { filename: Type.String({ minLength: 1, maxLength: 4096 }) },
             { additionalProperties: false },

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { AUTHENTICATED_ERRORS, errorResponses, Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import type { WebhookService } from './webhooks.service.ts'
+import { MAX_LISTED_ENDPOINTS, type WebhookService } from './webhooks.service.ts'
 
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
 
@@ -99,7 +99,7 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
         schema: {
           operationId: 'listWebhookEndpoints',
           tags,
-          summary: 'List your endpoints, newest first (at most 50, never a secret)',
+          summary: `List your endpoints, newest first (at most ${MAX_LISTED_ENDPOINTS}, never a secret)`,
           response: {
             200: Type.Object({ data: Type.Array(WebhookEndpoint) }),
             ...errorResponses(...AUTHENTICATED_ERRORS),

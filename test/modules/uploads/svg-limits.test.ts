@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import { ERROR_CATALOG } from '../../../src/http/errors.ts'
+import { catalogValues } from '../../../src/catalog-values.ts'
+import { DEFAULT_CONFIG } from '../../../src/config.ts'
+import { errorTexts } from '../../../src/http/errors.ts'
+import { DEFAULT_TIMEOUTS } from '../../../src/http/timeouts.ts'
 import { SVG_LIMITS, svgComplexity } from '../../../src/modules/uploads/svg-limits.ts'
 import { SVG_SANITIZER_DEFAULTS } from '../../../src/modules/uploads/svg-pool.ts'
 import { allowedFixtures } from '../../fixtures/files.ts'
@@ -90,7 +93,8 @@ describe('svgComplexity: the limits checked before any DOM is built', () => {
   })
 
   test('the catalog entry file_too_complex states the limits in force', () => {
-    const text = ERROR_CATALOG.file_too_complex.description
+    const texts = errorTexts(catalogValues(DEFAULT_CONFIG, DEFAULT_TIMEOUTS, undefined))
+    const text = texts.file_too_complex.description
     for (const n of [
       SVG_LIMITS.elements,
       SVG_LIMITS.nodes,

@@ -1,0 +1,150 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import type { PoolStats } from './db/database.ts'
+import type { WebhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
+
+/** How a webhook attempt ended (the dispatcher's classification). */
+export type AttemptOutcome = 'succeeded' | 'http_error' | 'timeout' | 'connection_error' | 'tls_error'
+
+/** What the webhook dispatcher reports about each attempt. */
+export interface WebhookObserver {
+  attempted(outcome: AttemptOutcome, durationMs: number): void
+}
+
+/**
+ * The service's Prometheus metrics, one registry per app. Counters are fed by
+ * the HTTP hooks (src/http/metrics.ts) and the dispatcher's observer; the
+ * queue and the connection pools are read when a scrape asks.
+ */
+export function createMetrics(options: { processMetrics?: boolean } = {}) {
+  const registry = new Registry()
+  const registers = [registry]
+  if (options.processMetrics) collectDefaultMetrics({ register: registry })
+
+  const webhookAttempts = new Counter({
+    name: 'webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome.',
+    labelNames: ['outcome'] as const,
+    registers,
+  })
+  const webhookAttemptDuration = new Histogram({
+    name: 'webhook_attempt_duration_seconds',
+    help: 'Duration of webhook delivery attempts by outcome.',
+    labelNames: ['outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers,
+  })
+  const webhookObserver: WebhookObserver = {
+    attempted(outcome, durationMs) {
+      webhookAttempts.inc({ outcome })
+      webhookAttemptDuration.observe({ outcome }, durationMs / 1000)
+    },
+  }
+
+  return {
+    registry,
+    httpRequestDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'Duration of HTTP requests by route (its pattern) and status.',
+      labelNames: ['method', 'route', 'status_code'] as const,
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60],
+      registers,
+    }),
+    ordersCreated: new Counter({
+      name: 'orders_created_total',
+      help: 'Orders created, by environment and source (api or shop).',
+      labelNames: ['environment', 'source'] as const,
+      registers,
+    }),
+    rateLimitRejections: new Counter({
+      name: 'rate_limit_rejections_total',
+      help: 'Requests refused with 429 rate_limited, by environment of the key.',
+      labelNames: ['environment'] as const,
+      registers,
+    }),
+    uploadSlots: new Counter({
+      name: 'upload_slots_created_total',
+      help: 'Upload slots (signed upload URLs) handed out, by environment.',
+      labelNames: ['environment'] as const,
+      registers,
+    }),
+    uploadsReceived: new Counter({
+      name: 'uploads_received_total',
+      help: 'Files received by the signed upload PUT (embedded storage).',
+      registers,
+    }),
+    uploadBytes: new Counter({
+      name: 'upload_received_bytes_total',
+      help: 'Bytes of the files received by the signed upload PUT.',
+      registers,
+    }),
+    uploadsRefused: new Counter({
+      name: 'uploads_refused_total',
+      help: 'Files refused, by reason (the error code): at the upload PUT or when an order references them.',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    webhookObserver,
+  }
+}
+
+export type Metrics = ReturnType<typeof createMetrics>
+
+/**
+ * Queue gauges read at scrape time, with one query per scrape (the registry
+ * collects all gauges at once); a failed read reports NaN rather than failing
+ * the scrape.
+ */
+export function observeWebhookQueue(metrics: Metrics, read: () => Promise<WebhookQueueStats>): void {
+  let pending: Promise<WebhookQueueStats | undefined> | undefined
+  const current = () => {
+    pending ??= read()
+      .catch(() => undefined)
+      .finally(() => {
+        pending = undefined
+      })
+    return pending
+  }
+  const gauge = (name: string, help: string, value: (stats: WebhookQueueStats) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [metrics.registry],
+      async collect() {
+        const stats = await current()
+        this.set(stats ? value(stats) : Number.NaN)
+      },
+    })
+  gauge('webhook_queue_attempts', 'Webhook attempts still to be made (the queue depth).', (s) => s.attempts)
+  gauge('webhook_queue_due_attempts', 'Webhook attempts due now and not held by a worker.', (s) => s.due)
+  gauge(
+    'webhook_queue_oldest_due_age_seconds',
+    'How long the longest-waiting due webhook attempt has been due.',
+    (s) => s.oldestDueAgeSeconds,
+  )
+}
+
+/** Connection gauges of database pools, named by their use (api, worker). */
+export function observePools(metrics: Metrics, pools: Record<string, () => PoolStats>): void {
+  const gauge = (name: string, help: string, values: (stats: PoolStats) => Record<string, number>) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['pool', 'state'] as const,
+      registers: [metrics.registry],
+      collect() {
+        for (const [pool, read] of Object.entries(pools)) {
+          for (const [state, value] of Object.entries(values(read()))) {
+            this.set(state ? { pool, state } : { pool }, value)
+          }
+        }
+      },
+    })
+  gauge('db_pool_connections', 'Open connections of a database pool, by state.', (s) => ({
+    busy: s.open - s.idle,
+    idle: s.idle,
+  }))
+  gauge('db_pool_max_connections', 'Size of a database pool.', (s) => ({ '': s.max }))
+  gauge('db_pool_waiting_queries', 'Queries waiting for a connection of a database pool.', (s) => ({
+    '': s.waiting,
+  }))
+}

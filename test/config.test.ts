@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { describe, test } from 'node:test'
+import { ConfigError, DEFAULT_CONFIG, defaultText, ENV_NAMES, loadConfig } from '../src/config.ts'
+
+function refused(env: Record<string, string>): string {
+  try {
+    loadConfig(env)
+  } catch (err) {
+    assert.ok(err instanceof ConfigError, String(err))
+    return err.message
+  }
+  assert.fail(`accepted ${JSON.stringify(env)}`)
+}
+
+describe('loadConfig', () => {
+  test('an invalid value is refused with the variable, the value and what it must be', () => {
+    assert.equal(refused({ PORT: 'abc' }), 'PORT="abc": must be a whole number from 0 to 65535')
+    assert.equal(
+      refused({ RATE_LIMIT_PER_MINUTE: '0' }),
+      'RATE_LIMIT_PER_MINUTE="0": must be a whole number from 1 to 10000000',
+    )
+    assert.equal(
+      refused({ LOG_LEVEL: 'loud' }),
+      'LOG_LEVEL="loud": must be one of fatal, error, warn, info, debug, trace, silent',
+    )
+    assert.match(refused({ WEBHOOK_WORKER: 'maybe' }), /^WEBHOOK_WORKER="maybe": must be on or off/)
+    assert.match(refused({ WEBHOOK_RETRY_DELAYS: '1m,2x' }), /^WEBHOOK_RETRY_DELAYS="1m,2x": must be a comma/)
+    assert.equal(
+      refused({ PUBLIC_BASE_URL: 'not a url' }),
+      'PUBLIC_BASE_URL="not a url": must be an absolute URL',
+    )
+    assert.equal(
+      refused({ WEBHOOK_TIMEOUT_MS: '20000', WEBHOOK_LEASE_MS: '15000' }),
+      'WEBHOOK_LEASE_MS="15000": must be longer than WEBHOOK_TIMEOUT_MS (20000)',
+    )
+  })
+
+  test('a password in a URL is not repeated in the message', () => {
+    const message = refused({ DATABASE_URL: 'mysql://app:s3cret@db/x' })
+    assert.equal(message, 'DATABASE_URL="mysql://app:***@db/x": must be a postgres:// URL')
+  })
+
+  test('unset and blank variables take their defaults; values are trimmed', () => {
+    const blank = loadConfig({ PORT: ' ', RATE_LIMIT_PER_MINUTE: '', WEBHOOK_WORKER: '' })
+    assert.deepEqual(blank, DEFAULT_CONFIG)
+    assert.equal(DEFAULT_CONFIG.port, 3000)
+    assert.equal(DEFAULT_CONFIG.publicBaseUrl, 'http://localhost:3000')
+    assert.equal(DEFAULT_CONFIG.webhookWorker, true)
+    assert.deepEqual(
+      DEFAULT_CONFIG.webhookRetryDelaysMs,
+      [60, 300, 900, 3600, 10800, 21600, 43200, 86400].map((s) => s * 1000),
+    )
+    assert.equal(DEFAULT_CONFIG.metricsPort, undefined)
+    const set = loadConfig({
+      PORT: ' 8080 ',
+      WEBHOOK_WORKER: 'off',
+      WEBHOOK_RETRY_DELAYS: '10ms, 2s',
+      WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8, ::1/128',
+      PUBLIC_BASE_URL: 'https://api.example.com/',
+      METRICS_PORT: '9464',
+    })
+    assert.equal(set.port, 8080)
+    assert.equal(set.webhookWorker, false)
+    assert.deepEqual(set.webhookRetryDelaysMs, [10, 2000])
+    assert.deepEqual(set.webhookAllowPrivateCidrs, ['127.0.0.0/8', '::1/128'])
+    assert.equal(set.publicBaseUrl, 'https://api.example.com')
+    assert.equal(set.metricsPort, 9464)
+  })
+})
+
+/**
+ * README's configuration table: every row whose first cell holds only
+ * `UPPER_CASE` names. A row may name several variables; its default cell then
+ * holds one default for all or one per variable, separated by commas.
+ */
+function readmeDefaults(): Map<string, string> {
+  const normalize = (s: string) => s.replaceAll('`', '').replace(/\s+/g, ' ').trim()
+  const defaults = new Map<string, string>()
+  for (const line of readFileSync(new URL('../README.md', import.meta.url), 'utf8').split('\n')) {
+    const cells = line.trim().split('|').slice(1, -1)
+    if (cells.length < 2) continue
+    const listed = cells[0]!.split(',').map((c) => c.trim())
+    if (!listed.every((n) => /^`[A-Z][A-Z0-9_]*`$/.test(n))) continue
+    const names = listed.map((n) => n.replaceAll('`', ''))
+    const parts = names.length > 1 ? cells[1]!.split(',') : [cells[1]!]
+    names.forEach((name, i) => {
+      const value = normalize(parts.length === names.length ? parts[i]! : cells[1]!)
+      assert.ok(!defaults.has(name), `${name} is listed twice in README`)
+      defaults.set(name, value)
+    })
+  }
+  return defaults
+}
+
+test("README's configuration table names the schema's variables with the schema's defaults", () => {
+  const readme = readmeDefaults()
+  assert.deepEqual([...readme.keys()].sort(), [...ENV_NAMES].sort())
+  for (const name of ENV_NAMES) assert.equal(readme.get(name), defaultText(name), name)
+})
