@@ -45,7 +45,7 @@ const testArgs = [
 const bin = (name: string) => `node_modules/.bin/${name}`
 
 if (!extraArgs.length) {
-  run('lint (biome)', bin('biome'), ['check', '.'])
+  run('lint (biome)', bin('biome'), ['check', '--error-on-warnings', '.'])
   run('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
 }
 

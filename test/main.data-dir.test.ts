@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { spawnService, startServiceProcess } from './helpers/service-process.ts'
+import { callService, spawnService, startServiceProcess } from './helpers/service-process.ts'
 
 const TOKEN = 'op_data_dir_lock_test_token'
 
@@ -11,17 +11,8 @@ function embedded(dataDir: string) {
   return { DATA_DIR: dataDir, DATABASE_URL: '', OPERATOR_TOKEN: TOKEN, WEBHOOK_WORKER: 'off' }
 }
 
-async function admin(port: number, method: string, path: string, body?: unknown) {
-  const res = await fetch(`http://127.0.0.1:${port}/admin/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  return { status: res.status, body: (await res.json()) as any }
-}
+const admin = (port: number, method: string, path: string, body?: unknown) =>
+  callService(port, TOKEN, method, `/admin/v1${path}`, body)
 
 describe('one process per DATA_DIR (embedded database)', () => {
   let dataDir: string

@@ -7,7 +7,12 @@ import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { png } from './fixtures/files.ts'
 import { orderBody, SCHEMA_DROP_LOCK, TEST_DATABASE_URL } from './helpers/app.ts'
-import { type ServiceProcess, spawnService, startServiceProcess } from './helpers/service-process.ts'
+import {
+  callService,
+  type ServiceProcess,
+  spawnService,
+  startServiceProcess,
+} from './helpers/service-process.ts'
 import { startTcpProxy } from './helpers/tcp-proxy.ts'
 
 // Real service processes on one PostgreSQL schema (search_path in the URL).
@@ -20,17 +25,7 @@ function inSchema(url: string, schema: string): string {
   return u.toString()
 }
 
-async function call(port: number, auth: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${auth}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  return { status: res.status, body: (await res.json()) as any }
-}
+const call = callService
 
 async function liveKey(service: ServiceProcess): Promise<string> {
   const org = await call(service.port, TOKEN, 'POST', '/admin/v1/organizations', { name: 'Instances' })

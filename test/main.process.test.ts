@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { orderBody } from './helpers/app.ts'
-import { type ServiceProcess, startServiceProcess } from './helpers/service-process.ts'
+import { callService, type ServiceProcess, startServiceProcess } from './helpers/service-process.ts'
 
 type Service = ServiceProcess
 
@@ -75,12 +75,8 @@ describe('SIGTERM', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-term-'))
     const service = await startService(dataDir, { OPERATOR_TOKEN: 'op_term_test_token' })
     try {
-      const admin = (path: string, body: unknown) =>
-        fetch(`http://127.0.0.1:${service.port}/admin/v1${path}`, {
-          method: 'POST',
-          headers: { authorization: 'Bearer op_term_test_token', 'content-type': 'application/json' },
-          body: JSON.stringify(body),
-        }).then((r) => r.json() as Promise<any>)
+      const admin = async (path: string, body: unknown) =>
+        (await callService(service.port, 'op_term_test_token', 'POST', `/admin/v1${path}`, body)).body
       const org = (await admin('/organizations', { name: 'Term' })).data.organization
       const key = (
         await admin(`/organizations/${org.id}/api-keys`, { environment: 'live', scopes: ['orders:write'] })

@@ -12,6 +12,7 @@ export interface Service {
   base: string
   operatorToken: string
   /** Operator API call. */
+  // biome-ignore lint/suspicious/noExplicitAny: answers of every operator route, read field by field by the benches
   admin(method: string, path: string, body?: unknown): Promise<any>
   /** Current and peak resident memory of the service process, in bytes (Linux /proc). */
   memory(): { rss: number; peak: number }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
-import type { Database } from '../../src/db/database.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/app.ts'
 import { migrate } from '../helpers/migrate.ts'
 

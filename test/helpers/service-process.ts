@@ -43,3 +43,27 @@ export async function startServiceProcess(env: Record<string, string>): Promise<
   })
   return { child, port, output, exited }
 }
+
+/** A JSON answer of the service, read field by field by the tests. */
+// biome-ignore lint/suspicious/noExplicitAny: answers of every route, read field by field
+export type Json = any
+
+/** JSON over HTTP to a service process, with a bearer token (a key or the operator token). */
+export async function callService(
+  port: number,
+  auth: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Json }> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${auth}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  const text = await res.text()
+  return { status: res.status, body: text ? JSON.parse(text) : undefined }
+}

@@ -102,6 +102,6 @@ export function sanitizeSvg(source: string): string | undefined {
     RETURN_DOM_FRAGMENT: true,
   }) as unknown as DocumentFragment
   const svg = fragment.firstElementChild
-  if (!svg || svg.localName !== 'svg') return undefined
+  if (svg?.localName !== 'svg') return undefined
   return `<?xml version="1.0" encoding="UTF-8"?>\n${new window.XMLSerializer().serializeToString(svg)}\n`
 }
