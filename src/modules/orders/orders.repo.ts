@@ -1,7 +1,7 @@
 import { sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Environment, OrderRow, ProductionOrderRow } from '../../db/schema.ts'
-import { type NewEventInput, outboxCtes, outboxWake } from '../events/events.service.ts'
+import { type NewEventInput, outboxCtes, outboxWake } from '../webhooks/outbox/outbox.service.ts'
 
 export interface OrderScope {
   organizationId: string

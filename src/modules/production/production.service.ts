@@ -2,7 +2,7 @@ import type { Database } from '../../db/database.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
-import { type EventType, recordEvent } from '../events/events.service.ts'
+import { type EventType, recordEvent } from '../webhooks/outbox/outbox.service.ts'
 
 export const PRODUCTION_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const
 export type ProductionStatus = (typeof PRODUCTION_STATUSES)[number]

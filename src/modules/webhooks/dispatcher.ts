@@ -10,18 +10,15 @@ import type { Database, Listen } from '../../db/database.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
-import {
-  type AttemptResult,
-  type ClaimedDelivery,
-  claimDue,
-  nextDueAt,
-  recordResults,
-  releaseClaims,
-  WAKE_CHANNEL,
-} from './deliveries.repo.ts'
 import { FairShare, type Ticket } from './fair-share.ts'
 import { interimTolerantConnector } from './interim-responses.ts'
+import { type ClaimedDelivery, claimDue } from './outbox/claim.ts'
+import { type AttemptResult, completeAttempts } from './outbox/complete.ts'
+import { nextDueAt } from './outbox/next-due.ts'
+import { WAKE_CHANNEL } from './outbox/outbox.service.ts'
+import { releaseClaims } from './outbox/release.ts'
 import { SIGNATURE_HEADER, signatureHeader, signingKey } from './signing.ts'
+import { disableFailingEndpoints } from './webhooks.service.ts'
 
 export const USER_AGENT = 'Service-Webhooks/1.0'
 export const DISABLE_AFTER_FAILURES = 25
@@ -371,7 +368,8 @@ export function createDispatcher(options: DispatcherOptions) {
     // the lease ends and the attempts run again.
     for (let tries = 1; tries <= 2; tries++) {
       try {
-        const disabled = await recordResults(db, workerId, batch, DISABLE_AFTER_FAILURES)
+        const disabled = await completeAttempts(db, workerId, batch, DISABLE_AFTER_FAILURES)
+        if (disabled.length > 0) await disableFailingEndpoints(db, disabled, batch[batch.length - 1]!.at)
         for (const id of disabled) {
           log.warn({ endpoint_id: id }, 'webhook endpoint disabled after too many consecutive failures')
         }

@@ -4,8 +4,9 @@ import { createServer, type Server, type Socket } from 'node:net'
 import { after, before, describe, type TestContext, test } from 'node:test'
 import { sql } from 'kysely'
 import type { Database } from '../../../src/db/database.ts'
-import { claimDue, recordResults } from '../../../src/modules/webhooks/deliveries.repo.ts'
 import type { Dispatcher, DispatcherOptions } from '../../../src/modules/webhooks/dispatcher.ts'
+import { claimDue } from '../../../src/modules/webhooks/outbox/claim.ts'
+import { completeAttempts } from '../../../src/modules/webhooks/outbox/complete.ts'
 import type { Resolver } from '../../../src/modules/webhooks/ssrf.ts'
 import { createTestApp, DIALECT, orderBody, type TestApp } from '../../helpers/app.ts'
 import {
@@ -733,7 +734,7 @@ describe('webhook dispatcher: claims', () => {
       const claimed = await claimDue(trx, { limit: 256, now: new Date(), leaseMs: 60_000, workerId: 'w' })
       const afterClaim = await read()
       const now = new Date()
-      await recordResults(
+      await completeAttempts(
         trx,
         'w',
         claimed.map((c) => ({
@@ -809,7 +810,7 @@ describe('webhook dispatcher: claims', () => {
           at: new Date(),
           counts: true,
         }
-        await recordResults(trx, 'w', [result], 25)
+        await completeAttempts(trx, 'w', [result], 25)
         assert.equal(await show(trx), 'off')
       })
       assert.equal(await show(conn), 'on')
