@@ -19,7 +19,10 @@ export interface DispatcherOptions {
   slowConcurrency?: number
   /** How long an attempt may hold a slot waiting for its answer (default 250 ms). */
   slotHoldMs?: number
-  /** Attempts in flight at once to one endpoint (default 16, at most `concurrency`). */
+  /**
+   * Attempts in flight at once to one endpoint (default 16, at most `concurrency`; see
+   * docs/decisions/2026-11-25-webhook-endpoint-concurrency.md).
+   */
   endpointConcurrency?: number
   /** Longest sleep between looks at the table when nothing wakes the worker. */
   pollIntervalMs?: number
