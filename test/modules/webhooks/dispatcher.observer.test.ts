@@ -1,29 +1,15 @@
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { AttemptOutcome } from '../../../src/modules/webhooks/http-attempt.ts'
-import type { Resolver } from '../../../src/modules/webhooks/ssrf.ts'
 import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
-import { loopbackResolver, startReceiver } from '../../helpers/https-receiver.ts'
-
-/** Host names the receiver's certificate covers, plus one it does not. */
-const resolver: Resolver = async (host) =>
-  host === 'wrong-name.test' ? ['127.0.0.1'] : loopbackResolver(host)
+import { startReceiver } from '../../helpers/https-receiver.ts'
+import { closedPort, resolverWithWrongName } from '../../helpers/webhook-targets.ts'
 
 let t: TestApp
 before(async () => {
-  t = await createTestApp({ resolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
+  t = await createTestApp({ resolver: resolverWithWrongName, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
 })
 after(() => t.close())
-
-/** A TCP port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((r) => server.close(() => r()))
-  return port
-}
 
 function observer() {
   const calls: { outcome: AttemptOutcome; durationMs: number }[] = []
@@ -43,6 +29,10 @@ async function until<T>(check: () => Promise<T | false>, what: string, timeoutMs
     await new Promise((r) => setTimeout(r, 20))
   }
 }
+
+/** The deliveries of an organization's endpoints, as the log keeps them. */
+const deliveriesOf = (organizationId: string) =>
+  t.db.selectFrom('webhook_deliveries').selectAll().where('organization_id', '=', organizationId).execute()
 
 async function endpoint(key: string, url: string): Promise<string> {
   const res = await t.api(key, 'POST', '/v1/webhook-endpoints', { url })
@@ -82,11 +72,7 @@ describe('webhook dispatcher: the observer', () => {
     assert.equal((await t.api(tenant.liveKey, 'POST', '/v1/orders', orderBody())).statusCode, 201)
 
     const rows = await until(async () => {
-      const all = await t.db
-        .selectFrom('webhook_deliveries')
-        .select(['endpoint_id', 'error_code', 'status', 'duration_ms'])
-        .where('organization_id', '=', tenant.orgId)
-        .execute()
+      const all = await deliveriesOf(tenant.orgId)
       return all.length === 5 && all.every((r) => r.status === 'succeeded' || r.error_code !== null) && all
     }, 'every attempt to be recorded')
     assert.deepEqual(seen.calls.map((c) => c.outcome).sort(), [
@@ -124,13 +110,8 @@ describe('webhook dispatcher: the observer', () => {
     const again = await t.startDispatcher({ ca: receiver.ca, timeoutMs: 5000, observer: seen })
     ctx.after(() => again.stop(100))
     await until(async () => {
-      const failed = await t.db
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('endpoint_id', '=', id)
-        .where('error_code', '=', 'endpoint_disabled')
-        .execute()
-      return failed.length === 2
+      const all = await deliveriesOf(tenant.orgId)
+      return all.filter((r) => r.error_code === 'endpoint_disabled').length === 2
     }, 'both deliveries to fail with endpoint_disabled')
     assert.equal(receiver.received.length, 1)
     assert.deepEqual(seen.calls, [], 'attempts to the disabled endpoint')

@@ -7,7 +7,6 @@ import type { Database } from '../../../src/db/database.ts'
 import type { Dispatcher, DispatcherOptions } from '../../../src/modules/webhooks/dispatcher.ts'
 import { claimDue } from '../../../src/modules/webhooks/outbox/claim.ts'
 import { completeAttempts } from '../../../src/modules/webhooks/outbox/complete.ts'
-import type { Resolver } from '../../../src/modules/webhooks/ssrf.ts'
 import { createTestApp, DIALECT, orderBody, type TestApp } from '../../helpers/app.ts'
 import {
   loopbackResolver,
@@ -15,6 +14,7 @@ import {
   type Reply,
   startReceiver,
 } from '../../helpers/https-receiver.ts'
+import { closedPort, resolverWithWrongName } from '../../helpers/webhook-targets.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -33,10 +33,6 @@ async function waitUntil<T>(
   }
 }
 
-/** Host names the receiver's certificate covers, plus one it does not. */
-const resolver: Resolver = async (host) =>
-  host === 'wrong-name.test' ? ['127.0.0.1'] : loopbackResolver(host)
-
 /**
  * One app per file (a fresh embedded database is slow to build); each test
  * gets its own receiver, organization and dispatchers, and leaves nothing
@@ -44,7 +40,10 @@ const resolver: Resolver = async (host) =>
  */
 let shared: TestApp
 before(async () => {
-  shared = await createTestApp({ resolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
+  shared = await createTestApp({
+    resolver: resolverWithWrongName,
+    webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+  })
 })
 after(() => shared.close())
 
@@ -163,15 +162,6 @@ const signature = (req: ReceivedRequest) => {
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(req.headers['x-service-signature']))
   assert.ok(match, `signature header ${req.headers['x-service-signature']}`)
   return { t: Number(match[1]), v1: match[2]! }
-}
-
-/** A TCP port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((r) => server.close(() => r()))
-  return port
 }
 
 describe('webhook dispatcher: retries and outcomes', () => {
