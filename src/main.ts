@@ -126,15 +126,9 @@ async function main(): Promise<void> {
   sweeper.unref()
 
   // The run mode gates the consumer only: every instance writes events and
-  // deliveries; only instances with the worker on send them.
-  // On PostgreSQL the worker's claims and results run on one connection of
-  // their own: one busy backend instead of several contending for the same
-  // queue pages, and API requests never wait behind the worker for a
-  // connection (nor the worker behind them). Its few statements are planned
-  // once per connection (generic plans) instead of on every execution, which
-  // cost more than executing a claim or a batch of results. It shows in
-  // pg_stat_activity as svc-webhook-worker. The embedded database is one
-  // session anyway.
+  // deliveries; only instances with the worker on send them. On PostgreSQL the
+  // worker has one connection of its own with generic plans, so requests and
+  // worker never wait for each other (docs/decisions/2026-11-25-webhook-worker-connection.md).
   const worker =
     config.webhookWorker && dialect === 'postgres'
       ? await openDatabase({
@@ -157,6 +151,7 @@ async function main(): Promise<void> {
         concurrency: config.webhookConcurrency,
         endpointConcurrency: config.webhookEndpointConcurrency,
         slowConcurrency: config.webhookSlowConcurrency,
+        observer: metrics.webhookObserver,
         ...(config.webhookLeaseMs ? { leaseMs: config.webhookLeaseMs } : {}),
       })
     : undefined

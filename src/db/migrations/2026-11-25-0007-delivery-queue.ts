@@ -1,19 +1,7 @@
 import { type Kysely, sql } from 'kysely'
 
-// The attempts still to be made move out of the delivery log into a queue
-// table of their own. The log's indexes (primary key, endpoint, owner) then
-// cover no column an attempt changes, so recording an attempt's result is a
-// HOT update of the log row that writes no index entry; before, the result
-// took the row out of the partial index of pending deliveries and wrote an
-// entry into each of the other three. The queue row is narrow: claimed (a
-// HOT update of its lease), then deleted when the delivery is finished, or
-// moved to its next attempt. Measured on 20 000-delivery backlogs, claims
-// and results alone: PostgreSQL CPU 29-32 us per delivery against 34-39.
-//
-// attempts lives in the queue row while attempts are being made (the claim
-// bumps it, so an attempt whose worker died still counts); the log row
-// receives it with each result. The log shows finished attempts; one in
-// flight shows in the queue only.
+// Attempts still to be made move to a narrow queue table: recording a result touches no log index.
+// See docs/decisions/2026-11-25-webhook-delivery-queue-table.md.
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('webhook_queue')

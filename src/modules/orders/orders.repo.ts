@@ -1,8 +1,8 @@
 import { sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Environment, OrderRow, ProductionOrderRow } from '../../db/schema.ts'
-import { type NewEventInput, outboxCtes, outboxWake } from '../events/events.service.ts'
 import { newProductionCtes } from '../production/production.repo.ts'
+import { type NewEventInput, outboxCtes, outboxWake } from '../webhooks/outbox/outbox.service.ts'
 import type { OrderStatus } from './orders.schemas.ts'
 
 export interface OrderScope {

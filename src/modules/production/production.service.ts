@@ -2,9 +2,9 @@ import type { Database } from '../../db/database.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
-import { type EventType, recordEvent } from '../events/events.service.ts'
 import { findOrderById, setOrderStatus, touchOrders } from '../orders/orders.repo.ts'
 import type { OperatorOrder, OrderStatus } from '../orders/orders.schemas.ts'
+import { type EventType, recordEvent } from '../webhooks/outbox/outbox.service.ts'
 import {
   completeJob,
   findJob,

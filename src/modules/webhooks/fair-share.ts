@@ -1,4 +1,4 @@
-import type { ClaimedDelivery } from './deliveries.repo.ts'
+import type { ClaimedDelivery } from './outbox/claim.repo.ts'
 
 /**
  * How one worker shares its attempts between organizations and endpoints.

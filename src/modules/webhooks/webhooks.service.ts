@@ -1,22 +1,34 @@
 import { randomBytes } from 'node:crypto'
 import type { Database } from '../../db/database.ts'
-import type { Environment, WebhookDeliveryRow, WebhookEndpointRow } from '../../db/schema.ts'
+import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
-import { recordEvent } from '../events/events.service.ts'
-import { enqueue, failPendingForEndpoint, listDeliveries } from './deliveries.repo.ts'
+import {
+  deactivateEndpoint,
+  disableEndpoints,
+  type EndpointScope,
+  findEndpoint,
+  insertEndpoint,
+  isEndpointActive,
+  listEndpoints,
+  lockAndCountActive,
+} from './endpoints.repo.ts'
+import {
+  enqueueRedelivery,
+  failPendingDeliveries,
+  findDelivery,
+  listDeliveries,
+  recordEvent,
+} from './outbox/outbox.service.ts'
 import { checkWebhookUrl, parseCidrs, type Resolver } from './ssrf.ts'
 
 export const MAX_ACTIVE_ENDPOINTS = 5
 export const MAX_LISTED_ENDPOINTS = 50
 
-export interface WebhookScope {
-  organizationId: string
-  environment: Environment
-}
+export type WebhookScope = EndpointScope
 
 const iso = (d: Date | null) => d?.toISOString() ?? null
 
@@ -68,15 +80,7 @@ export function createWebhookService(deps: {
 
   /** The caller's endpoint, or 404 for unknown, foreign and other-environment ids alike. */
   async function ownEndpoint(scope: WebhookScope, id: string): Promise<WebhookEndpointRow> {
-    const row = isUuid(id)
-      ? await db
-          .selectFrom('webhook_endpoints')
-          .selectAll()
-          .where('id', '=', id)
-          .where('organization_id', '=', scope.organizationId)
-          .where('environment', '=', scope.environment)
-          .executeTakeFirst()
-      : undefined
+    const row = isUuid(id) ? await findEndpoint(db, scope, id) : undefined
     if (!row) throw new AppError('not_found', { message: 'No webhook endpoint with this id.' })
     return row
   }
@@ -104,41 +108,19 @@ export function createWebhookService(deps: {
         disabled_at: null,
       }
       await db.transaction().execute(async (trx) => {
-        // Serializes endpoint creation per organization, so two simultaneous
-        // requests cannot both see four active endpoints.
-        await trx
-          .selectFrom('organizations')
-          .select('id')
-          .where('id', '=', scope.organizationId)
-          .forUpdate()
-          .execute()
-        const { count } = await trx
-          .selectFrom('webhook_endpoints')
-          .select((eb) => eb.fn.countAll<number>().as('count'))
-          .where('organization_id', '=', scope.organizationId)
-          .where('environment', '=', scope.environment)
-          .where('is_active', '=', true)
-          .executeTakeFirstOrThrow()
-        if (Number(count) >= MAX_ACTIVE_ENDPOINTS) {
+        // Locked per organization, so two simultaneous requests cannot both see four active endpoints.
+        if ((await lockAndCountActive(trx, scope)) >= MAX_ACTIVE_ENDPOINTS) {
           throw new AppError('webhook_limit_reached', {
             message: `This environment already has ${MAX_ACTIVE_ENDPOINTS} active webhook endpoints; delete one first.`,
           })
         }
-        await trx.insertInto('webhook_endpoints').values(row).execute()
+        await insertEndpoint(trx, row)
       })
       return { endpoint: endpointView(row), secret }
     },
 
     async list(scope: WebhookScope) {
-      const rows = await db
-        .selectFrom('webhook_endpoints')
-        .selectAll()
-        .where('organization_id', '=', scope.organizationId)
-        .where('environment', '=', scope.environment)
-        .orderBy('id', 'desc')
-        .limit(MAX_LISTED_ENDPOINTS)
-        .execute()
-      return rows.map(endpointView)
+      return (await listEndpoints(db, scope, MAX_LISTED_ENDPOINTS)).map(endpointView)
     },
 
     /** Permanent; a second delete answers the same. Pending deliveries fail with endpoint_disabled. */
@@ -146,12 +128,8 @@ export function createWebhookService(deps: {
       const endpoint = await ownEndpoint(scope, id)
       if (endpoint.is_active) {
         await db.transaction().execute(async (trx) => {
-          await trx
-            .updateTable('webhook_endpoints')
-            .set({ is_active: false, disabled_reason: null, disabled_at: clock.now() })
-            .where('id', '=', endpoint.id)
-            .execute()
-          await failPendingForEndpoint(trx, endpoint.id)
+          await deactivateEndpoint(trx, endpoint.id, clock.now())
+          await failPendingDeliveries(trx, endpoint.id)
         })
       }
       return { id: endpoint.id, is_active: false }
@@ -213,49 +191,28 @@ export function createWebhookService(deps: {
 
     /** A new pending log entry for the same event and endpoint (the dashboard's manual redelivery). */
     async redeliver(deliveryId: string) {
-      const original = isUuid(deliveryId)
-        ? await db
-            .selectFrom('webhook_deliveries')
-            .selectAll()
-            .where('id', '=', deliveryId)
-            .executeTakeFirst()
-        : undefined
+      const original = isUuid(deliveryId) ? await findDelivery(db, deliveryId) : undefined
       if (!original) throw new AppError('not_found', { message: 'No delivery with this id.' })
-      const endpoint = await db
-        .selectFrom('webhook_endpoints')
-        .select(['is_active'])
-        .where('id', '=', original.endpoint_id)
-        .executeTakeFirstOrThrow()
-      if (!endpoint.is_active) {
+      if (!(await isEndpointActive(db, original.endpoint_id))) {
         throw AppError.validation(
           [{ code: 'invalid_format', field: 'id', message: 'The endpoint is disabled.' }],
           'The delivery’s endpoint is disabled; it receives nothing further.',
         )
       }
-      const now = clock.now()
-      const row = await db.transaction().execute(async (trx) => {
-        const inserted = await trx
-          .insertInto('webhook_deliveries')
-          .values({
-            id: newId(),
-            event_id: original.event_id,
-            endpoint_id: original.endpoint_id,
-            organization_id: original.organization_id,
-            environment: original.environment,
-            event_type: original.event_type,
-            status: 'pending',
-            attempts: 0,
-            next_attempt_at: now,
-            created_at: now,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow()
-        await enqueue(trx, inserted, now)
-        return inserted
-      })
-      return deliveryView(row)
+      return deliveryView(await enqueueRedelivery(db, original, clock.now()))
     },
   }
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>
+
+/**
+ * Disables endpoints whose failure streak reached the limit (the worker's
+ * call) and fails their pending deliveries with endpoint_disabled.
+ */
+export async function disableFailingEndpoints(db: Database, ids: readonly string[], at: Date): Promise<void> {
+  await db.transaction().execute(async (trx) => {
+    await disableEndpoints(trx, ids, at)
+    for (const id of ids) await failPendingDeliveries(trx, id)
+  })
+}

@@ -4,9 +4,9 @@ import { createServer, type Server, type Socket } from 'node:net'
 import { after, before, describe, type TestContext, test } from 'node:test'
 import { sql } from 'kysely'
 import type { Database } from '../../../src/db/database.ts'
-import { claimDue, recordResults } from '../../../src/modules/webhooks/deliveries.repo.ts'
 import type { Dispatcher, DispatcherOptions } from '../../../src/modules/webhooks/dispatcher.ts'
-import type { Resolver } from '../../../src/modules/webhooks/ssrf.ts'
+import { claimDue } from '../../../src/modules/webhooks/outbox/claim.repo.ts'
+import { completeAttempts } from '../../../src/modules/webhooks/outbox/complete.repo.ts'
 import { createTestApp, DIALECT, orderBody, type TestApp } from '../../helpers/app.ts'
 import {
   loopbackResolver,
@@ -14,6 +14,7 @@ import {
   type Reply,
   startReceiver,
 } from '../../helpers/https-receiver.ts'
+import { closedPort, resolverWithWrongName } from '../../helpers/webhook-targets.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -32,10 +33,6 @@ async function waitUntil<T>(
   }
 }
 
-/** Host names the receiver's certificate covers, plus one it does not. */
-const resolver: Resolver = async (host) =>
-  host === 'wrong-name.test' ? ['127.0.0.1'] : loopbackResolver(host)
-
 /**
  * One app per file (a fresh embedded database is slow to build); each test
  * gets its own receiver, organization and dispatchers, and leaves nothing
@@ -43,7 +40,10 @@ const resolver: Resolver = async (host) =>
  */
 let shared: TestApp
 before(async () => {
-  shared = await createTestApp({ resolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
+  shared = await createTestApp({
+    resolver: resolverWithWrongName,
+    webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+  })
 })
 after(() => shared.close())
 
@@ -162,15 +162,6 @@ const signature = (req: ReceivedRequest) => {
   const match = /^t=(\d+),v1=([0-9a-f]{64})$/.exec(String(req.headers['x-service-signature']))
   assert.ok(match, `signature header ${req.headers['x-service-signature']}`)
   return { t: Number(match[1]), v1: match[2]! }
-}
-
-/** A TCP port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  const { port } = server.address() as { port: number }
-  await new Promise<void>((r) => server.close(() => r()))
-  return port
 }
 
 describe('webhook dispatcher: retries and outcomes', () => {
@@ -733,7 +724,7 @@ describe('webhook dispatcher: claims', () => {
       const claimed = await claimDue(trx, { limit: 256, now: new Date(), leaseMs: 60_000, workerId: 'w' })
       const afterClaim = await read()
       const now = new Date()
-      await recordResults(
+      await completeAttempts(
         trx,
         'w',
         claimed.map((c) => ({
@@ -809,7 +800,7 @@ describe('webhook dispatcher: claims', () => {
           at: new Date(),
           counts: true,
         }
-        await recordResults(trx, 'w', [result], 25)
+        await completeAttempts(trx, 'w', [result], 25)
         assert.equal(await show(trx), 'off')
       })
       assert.equal(await show(conn), 'on')

@@ -1,0 +1,194 @@
+import type { KeyObject } from 'node:crypto'
+import { EventEmitter } from 'node:events'
+import { Agent } from 'undici'
+import type { Clock } from '../../lib/clock.ts'
+import type { SecretBox } from '../../lib/secret-box.ts'
+import { interimTolerantConnector } from './interim-responses.ts'
+import type { ClaimedDelivery } from './outbox/claim.repo.ts'
+import { pinnedLookup } from './pinned-lookup.ts'
+import { readSnippet } from './response-snippet.ts'
+import { SIGNATURE_HEADER, signatureHeader, signingKey } from './signing.ts'
+
+export const USER_AGENT = 'Service-Webhooks/1.0'
+
+export type AttemptOutcome = 'succeeded' | 'http_error' | 'timeout' | 'connection_error' | 'tls_error'
+
+/** What one attempt's request came to. */
+export interface Sent {
+  outcome: AttemptOutcome
+  /** The response's status; null when none came. */
+  status: number | null
+  snippet: string | null
+  durationMs: number
+  startedAt: Date
+  at: Date
+}
+
+const TLS_CODES = /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|ERR_OSSL)/
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'ETIMEDOUT',
+])
+
+/** A request that got no response: what went wrong, from the error or its causes. */
+export function classifyError(err: unknown, timedOut: boolean): 'timeout' | 'connection_error' | 'tls_error' {
+  if (timedOut) return 'timeout'
+  let e = err as { code?: string; name?: string; cause?: unknown } | undefined
+  for (let depth = 0; e && depth < 4; depth++) {
+    if (e.name === 'TimeoutError' || (e.code && TIMEOUT_CODES.has(e.code))) return 'timeout'
+    if (e.code && TLS_CODES.test(e.code)) return 'tls_error'
+    e = e.cause as typeof e
+  }
+  return 'connection_error'
+}
+
+/** A response's verdict: 2xx succeeds; anything else fails, 3xx included (redirects are never followed). */
+export function classifyStatus(status: number): 'succeeded' | 'http_error' {
+  return status >= 200 && status < 300 ? 'succeeded' : 'http_error'
+}
+
+/**
+ * One attempt in flight, and the signal that aborts its request: by its
+ * deadline or by shutdown. undici takes an EventEmitter as a request's signal
+ * (`aborted`, `reason` and an 'abort' event); it costs less than an
+ * AbortController with its EventTarget, once per attempt.
+ */
+export class Flight extends EventEmitter {
+  aborted = false
+  reason: Error | undefined
+  /** Aborted by the attempt's own deadline (not by shutdown). */
+  timedOut = false
+  done: Promise<void> = Promise.resolve()
+
+  abort(reason: Error) {
+    if (this.aborted) return
+    this.aborted = true
+    this.reason = reason
+    this.emit('abort')
+  }
+}
+
+/** An endpoint as the worker sends to it. */
+interface Target {
+  url: string
+  /** Pinned addresses, comma-separated. */
+  pinned: string
+  agent: Agent
+  origin: string
+  path: string
+  /** The endpoint's encrypted secret, and the signing key derived from it. */
+  secret: string | undefined
+  key: KeyObject | undefined
+}
+
+export interface HttpSenderOptions {
+  clock: Clock
+  /** The attempt's deadline: connecting, TLS, headers and body. */
+  timeoutMs: number
+  /** Connections one endpoint's agent opens at most. */
+  endpointConcurrency: number
+  ca?: string | Buffer | undefined
+  /** Opens endpoints' secrets (asked once per endpoint and secret). */
+  secretBox: () => Promise<SecretBox>
+}
+
+/** Signs and sends attempts, with one HTTP agent per endpoint bound to its pinned addresses. */
+export class HttpSender {
+  readonly #options: HttpSenderOptions
+  readonly #targets = new Map<string, Target>()
+
+  constructor(options: HttpSenderOptions) {
+    this.#options = options
+  }
+
+  /** Sends one attempt; undefined when shutdown cut it short (the attempt did not happen). */
+  async send(row: ClaimedDelivery, flight: Flight): Promise<Sent | undefined> {
+    const { clock, timeoutMs } = this.#options
+    const target = this.#target(row.endpoint_id, row.url, row.pinned_addresses)
+    // The signing key is derived once per endpoint (and again if its secret differs).
+    if (target.secret !== row.secret_encrypted) {
+      target.key = signingKey((await this.#options.secretBox()).open(row.secret_encrypted))
+      target.secret = row.secret_encrypted
+    }
+    const body = row.body
+    const startedAt = clock.now()
+    // t is taken per attempt, so every retry carries a new t and v1.
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      'x-service-event-id': row.event_id,
+      'x-service-event-type': row.event_type,
+      [SIGNATURE_HEADER]: signatureHeader(target.key!, body, Math.floor(Date.now() / 1000)),
+    }
+    const started = performance.now()
+    // One timer covers connecting, TLS, headers and body; flight.timedOut tells it from shutdown.
+    const timer = setTimeout(() => {
+      flight.timedOut = true
+      flight.abort(new DOMException('webhook attempt timed out', 'TimeoutError'))
+    }, timeoutMs)
+    let outcome: AttemptOutcome
+    let status: number | null = null
+    let snippet: string | null = null
+    try {
+      const res = await target.agent.request({
+        origin: target.origin,
+        path: target.path,
+        method: 'POST',
+        headers,
+        body,
+        signal: flight,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      })
+      // The body is ignored for the verdict; its beginning goes to the log.
+      snippet = await readSnippet(res.body)
+      status = res.statusCode
+      outcome = classifyStatus(status)
+    } catch (err) {
+      outcome = classifyError(err, flight.timedOut)
+    } finally {
+      clearTimeout(timer)
+    }
+    const durationMs = Math.round(performance.now() - started)
+    if (flight.aborted && !flight.timedOut) return undefined
+    return { outcome, status, snippet, durationMs, startedAt, at: clock.now() }
+  }
+
+  /** Closes every endpoint's connections. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#targets.values()].map(({ agent }) => agent.close().catch(() => {})))
+    this.#targets.clear()
+  }
+
+  /** An endpoint's URL and addresses never change after creation; the entry is rebuilt if they differ. */
+  #target(endpointId: string, url: string, pinned: string): Target {
+    const cached = this.#targets.get(endpointId)
+    if (cached?.url === url && cached.pinned === pinned) return cached
+    void cached?.agent.close()
+    const { timeoutMs, ca } = this.#options
+    const agent = new Agent({
+      connect: interimTolerantConnector({
+        lookup: pinnedLookup(pinned.split(',')) as never,
+        timeout: timeoutMs,
+        ...(ca ? { ca } : {}),
+      }),
+      keepAliveTimeout: 30_000,
+      connections: this.#options.endpointConcurrency,
+    })
+    const parsed = new URL(url)
+    const path = `${parsed.pathname}${parsed.search}`
+    const target: Target = {
+      url,
+      pinned,
+      agent,
+      origin: parsed.origin,
+      path,
+      secret: undefined,
+      key: undefined,
+    }
+    this.#targets.set(endpointId, target)
+    return target
+  }
+}

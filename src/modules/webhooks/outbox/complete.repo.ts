@@ -1,0 +1,129 @@
+import { CompiledQuery } from 'kysely'
+import type { Database } from '../../../db/database.ts'
+import { ASYNC_COMMIT, arrayLiteral } from './literals.ts'
+
+/** The outcome of one attempt, as the worker records it. */
+export interface AttemptResult {
+  deliveryId: string
+  endpointId: string
+  status: 'succeeded' | 'pending' | 'failed'
+  errorCode: string | null
+  responseStatus: number | null
+  snippet: string | null
+  durationMs: number | null
+  nextAttemptAt: Date | null
+  /** When the attempt started (the log's last_attempt_at). */
+  startedAt: Date
+  /** When it ended (the endpoint's last_success_at or last_failure_at). */
+  at: Date
+  /**
+   * Whether a request was made: it counts as an attempt and for the
+   * endpoint's failure streak (not so a delivery failed because its endpoint
+   * was disabled meanwhile).
+   */
+  counts: boolean
+}
+
+const COMPLETE_SQL = `
+    with v as (
+      select id, endpoint_id, status, error_code, response_status, snippet, duration_ms,
+             timestamptz 'epoch' + next_ms * interval '1 millisecond' as next_attempt_at,
+             timestamptz 'epoch' + started_ms * interval '1 millisecond' as started_at,
+             timestamptz 'epoch' + at_ms * interval '1 millisecond' as at,
+             counts, seq
+      from unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::int[],
+                  $9::int8[], $10::int8[], $11::int8[], $12::boolean[])
+        with ordinality
+        as u(id, endpoint_id, status, error_code, response_status, snippet, duration_ms, next_ms,
+             started_ms, at_ms, counts, seq)
+    ),
+    finished as (
+      delete from webhook_queue q
+      using v
+      where q.delivery_id = v.id and q.locked_by = $1::text and v.next_attempt_at is null
+      returning q.delivery_id, q.attempts
+    ),
+    retried as (
+      update webhook_queue q
+      set next_attempt_at = v.next_attempt_at, locked_until = null, locked_by = null
+      from v
+      where q.delivery_id = v.id and q.locked_by = $1::text and v.next_attempt_at is not null
+      returning q.delivery_id, q.attempts
+    ),
+    recorded as (
+      update webhook_deliveries d
+      set status = v.status, error_code = v.error_code, response_status = v.response_status,
+          response_snippet = v.snippet, duration_ms = v.duration_ms, next_attempt_at = v.next_attempt_at,
+          attempts = case when v.counts then q.attempts else q.attempts - 1 end,
+          last_attempt_at = case when v.counts then v.started_at else d.last_attempt_at end
+      from (select * from finished union all select * from retried) q
+      join v on v.id = q.delivery_id
+      where d.id = q.delivery_id
+      returning v.endpoint_id, v.seq, v.status, v.at, v.counts
+    ),
+    ordered as (
+      select r.*, coalesce(max(seq) filter (where status = 'succeeded') over (partition by endpoint_id), -1)
+        as last_ok
+      from recorded r
+      where counts
+    ),
+    streaks as (
+      select endpoint_id,
+        bool_or(status = 'succeeded') as reset,
+        count(*) filter (where status <> 'succeeded' and seq > last_ok) as failures,
+        max(at) filter (where status = 'succeeded') as last_success,
+        max(at) filter (where status <> 'succeeded') as last_failure
+      from ordered
+      group by endpoint_id
+    ),
+    endpoints as (
+      update webhook_endpoints w
+      set consecutive_failures = case when s.reset then s.failures else w.consecutive_failures + s.failures end,
+          last_success_at = coalesce(s.last_success, w.last_success_at),
+          last_failure_at = coalesce(s.last_failure, w.last_failure_at)
+      from streaks s
+      where w.id = s.endpoint_id
+      returning w.id, w.is_active, w.consecutive_failures
+    )
+    select (select ${ASYNC_COMMIT}) as async_commit,
+      array(select id from endpoints where is_active and consecutive_failures >= $13::int) as ids`
+
+/**
+ * Records a batch of attempt results in ONE statement: the queue rows this
+ * worker still holds are deleted (delivery finished) or moved to their next
+ * attempt, and their log rows take the result. The endpoints' failure streaks
+ * move in the same statement (a success resets one, failures after the last
+ * success add up), computed against the endpoint row as it stands when the
+ * statement locks it, so workers recording results for one endpoint at the
+ * same time add up correctly: the one write outside the outbox's tables, to
+ * keep a batch one round trip. Returns the active endpoints whose streak
+ * reached `disableAfter` (the webhooks module disables them).
+ */
+export async function completeAttempts(
+  db: Database,
+  workerId: string,
+  results: readonly AttemptResult[],
+  disableAfter: number,
+): Promise<string[]> {
+  if (results.length === 0) return []
+  const col = (f: (r: AttemptResult) => string | number | null, quote = false) =>
+    arrayLiteral(results.map(f), quote)
+  const outcome = await db.executeQuery<{ async_commit: string; ids: string[] }>(
+    CompiledQuery.raw(COMPLETE_SQL, [
+      workerId,
+      col((r) => r.deliveryId),
+      col((r) => r.endpointId),
+      col((r) => r.status),
+      col((r) => r.errorCode, true),
+      col((r) => r.responseStatus),
+      col((r) => r.snippet, true),
+      col((r) => r.durationMs),
+      col((r) => r.nextAttemptAt?.getTime() ?? null),
+      col((r) => r.startedAt.getTime()),
+      col((r) => r.at.getTime()),
+      col((r) => (r.counts ? 't' : 'f')),
+      disableAfter,
+    ]),
+  )
+  return outcome.rows[0]!.ids
+}

@@ -1,0 +1,44 @@
+/**
+ * The webhook outbox: the one module that writes `events`,
+ * `webhook_deliveries` and `webhook_queue` and notifies the wake channel.
+ * Producers (orders, production, the webhooks service) use this file; the
+ * worker uses one file per queue operation: claim.ts, complete.ts,
+ * next-due.ts, release.ts.
+ */
+import type { Database } from '../../../db/database.ts'
+import type { WebhookDeliveryRow } from '../../../db/schema.ts'
+import { newId } from '../../../lib/ids.ts'
+import type { NewEventInput, RecordedEvent } from './events.ts'
+import { insertDelivery, insertEvent } from './outbox.repo.ts'
+
+export { EVENT_TYPES, type EventType, type NewEventInput, type RecordedEvent } from './events.ts'
+export {
+  failPendingDeliveries,
+  findDelivery,
+  listDeliveries,
+  outboxCtes,
+  outboxWake,
+  WAKE_CHANNEL,
+} from './outbox.repo.ts'
+
+/**
+ * Writes an event into the outbox with one pending delivery per active
+ * endpoint (or to `input.endpointId` only). Callers pass the transaction that
+ * makes the change the event reports, so the event exists exactly when the
+ * change does; a change made in one statement embeds `outboxCtes()` instead.
+ * Delivery reads the outbox and never runs inside a request.
+ */
+export async function recordEvent(trx: Database, input: NewEventInput): Promise<RecordedEvent> {
+  const event = { id: newId(), type: input.type, created_at: input.at, data: input.data }
+  await insertEvent(trx, event.id, input)
+  return event
+}
+
+/** A new pending log entry for the same event and endpoint, its attempt due at once (a manual redelivery). */
+export async function enqueueRedelivery(
+  db: Database,
+  original: WebhookDeliveryRow,
+  at: Date,
+): Promise<WebhookDeliveryRow> {
+  return db.transaction().execute((trx) => insertDelivery(trx, original, newId(), at))
+}
