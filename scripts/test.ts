@@ -40,7 +40,7 @@ const testArgs = [
   '--test',
   '--test-concurrency=2',
   '--test-timeout=120000',
-  ...(extraArgs.length ? extraArgs : ['test/**/*.test.ts']),
+  ...(extraArgs.length ? extraArgs : ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts']),
 ]
 const bin = (name: string) => `node_modules/.bin/${name}`
 
