@@ -47,6 +47,10 @@ const bin = (name: string) => `node_modules/.bin/${name}`
 if (!extraArgs.length) {
   run('lint (biome)', bin('biome'), ['check', '--error-on-warnings', '.'])
   run('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
+  // The client as published: the library against browser types only, the CLI against Node's.
+  for (const project of ['packages/client/tsconfig.json', 'packages/client/tsconfig.cli.json']) {
+    run(`type-check ${project}`, bin('tsc'), ['--noEmit', '-p', project])
+  }
 }
 
 // The suite runs in a zone that is not UTC, so no code can rely on the machine's
