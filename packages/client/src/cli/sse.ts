@@ -28,36 +28,45 @@ export async function* readEvents(
   const reset = () => {
     frame = { event: '', data: [], id: undefined, retry: undefined }
   }
+  /** Complete lines of the buffer; at the end of input a trailing CR ends a line too. */
+  function* lines(final: boolean): Generator<string> {
+    for (;;) {
+      const end = buffer.search(/\r\n|\r|\n/)
+      // A CR at the end of a chunk may be the first half of a CRLF: wait for more.
+      if (end === -1 || (!final && buffer[end] === '\r' && end === buffer.length - 1)) return
+      const line = buffer.slice(0, end)
+      buffer = buffer.slice(end + (buffer.startsWith('\r\n', end) ? 2 : 1))
+      yield line
+    }
+  }
+  function* take(line: string): Generator<ServerSentEvent> {
+    if (line === '') {
+      if (frame.data.length > 0) {
+        yield {
+          event: frame.event || 'message',
+          data: frame.data.join('\n'),
+          id: frame.id,
+          retry: frame.retry,
+        }
+      }
+      reset()
+      return
+    }
+    if (line.startsWith(':')) return
+    const colon = line.indexOf(':')
+    const field = colon === -1 ? line : line.slice(0, colon)
+    let value = colon === -1 ? '' : line.slice(colon + 1)
+    if (value.startsWith(' ')) value = value.slice(1)
+    if (field === 'event') frame.event = value
+    else if (field === 'data') frame.data.push(value)
+    else if (field === 'id' && !value.includes('\0')) frame.id = value
+    else if (field === 'retry' && /^\d+$/.test(value)) frame.retry = Number(value)
+  }
   for await (const chunk of body) {
     onBytes()
     buffer += decoder.decode(chunk, { stream: true })
-    for (;;) {
-      const end = buffer.search(/\r\n|\r|\n/)
-      // A lone CR at the end may be the first half of CRLF: wait for more.
-      if (end === -1 || (buffer[end] === '\r' && end === buffer.length - 1)) break
-      const line = buffer.slice(0, end)
-      buffer = buffer.slice(end + (buffer.startsWith('\r\n', end) ? 2 : 1))
-      if (line === '') {
-        if (frame.data.length > 0) {
-          yield {
-            event: frame.event || 'message',
-            data: frame.data.join('\n'),
-            id: frame.id,
-            retry: frame.retry,
-          }
-        }
-        reset()
-        continue
-      }
-      if (line.startsWith(':')) continue
-      const colon = line.indexOf(':')
-      const field = colon === -1 ? line : line.slice(0, colon)
-      let value = colon === -1 ? '' : line.slice(colon + 1)
-      if (value.startsWith(' ')) value = value.slice(1)
-      if (field === 'event') frame.event = value
-      else if (field === 'data') frame.data.push(value)
-      else if (field === 'id' && !value.includes('\0')) frame.id = value
-      else if (field === 'retry' && /^\d+$/.test(value)) frame.retry = Number(value)
-    }
+    for (const line of lines(false)) yield* take(line)
   }
+  buffer += decoder.decode()
+  for (const line of lines(true)) yield* take(line)
 }
