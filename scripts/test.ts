@@ -51,6 +51,10 @@ if (!extraArgs.length) {
   for (const project of ['packages/client/tsconfig.json', 'packages/client/tsconfig.cli.json']) {
     run(`type-check ${project}`, bin('tsc'), ['--noEmit', '-p', project])
   }
+  // npm ci builds it (its prepare script); built again so that dist/ matches the source under test.
+  for (const project of ['packages/client/tsconfig.json', 'packages/client/tsconfig.cli.json']) {
+    run(`build ${project}`, bin('tsc'), ['-p', project])
+  }
 }
 
 // The suite runs in a zone that is not UTC, so no code can rely on the machine's
