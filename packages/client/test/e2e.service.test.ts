@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
@@ -8,6 +7,7 @@ import { TEST_DATABASE_URL } from '../../../test/helpers/app.ts'
 import { type Receiver, startReceiver } from '../../../test/helpers/https-receiver.ts'
 import {
   callService,
+  freePort,
   type ServiceProcess,
   startServiceProcess,
 } from '../../../test/helpers/service-process.ts'
@@ -23,14 +23,6 @@ const OPERATOR = 'op_client_e2e_operator_token_0123456789abcdef'
 const skip = TEST_DATABASE_URL
   ? 'the service process uses the embedded database; it runs in the embedded pass'
   : false
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((done) => server.once('listening', done))
-  const { port } = server.address() as { port: number }
-  await new Promise((done) => server.close(done))
-  return port
-}
 
 describe('the client against a running service', { skip }, () => {
   let dir: string
