@@ -19,20 +19,18 @@ const TOLERANCE_S = 300
 /**
  * True when `header` (the X-Service-Signature value) signs `rawBody` (the
  * request body exactly as received, a Buffer) with `secret` (the whole
- * whsec_... string).
+ * whsec_... string). Any of several v1 values may match.
  */
 function verifySignature(rawBody, header, secret, nowS = Math.floor(Date.now() / 1000)) {
-  const fields = Object.fromEntries(
-    String(header ?? '')
-      .split(',')
-      .map((part) => part.trim().split('=', 2)),
-  )
-  const t = fields.t ?? ''
-  const v1 = fields.v1 ?? ''
-  if (!/^\d+$/.test(t) || !/^[0-9a-f]{64}$/.test(v1)) return false
+  const parts = String(header ?? '')
+    .split(',')
+    .map((part) => part.trim().split('=', 2))
+  const t = parts.find(([name]) => name === 't')?.[1] ?? ''
+  const v1s = parts.filter(([name, value]) => name === 'v1' && /^[0-9a-f]{64}$/.test(value ?? ''))
+  if (!/^\d+$/.test(t) || v1s.length === 0) return false
   if (Math.abs(nowS - Number(t)) > TOLERANCE_S) return false
   const expected = createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest()
-  return timingSafeEqual(expected, Buffer.from(v1, 'hex'))
+  return v1s.some(([, v1]) => timingSafeEqual(expected, Buffer.from(v1, 'hex')))
 }
 
 /** One line about what an event says. */

@@ -40,13 +40,21 @@ const testArgs = [
   '--test',
   '--test-concurrency=2',
   '--test-timeout=120000',
-  ...(extraArgs.length ? extraArgs : ['test/**/*.test.ts']),
+  ...(extraArgs.length ? extraArgs : ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts']),
 ]
 const bin = (name: string) => `node_modules/.bin/${name}`
 
 if (!extraArgs.length) {
   run('lint (biome)', bin('biome'), ['check', '--error-on-warnings', '.'])
   run('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
+  // The client as published: the library against browser types only, the CLI against Node's.
+  for (const project of ['packages/client/tsconfig.json', 'packages/client/tsconfig.cli.json']) {
+    run(`type-check ${project}`, bin('tsc'), ['--noEmit', '-p', project])
+  }
+  // npm ci builds it (its prepare script); built again so that dist/ matches the source under test.
+  for (const project of ['packages/client/tsconfig.json', 'packages/client/tsconfig.cli.json']) {
+    run(`build ${project}`, bin('tsc'), ['-p', project])
+  }
 }
 
 // The suite runs in a zone that is not UTC, so no code can rely on the machine's

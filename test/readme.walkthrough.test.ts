@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { test } from 'node:test'
 import { TEST_DATABASE_URL } from './helpers/app.ts'
 import { section, taggedBlocks } from './helpers/markdown.ts'
+import { freePort } from './helpers/service-process.ts'
 
 /**
  * The README's walkthrough, run as a new integrator would paste it: the block
@@ -25,14 +25,6 @@ const skip = TEST_DATABASE_URL
 /** Every setting the service reads is left out, as on a machine where nothing is configured. */
 const CONFIG_VARIABLES =
   /^(PORT|HOST|PUBLIC_BASE_URL|DATA_DIR|DATABASE_.*|OPERATOR_TOKEN|S3_.*|REDIS_.*|RATE_LIMIT_.*|WEBHOOK_.*|UPLOAD_.*|LOG_LEVEL|NODE_EXTRA_CA_CERTS|NODE_TEST_CONTEXT|HOOK_PORT)$/
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((done) => server.once('listening', done))
-  const { port } = server.address() as { port: number }
-  await new Promise((done) => server.close(done))
-  return port
-}
 
 /** A shell of its own process group, so that everything it starts can be stopped together. */
 function shell(script: string, cwd: string, env: NodeJS.ProcessEnv) {

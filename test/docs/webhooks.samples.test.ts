@@ -2,8 +2,9 @@ import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { SIGNATURE_VECTORS } from '../../packages/client/test/vectors.ts'
 import { createTestApp, orderBody, type TestApp } from '../helpers/app.ts'
 import { loopbackResolver, type Receiver, startReceiver } from '../helpers/https-receiver.ts'
 import { taggedBlocks } from '../helpers/markdown.ts'
@@ -89,11 +90,17 @@ describe('docs/webhooks.md: signature samples against a real delivery', () => {
     ]
   }
 
+  /** The real delivery's cases, then every published test vector. */
+  const allCases = () => [
+    ...cases(delivery),
+    ...SIGNATURE_VECTORS.vectors.map((v) => ({ ...v, body: Buffer.from(v.body), ok: v.expected.valid })),
+  ]
+
   function runEach(
     command: string,
     args: (bodyFile: string, c: ReturnType<typeof cases>[number]) => string[],
   ) {
-    for (const [i, c] of cases(delivery).entries()) {
+    for (const [i, c] of allCases().entries()) {
       const bodyFile = join(dir, `body-${i}`)
       writeFileSync(bodyFile, c.body)
       const run = spawnSync(command, args(bodyFile, c), { encoding: 'utf8' })
@@ -124,6 +131,23 @@ describe('docs/webhooks.md: signature samples against a real delivery', () => {
         'print(verify_signature(open(sys.argv[1], "rb").read(), sys.argv[2], sys.argv[3], int(sys.argv[4])))\n',
     )
     runEach('python3', (bodyFile, c) => [file, bodyFile, c.header, c.secret, String(c.now)])
+  })
+
+  test('the client sample, with the built package', async () => {
+    const code = sample('sample:client').replace(
+      "'@order-intake/client'",
+      `'${resolve('packages/client/dist/index.js')}'`,
+    )
+    const file = join(dir, 'client-sample.mjs')
+    writeFileSync(file, `${code}\nexport { receive }\n`)
+    const { receive } = await import(file)
+    const queue: { id: string }[] = []
+    const headers = { 'x-service-signature': delivery.header }
+    assert.equal(await receive(delivery.body, headers, delivery.secret, queue), 200)
+    assert.equal(queue[0]!.id, JSON.parse(delivery.body.toString('utf8')).id)
+    assert.equal(await receive(delivery.body, headers, `${delivery.secret}x`, queue), 401)
+    assert.equal(await receive(delivery.body, {}, delivery.secret, queue), 401)
+    assert.equal(queue.length, 1)
   })
 
   test('the openssl one-liner prints the v1 of the header', () => {

@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { createServer } from 'node:net'
 
 /** The real entry point (src/main.ts) in a child process, for tests of the process itself. */
 export interface ServiceProcess {
@@ -66,4 +67,13 @@ export async function callService(
   })
   const text = await res.text()
   return { status: res.status, body: text ? JSON.parse(text) : undefined }
+}
+
+/** A port free at the time of asking (for a process that must know its address before it starts). */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1')
+  await new Promise((done) => server.once('listening', done))
+  const { port } = server.address() as { port: number }
+  await new Promise((done) => server.close(done))
+  return port
 }

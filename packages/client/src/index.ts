@@ -1,0 +1,8 @@
+export { type ClientOptions, OrderIntakeClient } from './client.ts'
+export { OrderIntakeConnectionError, OrderIntakeError } from './errors.ts'
+export type { components, operations, paths } from './generated/openapi.ts'
+export type { ChangesOptions, CreatedOrder, OrderChanges, Orders, OrdersCheckpoint } from './orders.ts'
+export type { Answer, RetryPolicy } from './transport.ts'
+export type * from './types.ts'
+export type { PutOptions, UploadContent, UploadedFile, Uploads } from './uploads.ts'
+export * from './webhooks.ts'

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import { fileURLToPath } from 'node:url'
+
+const root = fileURLToPath(new URL('../../../', import.meta.url))
+const pkg = fileURLToPath(new URL('../', import.meta.url))
+const GENERATED = join(pkg, 'src/generated/openapi.ts')
+
+describe('@order-intake/client as published', () => {
+  test('the generated types are what `npm run client:types` makes from docs/openapi.json (no drift)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'client-types-'))
+    try {
+      const bin = join(root, 'node_modules/.bin/openapi-typescript')
+      const script = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts['client:types']
+      const args = script.replace(/^openapi-typescript /, '').split(' ')
+      const out = join(dir, 'openapi.ts')
+      args[args.indexOf('--output') + 1] = out
+      const run = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8' })
+      assert.equal(run.status, 0, run.stderr)
+      assert.equal(
+        readFileSync(out, 'utf8'),
+        readFileSync(GENERATED, 'utf8'),
+        'src/generated/openapi.ts is stale: run npm run client:types and commit it',
+      )
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test('dist/ (built by the prepare script at install) exports what src/ exports', async () => {
+    assert.ok(existsSync(join(pkg, 'dist/index.js')), 'dist/ is built by npm ci (prepare)')
+    assert.ok(existsSync(join(pkg, 'dist/index.d.ts')))
+    const built = await import(join(pkg, 'dist/index.js'))
+    const source = await import('../src/index.ts')
+    assert.deepEqual(Object.keys(built).sort(), Object.keys(source).sort())
+    const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'))
+    assert.deepEqual(manifest.dependencies ?? {}, {}, 'no runtime dependencies')
+    assert.equal(manifest.bin['order-intake'], 'dist/cli.js')
+    assert.ok(existsSync(join(pkg, manifest.exports['.'].types)))
+  })
+
+  test('the library part uses nothing of Node (it runs in browsers); only the CLI does', () => {
+    const files = readdirSync(join(pkg, 'dist'), { recursive: true, encoding: 'utf8' }).filter(
+      (f) => f.endsWith('.js') && f !== 'cli.js' && !f.startsWith('cli/'),
+    )
+    assert.ok(files.includes('index.js') && files.includes('webhooks.js'))
+    for (const f of files) {
+      const code = readFileSync(join(pkg, 'dist', f), 'utf8')
+      assert.doesNotMatch(code, /from ['"]node:|require\(|\bprocess\.|\bBuffer\b/, f)
+    }
+  })
+
+  test("the CLI runs on the machine's own Node (20 here) as well as on the project's", () => {
+    const nodes = [process.execPath, ...['/usr/bin/node', '/usr/local/bin/node'].filter(existsSync)]
+    for (const node of nodes) {
+      const version = spawnSync(node, ['--version'], { encoding: 'utf8' }).stdout.trim()
+      assert.ok(Number(/^v(\d+)/.exec(version)?.[1]) >= 20, `${node} ${version}`)
+      const help = spawnSync(node, [join(pkg, 'dist/cli.js'), '--help'], { encoding: 'utf8' })
+      assert.equal(help.status, 0, `${node} ${version}: ${help.stderr}`)
+      assert.match(help.stdout, /order-intake listen --forward-to/)
+      const lib = spawnSync(
+        node,
+        [
+          '--input-type=module',
+          '-e',
+          `import('${join(pkg, 'dist/index.js')}').then(async (m) => console.log(await m.signWebhook('{}', 'whsec_x', 1)))`,
+        ],
+        { encoding: 'utf8' },
+      )
+      assert.equal(lib.status, 0, `${node} ${version}: ${lib.stderr}`)
+      assert.match(lib.stdout, /^t=1,v1=[0-9a-f]{64}\n$/)
+    }
+  })
+})
