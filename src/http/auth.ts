@@ -52,7 +52,8 @@ function bearer(request: FastifyRequest): string | undefined {
  */
 export function authorizationHint(header: unknown, secret: 'API_KEY' | 'OPERATOR_TOKEN'): string {
   const expected = `Send \`Authorization: Bearer <${secret}>\`.`
-  if (typeof header !== 'string' || header.trim() === '') return `No Authorization header was sent. ${expected}`
+  if (typeof header !== 'string' || header.trim() === '')
+    return `No Authorization header was sent. ${expected}`
   const match = BEARER.exec(header)
   if (!match) {
     const scheme = /^([A-Za-z][\w.~+/-]*) +\S/.exec(header)?.[1]
@@ -73,7 +74,9 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
   async function authenticateKey(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const principal = await deps.apiKeys.authenticate(bearer(request))
     if (!principal) {
-      throw new AppError('invalid_api_key', { hint: authorizationHint(request.headers.authorization, 'API_KEY') })
+      throw new AppError('invalid_api_key', {
+        hint: authorizationHint(request.headers.authorization, 'API_KEY'),
+      })
     }
     request.principal = principal
     let decision: Awaited<ReturnType<RateLimiter['hit']>>

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isUnavailable } from '../db/unavailable.ts'
 import { AppError, bodyTooLarge, docUrl, type ErrorCode, type ErrorTexts, withHint } from './errors.ts'
+import { EMPTY_BODY } from './json-errors.ts'
 import { toValidationEntries } from './validation.ts'
 
 export interface ErrorBody {
@@ -30,6 +31,7 @@ export function toAppError(err: FastifyError | AppError | Error, bodyLimit?: num
   if (fe.validation) {
     return AppError.validation(toValidationEntries(fe.validation as never))
   }
+  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new AppError('invalid_json', { hint: EMPTY_BODY })
   const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined
   if (mapped) return new AppError(mapped)
   // JSON.parse failures (including stack exhaustion on absurd nesting) arrive as

@@ -69,7 +69,7 @@ export const ERROR_CATALOG = {
     status: 400,
     message: 'The request body is not valid JSON.',
     description:
-      'Endpoints that take a body need `Content-Type: application/json` (parameters such as `; charset=utf-8` are fine) and a body that parses as JSON. A missing or different content type gets this code too.',
+      'Endpoints that take a body need `Content-Type: application/json` (parameters such as `; charset=utf-8` are fine) and a body that parses as JSON. A missing or different content type gets this code too. The message says where the body stops being JSON: what was found there, its line, its column (in characters) and its byte offset.',
     retry: NO_RETRY,
   },
   request_too_large: {
@@ -232,7 +232,9 @@ export const ERROR_CATALOG = {
   too_many: entry(
     'The array or object has more entries than allowed (items, files, personalization fields).',
   ),
-  unknown_field: entry('The field is not part of the request schema; check its spelling.'),
+  unknown_field: entry(
+    'The field is not part of the request schema; check its spelling. When a known field is close (`external_id` for `external_order_id`), the message asks whether you meant it.',
+  ),
   file_not_found: entry(
     'The upload_id is unknown, its PUT never succeeded, it expired, or the file is empty, truncated or unrecognizable.',
   ),
