@@ -55,11 +55,18 @@ export function authorizationHint(header: unknown, secret: 'API_KEY' | 'OPERATOR
   if (typeof header !== 'string' || header.trim() === '')
     return `No Authorization header was sent. ${expected}`
   const match = BEARER.exec(header)
+  const what = secret === 'API_KEY' ? 'key' : 'token'
   if (!match) {
-    const scheme = /^([A-Za-z][\w.~+/-]*) +\S/.exec(header)?.[1]
-    return scheme
-      ? `The Authorization header uses the scheme \`${scheme}\`; only \`Bearer\` is accepted. ${expected}`
-      : `The Authorization header has no \`Bearer \` before the ${secret === 'API_KEY' ? 'key' : 'token'}. ${expected}`
+    const scheme = /^([A-Za-z][\w.~+/-]*)( +\S)?/.exec(header.trim())
+    let problem = `The Authorization header has no \`Bearer \` before the ${what}.`
+    if (scheme?.[1]?.toLowerCase() === 'bearer') {
+      problem = scheme[2]
+        ? `The Authorization header must hold \`Bearer\`, one space and the ${what}, and nothing after it.`
+        : `The Authorization header holds \`Bearer\` without a ${what}.`
+    } else if (scheme?.[2]) {
+      problem = `The Authorization header uses the scheme \`${scheme[1]}\`; only \`Bearer\` is accepted.`
+    }
+    return `${problem} ${expected}`
   }
   if (secret === 'API_KEY' && !/^svc_(test|live)_/.test(match[1]!)) {
     return 'API keys start with `svc_test_` or `svc_live_`.'
