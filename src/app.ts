@@ -5,6 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastif
 import { catalogValues } from './catalog-values.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/database.ts'
+import { routeMethods } from './http/allowed-methods.ts'
 import { registerAuth } from './http/auth.ts'
 import { type ErrorContext, registerErrorHandler } from './http/error-handler.ts'
 import { errorTexts } from './http/errors.ts'
@@ -113,6 +114,8 @@ export function createServices(deps: AppDeps) {
 }
 export type Services = ReturnType<typeof createServices>
 
+const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH }
+
 /** Order bodies over 10 MB are refused with 413 request_too_large (others over 64 KB). */
 export const BODY_LIMIT = ORDER_BODY_LIMIT
 
@@ -134,7 +137,7 @@ export async function buildApp(
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID()
     },
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    routerOptions: ROUTER_OPTIONS,
     ...protocolErrorOptions(errors),
     ...(deps.http ? { http: deps.http } : {}),
   })
@@ -157,7 +160,12 @@ export async function buildApp(
 
   const { system, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
 
-  registerAuth(app, { apiKeys, rateLimiter: deps.rateLimiter, operatorToken: deps.operatorToken })
+  registerAuth(app, {
+    apiKeys,
+    rateLimiter: deps.rateLimiter,
+    operatorToken: deps.operatorToken,
+    methodsOf: routeMethods(app, ROUTER_OPTIONS),
+  })
   handleExpectations(app)
   handleShutdown(app)
 

@@ -9,13 +9,15 @@ import { type RateLimiter, rateLimitHeaders } from './rate-limit.ts'
  * - `{ auth: 'key', scopes: [...] }` public API key with every listed scope;
  * - `{ auth: 'operator' }` the operator token (/admin/v1);
  * - `{ auth: 'none' }` open (OpenAPI document, error pages, health, signed PUT).
- * Routes that take a JSON body say `jsonBody: true`.
+ * Routes that take a JSON body say `jsonBody: true`; those that create
+ * something say `creates: true` (a refused request then says nothing was created).
  */
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: 'key' | 'operator' | 'none'
     scopes?: Scope[]
     jsonBody?: boolean
+    creates?: boolean
   }
   interface FastifyRequest {
     principal: Principal | undefined
@@ -30,13 +32,46 @@ export interface AuthDeps {
   apiKeys: KeyAuthenticator
   rateLimiter: RateLimiter
   operatorToken: string
+  /** The methods a path is served with (allowed-methods.ts): none for an unknown path. */
+  methodsOf: (url: string) => string[]
 }
+
+// The scheme is case-insensitive (RFC 9110, section 11.1): `bearer` works too.
+const BEARER = /^Bearer +(\S+) *$/i
 
 function bearer(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization
   if (typeof header !== 'string') return undefined
-  const match = /^Bearer +(\S+) *$/i.exec(header)
-  return match?.[1]
+  return BEARER.exec(header)?.[1]
+}
+
+/**
+ * What a refused Authorization header got wrong in its form, from the header
+ * alone: never from the key store, so unknown, revoked and expired keys keep
+ * one and the same answer.
+ */
+export function authorizationHint(header: unknown, secret: 'API_KEY' | 'OPERATOR_TOKEN'): string {
+  const expected = `Send \`Authorization: Bearer <${secret}>\`.`
+  if (typeof header !== 'string' || header.trim() === '')
+    return `No Authorization header was sent. ${expected}`
+  const match = BEARER.exec(header)
+  const what = secret === 'API_KEY' ? 'key' : 'token'
+  if (!match) {
+    const scheme = /^([A-Za-z][\w.~+/-]*)( +\S)?/.exec(header.trim())
+    let problem = `The Authorization header has no \`Bearer \` before the ${what}.`
+    if (scheme?.[1]?.toLowerCase() === 'bearer') {
+      problem = scheme[2]
+        ? `The Authorization header must hold \`Bearer\`, one space and the ${what}, and nothing after it.`
+        : `The Authorization header holds \`Bearer\` without a ${what}.`
+    } else if (scheme?.[2]) {
+      problem = `The Authorization header uses the scheme \`${scheme[1]}\`; only \`Bearer\` is accepted.`
+    }
+    return `${problem} ${expected}`
+  }
+  if (secret === 'API_KEY' && !/^svc_(test|live)_/.test(match[1]!)) {
+    return 'API keys start with `svc_test_` or `svc_live_`.'
+  }
+  return ''
 }
 
 export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
@@ -45,7 +80,11 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
   /** Authenticates and counts the request; sets the rate-limit headers on every valid-key response. */
   async function authenticateKey(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const principal = await deps.apiKeys.authenticate(bearer(request))
-    if (!principal) throw new AppError('invalid_api_key')
+    if (!principal) {
+      throw new AppError('invalid_api_key', {
+        hint: authorizationHint(request.headers.authorization, 'API_KEY'),
+      })
+    }
     request.principal = principal
     let decision: Awaited<ReturnType<RateLimiter['hit']>>
     try {
@@ -89,7 +128,10 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
         return
       case 'operator': {
         const token = bearer(request)
-        if (!token || !secretsEqual(token, deps.operatorToken)) throw new AppError('invalid_operator_token')
+        if (!token || !secretsEqual(token, deps.operatorToken)) {
+          const hint = authorizationHint(request.headers.authorization, 'OPERATOR_TOKEN')
+          throw new AppError('invalid_operator_token', { hint })
+        }
         return
       }
       default: {
@@ -116,9 +158,15 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     }
   })
 
-  // Unknown path: 404 in the error shape with or without a key.
+  // Unknown path: 404 in the error shape with or without a key; a known path
+  // with another method: 405 with Allow, alike.
   app.setNotFoundHandler(async (request, reply) => {
     await countKeyIfValid(request, reply)
-    throw new AppError('not_found')
+    const allowed = deps.methodsOf(request.url)
+    if (allowed.length === 0) throw new AppError('not_found')
+    throw new AppError('method_not_allowed', {
+      hint: `It accepts ${allowed.join(', ')}.`,
+      headers: { allow: allowed.join(', ') },
+    })
   })
 }

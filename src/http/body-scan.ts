@@ -184,6 +184,15 @@ function nextTurn(): Promise<void> {
   })
 }
 
+/** Runs a scan to its end, one slice per turn of the event loop. */
+export async function paced<T>(scan: Generator<void, T>): Promise<T> {
+  for (;;) {
+    const step = scan.next()
+    if (step.done) return step.value
+    await nextTurn()
+  }
+}
+
 /**
  * Reduces a JSON body (UTF-8 bytes) to what `shape` can hold, keeping at most
  * `slack` entries beyond the limits in the whole body. Undefined when the body
@@ -193,21 +202,12 @@ export async function scanBody(bytes: Buffer, shape: Shape, slack: number): Prom
   const reducer = new Reducer(bytes, slack)
   // TextDecoder drops a leading byte order mark; so does the scan.
   const bom = at(bytes, 0) === 0xef && at(bytes, 1) === 0xbb && at(bytes, 2) === 0xbf
-  const scan = reducer.value(ws(bytes, bom ? 3 : 0), shape, '')
   let end: number
-  for (;;) {
-    let step: IteratorResult<void, number>
-    try {
-      step = scan.next()
-    } catch (err) {
-      if (err instanceof Syntax) return undefined
-      throw err
-    }
-    if (step.done) {
-      end = ws(bytes, step.value)
-      break
-    }
-    await nextTurn()
+  try {
+    end = ws(bytes, await paced(reducer.value(ws(bytes, bom ? 3 : 0), shape, '')))
+  } catch (err) {
+    if (err instanceof Syntax) return undefined
+    throw err
   }
   if (end !== bytes.length) return undefined
   if (reducer.pieces.length === 0) return { bytes, edited: false, entries: reducer.entries }

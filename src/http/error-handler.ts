@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { isUnavailable } from '../db/unavailable.ts'
-import { AppError, bodyTooLarge, docUrl, type ErrorCode, type ErrorTexts } from './errors.ts'
+import { AppError, bodyTooLarge, docUrl, type ErrorCode, type ErrorTexts, withHint } from './errors.ts'
+import { EMPTY_BODY } from './json-errors.ts'
 import { toValidationEntries } from './validation.ts'
 
 export interface ErrorBody {
@@ -30,6 +31,7 @@ export function toAppError(err: FastifyError | AppError | Error, bodyLimit?: num
   if (fe.validation) {
     return AppError.validation(toValidationEntries(fe.validation as never))
   }
+  if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') return new AppError('invalid_json', { hint: EMPTY_BODY })
   const mapped = fe.code ? FASTIFY_CODES[fe.code] : undefined
   if (mapped) return new AppError(mapped)
   // JSON.parse failures (including stack exhaustion on absurd nesting) arrive as
@@ -60,11 +62,12 @@ export interface ErrorContext {
   texts: ErrorTexts
 }
 
-export function errorBody(error: AppError, context: ErrorContext): ErrorBody {
+/** `hint`: what the request adds to the catalog's message when the error itself adds nothing. */
+export function errorBody(error: AppError, context: ErrorContext, hint?: string): ErrorBody {
   return {
     error: {
       code: error.code,
-      message: error.detail ?? context.texts[error.code].message,
+      message: error.detail ?? withHint(context.texts[error.code].message, error.hint ?? hint),
       doc_url: docUrl(context.publicBaseUrl, error.code),
       ...(error.field !== undefined ? { field: error.field } : {}),
       ...(error.errors ? { errors: error.errors } : {}),
@@ -72,11 +75,17 @@ export function errorBody(error: AppError, context: ErrorContext): ErrorBody {
   }
 }
 
+/** What a refused request did not do, said after validation_failed's catalog message. */
+function outcome(request: FastifyRequest): string | undefined {
+  if (request.method === 'GET' || request.method === 'HEAD') return undefined
+  return request.routeOptions.config.creates ? 'Nothing was created.' : 'Nothing was changed.'
+}
+
 export function registerErrorHandler(app: FastifyInstance, context: ErrorContext): void {
   app.decorateReply('appError', undefined)
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const error = toAppError(err, request.routeOptions.bodyLimit)
-    const body = errorBody(error, context)
+    const body = errorBody(error, context, error.code === 'validation_failed' ? outcome(request) : undefined)
     if (error.code === 'internal_error') {
       request.log.error({ err }, 'unhandled error')
     } else if (error.status >= 500) {

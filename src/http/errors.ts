@@ -1,3 +1,4 @@
+import type { EnvName } from '../config.ts'
 import { binarySize, type CatalogValues } from './error-values.ts'
 
 /**
@@ -32,6 +33,10 @@ interface CatalogSource {
 /** Entries of one validation_failed answer. */
 export const MAX_VALIDATION_ENTRIES = 50
 
+const ALLOW_PRIVATE: EnvName = 'WEBHOOK_ALLOW_PRIVATE_CIDRS'
+/** How to receive webhooks on a developer's machine, where a private target is refused. */
+export const LOCAL_WEBHOOKS = `To receive webhooks on your own machine, run \`npx order-intake listen --forward-to http://localhost:4242/webhooks\` with your API key instead; a service run for development may exempt private ranges with ${ALLOW_PRIVATE}.`
+
 const NO_RETRY = 'Do not resend the same request unchanged.'
 const FIX_FIELDS = 'Fix the named fields and resend the complete request.'
 
@@ -64,7 +69,7 @@ export const ERROR_CATALOG = {
     status: 400,
     message: 'The request body is not valid JSON.',
     description:
-      'Endpoints that take a body need `Content-Type: application/json` (parameters such as `; charset=utf-8` are fine) and a body that parses as JSON. A missing or different content type gets this code too.',
+      'Endpoints that take a body need `Content-Type: application/json` (parameters such as `; charset=utf-8` are fine) and a body that parses as JSON. A missing or different content type gets this code too. The message says where the body stops being JSON: what was found there, its line, its column (in characters) and its byte offset.',
     retry: NO_RETRY,
   },
   request_too_large: {
@@ -86,8 +91,8 @@ export const ERROR_CATALOG = {
   validation_failed: {
     kind: 'error',
     status: 422,
-    message: 'The request is invalid; nothing was created.',
-    description: `\`errors[]\` lists every problem found (up to ${MAX_VALIDATION_ENTRIES}), each with \`code\`, \`message\` and \`field\`. Schema problems use dot notation (\`items.0.quantity\`); file checks at acceptance use bracket notation (\`items[0].files[0].upload_id\`). Treat \`field\` as an opaque label. Also returned for a test call on a disabled webhook endpoint.`,
+    message: 'The request is invalid; errors[] lists every problem.',
+    description: `\`errors[]\` lists every problem found (up to ${MAX_VALIDATION_ENTRIES}), each with \`code\`, \`message\` and \`field\`. Nothing was created or changed, and the message says which: a refused order, upload slot or webhook endpoint was not created; a refused read (such as invalid query parameters of \`GET /v1/orders\`) changes nothing anyway. Schema problems use dot notation (\`items.0.quantity\`); file checks at acceptance use bracket notation (\`items[0].files[0].upload_id\`). Treat \`field\` as an opaque label. Also returned for a test call on a disabled webhook endpoint.`,
     retry: FIX_FIELDS,
   },
   order_already_exists_with_different_content: {
@@ -103,8 +108,16 @@ export const ERROR_CATALOG = {
     status: 404,
     message: 'Not found.',
     description: (v) =>
-      `Unknown path, or an id that does not exist or belongs to another organization or environment (never 403). Also an id that cannot exist: one that is not a UUID, longer than ${v.maxParamLength} characters, or not decodable (\`%ZZ\`).`,
+      `Unknown path (a known path with another method is 405 \`method_not_allowed\`), or an id that does not exist or belongs to another organization or environment (never 403). Also an id that cannot exist: one that is not a UUID, longer than ${v.maxParamLength} characters, or not decodable (\`%ZZ\`).`,
     retry: NO_RETRY,
+  },
+  method_not_allowed: {
+    kind: 'error',
+    status: 405,
+    message: 'This path does not accept this method.',
+    description:
+      'The path exists, but not with the method used. The `Allow` header lists the methods it accepts, and so does the message. Like an unknown path, this is answered with or without a key (a valid key is counted against its rate limit).',
+    retry: 'Use one of the methods in the Allow header.',
   },
   rate_limited: {
     kind: 'error',
@@ -165,9 +178,8 @@ export const ERROR_CATALOG = {
   webhook_target_blocked: {
     kind: 'error',
     status: 422,
-    message: 'The webhook target resolves to a private or reserved address.',
-    description:
-      'Every resolved address is checked; any private, loopback, link-local or reserved one refuses the URL.',
+    message: `The webhook target resolves to a private or reserved address. ${LOCAL_WEBHOOKS}`,
+    description: `Every resolved address is checked; any private, loopback, link-local or reserved one refuses the URL, so a webhook endpoint cannot be \`localhost\` or an address on your network. To test a webhook handler locally, \`npx order-intake listen --forward-to <local URL>\` (a key with \`webhooks:manage\`) receives your organization's events over a connection it opens to the service and POSTs each one, signed, to the local URL. ${ALLOW_PRIVATE} (a list of CIDRs, empty by default) exempts ranges on a service run for development or tests; never set it in production, where it would let endpoints reach internal addresses.`,
     retry: NO_RETRY,
   },
   webhook_limit_reached: {
@@ -220,7 +232,9 @@ export const ERROR_CATALOG = {
   too_many: entry(
     'The array or object has more entries than allowed (items, files, personalization fields).',
   ),
-  unknown_field: entry('The field is not part of the request schema; check its spelling.'),
+  unknown_field: entry(
+    'The field is not part of the request schema; check its spelling. When a known field is close (`external_id` for `external_order_id`), the message asks whether you meant it.',
+  ),
   file_not_found: entry(
     'The upload_id is unknown, its PUT never succeeded, it expired, or the file is empty, truncated or unrecognizable.',
   ),
@@ -269,6 +283,8 @@ export interface ValidationEntry {
 export class AppError extends Error {
   /** The message given where the error was raised; without one, the answer states the catalog's. */
   readonly detail: string | undefined
+  /** What this request adds to the catalog's message (the catalog's text comes first). */
+  readonly hint: string | undefined
   readonly code: ErrorCode
   readonly status: number
   readonly field: string | undefined
@@ -279,14 +295,16 @@ export class AppError extends Error {
     code: ErrorCode,
     options: {
       message?: string
+      hint?: string
       field?: string
       errors?: ValidationEntry[]
       headers?: Record<string, string>
     } = {},
   ) {
     const fixed: Text = ERROR_CATALOG[code].message
-    super(options.message ?? (typeof fixed === 'string' ? fixed : code))
+    super(options.message ?? withHint(typeof fixed === 'string' ? fixed : code, options.hint))
     this.detail = options.message
+    this.hint = options.hint
     this.code = code
     this.status = ERROR_CATALOG[code].status
     this.field = options.field
@@ -303,6 +321,11 @@ export class AppError extends Error {
       ...(capped.length === 1 ? { field: capped[0]!.field } : {}),
     })
   }
+}
+
+/** A catalog message followed by what one request adds to it. */
+export function withHint(message: string, hint: string | undefined): string {
+  return hint ? `${message} ${hint}` : message
 }
 
 /** 413 request_too_large stating the endpoint's limit. */

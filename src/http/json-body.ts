@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import { scanBody } from './body-scan.ts'
 import { bodyShape } from './body-shape.ts'
 import { AppError, MAX_VALIDATION_ENTRIES } from './errors.ts'
+import { invalidJson } from './json-errors.ts'
 import { validateBody } from './validation.ts'
 
 /** POST /v1/orders and the operator's shop orders: a valid order of long strings reaches this. */
@@ -28,16 +29,21 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       done(new AppError('invalid_json', { message: 'The request body is not valid UTF-8.' }), undefined)
       return
     }
+    // A body that does not parse gets invalid_json saying where it fails.
+    const parsed = (err: Error | null, data?: unknown) => {
+      if (!err) return done(null, data)
+      invalidJson(body).then((answer) => done(answer, undefined), done)
+    }
     const schema = request.routeOptions.schema?.body as object | undefined
     // Routes without a body schema ignore the body; their limit keeps parsing it cheap.
-    if (!schema) return parseJson(request, utf8.decode(body), done)
+    if (!schema) return parseJson(request, utf8.decode(body), parsed)
     scanBody(body, bodyShape(schema), MAX_VALIDATION_ENTRIES).then((scanned) => {
-      if (!scanned) return done(new AppError('invalid_json'), undefined)
-      if (!scanned.edited) return parseJson(request, utf8.decode(body), done)
+      if (!scanned) return parsed(new AppError('invalid_json'))
+      if (!scanned.edited) return parseJson(request, utf8.decode(body), parsed)
       // Something was cut or replaced, so the body is invalid: report on what
       // is left, after the entries for what was cut.
       parseJson(request, utf8.decode(scanned.bytes), (err, data) => {
-        if (err) done(err, undefined)
+        if (err) parsed(err)
         else done(validateBody(schema, data, scanned.entries), undefined)
       })
     }, done)

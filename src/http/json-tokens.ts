@@ -146,9 +146,15 @@ const FIRST_KEY = 3 // a key or } right after {
 const COLON_NEXT = 4
 const AFTER = 5 // , or the close of the innermost container
 
-/** Where a scan pauses next (a byte offset). */
+/** Where a scan pauses next (a byte offset), and where skip() last found text that is not JSON. */
 export interface Pacer {
   pauseAt: number
+  failedAt?: number
+}
+
+function fail(pacer: Pacer, at: number): number {
+  pacer.failedAt = at
+  return FAIL
 }
 
 /**
@@ -179,20 +185,21 @@ export function* skip(b: Buffer, p: number, pacer: Pacer, open = 0): Generator<v
       p++
       if (c === COMMA) state = top === OPEN_BRACE ? KEY : VALUE
       else if (c !== top + 2)
-        return FAIL // } is { + 2, ] is [ + 2
+        return fail(pacer, p - 1) // } is { + 2, ] is [ + 2
       else if (--depth === 0) return p
     } else if (state === KEY || state === FIRST_KEY) {
       if (c === QUOTE) {
+        const start = p
         p = yield* checkedString(b, p, pacer)
-        if (p === FAIL) return FAIL
+        if (p === FAIL) return fail(pacer, start)
         state = COLON_NEXT
       } else if (c === CLOSE_BRACE && state === FIRST_KEY) {
         p++
         if (--depth === 0) return p
         state = AFTER
-      } else return FAIL
+      } else return fail(pacer, p)
     } else if (state === COLON_NEXT) {
-      if (c !== COLON) return FAIL
+      if (c !== COLON) return fail(pacer, p)
       p++
       state = VALUE
     } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
@@ -210,18 +217,18 @@ export function* skip(b: Buffer, p: number, pacer: Pacer, open = 0): Generator<v
       state = AFTER
     } else {
       // Plain integers inline (the commonest filler); anything else in full.
+      const start = p
       if (c >= 49 && c <= 57) {
-        const start = p
         do p++
         while (p < n && isDigit(b[p]!))
         const d = at(b, p)
         if (d === 46 || d === 101 || d === 69) p = number(b, start)
       } else if (c === QUOTE) p = yield* checkedString(b, p, pacer)
       else p = scalar(b, p, true)
-      if (p === FAIL) return FAIL
+      if (p === FAIL) return fail(pacer, start)
       if (depth === 0) return p
       state = AFTER
     }
   }
-  return FAIL
+  return fail(pacer, n)
 }

@@ -1,10 +1,12 @@
 import { Ajv, type ErrorObject, type Options } from 'ajv'
 import addFormatsModule from 'ajv-formats'
+import { distance } from 'fastest-levenshtein'
 import type { FastifySchemaCompiler } from 'fastify'
 import { isUuid } from '../lib/ids.ts'
 import { isStorableInstant } from '../lib/instants.ts'
 import { bodyShape } from './body-shape.ts'
 import { AppError, type ErrorCode, MAX_VALIDATION_ENTRIES, type ValidationEntry } from './errors.ts'
+import { SAFE_TEXT } from './schemas.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -18,6 +20,14 @@ const common: Options = {
   unicodeRegExp: true,
   // 1e400 parses to Infinity: not a number the database or the JSON response can carry.
   strictNumbers: true,
+  // Errors carry their schema and value: the allowed names, forms and fields a message states.
+  verbose: true,
+}
+
+/** How each format is written, for messages. */
+const FORMS: Record<string, string> = {
+  'date-time': 'an ISO 8601 timestamp with Z or an offset, such as 2026-11-22T10:15:30.123Z',
+  uuid: 'a UUID: 32 hex digits grouped 8-4-4-4-12, such as 0192b4d0-7c3a-7def-8b3e-2f6a1c9d0e4f',
 }
 
 // Bodies are taken as sent: "12" is not a number. Query strings and path
@@ -79,16 +89,24 @@ function describe(code: ErrorCode, e: ErrorObject): string {
   switch (code) {
     case 'required':
       return 'is required'
-    case 'unknown_field':
-      return 'is not a known field'
+    case 'unknown_field': {
+      const suggestion = closestField(p.additionalProperty as string, e)
+      return suggestion ? `is not a known field; did you mean \`${suggestion}\`?` : 'is not a known field'
+    }
     case 'invalid_type':
       return `must be of type ${Array.isArray(p.type) ? p.type.join(' or ') : p.type}`
     case 'invalid_format':
-      if (e.keyword === 'format') return `must be a valid ${p.format}`
-      if (e.keyword === 'enum') return `must be one of ${(p.allowedValues as unknown[]).join(', ')}`
-      return e.parentSchema?.description
+      if (e.keyword === 'format') return `must be ${FORMS[p.format as string] ?? `a valid ${p.format}`}`
+      if (e.keyword === 'enum')
+        return `must be one of ${(p.allowedValues as unknown[]).map(quote).join(', ')}`
+      if (e.keyword === 'const') return `must be ${quote(p.allowedValue)}`
+      if (e.keyword === 'pattern' && p.pattern === SAFE_TEXT) {
+        return 'must not contain NUL characters or lone UTF-16 surrogates'
+      }
+      // A pattern's schema says in words what it matches (currency: "an ISO 4217 …").
+      return e.keyword === 'pattern' && e.parentSchema?.description
         ? `must be ${e.parentSchema.description}`
-        : 'has an invalid format or contains NUL bytes or lone surrogates'
+        : 'has an invalid format'
     case 'too_short':
       return `must be at least ${p.limit} characters`
     case 'too_long':
@@ -106,6 +124,45 @@ function describe(code: ErrorCode, e: ErrorObject): string {
     default:
       return e.message ?? 'is invalid'
   }
+}
+
+const quote = (value: unknown) => JSON.stringify(value)
+
+/** Names longer than this get no suggestion (the distance costs their length times the candidate's). */
+const MAX_SUGGESTED = 64
+
+const words = (name: string) =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean)
+
+/**
+ * The known field an unknown one was most likely meant to be: one a few edits
+ * away once case and separators are set aside (`quantitiy`, `externalOrderId`),
+ * or one whose words hold all of the unknown one's in order (`external_id`,
+ * `total`). Fields the object already has are not suggested.
+ */
+function closestField(name: string, e: ErrorObject): string | undefined {
+  if (name.length > MAX_SUGGESTED) return undefined
+  const known = Object.keys((e.parentSchema?.properties ?? {}) as object)
+  const present = new Set(e.data && typeof e.data === 'object' ? Object.keys(e.data) : [])
+  const flat = words(name).join('')
+  let best: { field: string; d: number } | undefined
+  for (const field of known) {
+    if (present.has(field)) continue
+    const d = distance(flat, words(field).join(''))
+    const close = d <= Math.max(2, Math.floor(Math.max(flat.length, field.length) / 3))
+    if ((close || containsInOrder(words(field), words(name))) && (!best || d < best.d)) best = { field, d }
+  }
+  return best?.field
+}
+
+function containsInOrder(whole: string[], part: string[]): boolean {
+  let i = 0
+  for (const word of whole) if (word === part[i]) i++
+  return part.length > 0 && i === part.length
 }
 
 const KEYWORD_CODES: Record<string, ErrorCode> = {

@@ -174,7 +174,7 @@ describe('route table', () => {
 
 describe('public routes: bad keys get one identical 401', () => {
   let reference: { code: string; message: string; doc_url: string }
-  const badAuthorizations: [string, () => Record<string, string>, string?][] = []
+  const badAuthorizations: [string, () => Record<string, string>, string?, string?][] = []
   let orgName: string
   let testKey: string
 
@@ -196,29 +196,51 @@ describe('public routes: bad keys get one identical 401', () => {
     assert.equal((await t.api(expiring.key, 'GET', '/v1/ping')).statusCode, 200)
     clock.advance(2 * 3_600_000)
 
-    const none = await t.app.inject({ method: 'GET', url: '/v1/ping' })
-    reference = assertErrorShape(none, 401, 'invalid_api_key', 'reference 401')
+    const unknown = await t.api(`svc_test_${randomSecret()}`, 'GET', '/v1/ping')
+    reference = assertErrorShape(unknown, 401, 'invalid_api_key', 'reference 401')
     assert.deepEqual(Object.keys(reference).sort(), ['code', 'doc_url', 'message'])
 
     const bearer = (key: string) => () => ({ authorization: `Bearer ${key}` })
+    // [case, headers, query, hint]: a header of the wrong form gets a hint after
+    // the same message; well-formed keys (unknown, revoked, expired) get exactly it.
     badAuthorizations.push(
-      ['no Authorization header', () => ({})],
-      ['Bearer nope', () => ({ authorization: 'Bearer nope' })],
-      ['Basic x', () => ({ authorization: 'Basic x' })],
+      ['no Authorization header', () => ({}), undefined, 'No Authorization header was sent.'],
+      ['Bearer nope', () => ({ authorization: 'Bearer nope' }), undefined, 'API keys start with'],
+      ['Basic x', () => ({ authorization: 'Basic x' }), undefined, 'uses the scheme `Basic`'],
       ['Bearer svc_live_short', () => ({ authorization: 'Bearer svc_live_short' })],
-      ['empty Bearer', () => ({ authorization: 'Bearer ' })],
-      ['a valid key without the Bearer scheme', () => ({ authorization: testKey })],
-      ['a valid key under the Basic scheme', () => ({ authorization: `Basic ${testKey}` })],
-      ['a valid key followed by junk', () => ({ authorization: `Bearer ${testKey} junk` })],
-      ['a valid key in the query string only', () => ({}), `api_key=${testKey}`],
-      ['the operator token', bearer(OPERATOR_TOKEN)],
+      ['empty Bearer', () => ({ authorization: 'Bearer ' }), undefined, 'holds `Bearer` without a key'],
+      [
+        'a valid key without the Bearer scheme',
+        () => ({ authorization: testKey }),
+        undefined,
+        'no `Bearer `',
+      ],
+      [
+        'a valid key under the Basic scheme',
+        () => ({ authorization: `Basic ${testKey}` }),
+        undefined,
+        'uses the scheme `Basic`',
+      ],
+      [
+        'a valid key followed by junk',
+        () => ({ authorization: `Bearer ${testKey} junk` }),
+        undefined,
+        'nothing after it',
+      ],
+      ['a valid key in the query string only', () => ({}), `api_key=${testKey}`, 'No Authorization header'],
+      ['the operator token', bearer(OPERATOR_TOKEN), undefined, 'API keys start with'],
       ['unknown well-formed test key', () => bearer(`svc_test_${randomSecret()}`)()],
       ['unknown well-formed live key', () => bearer(`svc_live_${randomSecret()}`)()],
       [
         'a test key with its prefix changed to live',
         () => bearer(testKey.replace(/^svc_test_/, 'svc_live_'))(),
       ],
-      ['an unknown environment prefix', () => bearer(testKey.replace(/^svc_test_/, 'svc_prod_'))()],
+      [
+        'an unknown environment prefix',
+        () => bearer(testKey.replace(/^svc_test_/, 'svc_prod_'))(),
+        undefined,
+        'API keys start with',
+      ],
       ['revoked key', bearer(revoked.key)],
       ['expired key', bearer(expiring.key)],
     )
@@ -227,11 +249,15 @@ describe('public routes: bad keys get one identical 401', () => {
   for (const route of keyRoutes) {
     test(`${label(route)}: missing, malformed, unknown, revoked and expired keys`, async () => {
       assert.ok(badAuthorizations.length > 0)
-      for (const [name, headers, query] of badAuthorizations) {
+      for (const [name, headers, query, hint] of badAuthorizations) {
         const url = query ? `${urlFor(route)}?${query}` : urlFor(route)
         const res = await call(route, headers(), url)
         const error = assertErrorShape(res, 401, 'invalid_api_key', `${label(route)} with ${name}`)
-        assert.deepEqual(error, reference, `${label(route)} with ${name}: identical 401 body`)
+        if (hint) {
+          assert.equal(error.doc_url, reference.doc_url)
+          assert.ok(error.message.startsWith(`${reference.message} `), `${name}: ${error.message}`)
+          assert.ok(error.message.includes(hint), `${name}: ${error.message}`)
+        } else assert.deepEqual(error, reference, `${label(route)} with ${name}: identical 401 body`)
         assert.deepEqual(rateLimitHeaderNames(res), [], `${label(route)} with ${name}: no rate-limit headers`)
         assert.equal(res.headers['retry-after'], undefined)
       }
@@ -443,21 +469,26 @@ describe('operator routes: the operator token', () => {
 
   for (const route of operatorRoutes) {
     test(`${label(route)}: no token and wrong tokens get 401 invalid_operator_token`, async () => {
-      const cases: [string, Record<string, string>][] = [
-        ['no token', {}],
+      // Wrong tokens get one identical body; a header of the wrong form gets a hint after the same message.
+      const cases: [string, Record<string, string>, boolean?][] = [
         ['a wrong token', { authorization: 'Bearer op_wrong_token' }],
         ['the token with a character appended', { authorization: `Bearer ${OPERATOR_TOKEN}x` }],
         ['a prefix of the token', { authorization: `Bearer ${OPERATOR_TOKEN.slice(0, -1)}` }],
-        ['the token under the Basic scheme', { authorization: `Basic ${OPERATOR_TOKEN}` }],
-        ['the token without a scheme', { authorization: OPERATOR_TOKEN }],
         ['a valid API key', { authorization: `Bearer ${apiKey}` }],
+        ['no token', {}, true],
+        ['the token under the Basic scheme', { authorization: `Basic ${OPERATOR_TOKEN}` }, true],
+        ['the token without a scheme', { authorization: OPERATOR_TOKEN }, true],
       ]
-      let first: unknown
-      for (const [name, headers] of cases) {
+      let first: { message: string; doc_url: string } | undefined
+      for (const [name, headers, hinted] of cases) {
         const res = await call(route, headers)
         const error = assertErrorShape(res, 401, 'invalid_operator_token', `${label(route)} with ${name}`)
         first ??= error
-        assert.deepEqual(error, first, `${label(route)} with ${name}: identical body`)
+        if (hinted) {
+          assert.equal(error.doc_url, first.doc_url)
+          assert.ok(error.message.startsWith(`${first.message} `), `${name}: ${error.message}`)
+          assert.ok(error.message.endsWith('Send `Authorization: Bearer <OPERATOR_TOKEN>`.'), error.message)
+        } else assert.deepEqual(error, first, `${label(route)} with ${name}: identical body`)
         assert.deepEqual(rateLimitHeaderNames(res), [])
       }
     })

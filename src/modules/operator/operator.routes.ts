@@ -29,12 +29,13 @@ export function operatorRoutes(deps: OperatorDeps) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
     const op = { auth: 'operator' as const }
-    const opJson = { auth: 'operator' as const, jsonBody: true }
+    // Every JSON body here creates something: a refused one says nothing was created.
+    const opCreate = { auth: 'operator' as const, jsonBody: true, creates: true }
 
     app.post(
       '/organizations',
       {
-        config: opJson,
+        config: opCreate,
         schema: { body: Type.Object({ name: Text({ minLength: 1, maxLength: 255 }) }, closed) },
       },
       async (request, reply) => {
@@ -48,7 +49,7 @@ export function operatorRoutes(deps: OperatorDeps) {
     app.post(
       '/organizations/:org_id/api-keys',
       {
-        config: opJson,
+        config: opCreate,
         schema: {
           params: OrgParams,
           body: Type.Object(
@@ -94,7 +95,7 @@ export function operatorRoutes(deps: OperatorDeps) {
     app.post(
       '/organizations/:org_id/products',
       {
-        config: opJson,
+        config: opCreate,
         schema: {
           params: OrgParams,
           body: Type.Object(
@@ -168,7 +169,7 @@ export function operatorRoutes(deps: OperatorDeps) {
 
     app.post(
       '/organizations/:org_id/shop-orders',
-      { config: opJson, bodyLimit: ORDER_BODY_LIMIT, schema: { params: OrgParams, body: OrderRequest } },
+      { config: opCreate, bodyLimit: ORDER_BODY_LIMIT, schema: { params: OrgParams, body: OrderRequest } },
       async (request, reply) => {
         const result = await deps.orders.createShopOrder(request.params.org_id, request.body)
         reply.code(result.created ? 201 : 200)

@@ -31,7 +31,7 @@ export function ordersRoutes(deps: { orders: OrderService }) {
     app.post(
       '/orders',
       {
-        config: { auth: 'key', scopes: ['orders:write'], jsonBody: true },
+        config: { auth: 'key', scopes: ['orders:write'], jsonBody: true, creates: true },
         bodyLimit: ORDER_BODY_LIMIT,
         schema: {
           operationId: 'createOrder',

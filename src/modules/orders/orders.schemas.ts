@@ -63,7 +63,10 @@ export const OrderRequest = Type.Object(
     ),
     currency: Type.Optional(
       Nullable(
-        Type.String({ pattern: '^[A-Z]{3}$', description: 'an ISO 4217 code in upper case, e.g. EUR' }),
+        Type.String({
+          pattern: '^[A-Z]{3}$',
+          description: 'an ISO 4217 currency code: three upper-case letters, such as EUR',
+        }),
       ),
     ),
     total_amount: Type.Optional(

@@ -80,7 +80,11 @@ export function createOrderService(deps: {
 
   /** The existing order answers an identical repeat (200) and refuses different content (409). */
   async function resolveExisting(existing: OrderRow, hash: string): Promise<Created<OrderAggregate>> {
-    if (existing.content_hash !== hash) throw new AppError('order_already_exists_with_different_content')
+    if (existing.content_hash !== hash) {
+      throw new AppError('order_already_exists_with_different_content', {
+        hint: `The existing order's id is ${existing.id}.`,
+      })
+    }
     const [aggregate] = await aggregatesFor([existing], true)
     return { created: false, order: aggregate!, warnings: [] }
   }

@@ -27,7 +27,7 @@ export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts
     app.post(
       '/uploads',
       {
-        config: { auth: 'key', scopes: ['files:write'], jsonBody: true },
+        config: { auth: 'key', scopes: ['files:write'], jsonBody: true, creates: true },
         schema: {
           operationId: 'createUpload',
           tags: ['uploads'],

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import ipaddr from 'ipaddr.js'
-import { AppError } from '../../http/errors.ts'
+import { AppError, LOCAL_WEBHOOKS } from '../../http/errors.ts'
 
 /**
  * Webhook targets must be public: every address a host resolves to is checked,
@@ -105,7 +105,7 @@ export async function checkWebhookUrl(
   if (blocked.length > 0) {
     throw new AppError('webhook_target_blocked', {
       field: 'url',
-      message: `The host resolves to a private or reserved address (${blocked.join(', ')}).`,
+      message: `The host resolves to a private or reserved address (${blocked.join(', ')}). ${LOCAL_WEBHOOKS}`,
     })
   }
   return { url, addresses }

@@ -53,7 +53,7 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
     app.post(
       '/webhook-endpoints',
       {
-        config: { ...manage, jsonBody: true },
+        config: { ...manage, jsonBody: true, creates: true },
         schema: {
           operationId: 'createWebhookEndpoint',
           tags,
