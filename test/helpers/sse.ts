@@ -55,7 +55,9 @@ export async function openStream(
     const decoder = new TextDecoder()
     let buffer = ''
     try {
-      for await (const chunk of res.body!) {
+      const reader = res.body!.getReader()
+      for (let read = await reader.read(); !read.done; read = await reader.read()) {
+        const chunk = read.value
         buffer += decoder.decode(chunk, { stream: true })
         for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
           const block = buffer.slice(0, end)
