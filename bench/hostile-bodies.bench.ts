@@ -30,7 +30,7 @@ import {
 
 const OPERATOR_TOKEN = 'op_bench_hostile_bodies_0123456789abcdef'
 const files = mkdtempSync(join(tmpdir(), 'bench-hostile-'))
-const { db } = await openDatabase({})
+const { db, listen } = await openDatabase({})
 await migrateToLatest(db)
 const RATE = 10_000_000
 const rateLimiter = createMemoryRateLimiter(RATE)
@@ -42,6 +42,7 @@ const app = await buildApp({
     rateLimitPerMinute: RATE,
   },
   db,
+  listen,
   storage: createLocalStorage({ root: files }),
   clock: { now: () => new Date() },
   rateLimiter,

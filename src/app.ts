@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { catalogValues } from './catalog-values.ts'
 import type { Config } from './config.ts'
-import type { Database } from './db/database.ts'
+import type { Database, Listen } from './db/database.ts'
 import { routeMethods } from './http/allowed-methods.ts'
 import { registerAuth } from './http/auth.ts'
 import { type ErrorContext, registerErrorHandler } from './http/error-handler.ts'
@@ -28,7 +28,7 @@ import {
 } from './http/timeouts.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Clock } from './lib/clock.ts'
-import { createMetrics, type Metrics, observeWebhookQueue } from './metrics.ts'
+import { createMetrics, type Metrics, observeListenStreams, observeWebhookQueue } from './metrics.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
 import { operatorRoutes } from './modules/operator/operator.routes.ts'
 import { ordersRoutes } from './modules/orders/orders.routes.ts'
@@ -43,6 +43,8 @@ import { createSystemService } from './modules/system/system.service.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { uploadsRoutes } from './modules/uploads/uploads.routes.ts'
 import { createUploadService } from './modules/uploads/uploads.service.ts'
+import { listenRoutes } from './modules/webhooks/listen/listen.routes.ts'
+import { createListenService } from './modules/webhooks/listen/listen.service.ts'
 import { webhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
 import { type Resolver, systemResolver } from './modules/webhooks/ssrf.ts'
 import { webhooksOperatorRoutes, webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
@@ -59,6 +61,10 @@ export interface AppDeps {
     | 'webhookAllowPrivateCidrs'
   >
   db: Database
+  /** NOTIFY subscriptions of the database (listen streams wake on committed events). */
+  listen: Listen
+  /** Shorter keepalive and poll intervals of listen streams (tests). */
+  listenTimings?: { keepaliveMs?: number; pollMs?: number }
   storage: FileStorage
   clock: Clock
   rateLimiter: RateLimiter
@@ -172,6 +178,16 @@ export async function buildApp(
   const metrics = deps.metrics ?? createMetrics()
   observeWebhookQueue(metrics, () => webhookQueueStats(deps.db, deps.clock.now()))
   registerMetrics(app, metrics, { route: deps.metricsOnApiPort ?? true })
+  const listen = createListenService({
+    db: deps.db,
+    listen: deps.listen,
+    clock: deps.clock,
+    onError: (err) => app.log.error({ err }, 'listen stream failed'),
+    ...deps.listenTimings,
+  })
+  observeListenStreams(metrics, listen.openCount)
+  // Open streams end before the server stops waiting for in-flight requests.
+  app.addHook('preClose', () => listen.close())
   await app.register(systemRoutes({ system, errors }))
   await app.register(
     async (v1) => {
@@ -180,6 +196,7 @@ export async function buildApp(
       await v1.register(ordersRoutes({ orders }))
       await v1.register(uploadsRoutes({ uploads, timeouts }))
       await v1.register(webhooksRoutes({ webhooks }))
+      await v1.register(listenRoutes({ listen }))
     },
     { prefix: '/v1' },
   )

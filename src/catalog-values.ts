@@ -8,6 +8,7 @@ import type { Timeouts } from './http/timeouts.ts'
 import { MAX_UPLOAD_BYTES } from './modules/uploads/storage/storage.ts'
 import { SVG_LIMITS } from './modules/uploads/svg-limits.ts'
 import { SVG_SANITIZER_DEFAULTS } from './modules/uploads/svg-pool.ts'
+import { LISTEN_LEASE_MS, MAX_LISTEN_STREAMS } from './modules/webhooks/listen/listen.service.ts'
 import { MAX_ACTIVE_ENDPOINTS } from './modules/webhooks/webhooks.service.ts'
 
 /**
@@ -32,6 +33,8 @@ export function catalogValues(
     maxUploadBytes: MAX_UPLOAD_BYTES,
     uploadUrlTtlS: config.uploadUrlTtlS,
     maxActiveEndpoints: MAX_ACTIVE_ENDPOINTS,
+    maxListenStreams: MAX_LISTEN_STREAMS,
+    listenLeaseS: LISTEN_LEASE_MS / 1000,
     maxParamLength: MAX_PARAM_LENGTH,
     svg: {
       ...SVG_LIMITS,

@@ -101,6 +101,7 @@ async function main(): Promise<void> {
   const deps = {
     config,
     db,
+    listen,
     clock: systemClock,
     storage,
     rateLimiter,

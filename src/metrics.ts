@@ -148,3 +148,15 @@ export function observePools(metrics: Metrics, pools: Record<string, () => PoolS
     '': s.waiting,
   }))
 }
+
+/** Listen streams (GET /v1/webhook-events/stream) open on this instance. */
+export function observeListenStreams(metrics: Metrics, open: () => number): void {
+  new Gauge({
+    name: 'listen_streams_open',
+    help: 'Listen streams (webhook events over server-sent events) open on this instance.',
+    registers: [metrics.registry],
+    collect() {
+      this.set(open())
+    },
+  })
+}

@@ -45,6 +45,7 @@ const OWNERS: Record<string, string[]> = {
   webhook_endpoints: ['webhooks'],
   webhook_deliveries: ['webhooks'],
   webhook_queue: ['webhooks'],
+  listen_sessions: ['webhooks'],
 }
 
 function writtenTables(source: string): string[] {

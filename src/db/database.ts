@@ -50,8 +50,11 @@ function timeoutConfig(timeouts: DatabaseTimeouts | undefined): pg.ClientConfig 
   }
 }
 
-/** Subscribes to a NOTIFY channel; resolves to the function that unsubscribes. */
-export type Listen = (channel: string, onNotify: () => void) => Promise<() => Promise<void>>
+/**
+ * Subscribes to a NOTIFY channel; resolves (once listening) to the function
+ * that unsubscribes. The payload is empty for the reconnect wake-up.
+ */
+export type Listen = (channel: string, onNotify: (payload: string) => void) => Promise<() => Promise<void>>
 
 /** Connections of a pool, for the metrics. */
 export interface PoolStats {
@@ -85,7 +88,7 @@ function pgListen(connectionString: string, timeouts: DatabaseTimeouts | undefin
     let closed = false
     const connect = async (): Promise<void> => {
       const c = new pg.Client({ connectionString, ...timeoutConfig(timeouts) })
-      c.on('notification', (msg) => msg.channel === channel && onNotify())
+      c.on('notification', (msg) => msg.channel === channel && onNotify(msg.payload ?? ''))
       c.on('error', () => {
         if (closed || c !== client) return
         client = undefined
@@ -105,7 +108,7 @@ function pgListen(connectionString: string, timeouts: DatabaseTimeouts | undefin
       }
       client = c
       // Anything written while reconnecting is found by the next poll; wake now to look.
-      onNotify()
+      onNotify('')
     }
     const reconnect = () => {
       setTimeout(() => {
@@ -265,7 +268,7 @@ async function openEmbedded(dataDir: string | undefined): Promise<OpenedDatabase
     dialect: 'pglite',
     poolStats: poolStats(pool),
     listen: async (channel, onNotify) => {
-      const off = pglite.onNotification((name) => name === channel && onNotify())
+      const off = pglite.onNotification((name, payload) => name === channel && onNotify(payload))
       await sql`listen ${sql.id(channel)}`.execute(db)
       return async () => {
         off()

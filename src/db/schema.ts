@@ -105,6 +105,8 @@ export interface EventTable {
   /** The envelope as delivered, serialized once when the event is written. */
   body: string
   created_at: Date
+  /** The writing transaction's id (xid8, as text): the listen streams' commit-safe order. */
+  tx: ColumnType<string, never, never>
 }
 
 export interface UploadTable {
@@ -187,6 +189,15 @@ export interface ServiceInstanceTable {
   heartbeat_at: ColumnType<Date, Date | string, Date | string>
 }
 
+/** An open listen session (GET /v1/webhook-events/stream) of any instance, until its lease ends. */
+export interface ListenSessionTable {
+  id: string
+  organization_id: string
+  environment: Environment
+  opened_at: Date
+  expires_at: Date
+}
+
 export interface DB {
   organizations: OrganizationTable
   api_keys: ApiKeyTable
@@ -202,6 +213,7 @@ export interface DB {
   webhook_deliveries: WebhookDeliveryTable
   webhook_queue: WebhookQueueTable
   service_instances: ServiceInstanceTable
+  listen_sessions: ListenSessionTable
 }
 
 export type OrganizationRow = Selectable<OrganizationTable>

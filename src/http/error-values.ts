@@ -12,6 +12,8 @@ export interface CatalogValues {
   maxUploadBytes: number
   uploadUrlTtlS: number
   maxActiveEndpoints: number
+  maxListenStreams: number
+  listenLeaseS: number
   maxParamLength: number
   svg: {
     elements: number

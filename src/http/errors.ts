@@ -189,6 +189,22 @@ export const ERROR_CATALOG = {
     description: 'Delete an endpoint before registering another one.',
     retry: NO_RETRY,
   },
+  listen_limit_reached: {
+    kind: 'error',
+    status: 422,
+    message: (v) => `This organization already has ${v.maxListenStreams} open listen sessions.`,
+    description: (v) =>
+      `At most ${v.maxListenStreams} streams of \`GET /v1/webhook-events/stream\` (listen sessions) may be open per organization at once, both environments and every instance together; the stream is refused before it starts. A session of an instance that stopped without closing it counts until its lease of ${v.listenLeaseS} seconds ends.`,
+    retry: 'Close another listen session first; do not resend unchanged.',
+  },
+  test_key_required: {
+    kind: 'error',
+    status: 403,
+    message: 'This operation needs a test API key.',
+    description:
+      '`POST /v1/webhook-events/trigger` sends sample events to test listen sessions only; a live key gets this code. Live events come from real live orders.',
+    retry: NO_RETRY,
+  },
   product_already_exists: {
     kind: 'error',
     status: 409,

@@ -178,6 +178,8 @@ export async function createTestApp(
     logger?: FastifyServerOptions['logger']
     /** Prometheus metrics the test scrapes; the app makes its own without. */
     metrics?: Metrics
+    /** Listen streams' keepalive and poll intervals. */
+    listenTimings?: { keepaliveMs?: number; pollMs?: number }
     metricsOnApiPort?: boolean
   } = {},
 ): Promise<TestApp> {
@@ -211,9 +213,11 @@ export async function createTestApp(
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.listenTimings ? { listenTimings: options.listenTimings } : {}),
     ...(options.metricsOnApiPort === false ? { metricsOnApiPort: false } : {}),
     cacheApiKeys: options.cacheApiKeys ?? false,
     db,
+    listen: testDb.listen,
     storage,
     clock: options.clock ?? { now: () => new Date() },
     rateLimiter,

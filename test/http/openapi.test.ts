@@ -43,7 +43,13 @@ describe('GET /v1/openapi.json', () => {
       '/v1/webhook-endpoints',
       '/v1/webhook-endpoints/{id}',
       '/v1/webhook-endpoints/{id}/test',
+      '/v1/webhook-events/stream',
+      '/v1/webhook-events/trigger',
     ])
+    const stream = doc.paths['/v1/webhook-events/stream'].get
+    assert.ok(stream.responses['200'].content['text/event-stream'])
+    assert.ok(stream.parameters.some((p: { name: string; in: string }) => p.in === 'header'))
+    assert.match(stream.responses['422'].description, /listen_limit_reached/)
     assert.deepEqual(Object.keys(doc.paths['/v1/orders']).sort(), ['get', 'post'])
     assert.equal(doc.components.schemas.OperatorOrder, undefined)
     for (const methods of Object.values<Record<string, Record<string, unknown>>>(doc.paths)) {

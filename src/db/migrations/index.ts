@@ -8,6 +8,7 @@ import * as eventBodies from './2026-11-25-0006-event-bodies.ts'
 import * as deliveryQueue from './2026-11-25-0007-delivery-queue.ts'
 import * as serviceInstances from './2026-11-25-0009-service-instances.ts'
 import * as orderContentBytes from './2026-11-25-0010-order-content-bytes.ts'
+import * as listenSessions from './2026-11-25-0011-listen-sessions.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25-0007-delivery-queue': deliveryQueue,
   '2026-11-25-0009-service-instances': serviceInstances,
   '2026-11-25-0010-order-content-bytes': orderContentBytes,
+  '2026-11-25-0011-listen-sessions': listenSessions,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -1,5 +1,6 @@
 import type { OrderRow, OrderSource } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
+import { eventData } from '../webhooks/outbox/outbox.service.ts'
 import type { ItemWithJob, OrderGraph, OrderScope } from './orders.repo.ts'
 import type { OrderRequest, Warning } from './orders.schemas.ts'
 
@@ -81,7 +82,7 @@ export function buildOrderGraph(
               environment: ctx.environment,
               type: 'order.received',
               orderId,
-              data: { order_id: orderId, external_order_id: body.external_order_id },
+              data: eventData.received({ order_id: orderId, external_order_id: body.external_order_id }),
               at: now,
             },
           }

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { findOrderById, setOrderStatus, touchOrders } from '../orders/orders.repo.ts'
 import type { OperatorOrder, OrderStatus } from '../orders/orders.schemas.ts'
-import { type EventType, recordEvent } from '../webhooks/outbox/outbox.service.ts'
+import { type EventType, eventData, recordEvent } from '../webhooks/outbox/outbox.service.ts'
 import {
   completeJob,
   findJob,
@@ -66,7 +66,7 @@ export function createProductionService(deps: {
     trx: Database,
     p: LockedProduction,
     type: EventType,
-    data: Record<string, unknown>,
+    data: (order: { order_id: string; external_order_id: string }) => Record<string, unknown>,
     at: Date,
   ) {
     if (p.environment !== 'live' || p.source !== 'api') return
@@ -75,7 +75,7 @@ export function createProductionService(deps: {
       environment: p.environment,
       type,
       orderId: p.order_id,
-      data: { order_id: p.order_id, external_order_id: p.external_order_id, ...data },
+      data: data(p),
       at,
     })
   }
@@ -86,7 +86,6 @@ export function createProductionService(deps: {
     await setOrderStatus(trx, p.order_id, ORDER_STATUS_FOR[status], at)
   }
 
-  const partnerField = (p: LockedProduction) => (p.produced_by_partner ? { produced_by_partner: true } : {})
   const notFound = () => new AppError('not_found', { message: 'No production order with this id.' })
 
   return {
@@ -100,13 +99,12 @@ export function createProductionService(deps: {
         await transition(trx, p, status, at)
         const type = STATUS_EVENTS[status]
         if (type) {
-          await emit(
-            trx,
-            p,
-            type,
-            { production_order_id: p.id, production_status: status, ...partnerField(p) },
-            at,
-          )
+          const production = {
+            production_order_id: p.id,
+            production_status: status,
+            produced_by_partner: p.produced_by_partner,
+          }
+          await emit(trx, p, type, (order) => eventData.production(order, production), at)
         }
         return productionOrderView({ ...p, status })
       })
@@ -141,13 +139,13 @@ export function createProductionService(deps: {
         await completeJob(trx, job.id, at)
         await touchOrders(trx, [p.order_id], at)
         if (!p.produced_by_partner) {
-          await emit(
-            trx,
-            p,
-            'order_item.completed',
-            { order_item_id: job.order_item_id, production_job_id: job.id, sku: job.sku, name: job.name },
-            at,
-          )
+          const item = {
+            order_item_id: job.order_item_id,
+            production_job_id: job.id,
+            sku: job.sku,
+            name: job.name,
+          }
+          await emit(trx, p, 'order_item.completed', (order) => eventData.itemCompleted(order, item), at)
         }
         return view('completed')
       })
@@ -176,7 +174,8 @@ export function createProductionService(deps: {
         if (p.status === 'cancelled') return
         const at = clock.now()
         await transition(trx, p, 'cancelled', at)
-        await emit(trx, p, 'order.cancelled', { production_order_id: p.id, ...partnerField(p) }, at)
+        const production = { production_order_id: p.id, produced_by_partner: p.produced_by_partner }
+        await emit(trx, p, 'order.cancelled', (order) => eventData.production(order, production), at)
       })
       return deps.orders.getOperatorView(orderId)
     },

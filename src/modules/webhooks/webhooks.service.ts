@@ -18,6 +18,7 @@ import {
 } from './endpoints.repo.ts'
 import {
   enqueueRedelivery,
+  eventData,
   failPendingDeliveries,
   findDelivery,
   listDeliveries,
@@ -150,7 +151,7 @@ export function createWebhookService(deps: {
           environment: scope.environment,
           type: 'ping',
           orderId: null,
-          data: { message: 'Test event from the webhook test operation.' },
+          data: eventData.ping(),
           at: clock.now(),
           endpointId: endpoint.id,
         }),

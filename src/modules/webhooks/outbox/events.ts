@@ -29,6 +29,43 @@ export interface RecordedEvent {
   data: Record<string, unknown>
 }
 
+/** The order an order event is about: every order event's data starts with these. */
+export interface EventOrder {
+  order_id: string
+  external_order_id: string
+}
+
+/**
+ * The `data` of each event type, built here for the events changes write and
+ * for the samples listen sessions get (POST /v1/webhook-events/trigger) alike.
+ */
+export const eventData = {
+  /** order.received */
+  received: (order: EventOrder) => ({ order_id: order.order_id, external_order_id: order.external_order_id }),
+  /** order.production_* and order.cancelled (a whole-order cancel has no production_status). */
+  production: (
+    order: EventOrder,
+    p: { production_order_id: string; production_status?: string; produced_by_partner: boolean },
+  ) => ({
+    ...eventData.received(order),
+    production_order_id: p.production_order_id,
+    ...(p.production_status === undefined ? {} : { production_status: p.production_status }),
+    ...(p.produced_by_partner ? { produced_by_partner: true } : {}),
+  }),
+  /** order_item.completed */
+  itemCompleted: (
+    order: EventOrder,
+    job: { order_item_id: string; production_job_id: string; sku: string | null; name: string },
+  ) => ({
+    ...eventData.received(order),
+    order_item_id: job.order_item_id,
+    production_job_id: job.production_job_id,
+    sku: job.sku,
+    name: job.name,
+  }),
+  ping: () => ({ message: 'Test event from the webhook test operation.' }),
+}
+
 /** The envelope every delivery of an event carries as its body, serialized once. */
 export function eventBody(event: { id: string; type: string; created_at: Date; data: unknown }): string {
   return JSON.stringify({

@@ -5,6 +5,10 @@ import { eventBody, type NewEventInput } from './events.ts'
 
 /** The channel idle workers LISTEN on; NOTIFY is transactional, so they wake when the writer commits. */
 export const WAKE_CHANNEL = 'svc_webhook_deliveries'
+/** The channel listen streams wake on: an event was committed (with or without deliveries). */
+export const EVENTS_CHANNEL = 'svc_webhook_events'
+/** Sample events of POST /v1/webhook-events/trigger travel on this channel, with their body. */
+export const SAMPLES_CHANNEL = 'svc_webhook_samples'
 
 /**
  * The outbox write as common table expressions, to be embedded in the
@@ -46,9 +50,21 @@ export function outboxCtes(eventId: string, input: NewEventInput, gate: string):
     )`
 }
 
-/** NOTIFY (delivered on commit) when the statement enqueued deliveries. */
+/**
+ * NOTIFY (delivered on commit) the workers when the statement enqueued
+ * deliveries, and the listen streams when it wrote an event; an aggregate, so
+ * both notifications are evaluated in one expression.
+ */
 export function outboxWake(): RawBuilder<unknown> {
-  return sql`case when exists (select 1 from outbox_queue) then pg_notify(${WAKE_CHANNEL}, '') end`
+  return sql`(select count(pg_notify(channel, '')) from unnest(array[
+      case when exists (select 1 from outbox_queue) then ${WAKE_CHANNEL}::text end,
+      case when exists (select 1 from outbox_event) then ${EVENTS_CHANNEL}::text end]) channel
+    where channel is not null)`
+}
+
+/** Sends a sample event to every instance's listen streams at once (no transaction; nothing stored). */
+export async function notifySample(db: Database, payload: string): Promise<void> {
+  await sql`select pg_notify(${SAMPLES_CHANNEL}, ${payload})`.execute(db)
 }
 
 /** The event, its deliveries and their first attempts, in one statement of its own. */

@@ -11,13 +11,23 @@ import { newId } from '../../../lib/ids.ts'
 import type { NewEventInput, RecordedEvent } from './events.ts'
 import { insertDelivery, insertEvent } from './outbox.repo.ts'
 
-export { EVENT_TYPES, type EventType, type NewEventInput, type RecordedEvent } from './events.ts'
 export {
+  EVENT_TYPES,
+  type EventOrder,
+  type EventType,
+  eventData,
+  type NewEventInput,
+  type RecordedEvent,
+} from './events.ts'
+export {
+  EVENTS_CHANNEL,
   failPendingDeliveries,
   findDelivery,
   listDeliveries,
+  notifySample,
   outboxCtes,
   outboxWake,
+  SAMPLES_CHANNEL,
   WAKE_CHANNEL,
 } from './outbox.repo.ts'
 
