@@ -85,12 +85,26 @@ function call(
   headers: Record<string, string>,
   url = urlFor(route),
 ): Promise<LightMyRequestResponse> {
-  return t.app.inject({
-    method: route.method as 'GET',
-    url,
-    headers: hasBody(route.method) ? { ...headers, 'content-type': 'application/json' } : headers,
-    ...(hasBody(route.method) ? { payload: '{}' } : {}),
-  })
+  return t.app
+    .inject({
+      method: route.method as 'GET',
+      url,
+      headers: hasBody(route.method) ? { ...headers, 'content-type': 'application/json' } : headers,
+      ...(hasBody(route.method) ? { payload: '{}' } : {}),
+      // A stream never ends: its answer is judged by status and headers, then it is closed.
+      payloadAsStream: true,
+    })
+    .then(async (res) => {
+      const stream = res.stream()
+      if (String(res.headers['content-type']).startsWith('text/event-stream')) {
+        stream.destroy()
+        return Object.assign(res, { body: '', payload: '' })
+      }
+      const chunks: Buffer[] = []
+      for await (const chunk of stream) chunks.push(chunk as Buffer)
+      const body = Buffer.concat(chunks).toString('utf8')
+      return Object.assign(res, { body, payload: body, json: () => JSON.parse(body) })
+    })
 }
 
 function rateLimitHeaderNames(res: LightMyRequestResponse): string[] {
