@@ -10,7 +10,7 @@ import { type ErrorContext, registerErrorHandler } from './http/error-handler.ts
 import { errorTexts } from './http/errors.ts'
 import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT, registerJsonBodyParser } from './http/json-body.ts'
 import { registerMetrics } from './http/metrics.ts'
-import { openApiOptions } from './http/openapi.ts'
+import { OPENAPI_ROUTE_SCHEMA, openApiOptions } from './http/openapi.ts'
 import {
   handleExpectations,
   handleShutdown,
@@ -18,6 +18,7 @@ import {
   protocolErrorOptions,
 } from './http/protocol-errors.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
+import { registerRouteErrors } from './http/route-errors.ts'
 import { ErrorSchema } from './http/schemas.ts'
 import {
   configureServerTimeouts,
@@ -146,6 +147,7 @@ export async function buildApp(
     reply.header('x-request-id', request.id)
   })
 
+  registerRouteErrors(app)
   app.addSchema(ErrorSchema)
   app.addSchema(Order)
   await app.register(
@@ -167,7 +169,9 @@ export async function buildApp(
   await app.register(systemRoutes({ system, errors }))
   await app.register(
     async (v1) => {
-      v1.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
+      v1.get('/openapi.json', { config: { auth: 'none' }, schema: OPENAPI_ROUTE_SCHEMA }, async () =>
+        app.swagger(),
+      )
       await v1.register(pingRoutes())
       await v1.register(ordersRoutes({ orders }))
       await v1.register(uploadsRoutes({ uploads, timeouts }))
