@@ -61,33 +61,39 @@ const REQUEST_ID_PARAMETER = {
   example: 'shop-sync-7f3a91',
 }
 
+const isSchema = (value: Json) => 'type' in value || 'properties' in value || 'anyOf' in value
+
 /**
- * Moves every subschema that carries an `$id` into components.schemas and
- * leaves a $ref in its place; returns the root's reference. Two different
- * schemas under one name are a mistake in the code and fail here.
+ * Moves every named subschema (an `$id`, or the `title` @fastify/swagger leaves
+ * where it dropped one) into components.schemas and leaves a $ref in its
+ * place. Two different schemas under one name are a mistake in the code and
+ * fail here.
  */
-function lift(schema: Json, components: Record<string, Json>): Json {
-  const walk = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(walk)
-    if (typeof value !== 'object' || value === null) return value
-    const copy = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, walk(v)])) as Json
-    const name = copy.$id
-    if (typeof name !== 'string') return copy
-    delete copy.$id
-    if (components[name] && !isDeepStrictEqual(components[name], copy)) {
-      throw new Error(`two different schemas are named ${name}`)
-    }
-    components[name] = copy
-    return { $ref: `#/components/schemas/${name}` }
-  }
-  return walk(schema) as Json
+function lift(value: unknown, components: Record<string, Json>): unknown {
+  if (Array.isArray(value)) return value.map((v) => lift(v, components))
+  if (typeof value !== 'object' || value === null) return value
+  const copy = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lift(v, components)])) as Json
+  const name = copy.$id ?? (isSchema(copy) ? copy.title : undefined)
+  if (typeof name !== 'string') return copy
+  delete copy.$id
+  copy.title = name
+  // What @fastify/swagger put there may still hold its own named parts inline.
+  const existing = components[name] && liftInner(components[name], components)
+  if (existing && !isDeepStrictEqual(existing, copy))
+    throw new Error(`two different schemas are named ${name}`)
+  components[name] = copy
+  return { $ref: `#/components/schemas/${name}` }
 }
 
-/** A request body's root schema is a component too when it is named (the root loses its $id). */
-function liftTitled(media: MediaType | undefined, components: Record<string, Json>): void {
-  const title = media?.schema?.title
-  if (!media?.schema || typeof title !== 'string' || media.schema.$ref) return
-  media.schema = lift({ ...media.schema, $id: title }, components)
+function liftInner(schema: Json, components: Record<string, Json>): Json {
+  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, lift(v, components)]))
+}
+
+/** Lifts the named schemas inside each component, keeping the component itself. */
+function liftComponents(components: Record<string, Json>): void {
+  for (const [name, schema] of Object.entries(components)) {
+    components[name] = { ...liftInner(schema, components), title: name }
+  }
 }
 
 function errorExample(code: ErrorCode, context: ErrorContext, entries: ValidationEntry[] | undefined) {
@@ -141,12 +147,18 @@ function finishResponse(
  * the error codes of each response with an example of each, the headers of
  * every response, the examples of every operation, and the webhooks.
  */
+function liftPaths(doc: OpenApiDocument): void {
+  doc.paths = lift(doc.paths, doc.components.schemas) as OpenApiDocument['paths']
+}
+
 export function finishDocument(
   doc: OpenApiDocument,
   context: ErrorContext,
   errorCodes: Map<string, Record<string, ErrorCode[]>>,
 ): OpenApiDocument {
   const schemas = doc.components.schemas
+  liftComponents(schemas)
+  liftPaths(doc)
   const examples = operationExamples(context.publicBaseUrl)
   for (const methods of Object.values(doc.paths)) {
     for (const op of Object.values(methods)) {
@@ -157,7 +169,6 @@ export function finishDocument(
         if (example !== undefined) parameter.example = example
       }
       for (const media of Object.values(op.requestBody?.content ?? {})) {
-        liftTitled(media, schemas)
         if (own?.request !== undefined) media.example = own.request
       }
       for (const [status, response] of Object.entries(op.responses)) {
@@ -166,7 +177,7 @@ export function finishDocument(
     }
   }
   const events = webhooksSection(EVENT_EXAMPLES)
-  for (const schema of events.schemas) lift(schema as unknown as Json, schemas)
+  for (const schema of events.schemas) lift(schema, schemas)
   schemas.WebhookEvent = events.union
   doc.components.schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)))
   doc.components.headers = HEADERS

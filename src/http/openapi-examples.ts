@@ -127,6 +127,16 @@ const upload = (publicBaseUrl: string) => ({
 
 export function operationExamples(publicBaseUrl: string): Record<string, OperationExamples> {
   return {
+    getOpenApiDocument: {
+      responses: {
+        200: {
+          openapi: '3.1.0',
+          info: { title: 'Order Intake and Production Status API', version: 'v1' },
+          servers: [{ url: publicBaseUrl }],
+          paths: {},
+        },
+      },
+    },
     ping: {
       responses: {
         200: {
