@@ -45,6 +45,7 @@ import { uploadsRoutes } from './modules/uploads/uploads.routes.ts'
 import { createUploadService } from './modules/uploads/uploads.service.ts'
 import { webhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
 import { type Resolver, systemResolver } from './modules/webhooks/ssrf.ts'
+import { webhooksSection } from './modules/webhooks/webhooks.openapi.ts'
 import { webhooksOperatorRoutes, webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
 import { createWebhookService } from './modules/webhooks/webhooks.service.ts'
 
@@ -152,7 +153,11 @@ export async function buildApp(
   app.addSchema(Order)
   await app.register(
     swagger,
-    openApiOptions({ ...errors, rateLimitPerMinute: deps.config.rateLimitPerMinute }),
+    openApiOptions({
+      ...errors,
+      rateLimitPerMinute: deps.config.rateLimitPerMinute,
+      webhooks: webhooksSection(),
+    }),
   )
 
   registerErrorHandler(app, errors)

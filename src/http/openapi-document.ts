@@ -1,9 +1,8 @@
 import { STATUS_CODES } from 'node:http'
 import { isDeepStrictEqual } from 'node:util'
-import { webhooksSection } from '../modules/webhooks/webhooks.openapi.ts'
 import type { ErrorContext } from './error-handler.ts'
 import { docUrl, type ErrorCode, type ValidationEntry } from './errors.ts'
-import { EVENT_EXAMPLES, type OperationExamples, operationExamples } from './openapi-examples.ts'
+import { type OperationExamples, operationExamples } from './openapi-examples.ts'
 
 type Json = Record<string, unknown>
 interface MediaType {
@@ -23,6 +22,15 @@ interface Operation {
   requestBody?: { content: Record<string, MediaType> }
   responses: Record<string, Response>
 }
+/** The document's `webhooks` and the schemas of their bodies, from the webhooks module. */
+export interface WebhooksSection {
+  webhooks: Json
+  /** Named (`$id`) schemas of the bodies. */
+  schemas: object[]
+  /** Any body, told apart by its type. */
+  union: Json
+}
+
 export interface OpenApiDocument extends Json {
   paths: Record<string, Record<string, Operation>>
   components: { schemas: Record<string, Json> } & Json
@@ -35,10 +43,6 @@ const HEADERS = {
     required: true,
     schema: { type: 'string' },
   },
-  'X-RateLimit-Limit': {
-    description: 'Requests a key may make per window. Sent on every response to a valid key except 401.',
-    schema: { type: 'integer' },
-  },
   'X-RateLimit-Remaining': {
     description: 'Requests left in the current window.',
     schema: { type: 'integer' },
@@ -50,7 +54,14 @@ const HEADERS = {
     schema: { type: 'integer' },
   },
 }
-const header = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` })
+const rateLimitHeader = (limit: number) => ({
+  description: `Requests allowed per window (${limit}). Sent on every response to a valid key except 401.`,
+  schema: { type: 'integer' },
+})
+
+const header = (name: keyof typeof HEADERS | 'X-RateLimit-Limit') => ({
+  $ref: `#/components/headers/${name}`,
+})
 
 const REQUEST_ID_PARAMETER = {
   in: 'header',
@@ -155,6 +166,8 @@ export function finishDocument(
   doc: OpenApiDocument,
   context: ErrorContext,
   errorCodes: Map<string, Record<string, ErrorCode[]>>,
+  events: WebhooksSection,
+  rateLimitPerMinute: number,
 ): OpenApiDocument {
   const schemas = doc.components.schemas
   liftComponents(schemas)
@@ -176,11 +189,10 @@ export function finishDocument(
       }
     }
   }
-  const events = webhooksSection(EVENT_EXAMPLES)
   for (const schema of events.schemas) lift(schema, schemas)
   schemas.WebhookEvent = events.union
   doc.components.schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)))
-  doc.components.headers = HEADERS
+  doc.components.headers = { ...HEADERS, 'X-RateLimit-Limit': rateLimitHeader(rateLimitPerMinute) }
   doc.components.parameters = { 'X-Request-Id': REQUEST_ID_PARAMETER }
   doc.webhooks = events.webhooks
   return doc

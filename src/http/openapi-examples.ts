@@ -1,5 +1,3 @@
-import type { EventType } from '../modules/webhooks/outbox/events.ts'
-import { EXAMPLE_SECRET } from '../modules/webhooks/webhooks.openapi.ts'
 import type { ValidationEntry } from './errors.ts'
 
 /**
@@ -18,7 +16,8 @@ export interface OperationExamples {
   validation?: ValidationEntry[]
 }
 
-const ID = {
+/** The ids of the examples' story, shared with the webhook examples. */
+export const EXAMPLE_IDS = {
   order: '01a2120a-623b-77c5-8742-3081da90993b',
   item: '01a2120a-623b-77c5-8742-30a2c41f0e51',
   giftItem: '01a2120a-623b-77c5-8742-30b9e07d2c18',
@@ -36,7 +35,10 @@ const ID = {
   delivery: '01a2120a-623b-77c5-8742-34f3b6d1e870',
 }
 
-const CREATED_AT = '2026-11-25T09:30:00.123Z'
+export const EXAMPLE_CREATED_AT = '2026-11-25T09:30:00.123Z'
+
+/** The secret of the example endpoint; the webhook examples are signed with it. */
+export const EXAMPLE_SECRET = 'whsec_q3ZL0v8mXc1rT5bN7yK2hW4sD6fG9jA0pE3uI8oR1tY'
 const ORDERED_AT = '2026-11-25T09:28:41.000Z'
 
 const ORDER_REQUEST = {
@@ -52,14 +54,14 @@ const ORDER_REQUEST = {
       quantity: 2,
       price: 24.9,
       personalization: { caption: 'Happy birthday, Mia!', frame: false },
-      files: [{ upload_id: ID.upload, role: 'front' }],
+      files: [{ upload_id: EXAMPLE_IDS.upload, role: 'front' }],
     },
     { sku: 'GIFT-WRAP', name: 'Gift wrapping', quantity: 1, price: 10 },
   ],
 }
 
 const ORDER = {
-  id: ID.order,
+  id: EXAMPLE_IDS.order,
   external_order_id: 'WEB-1042',
   order_number: 'WEB-1042',
   status: 'pending',
@@ -67,12 +69,12 @@ const ORDER = {
   currency: 'EUR',
   total_amount: 59.8,
   ordered_at: ORDERED_AT,
-  created_at: CREATED_AT,
-  updated_at: CREATED_AT,
+  created_at: EXAMPLE_CREATED_AT,
+  updated_at: EXAMPLE_CREATED_AT,
   customer: ORDER_REQUEST.customer,
   items: [
     {
-      id: ID.item,
+      id: EXAMPLE_IDS.item,
       sku: 'POSTER-A2',
       name: 'Poster A2, matte',
       quantity: 2,
@@ -83,7 +85,7 @@ const ORDER = {
       files: [{ name: 'mia-birthday.png', role: 'front' }],
     },
     {
-      id: ID.giftItem,
+      id: EXAMPLE_IDS.giftItem,
       sku: 'GIFT-WRAP',
       name: 'Gift wrapping',
       quantity: 1,
@@ -105,7 +107,7 @@ const WARNING = {
 }
 
 const ENDPOINT = {
-  id: ID.endpoint,
+  id: EXAMPLE_IDS.endpoint,
   url: 'https://shop.example.com/hooks/production',
   description: 'Shop backend',
   is_active: true,
@@ -117,9 +119,9 @@ const ENDPOINT = {
 }
 
 const upload = (publicBaseUrl: string) => ({
-  upload_id: ID.upload,
+  upload_id: EXAMPLE_IDS.upload,
   filename: 'mia-birthday.png',
-  upload_url: `${publicBaseUrl}/v1/uploads/${ID.upload}/content?expires=1795606200&signature=9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d`,
+  upload_url: `${publicBaseUrl}/v1/uploads/${EXAMPLE_IDS.upload}/content?expires=1795606200&signature=9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d`,
   method: 'PUT',
   expires_in_seconds: 7200,
   max_bytes: 52428800,
@@ -175,7 +177,7 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
       },
       validation: [{ code: 'too_large', field: 'limit', message: 'limit must be at most 100' }],
     },
-    getOrder: { parameters: { id: ID.order }, responses: { 200: { data: { order: ORDER } } } },
+    getOrder: { parameters: { id: EXAMPLE_IDS.order }, responses: { 200: { data: { order: ORDER } } } },
     createUpload: {
       request: { filename: 'mia-birthday.png' },
       responses: { 201: { data: upload(publicBaseUrl) } },
@@ -185,11 +187,11 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
     },
     putUploadContent: {
       parameters: {
-        id: ID.upload,
+        id: EXAMPLE_IDS.upload,
         expires: '1795606200',
         signature: '9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d',
       },
-      responses: { 200: { data: { upload_id: ID.upload, size_bytes: 2483311 } } },
+      responses: { 200: { data: { upload_id: EXAMPLE_IDS.upload, size_bytes: 2483311 } } },
     },
     createWebhookEndpoint: {
       request: { url: ENDPOINT.url, description: ENDPOINT.description },
@@ -205,25 +207,25 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
     },
     listWebhookEndpoints: { responses: { 200: { data: [ENDPOINT] } } },
     deleteWebhookEndpoint: {
-      parameters: { id: ID.endpoint },
-      responses: { 200: { data: { id: ID.endpoint, is_active: false } } },
+      parameters: { id: EXAMPLE_IDS.endpoint },
+      responses: { 200: { data: { id: EXAMPLE_IDS.endpoint, is_active: false } } },
     },
     testWebhookEndpoint: {
-      parameters: { id: ID.endpoint },
+      parameters: { id: EXAMPLE_IDS.endpoint },
       responses: { 202: { data: { queued: true } } },
       validation: [
         { code: 'invalid_format', field: 'id', message: 'The endpoint is disabled; register a new one.' },
       ],
     },
     listWebhookDeliveries: {
-      parameters: { endpoint_id: ID.endpoint, limit: 25 },
+      parameters: { endpoint_id: EXAMPLE_IDS.endpoint, limit: 25 },
       responses: {
         200: {
           data: [
             {
-              id: ID.delivery,
-              endpoint_id: ID.endpoint,
-              event_id: ID.receivedEvent,
+              id: EXAMPLE_IDS.delivery,
+              endpoint_id: EXAMPLE_IDS.endpoint,
+              event_id: EXAMPLE_IDS.receivedEvent,
               event_type: 'order.received',
               status: 'succeeded',
               attempts: 1,
@@ -232,7 +234,7 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
               response_status: 200,
               response_snippet: '{"ok":true}',
               error_code: null,
-              created_at: CREATED_AT,
+              created_at: EXAMPLE_CREATED_AT,
             },
           ],
         },
@@ -240,51 +242,4 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
       validation: [{ code: 'too_small', field: 'limit', message: 'limit must be at least 1' }],
     },
   }
-}
-
-const orderFields = { order_id: ID.order, external_order_id: 'WEB-1042' }
-
-/** One delivered body per event type. */
-export const EVENT_EXAMPLES: Record<EventType, unknown> = {
-  'order.received': envelope(ID.receivedEvent, 'order.received', CREATED_AT, orderFields),
-  'order.production_started': envelope(
-    ID.startedEvent,
-    'order.production_started',
-    '2026-11-25T09:45:12.305Z',
-    {
-      ...orderFields,
-      production_order_id: ID.productionOrder,
-      production_status: 'in_progress',
-    },
-  ),
-  'order.production_completed': envelope(
-    ID.completedEvent,
-    'order.production_completed',
-    '2026-11-25T10:02:47.918Z',
-    { ...orderFields, production_order_id: ID.productionOrder, production_status: 'completed' },
-  ),
-  'order.production_failed': envelope(ID.failedEvent, 'order.production_failed', '2026-11-25T10:02:47.918Z', {
-    ...orderFields,
-    production_order_id: ID.productionOrder,
-    production_status: 'failed',
-    produced_by_partner: true,
-  }),
-  'order.cancelled': envelope(ID.cancelledEvent, 'order.cancelled', '2026-11-25T10:05:30.551Z', {
-    ...orderFields,
-    production_order_id: ID.productionOrder,
-  }),
-  'order_item.completed': envelope(ID.itemEvent, 'order_item.completed', '2026-11-25T09:58:03.774Z', {
-    ...orderFields,
-    order_item_id: ID.item,
-    production_job_id: ID.job,
-    sku: 'POSTER-A2',
-    name: 'Poster A2, matte',
-  }),
-  ping: envelope(ID.pingEvent, 'ping', '2026-11-25T09:30:09.000Z', {
-    message: 'Test event from the webhook test operation.',
-  }),
-}
-
-function envelope(id: string, type: string, createdAt: string, data: Record<string, unknown>) {
-  return { id, type, created_at: createdAt, api_version: 'v1', data }
 }

@@ -2,7 +2,7 @@ import type { SwaggerOptions } from '@fastify/swagger'
 import Type, { type TSchema } from 'typebox'
 import type { ErrorContext } from './error-handler.ts'
 import { ERROR_CODES, type ErrorCode } from './errors.ts'
-import { finishDocument, type OpenApiDocument } from './openapi-document.ts'
+import { finishDocument, type OpenApiDocument, type WebhooksSection } from './openapi-document.ts'
 import { ERROR_CODES_KEY } from './schemas.ts'
 
 declare module 'fastify' {
@@ -56,7 +56,9 @@ const INTRODUCTION = [
  * TypeBox schemas that validate requests. Operator routes are left out: they
  * are not part of the public API.
  */
-export function openApiOptions(context: ErrorContext & { rateLimitPerMinute: number }): SwaggerOptions {
+export function openApiOptions(
+  context: ErrorContext & { rateLimitPerMinute: number; webhooks: WebhooksSection },
+): SwaggerOptions {
   const { publicBaseUrl } = context
   // The error codes of each operation's responses, by operationId and status.
   const errorCodes = new Map<string, Record<string, ErrorCode[]>>()
@@ -104,7 +106,7 @@ export function openApiOptions(context: ErrorContext & { rateLimitPerMinute: num
     },
     transformObject: (documentObject) => {
       const doc = (documentObject as { openapiObject: OpenApiDocument }).openapiObject
-      return finishDocument(doc, context, errorCodes)
+      return finishDocument(doc, context, errorCodes, context.webhooks, context.rateLimitPerMinute)
     },
   }
 }

@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox'
+import { EXAMPLE_CREATED_AT, EXAMPLE_IDS, EXAMPLE_SECRET } from '../../http/openapi-examples.ts'
 import { USER_AGENT } from './http-attempt.ts'
 import { EVENT_DATA, EVENT_SCHEMAS, eventSchemaName } from './outbox/events.schemas.ts'
 import { EVENT_TYPES, type EventType } from './outbox/events.ts'
@@ -10,17 +11,15 @@ const SIGNING = [
   'Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.',
 ].join(' ')
 
-/** The secret the examples are signed with (the createWebhookEndpoint example's). */
-export const EXAMPLE_SECRET = 'whsec_q3ZL0v8mXc1rT5bN7yK2hW4sD6fG9jA0pE3uI8oR1tY'
-
 const pascal = (type: EventType) => eventSchemaName(type).replace(/Event$/, '')
 
 /**
  * The document's `webhooks` section: one POST per event type, the request a
  * registered endpoint receives, with the body's schema and the signed headers.
- * `examples` holds one body per type, stored exactly as the service sends it.
+ * Each example is signed with the example endpoint's secret.
  */
-export function webhooksSection(examples: Record<EventType, unknown>) {
+export function webhooksSection() {
+  const examples = EVENT_EXAMPLES
   const ref = (type: EventType) => ({ $ref: `#/components/schemas/${eventSchemaName(type)}` })
   const webhooks = Object.fromEntries(
     EVENT_TYPES.map((type) => {
@@ -86,4 +85,61 @@ export function webhooksSection(examples: Record<EventType, unknown>) {
   }
   const schemas: TSchema[] = Object.values(EVENT_SCHEMAS)
   return { webhooks, schemas, union }
+}
+
+const orderFields = { order_id: EXAMPLE_IDS.order, external_order_id: 'WEB-1042' }
+
+/** One delivered body per event type. */
+export const EVENT_EXAMPLES: Record<EventType, unknown> = {
+  'order.received': envelope(EXAMPLE_IDS.receivedEvent, 'order.received', EXAMPLE_CREATED_AT, orderFields),
+  'order.production_started': envelope(
+    EXAMPLE_IDS.startedEvent,
+    'order.production_started',
+    '2026-11-25T09:45:12.305Z',
+    {
+      ...orderFields,
+      production_order_id: EXAMPLE_IDS.productionOrder,
+      production_status: 'in_progress',
+    },
+  ),
+  'order.production_completed': envelope(
+    EXAMPLE_IDS.completedEvent,
+    'order.production_completed',
+    '2026-11-25T10:02:47.918Z',
+    { ...orderFields, production_order_id: EXAMPLE_IDS.productionOrder, production_status: 'completed' },
+  ),
+  'order.production_failed': envelope(
+    EXAMPLE_IDS.failedEvent,
+    'order.production_failed',
+    '2026-11-25T10:02:47.918Z',
+    {
+      ...orderFields,
+      production_order_id: EXAMPLE_IDS.productionOrder,
+      production_status: 'failed',
+      produced_by_partner: true,
+    },
+  ),
+  'order.cancelled': envelope(EXAMPLE_IDS.cancelledEvent, 'order.cancelled', '2026-11-25T10:05:30.551Z', {
+    ...orderFields,
+    production_order_id: EXAMPLE_IDS.productionOrder,
+  }),
+  'order_item.completed': envelope(
+    EXAMPLE_IDS.itemEvent,
+    'order_item.completed',
+    '2026-11-25T09:58:03.774Z',
+    {
+      ...orderFields,
+      order_item_id: EXAMPLE_IDS.item,
+      production_job_id: EXAMPLE_IDS.job,
+      sku: 'POSTER-A2',
+      name: 'Poster A2, matte',
+    },
+  ),
+  ping: envelope(EXAMPLE_IDS.pingEvent, 'ping', '2026-11-25T09:30:09.000Z', {
+    message: 'Test event from the webhook test operation.',
+  }),
+}
+
+function envelope(id: string, type: string, createdAt: string, data: Record<string, unknown>) {
+  return { id, type, created_at: createdAt, api_version: 'v1', data }
 }
