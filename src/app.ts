@@ -11,7 +11,7 @@ import { type ErrorContext, registerErrorHandler } from './http/error-handler.ts
 import { errorTexts } from './http/errors.ts'
 import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT, registerJsonBodyParser } from './http/json-body.ts'
 import { registerMetrics } from './http/metrics.ts'
-import { openApiOptions } from './http/openapi.ts'
+import { OPENAPI_ROUTE_SCHEMA, openApiOptions } from './http/openapi.ts'
 import {
   handleExpectations,
   handleShutdown,
@@ -19,6 +19,7 @@ import {
   protocolErrorOptions,
 } from './http/protocol-errors.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
+import { registerRouteErrors } from './http/route-errors.ts'
 import { ErrorSchema } from './http/schemas.ts'
 import {
   configureServerTimeouts,
@@ -47,6 +48,7 @@ import { listenRoutes } from './modules/webhooks/listen/listen.routes.ts'
 import { createListenService } from './modules/webhooks/listen/listen.service.ts'
 import { webhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
 import { type Resolver, systemResolver } from './modules/webhooks/ssrf.ts'
+import { webhooksSection } from './modules/webhooks/webhooks.openapi.ts'
 import { webhooksOperatorRoutes, webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
 import { createWebhookService } from './modules/webhooks/webhooks.service.ts'
 
@@ -155,11 +157,16 @@ export async function buildApp(
     reply.header('x-request-id', request.id)
   })
 
+  registerRouteErrors(app)
   app.addSchema(ErrorSchema)
   app.addSchema(Order)
   await app.register(
     swagger,
-    openApiOptions({ ...errors, rateLimitPerMinute: deps.config.rateLimitPerMinute }),
+    openApiOptions({
+      ...errors,
+      rateLimitPerMinute: deps.config.rateLimitPerMinute,
+      webhooks: webhooksSection(),
+    }),
   )
 
   registerErrorHandler(app, errors)
@@ -191,7 +198,9 @@ export async function buildApp(
   await app.register(systemRoutes({ system, errors }))
   await app.register(
     async (v1) => {
-      v1.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () => app.swagger())
+      v1.get('/openapi.json', { config: { auth: 'none' }, schema: OPENAPI_ROUTE_SCHEMA }, async () =>
+        app.swagger(),
+      )
       await v1.register(pingRoutes())
       await v1.register(ordersRoutes({ orders }))
       await v1.register(uploadsRoutes({ uploads, timeouts }))

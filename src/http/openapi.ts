@@ -1,7 +1,39 @@
 import type { SwaggerOptions } from '@fastify/swagger'
+import Type, { type TSchema } from 'typebox'
 import type { ErrorContext } from './error-handler.ts'
-import { ERROR_CODES } from './errors.ts'
-import { rateLimitHeaderDocs } from './schemas.ts'
+import { ERROR_CODES, type ErrorCode } from './errors.ts'
+import { finishDocument, type OpenApiDocument, type WebhooksSection } from './openapi-document.ts'
+import { ERROR_CODES_KEY } from './schemas.ts'
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * What the document shows of a request its schemas do not validate (the
+     * signed upload PUT reads its query and raw body itself).
+     */
+    openapi?: { querystring?: TSchema; body?: TSchema; consumes?: string[] }
+  }
+}
+
+/** GET /v1/openapi.json, described by itself. */
+export const OPENAPI_ROUTE_SCHEMA = {
+  operationId: 'getOpenApiDocument',
+  tags: ['system'],
+  summary: 'This document: the whole contract of the API, webhooks included',
+  description: 'OpenAPI 3.1, generated from the schemas that validate requests. Needs no key.',
+  response: {
+    200: Type.Object({}, { additionalProperties: true, description: 'The OpenAPI document.' }),
+  },
+}
+
+function responseCodes(response: unknown): Record<string, ErrorCode[]> {
+  const entries = Object.entries((response ?? {}) as Record<string, Record<string, unknown>>)
+  return Object.fromEntries(
+    entries.flatMap(([status, r]) =>
+      r[ERROR_CODES_KEY] ? [[status, r[ERROR_CODES_KEY] as ErrorCode[]]] : [],
+    ),
+  )
+}
 
 function errorTable({ publicBaseUrl, texts }: ErrorContext): string {
   const rows = ERROR_CODES.map((code) => {
@@ -12,27 +44,31 @@ function errorTable({ publicBaseUrl, texts }: ErrorContext): string {
   return ['| Code | HTTP | Meaning |', '|---|---|---|', ...rows].join('\n')
 }
 
+const INTRODUCTION = [
+  'Orders in, production status out. Every request needs `Authorization: Bearer <API_KEY>` (keys `svc_test_...` or `svc_live_...`) except this document, the error pages and the signed upload PUT.',
+  'Success bodies wrap results in `data`; failures carry a single `error` object (schema `Error`) whose `code` is stable. Ids are UUIDs (version 7, time-ordered); timestamps are ISO 8601 UTC with milliseconds.',
+  'Every response carries `X-Request-Id` (yours, if you sent one). Every response to a valid key, except 401, carries the `X-RateLimit-*` headers; a 429 adds `Retry-After`.',
+  'Changes are pushed as signed webhooks: the `webhooks` section describes each event type, its body and its headers.',
+]
+
 /**
  * The OpenAPI 3.1 document served at /v1/openapi.json, generated from the same
  * TypeBox schemas that validate requests. Operator routes are left out: they
  * are not part of the public API.
  */
-export function openApiOptions(context: ErrorContext & { rateLimitPerMinute: number }): SwaggerOptions {
+export function openApiOptions(
+  context: ErrorContext & { rateLimitPerMinute: number; webhooks: WebhooksSection },
+): SwaggerOptions {
   const { publicBaseUrl } = context
-  const rateLimitHeaders = rateLimitHeaderDocs(context.rateLimitPerMinute)
+  // The error codes of each operation's responses, by operationId and status.
+  const errorCodes = new Map<string, Record<string, ErrorCode[]>>()
   return {
     openapi: {
       openapi: '3.1.0',
       info: {
         title: 'Order Intake and Production Status API',
         version: 'v1',
-        description: [
-          'Orders in, production status out. Every request needs `Authorization: Bearer <API_KEY>` (keys `svc_test_...` or `svc_live_...`).',
-          'Success bodies wrap results in `data`; failures carry a single `error` object. Every response to a valid key carries the X-RateLimit headers.',
-          '',
-          '## Error codes',
-          errorTable(context),
-        ].join('\n'),
+        description: [...INTRODUCTION, '', '## Error codes', errorTable(context)].join('\n\n'),
       },
       servers: [{ url: publicBaseUrl }],
       components: {
@@ -41,52 +77,36 @@ export function openApiOptions(context: ErrorContext & { rateLimitPerMinute: num
         },
       },
       tags: [
-        { name: 'system', description: 'Key check' },
+        { name: 'system', description: 'Key check and this document' },
         { name: 'orders', description: 'Order intake and polling' },
+        { name: 'uploads', description: 'Files for order items: a signed slot, then a PUT of the bytes' },
+        { name: 'webhooks', description: 'Endpoints that receive events, and the log of deliveries' },
       ],
     },
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
     },
     transform: ({ schema, url, route }) => {
-      const config = (route.config ?? {}) as { auth?: string; scopes?: string[] }
+      const config = route.config ?? {}
       if (url.startsWith('/admin/') || config.auth === 'operator') {
         return { schema: { ...schema, hide: true }, url }
       }
-      if (config.auth === 'none') return { schema, url }
-      const transformed: Record<string, unknown> = { ...schema, security: [{ apiKey: [] }] }
+      const documented = { ...schema, ...config.openapi } as Record<string, unknown>
+      errorCodes.set(String(documented.operationId), responseCodes(documented.response))
+      if (config.auth === 'none') return { schema: documented, url }
       const scopes = config.scopes ?? []
-      transformed.description = [
+      documented.security = [{ apiKey: [] }]
+      documented.description = [
         schema?.description,
         `Scope: ${scopes.length ? scopes.map((s) => `\`${s}\``).join(', ') : 'none'}.`,
       ]
         .filter(Boolean)
         .join('\n\n')
-      return { schema: transformed, url }
+      return { schema: documented, url }
     },
     transformObject: (documentObject) => {
-      const doc = (documentObject as { openapiObject: Record<string, unknown> }).openapiObject
-      // Rate-limit headers on every response of every authenticated operation
-      // except 401, which never carries them.
-      const paths = (doc.paths ?? {}) as Record<
-        string,
-        Record<string, { security?: unknown; responses?: Record<string, Record<string, unknown>> }>
-      >
-      for (const methods of Object.values(paths)) {
-        for (const op of Object.values(methods)) {
-          if (!op.security || !op.responses) continue
-          for (const [status, response] of Object.entries(op.responses)) {
-            if (status !== '401') response.headers = { ...(response.headers as object), ...rateLimitHeaders }
-            if (status === '429') {
-              ;(response.headers as Record<string, unknown>)['Retry-After'] = {
-                schema: { type: 'integer' },
-                description: 'Seconds until the window ends.',
-              }
-            }
-          }
-        }
-      }
-      return doc
+      const doc = (documentObject as { openapiObject: OpenApiDocument }).openapiObject
+      return finishDocument(doc, context, errorCodes, context.webhooks, context.rateLimitPerMinute)
     },
   }
 }

@@ -41,11 +41,18 @@ export const Timestamp = Type.String({
 
 export const Uuid = Type.String({ format: 'uuid' })
 
-export const ErrorEntrySchema = Type.Object({
-  code: Type.String({ description: 'Specific code, e.g. required, too_long, file_not_found.' }),
-  message: Type.String(),
-  field: Type.String({ description: 'Opaque label of the offending field.' }),
-})
+export const ValidationEntrySchema = Type.Object(
+  {
+    code: Type.String({ description: 'Specific code, e.g. required, too_long, file_not_found.' }),
+    message: Type.String(),
+    field: Type.String({ description: 'Opaque label of the offending field.' }),
+  },
+  {
+    $id: 'ValidationEntry',
+    title: 'ValidationEntry',
+    description: 'One problem of a validation_failed answer.',
+  },
+)
 
 export const ErrorSchema = Type.Object(
   {
@@ -57,24 +64,31 @@ export const ErrorSchema = Type.Object(
       message: Type.String({ description: 'Human-readable English; may change.' }),
       doc_url: Type.String({ description: 'Reference page of the code.' }),
       field: Type.Optional(Type.String()),
-      errors: Type.Optional(Type.Array(ErrorEntrySchema, { maxItems: MAX_VALIDATION_ENTRIES })),
+      errors: Type.Optional(Type.Array(ValidationEntrySchema, { maxItems: MAX_VALIDATION_ENTRIES })),
     }),
   },
-  { $id: 'Error', title: 'Error' },
+  { $id: 'Error', title: 'Error', description: 'The body of every failed request.' },
 )
 
 const ERROR_REF = Type.Unsafe({ $ref: 'Error#' })
 
+/** Where an error response schema lists its codes, for the OpenAPI document (which then drops it). */
+export const ERROR_CODES_KEY = 'x-error-codes'
+
 /** Response schemas for the listed error codes, grouped by status, for a route's `response`. */
 export function errorResponses(...codes: ErrorCode[]): Record<number, TSchema> {
-  const byStatus: Record<number, string[]> = {}
+  const byStatus: Record<number, ErrorCode[]> = {}
   for (const code of codes) {
     const status = ERROR_CATALOG[code].status
-    byStatus[status] = [...(byStatus[status] ?? []), code]
+    byStatus[status] = [...new Set([...(byStatus[status] ?? []), code])]
   }
   const out: Record<number, TSchema> = {}
   for (const [status, list] of Object.entries(byStatus)) {
-    out[Number(status)] = Type.Unsafe({ ...ERROR_REF, description: `Error: ${list.join(', ')}` })
+    out[Number(status)] = Type.Unsafe({
+      ...ERROR_REF,
+      description: `Error: ${list.join(', ')}`,
+      [ERROR_CODES_KEY]: list,
+    })
   }
   return out
 }
@@ -87,14 +101,3 @@ export const AUTHENTICATED_ERRORS: ErrorCode[] = [
   'internal_error',
   'service_unavailable',
 ]
-
-export function rateLimitHeaderDocs(limit: number) {
-  return {
-    'X-RateLimit-Limit': {
-      schema: { type: 'integer' },
-      description: `Requests allowed per window (${limit}).`,
-    },
-    'X-RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in the window.' },
-    'X-RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until the window resets.' },
-  }
-}

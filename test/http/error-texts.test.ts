@@ -30,7 +30,11 @@ describe('error texts state the limits in force', () => {
 
     const doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json()
     const headers = doc.paths['/v1/ping'].get.responses['200'].headers
-    assert.equal(headers['X-RateLimit-Limit'].description, 'Requests allowed per window (30).')
+    assert.deepEqual(headers['X-RateLimit-Limit'], { $ref: '#/components/headers/X-RateLimit-Limit' })
+    assert.match(
+      doc.components.headers['X-RateLimit-Limit'].description,
+      /^Requests allowed per window \(30\)\./,
+    )
   })
 
   test('the upload URL lifetime on the page is the configured one', async () => {

@@ -1,25 +1,39 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { ERROR_CATALOG, ERROR_CODES, TOP_LEVEL_CODES } from '../../src/http/errors.ts'
+import { Validator } from '@seriousme/openapi-schema-validator'
+import type { RouteOptions } from 'fastify'
+import { ERROR_CATALOG, ERROR_CODES, type ErrorCode, TOP_LEVEL_CODES } from '../../src/http/errors.ts'
+import { routeErrorCodes } from '../../src/http/route-errors.ts'
 import { OrderRequest } from '../../src/modules/orders/orders.schemas.ts'
+import { EVENT_TYPES } from '../../src/modules/webhooks/outbox/events.ts'
 import { createTestApp, PUBLIC_BASE_URL, type TestApp } from '../helpers/app.ts'
+import { collectRoutes, type Doc, openApiPath, operations, schemaChecker } from '../helpers/openapi.ts'
 
 describe('GET /v1/openapi.json', () => {
   let t: TestApp
-  // biome-ignore lint/suspicious/noExplicitAny: a parsed JSON document walked by the assertions
-  let doc: any
+  let routes: RouteOptions[]
+  let doc: Doc
+  let check: ReturnType<typeof schemaChecker>
   before(async () => {
-    t = await createTestApp()
+    const collected = await collectRoutes(() => createTestApp())
+    t = collected.built
+    routes = collected.routes
     const res = await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })
     assert.equal(res.statusCode, 200)
     assert.match(String(res.headers['content-type']), /application\/json/)
     doc = res.json()
+    check = schemaChecker(doc)
   })
   after(() => t.close())
 
-  test('is OpenAPI 3.1 and needs no key', () => {
+  test('is a valid OpenAPI 3.1 document and needs no key', async () => {
     assert.equal(doc.openapi, '3.1.0')
     assert.equal(doc.servers[0].url, PUBLIC_BASE_URL)
+    const validator = new Validator()
+    const result = await validator.validate(structuredClone(doc))
+    assert.equal(validator.version, '3.1')
+    assert.deepEqual(result.errors, undefined)
+    assert.equal(result.valid, true)
   })
 
   test('a valid key still gets its rate-limit headers; a bad key is ignored', async () => {
@@ -33,58 +47,170 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(badKey.headers['x-ratelimit-limit'], undefined)
   })
 
-  test('describes every public endpoint and no operator endpoint', () => {
-    assert.deepEqual(Object.keys(doc.paths).sort(), [
-      '/v1/orders',
-      '/v1/orders/{id}',
-      '/v1/ping',
-      '/v1/uploads',
-      '/v1/webhook-deliveries',
-      '/v1/webhook-endpoints',
-      '/v1/webhook-endpoints/{id}',
-      '/v1/webhook-endpoints/{id}/test',
-      '/v1/webhook-events/stream',
-      '/v1/webhook-events/trigger',
-    ])
-    const stream = doc.paths['/v1/webhook-events/stream'].get
-    assert.ok(stream.responses['200'].content['text/event-stream'])
-    assert.ok(stream.parameters.some((p: { name: string; in: string }) => p.in === 'header'))
-    assert.match(stream.responses['422'].description, /listen_limit_reached/)
-    assert.deepEqual(Object.keys(doc.paths['/v1/orders']).sort(), ['get', 'post'])
-    assert.equal(doc.components.schemas.OperatorOrder, undefined)
-    for (const methods of Object.values<Record<string, Record<string, unknown>>>(doc.paths)) {
-      for (const op of Object.values<Record<string, unknown>>(methods)) {
-        const responses = op.responses as Record<string, { headers?: Record<string, unknown> }>
-        assert.deepEqual(op.security, [{ apiKey: [] }])
-        assert.ok(responses['401'], 'every authenticated operation documents 401')
-        assert.equal(responses['401']!.headers, undefined, '401 carries no rate-limit headers')
-        assert.ok(responses['429']!.headers!['Retry-After'])
-        for (const [status, response] of Object.entries(responses)) {
-          if (status !== '401')
-            assert.ok(response.headers?.['X-RateLimit-Remaining'], `${status} has rate headers`)
-        }
+  test('every route served under /v1 is an operation, and every operation a route', () => {
+    const served = routes
+      .filter((r) => r.url.startsWith('/v1/'))
+      .map((r) => `${String(r.method).toLowerCase()} ${openApiPath(r.url)}`)
+    const documented = operations(doc).map(({ method, path }) => `${method} ${path}`)
+    assert.deepEqual([...new Set(served)].sort(), documented.sort())
+    assert.ok(documented.includes('put /v1/uploads/{id}/content'), 'the signed upload PUT')
+    assert.ok(!Object.keys(doc.paths).some((p) => p.startsWith('/admin')), 'no operator route')
+  })
+
+  test('operations have unique ids, a tag, a summary, and their parameters', () => {
+    const ids = operations(doc).map(({ op }) => op.operationId)
+    assert.equal(new Set(ids).size, ids.length)
+    const tags = new Set(doc.tags.map((tag: { name: string }) => tag.name))
+    for (const { method, path, op } of operations(doc)) {
+      assert.match(op.operationId, /^[a-z][A-Za-z]+$/, `${method} ${path}`)
+      assert.ok(op.summary, `${op.operationId} has a summary`)
+      assert.equal(op.tags.length, 1)
+      assert.ok(tags.has(op.tags[0]), `${op.operationId}: tag ${op.tags[0]} is declared`)
+      for (const name of path.match(/\{(\w+)\}/g) ?? []) {
+        const param = op.parameters.find((p: Doc) => p.in === 'path' && `{${p.name}}` === name)
+        assert.ok(param?.required, `${op.operationId}: path parameter ${name}`)
       }
+    }
+    const put = doc.paths['/v1/uploads/{id}/content'].put
+    const query = put.parameters.filter((p: Doc) => p.in === 'query').map((p: Doc) => [p.name, p.required])
+    assert.deepEqual(query, [
+      ['expires', true],
+      ['signature', true],
+    ])
+    assert.ok(put.requestBody.content['application/octet-stream'])
+    assert.equal(put.security, undefined, 'the PUT needs no key')
+  })
+
+  test('named component schemas are referenced, not copied', () => {
+    const names = Object.keys(doc.components.schemas)
+    for (const name of [
+      'Order',
+      'OrderItem',
+      'Customer',
+      'OrderRequest',
+      'OrderItemRequest',
+      'Warning',
+      'Upload',
+      'UploadReceipt',
+      'WebhookEndpoint',
+      'WebhookDelivery',
+      'Error',
+      'ValidationEntry',
+      'WebhookEvent',
+      'OrderReceivedEvent',
+      'PingData',
+    ]) {
+      assert.ok(names.includes(name), name)
+    }
+    const text = JSON.stringify(doc)
+    // WebhookEvent, the union of event bodies, is there for code generators.
+    for (const name of names.filter((n) => n !== 'WebhookEvent')) {
+      assert.ok(text.includes(`"$ref":"#/components/schemas/${name}"`), `${name} is referenced`)
+    }
+    // No schema shows up inline under its own title besides its component.
+    assert.ok(!text.includes('"$id"'), 'no $id left in the document')
+    for (const name of names) {
+      assert.equal(text.split(`"title":"${name}"`).length - 1, 1, name)
     }
   })
 
   test('the request schema is the one that validates', () => {
-    const documented = doc.paths['/v1/orders'].post.requestBody.content['application/json'].schema
-    const { $id: _id, title: _title, ...validating } = OrderRequest as unknown as Record<string, unknown>
-    for (const [key, value] of Object.entries(validating)) assert.deepEqual(documented[key], value, key)
-    const responses = doc.paths['/v1/orders'].post.responses
-    assert.deepEqual(Object.keys(responses).sort(), [
-      '200',
-      '201',
-      '400',
-      '401',
-      '403',
-      '409',
-      '413',
-      '422',
-      '429',
-      '500',
-      '503',
-    ])
+    const documented = doc.components.schemas.OrderRequest
+    assert.deepEqual(doc.paths['/v1/orders'].post.requestBody.content['application/json'].schema, {
+      $ref: '#/components/schemas/OrderRequest',
+    })
+    const { $id: _id, ...validating } = OrderRequest as unknown as Record<string, unknown>
+    for (const [key, value] of Object.entries(validating)) {
+      if (key !== 'properties') assert.deepEqual(documented[key], value, key)
+    }
+    assert.deepEqual(Object.keys(documented.properties), Object.keys(validating.properties as object))
+    assert.deepEqual(documented.properties.customer, { $ref: '#/components/schemas/CustomerRequest' })
+  })
+
+  test('each operation lists the errors its route can answer, one example per code', () => {
+    for (const route of routes.filter((r) => r.url.startsWith('/v1/'))) {
+      const op = doc.paths[openApiPath(route.url)][String(route.method).toLowerCase()]
+      const documented: ErrorCode[] = []
+      for (const [status, response] of Object.entries<Doc>(op.responses)) {
+        if (Number(status) < 400) continue
+        const codes = Object.keys(response.content['application/json'].examples) as ErrorCode[]
+        for (const code of codes) {
+          assert.equal(ERROR_CATALOG[code].status, Number(status), `${op.operationId} ${code}`)
+          assert.ok(response.description.includes(`\`${code}\``), `${op.operationId} ${code} described`)
+        }
+        documented.push(...codes)
+      }
+      assert.deepEqual(documented.sort(), routeErrorCodes(route).sort(), op.operationId)
+    }
+    const codesOf = (path: string, method: string) =>
+      Object.values<Doc>(doc.paths[path][method].responses).flatMap((r) =>
+        Object.keys(r.content?.['application/json']?.examples ?? {}),
+      )
+    const createOrder = codesOf('/v1/orders', 'post')
+    for (const code of [
+      'invalid_api_key',
+      'insufficient_scope',
+      'invalid_json',
+      'request_too_large',
+      'validation_failed',
+      'order_already_exists_with_different_content',
+      'rate_limited',
+      'request_timeout',
+    ]) {
+      assert.ok(createOrder.includes(code), code)
+    }
+    const put = codesOf('/v1/uploads/{id}/content', 'put')
+    for (const code of ['upload_url_invalid', 'upload_too_large', 'upload_already_referenced', 'not_found']) {
+      assert.ok(put.includes(code), code)
+    }
+    assert.ok(!put.includes('invalid_api_key'))
+    assert.ok(!codesOf('/v1/ping', 'get').includes('insufficient_scope'), 'ping needs no scope')
+  })
+
+  test('every response carries X-Request-Id; all but 401 the rate-limit headers; 429 Retry-After', () => {
+    for (const { op } of operations(doc)) {
+      for (const [status, response] of Object.entries<Doc>(op.responses)) {
+        const headers = Object.keys(response.headers ?? {})
+        assert.ok(headers.includes('X-Request-Id'), `${op.operationId} ${status}`)
+        const rate = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']
+        for (const name of rate)
+          assert.equal(headers.includes(name), status !== '401', `${op.operationId} ${status}`)
+        assert.equal(headers.includes('Retry-After'), status === '429')
+      }
+    }
+    assert.ok(doc.components.headers['X-Request-Id'].required)
+  })
+
+  test('every operation has examples, and every example validates against its schema', () => {
+    let count = 0
+    const valid = (schema: Doc, value: unknown, where: string) => {
+      assert.ok(value !== undefined, `${where}: an example`)
+      assert.equal(check(schema, value), undefined, where)
+      count++
+    }
+    for (const { op } of operations(doc)) {
+      for (const [type, media] of Object.entries<Doc>(op.requestBody?.content ?? {})) {
+        if (type === 'application/json') valid(media.schema, media.example, `${op.operationId} request`)
+      }
+      for (const p of op.parameters.filter((p: Doc) => !p.$ref)) {
+        valid(p.schema, p.example, `${op.operationId} parameter ${p.name}`)
+      }
+      for (const [status, response] of Object.entries<Doc>(op.responses)) {
+        const media = response.content?.['application/json']
+        if (!media) continue
+        if (media.examples) {
+          for (const [code, ex] of Object.entries<Doc>(media.examples)) {
+            valid(media.schema, ex.value, `${op.operationId} ${status} ${code}`)
+            assert.equal(ex.value.error.code, code)
+          }
+        } else {
+          valid(media.schema, media.example, `${op.operationId} ${status}`)
+        }
+      }
+    }
+    const requestId = doc.components.parameters['X-Request-Id']
+    valid(requestId.schema, requestId.example, 'X-Request-Id parameter')
+    assert.ok(count > 100, `${count} examples`)
   })
 
   test('documents every error code with its status and reference page', () => {
@@ -95,6 +221,34 @@ describe('GET /v1/openapi.json', () => {
     for (const code of ERROR_CODES) {
       assert.ok(doc.info.description.includes(`${PUBLIC_BASE_URL}/developers/errors/${code}`), code)
     }
+  })
+
+  test('webhooks: one typed entry per event type, with its signed headers and a valid example', () => {
+    assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_TYPES].sort())
+    for (const type of EVENT_TYPES) {
+      const op = doc.webhooks[type].post
+      const media = op.requestBody.content['application/json']
+      assert.equal(check(media.schema, media.example), undefined, type)
+      assert.equal(media.example.type, type)
+      const resolved = doc.components.schemas[media.schema.$ref.split('/').pop()]
+      assert.deepEqual(resolved.properties.type.enum, [type])
+      const headers = Object.fromEntries(op.parameters.map((p: Doc) => [p.name, p]))
+      for (const name of ['X-Service-Signature', 'X-Service-Event-Id', 'X-Service-Event-Type']) {
+        assert.ok(headers[name].required, `${type} ${name}`)
+        assert.equal(check(headers[name].schema, headers[name].example), undefined, `${type} ${name}`)
+      }
+      assert.equal(headers['X-Service-Event-Id'].example, media.example.id)
+      assert.ok(op.responses['2XX'])
+    }
+    const union = doc.components.schemas.WebhookEvent
+    assert.equal(union.oneOf.length, EVENT_TYPES.length)
+    assert.equal(
+      check(
+        { $ref: '#/components/schemas/WebhookEvent' },
+        doc.webhooks.ping.post.requestBody.content['application/json'].example,
+      ),
+      undefined,
+    )
   })
 })
 

@@ -2,7 +2,6 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import Type from 'typebox'
 import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
-import { AUTHENTICATED_ERRORS, errorResponses } from '../../http/schemas.ts'
 import {
   CreateOrderResponse,
   ListOrdersQuery,
@@ -31,7 +30,13 @@ export function ordersRoutes(deps: { orders: OrderService }) {
     app.post(
       '/orders',
       {
-        config: { auth: 'key', scopes: ['orders:write'], jsonBody: true, creates: true },
+        config: {
+          auth: 'key',
+          scopes: ['orders:write'],
+          jsonBody: true,
+          creates: true,
+          errors: ['order_already_exists_with_different_content'],
+        },
         bodyLimit: ORDER_BODY_LIMIT,
         schema: {
           operationId: 'createOrder',
@@ -46,13 +51,6 @@ export function ordersRoutes(deps: { orders: OrderService }) {
               ...CreateOrderResponse,
               description: 'Identical repeat: the existing order, warnings [].',
             },
-            ...errorResponses(
-              ...AUTHENTICATED_ERRORS,
-              'invalid_json',
-              'request_too_large',
-              'validation_failed',
-              'order_already_exists_with_different_content',
-            ),
           },
         },
       },
@@ -77,7 +75,6 @@ export function ordersRoutes(deps: { orders: OrderService }) {
           querystring: ListOrdersQuery,
           response: {
             200: ListOrdersResponse,
-            ...errorResponses(...AUTHENTICATED_ERRORS, 'validation_failed'),
           },
         },
       },
@@ -92,8 +89,9 @@ export function ordersRoutes(deps: { orders: OrderService }) {
           operationId: 'getOrder',
           tags: ['orders'],
           summary: 'Get one order',
-          params: Type.Object({ id: Type.String() }),
-          response: { 200: OrderResponse, ...errorResponses(...AUTHENTICATED_ERRORS, 'not_found') },
+          description: 'An id of another organization or environment is 404, as an unknown one.',
+          params: Type.Object({ id: Type.String({ description: 'The order\u2019s id.' }) }),
+          response: { 200: OrderResponse },
         },
       },
       async (request) => {

@@ -18,7 +18,7 @@ export const FileRefRequest = Type.Object(
     upload_id: Type.String({ format: 'uuid', description: 'Exactly as returned by POST /uploads.' }),
     role: Type.Optional(Text({ maxLength: LIMITS.role, description: 'Display information only.' })),
   },
-  closed,
+  { ...closed, $id: 'FileReference', title: 'FileReference', description: 'A file an item refers to.' },
 )
 
 // Written as plain JSON Schema: TypeBox's Record cannot carry the key rules.
@@ -31,6 +31,8 @@ export const Personalization = Type.Unsafe<Record<string, string | number | bool
     maxLength: LIMITS.personalizationValue,
     pattern: SAFE_TEXT,
   },
+  $id: 'Personalization',
+  title: 'Personalization',
   description: `Free key/value fields, at most ${LIMITS.personalizationFields}. Keys 1..${LIMITS.personalizationKey} characters; values string (<= ${LIMITS.personalizationValue}), number, boolean or null.`,
 })
 
@@ -43,7 +45,16 @@ export const ItemRequest = Type.Object(
     personalization: Type.Optional(Personalization),
     files: Type.Optional(Type.Array(FileRefRequest, { maxItems: LIMITS.filesPerItem })),
   },
-  closed,
+  { ...closed, $id: 'OrderItemRequest', title: 'OrderItemRequest', description: 'One line of an order.' },
+)
+
+export const CustomerRequest = Type.Object(
+  {
+    name: Text({ minLength: 1, maxLength: 255 }),
+    email: Type.Optional(Nullable(Text({ maxLength: 320 }))),
+    phone: Type.Optional(Nullable(Text({ maxLength: 50 }))),
+  },
+  { ...closed, $id: 'CustomerRequest', title: 'CustomerRequest' },
 )
 
 export const OrderRequest = Type.Object(
@@ -53,14 +64,7 @@ export const OrderRequest = Type.Object(
       maxLength: 255,
       description: 'Your order number; duplicate key.',
     }),
-    customer: Type.Object(
-      {
-        name: Text({ minLength: 1, maxLength: 255 }),
-        email: Type.Optional(Nullable(Text({ maxLength: 320 }))),
-        phone: Type.Optional(Nullable(Text({ maxLength: 50 }))),
-      },
-      closed,
-    ),
+    customer: CustomerRequest,
     currency: Type.Optional(
       Nullable(
         Type.String({
@@ -77,34 +81,49 @@ export const OrderRequest = Type.Object(
     ),
     items: Type.Array(ItemRequest, { minItems: 1, maxItems: LIMITS.items }),
   },
-  { ...closed, $id: 'OrderRequest', title: 'OrderRequest' },
+  { ...closed, $id: 'OrderRequest', title: 'OrderRequest', description: 'The body of POST /v1/orders.' },
 )
 export type OrderRequest = Static<typeof OrderRequest>
 
-export const FileRef = Type.Object({
-  name: Type.Union([Type.String(), Type.Null()], { description: 'Sanitized file name of the upload.' }),
-  role: Type.Union([Type.String(), Type.Null()]),
-})
+export const FileRef = Type.Object(
+  {
+    name: Type.Union([Type.String(), Type.Null()], { description: 'Sanitized file name of the upload.' }),
+    role: Type.Union([Type.String(), Type.Null()]),
+  },
+  { $id: 'OrderItemFile', title: 'OrderItemFile', description: 'A file of an item, as stored.' },
+)
 
-export const Item = Type.Object({
-  id: Uuid,
-  sku: Type.Union([Type.String(), Type.Null()]),
-  name: Type.String(),
-  quantity: Type.Integer(),
-  price: Type.Union([Type.Number(), Type.Null()]),
-  product_linked: Type.Boolean(),
-  production_status: Type.Union([Type.String(), Type.Null()], {
-    description: 'Status of the item\u2019s production job; null for test orders. Tolerate unknown values.',
-  }),
-  personalization: Type.Unsafe<Record<string, string | number | boolean | null>>({
-    type: 'object',
-    additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
-  }),
-  files: Type.Array(FileRef),
-})
+export const Item = Type.Object(
+  {
+    id: Uuid,
+    sku: Type.Union([Type.String(), Type.Null()]),
+    name: Type.String(),
+    quantity: Type.Integer(),
+    price: Type.Union([Type.Number(), Type.Null()]),
+    product_linked: Type.Boolean(),
+    production_status: Type.Union([Type.String(), Type.Null()], {
+      description: 'Status of the item\u2019s production job; null for test orders. Tolerate unknown values.',
+    }),
+    personalization: Type.Unsafe<Record<string, string | number | boolean | null>>({
+      type: 'object',
+      additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
+    }),
+    files: Type.Array(FileRef),
+  },
+  { $id: 'OrderItem', title: 'OrderItem', description: 'One line of an order, as stored.' },
+)
 
 export const ORDER_STATUSES = ['pending', 'in_production', 'completed', 'failed', 'cancelled'] as const
 export type OrderStatus = (typeof ORDER_STATUSES)[number]
+
+export const Customer = Type.Object(
+  {
+    name: Type.String(),
+    email: Type.Union([Type.String(), Type.Null()]),
+    phone: Type.Union([Type.String(), Type.Null()]),
+  },
+  { $id: 'Customer', title: 'Customer' },
+)
 
 const orderProperties = {
   id: Uuid,
@@ -119,23 +138,30 @@ const orderProperties = {
   ordered_at: Timestamp,
   created_at: Timestamp,
   updated_at: Timestamp,
-  customer: Type.Object({
-    name: Type.String(),
-    email: Type.Union([Type.String(), Type.Null()]),
-    phone: Type.Union([Type.String(), Type.Null()]),
-  }),
+  customer: Customer,
   items: Type.Array(Item),
 }
 
-export const Order = Type.Object(orderProperties, { $id: 'Order', title: 'Order' })
+export const Order = Type.Object(orderProperties, {
+  $id: 'Order',
+  title: 'Order',
+  description: 'An order as the service keeps it.',
+})
 export type Order = Static<typeof Order>
 
-export const Warning = Type.Object({
-  code: Type.String({ enum: ['item_product_unmatched', 'item_missing_sku'] }),
-  field: Type.String(),
-  value: Type.Optional(Type.String()),
-  message: Type.String(),
-})
+export const Warning = Type.Object(
+  {
+    code: Type.String({ enum: ['item_product_unmatched', 'item_missing_sku'] }),
+    field: Type.String(),
+    value: Type.Optional(Type.String()),
+    message: Type.String(),
+  },
+  {
+    $id: 'Warning',
+    title: 'Warning',
+    description: 'Accepted, but worth a look: the order was still created.',
+  },
+)
 export type Warning = Static<typeof Warning>
 
 export const CreateOrderResponse = Type.Object({

@@ -3,20 +3,23 @@ import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { ENVIRONMENTS } from '../../db/schema.ts'
 import type { ErrorContext } from '../../http/error-handler.ts'
-import { AUTHENTICATED_ERRORS, errorResponses, StringEnum } from '../../http/schemas.ts'
+import { StringEnum } from '../../http/schemas.ts'
 import type { SystemService } from './system.service.ts'
 
 export const API_VERSION = 'v1'
 
-const PingResponse = Type.Object({
-  data: Type.Object({
+export const ApiKeyInfo = Type.Object(
+  {
     organization: Type.Object({ name: Type.String() }),
     environment: StringEnum(ENVIRONMENTS),
     scopes: Type.Array(Type.String()),
     key_prefix: Type.String({ description: 'Leading part of the key.' }),
     api_version: Type.String(),
-  }),
-})
+  },
+  { $id: 'ApiKeyInfo', title: 'ApiKeyInfo', description: 'What the service knows of the key that called.' },
+)
+
+const PingResponse = Type.Object({ data: ApiKeyInfo })
 
 /** GET /v1/ping: needs a valid key, no scope. */
 export function pingRoutes() {
@@ -29,7 +32,7 @@ export function pingRoutes() {
           operationId: 'ping',
           tags: ['system'],
           summary: 'Check a key: its organization, environment and scopes',
-          response: { 200: PingResponse, ...errorResponses(...AUTHENTICATED_ERRORS) },
+          response: { 200: PingResponse },
         },
       },
       async (request) => {

@@ -1,22 +1,43 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { AUTHENTICATED_ERRORS, errorResponses, StringEnum, Uuid } from '../../http/schemas.ts'
+import { StringEnum, Uuid } from '../../http/schemas.ts'
 import { closingOnError } from '../../http/streamed-body.ts'
 import { type Timeouts, uploadWatchdog } from '../../http/timeouts.ts'
 import { MAX_FILENAME } from './filename.ts'
 import { MAX_UPLOAD_BYTES } from './storage/storage.ts'
 import type { UploadService } from './uploads.service.ts'
 
-const UploadSlot = Type.Object({
-  upload_id: Uuid,
-  filename: Type.String({ maxLength: MAX_FILENAME, description: 'The sanitized name.' }),
-  upload_url: Type.String({
-    description: 'Short-lived signed address; PUT the raw bytes there, no Authorization.',
-  }),
-  method: StringEnum(['PUT']),
-  expires_in_seconds: Type.Integer(),
-  max_bytes: Type.Integer({ description: String(MAX_UPLOAD_BYTES) }),
+export const UploadSlot = Type.Object(
+  {
+    upload_id: Uuid,
+    filename: Type.String({ maxLength: MAX_FILENAME, description: 'The sanitized name.' }),
+    upload_url: Type.String({
+      description: 'Short-lived signed address; PUT the raw bytes there, no Authorization.',
+    }),
+    method: StringEnum(['PUT']),
+    expires_in_seconds: Type.Integer(),
+    max_bytes: Type.Integer({ description: String(MAX_UPLOAD_BYTES) }),
+  },
+  { $id: 'Upload', title: 'Upload', description: 'An upload slot: where and how to send one file.' },
+)
+
+const UploadRequest = Type.Object(
+  {
+    filename: Type.String({ minLength: 1, maxLength: 4096, description: 'The file\u2019s name; sanitized.' }),
+  },
+  { additionalProperties: false, $id: 'UploadRequest', title: 'UploadRequest' },
+)
+
+export const UploadReceipt = Type.Object(
+  { upload_id: Uuid, size_bytes: Type.Integer({ description: 'Bytes stored.' }) },
+  { $id: 'UploadReceipt', title: 'UploadReceipt', description: 'What a successful upload PUT stored.' },
+)
+
+/** The signed URL's parameters: documented, not validated (a malformed one is 403 upload_url_invalid). */
+const SignedUrlQuery = Type.Object({
+  expires: Type.String({ pattern: '^\\d{1,15}$', description: 'Unix seconds when the URL stops working.' }),
+  signature: Type.String({ pattern: '^[0-9a-f]{64}$', description: 'HMAC of upload id and expiry.' }),
 })
 
 export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts }) {
@@ -33,19 +54,8 @@ export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts
           tags: ['uploads'],
           summary: 'Get a signed upload slot for one file',
           description: `The filename is sanitized: directory parts removed, characters outside [A-Za-z0-9._-] replaced with _, truncated to ${MAX_FILENAME} characters keeping the extension. Files are checked when an order references them, not at upload.`,
-          body: Type.Object(
-            { filename: Type.String({ minLength: 1, maxLength: 4096 }) },
-            { additionalProperties: false },
-          ),
-          response: {
-            201: Type.Object({ data: UploadSlot }),
-            ...errorResponses(
-              ...AUTHENTICATED_ERRORS,
-              'invalid_json',
-              'request_too_large',
-              'validation_failed',
-            ),
-          },
+          body: UploadRequest,
+          response: { 201: Type.Object({ data: UploadSlot }, { description: 'The slot.' }) },
         },
       },
       async (request, reply) => {
@@ -69,8 +79,28 @@ export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts
       raw.put<{ Params: { id: string }; Querystring: Record<string, unknown> }>(
         '/uploads/:id/content',
         {
-          config: { auth: 'none', streamedBody: true },
-          schema: { hide: true, params: Type.Object({ id: Type.String() }) },
+          config: {
+            auth: 'none',
+            streamedBody: true,
+            errors: ['upload_url_invalid', 'upload_too_large', 'upload_already_referenced'],
+            openapi: {
+              querystring: SignedUrlQuery,
+              body: Type.String({
+                format: 'binary',
+                description: `The file\u2019s bytes, at most ${MAX_UPLOAD_BYTES}.`,
+              }),
+              consumes: ['application/octet-stream'],
+            },
+          },
+          schema: {
+            operationId: 'putUploadContent',
+            tags: ['uploads'],
+            summary: 'Send the bytes of one file to its signed upload URL',
+            description:
+              'Call `upload_url` from POST /v1/uploads exactly as returned, with the raw file as body and no Authorization header; any Content-Type is taken as it is. A repeated PUT replaces the bytes until an accepted order references the upload. With S3 storage `upload_url` points at the bucket instead, which answers in its own format.',
+            params: Type.Object({ id: Type.String({ description: 'The upload_id.' }) }),
+            response: { 200: Type.Object({ data: UploadReceipt }, { description: 'Stored.' }) },
+          },
         },
         closingOnError(async (request) => {
           const length = request.headers['content-length']

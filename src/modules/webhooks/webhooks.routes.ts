@@ -1,48 +1,72 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { AUTHENTICATED_ERRORS, errorResponses, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { Text, Timestamp, Uuid } from '../../http/schemas.ts'
 import { MAX_LISTED_ENDPOINTS, type WebhookService } from './webhooks.service.ts'
 
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
 
-export const WebhookEndpoint = Type.Object({
-  id: Uuid,
-  url: Type.String(),
-  description: Type.String(),
-  is_active: Type.Boolean(),
-  disabled_reason: Type.Union([
-    Type.String({ description: '`too_many_failures` when disabled automatically' }),
-    Type.Null(),
-  ]),
-  consecutive_failures: Type.Integer(),
-  last_success_at: NullableTimestamp,
-  last_failure_at: NullableTimestamp,
-  created_at: Timestamp,
-})
+export const WebhookEndpoint = Type.Object(
+  {
+    id: Uuid,
+    url: Type.String(),
+    description: Type.String(),
+    is_active: Type.Boolean(),
+    disabled_reason: Type.Union([
+      Type.String({ description: '`too_many_failures` when disabled automatically' }),
+      Type.Null(),
+    ]),
+    consecutive_failures: Type.Integer(),
+    last_success_at: NullableTimestamp,
+    last_failure_at: NullableTimestamp,
+    created_at: Timestamp,
+  },
+  {
+    $id: 'WebhookEndpoint',
+    title: 'WebhookEndpoint',
+    description: 'An address that receives events; never its secret.',
+  },
+)
 
-export const WebhookDelivery = Type.Object({
-  id: Uuid,
-  endpoint_id: Uuid,
-  event_id: Uuid,
-  event_type: Type.String(),
-  status: Type.String({ description: 'pending, succeeded or failed (permanent); tolerate unknown values.' }),
-  attempts: Type.Integer(),
-  next_attempt_at: NullableTimestamp,
-  last_attempt_at: NullableTimestamp,
-  response_status: Type.Union([Type.Integer(), Type.Null()]),
-  response_snippet: Type.Union([
-    Type.String({ description: 'First 1024 characters of the response.' }),
-    Type.Null(),
-  ]),
-  error_code: Type.Union([
-    Type.String({ description: 'timeout, connection_error, tls_error, http_error or endpoint_disabled' }),
-    Type.Null(),
-  ]),
-  created_at: Timestamp,
-})
+export const WebhookDelivery = Type.Object(
+  {
+    id: Uuid,
+    endpoint_id: Uuid,
+    event_id: Uuid,
+    event_type: Type.String(),
+    status: Type.String({
+      description: 'pending, succeeded or failed (permanent); tolerate unknown values.',
+    }),
+    attempts: Type.Integer(),
+    next_attempt_at: NullableTimestamp,
+    last_attempt_at: NullableTimestamp,
+    response_status: Type.Union([Type.Integer(), Type.Null()]),
+    response_snippet: Type.Union([
+      Type.String({ description: 'First 1024 characters of the response.' }),
+      Type.Null(),
+    ]),
+    error_code: Type.Union([
+      Type.String({ description: 'timeout, connection_error, tls_error, http_error or endpoint_disabled' }),
+      Type.Null(),
+    ]),
+    created_at: Timestamp,
+  },
+  {
+    $id: 'WebhookDelivery',
+    title: 'WebhookDelivery',
+    description: 'The log entry of one event sent to one endpoint.',
+  },
+)
 
-const IdParams = Type.Object({ id: Type.String() })
+const WebhookEndpointRequest = Type.Object(
+  {
+    url: Type.String({ maxLength: 2048, description: 'An https URL without credentials, on a public host.' }),
+    description: Type.Optional(Text({ maxLength: 500 })),
+  },
+  { additionalProperties: false, $id: 'WebhookEndpointRequest', title: 'WebhookEndpointRequest' },
+)
+
+const IdParams = Type.Object({ id: Type.String({ description: 'The endpoint\u2019s id.' }) })
 const manage = { auth: 'key' as const, scopes: ['webhooks:manage' as const] }
 
 export function webhooksRoutes(deps: { webhooks: WebhookService }) {
@@ -53,20 +77,19 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
     app.post(
       '/webhook-endpoints',
       {
-        config: { ...manage, jsonBody: true, creates: true },
+        config: {
+          ...manage,
+          jsonBody: true,
+          creates: true,
+          errors: ['webhook_url_invalid', 'webhook_target_blocked', 'webhook_limit_reached'],
+        },
         schema: {
           operationId: 'createWebhookEndpoint',
           tags,
           summary: 'Register a webhook endpoint (the secret is returned once)',
           description:
             'https only, no credentials in the URL; the host is resolved now, every address must be public, and deliveries connect only to those addresses. At most 5 active endpoints per environment.',
-          body: Type.Object(
-            {
-              url: Type.String({ maxLength: 2048 }),
-              description: Type.Optional(Text({ maxLength: 500 })),
-            },
-            { additionalProperties: false },
-          ),
+          body: WebhookEndpointRequest,
           response: {
             201: Type.Object({
               data: Type.Object({
@@ -74,15 +97,6 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
                 secret: Type.String({ description: 'whsec_...; shown only here.' }),
               }),
             }),
-            ...errorResponses(
-              ...AUTHENTICATED_ERRORS,
-              'invalid_json',
-              'request_too_large',
-              'validation_failed',
-              'webhook_url_invalid',
-              'webhook_target_blocked',
-              'webhook_limit_reached',
-            ),
           },
         },
       },
@@ -102,7 +116,6 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
           summary: `List your endpoints, newest first (at most ${MAX_LISTED_ENDPOINTS}, never a secret)`,
           response: {
             200: Type.Object({ data: Type.Array(WebhookEndpoint) }),
-            ...errorResponses(...AUTHENTICATED_ERRORS),
           },
         },
       },
@@ -120,7 +133,6 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
           params: IdParams,
           response: {
             200: Type.Object({ data: Type.Object({ id: Uuid, is_active: Type.Boolean() }) }),
-            ...errorResponses(...AUTHENTICATED_ERRORS, 'not_found'),
           },
         },
       },
@@ -130,7 +142,8 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
     app.post(
       '/webhook-endpoints/:id/test',
       {
-        config: manage,
+        // A disabled endpoint cannot be tested: 422 validation_failed.
+        config: { ...manage, errors: ['validation_failed'] },
         schema: {
           operationId: 'testWebhookEndpoint',
           tags,
@@ -138,7 +151,6 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
           params: IdParams,
           response: {
             202: Type.Object({ data: Type.Object({ queued: Type.Boolean() }) }),
-            ...errorResponses(...AUTHENTICATED_ERRORS, 'not_found', 'validation_failed'),
           },
         },
       },
@@ -151,7 +163,8 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
     app.get(
       '/webhook-deliveries',
       {
-        config: manage,
+        // An endpoint_id that is not one of the key's endpoints: 404.
+        config: { ...manage, errors: ['not_found'] },
         schema: {
           operationId: 'listWebhookDeliveries',
           tags,
@@ -165,7 +178,6 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
           ),
           response: {
             200: Type.Object({ data: Type.Array(WebhookDelivery) }),
-            ...errorResponses(...AUTHENTICATED_ERRORS, 'validation_failed', 'not_found'),
           },
         },
       },

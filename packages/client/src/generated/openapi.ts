@@ -4,6 +4,26 @@
  */
 
 export interface paths {
+    "/v1/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * This document: the whole contract of the API, webhooks included
+         * @description OpenAPI 3.1, generated from the schemas that validate requests. Needs no key.
+         */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/ping": {
         parameters: {
             query?: never;
@@ -61,7 +81,9 @@ export interface paths {
         };
         /**
          * Get one order
-         * @description Scope: `orders:read`.
+         * @description An id of another organization or environment is 404, as an unknown one.
+         *
+         *     Scope: `orders:read`.
          */
         get: operations["getOrder"];
         put?: never;
@@ -88,6 +110,26 @@ export interface paths {
          *     Scope: `files:write`.
          */
         post: operations["createUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/uploads/{id}/content": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Send the bytes of one file to its signed upload URL
+         * @description Call `upload_url` from POST /v1/uploads exactly as returned, with the raw file as body and no Authorization header; any Content-Type is taken as it is. A repeated PUT replaces the bytes until an accepted order references the upload. With S3 storage `upload_url` points at the bucket instead, which answers in its own format.
+         */
+        put: operations["putUploadContent"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -180,33 +222,258 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-events/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Listen: stream your events as server-sent events (for local development)
+         * @description Server-sent events (`text/event-stream`) of the key's organization and environment as they are written: first `event: ready` with `data: {"environment": ..., "events": [...] | null}`, then per event `id: <resume cursor>`, `event: <type>` and `data: <the exact JSON body a registered endpoint receives>`; samples from the trigger operation come without an `id`. A `: keepalive` comment every 15 s. Send `Last-Event-ID` to resume after an event: what was written meanwhile comes first, in order. Counts against the rate limit once, at connect. At most 5 open streams per organization (422 `listen_limit_reached`). The service connects nowhere: the client forwards. Test orders write no events, so a test key's stream carries only triggered samples (and test pings).
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        get: operations["streamWebhookEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-events/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a sample event to your open test listen sessions (test keys only)
+         * @description Emits a well-formed sample event of the type to the organization’s open test-environment streams on every instance, and to nothing else: never to registered endpoints, never stored. `sessions` counts the open test sessions the database knows of (every instance’s).
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        post: operations["triggerWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "order.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `order.received`: A live order came in through the API.
+         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         */
+        post: operations["onOrderReceived"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.production_started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `order.production_started`: Production of the order began.
+         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         */
+        post: operations["onOrderProductionStarted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.production_completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `order.production_completed`: Production of the order finished.
+         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         */
+        post: operations["onOrderProductionCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.production_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `order.production_failed`: Production of the order failed.
+         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         */
+        post: operations["onOrderProductionFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `order.cancelled`: The order was cancelled, as a whole or by a production status change.
+         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         */
+        post: operations["onOrderCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order_item.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `order_item.completed`: The production job of one item finished (never for partner orders).
+         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         */
+        post: operations["onOrderItemCompleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `ping`: A test event from POST /v1/webhook-endpoints/{id}/test; no order fields.
+         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         */
+        post: operations["onPing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
-        /** Error */
+        /**
+         * ApiKeyInfo
+         * @description What the service knows of the key that called.
+         */
+        ApiKeyInfo: {
+            organization: {
+                name: string;
+            };
+            /** @enum {string} */
+            environment: "test" | "live";
+            scopes: string[];
+            /** @description Leading part of the key. */
+            key_prefix: string;
+            api_version: string;
+        };
+        /** Customer */
+        Customer: {
+            name: string;
+            email: string | null;
+            phone: string | null;
+        };
+        /** CustomerRequest */
+        CustomerRequest: {
+            name: string;
+            email?: string | null;
+            phone?: string | null;
+        };
+        /**
+         * Error
+         * @description The body of every failed request.
+         */
         Error: {
             error: {
                 /**
                  * @description Stable machine identifier; branch on it only.
                  * @enum {string}
                  */
-                code: "invalid_api_key" | "insufficient_scope" | "invalid_operator_token" | "invalid_json" | "request_too_large" | "request_timeout" | "validation_failed" | "order_already_exists_with_different_content" | "not_found" | "rate_limited" | "internal_error" | "service_unavailable" | "malformed_request" | "expectation_failed" | "headers_too_large" | "webhook_url_invalid" | "webhook_target_blocked" | "webhook_limit_reached" | "product_already_exists" | "upload_url_invalid" | "upload_too_large" | "upload_already_referenced";
+                code: "invalid_api_key" | "insufficient_scope" | "invalid_operator_token" | "invalid_json" | "request_too_large" | "request_timeout" | "validation_failed" | "order_already_exists_with_different_content" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "malformed_request" | "expectation_failed" | "headers_too_large" | "webhook_url_invalid" | "webhook_target_blocked" | "webhook_limit_reached" | "listen_limit_reached" | "test_key_required" | "product_already_exists" | "upload_url_invalid" | "upload_too_large" | "upload_already_referenced";
                 /** @description Human-readable English; may change. */
                 message: string;
                 /** @description Reference page of the code. */
                 doc_url: string;
                 field?: string;
-                errors?: {
-                    /** @description Specific code, e.g. required, too_long, file_not_found. */
-                    code: string;
-                    message: string;
-                    /** @description Opaque label of the offending field. */
-                    field: string;
-                }[];
+                errors?: components["schemas"]["ValidationEntry"][];
             };
         };
-        /** Order */
+        /**
+         * FileReference
+         * @description A file an item refers to.
+         */
+        FileReference: {
+            /**
+             * Format: uuid
+             * @description Exactly as returned by POST /uploads.
+             */
+            upload_id: string;
+            /** @description Display information only. */
+            role?: string;
+        };
+        /**
+         * Order
+         * @description An order as the service keeps it.
+         */
         Order: {
             /** Format: uuid */
             id: string;
@@ -233,141 +500,776 @@ export interface components {
              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
              */
             updated_at: string;
-            customer: {
-                name: string;
-                email: string | null;
-                phone: string | null;
-            };
-            items: {
-                /** Format: uuid */
-                id: string;
-                sku: string | null;
-                name: string;
-                quantity: number;
-                price: number | null;
-                product_linked: boolean;
-                /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
-                production_status: string | null;
-                personalization: {
-                    [key: string]: string | number | boolean | null;
-                };
-                files: {
-                    /** @description Sanitized file name of the upload. */
-                    name: string | null;
-                    role: string | null;
-                }[];
-            }[];
+            customer: components["schemas"]["Customer"];
+            items: components["schemas"]["OrderItem"][];
         };
+        /**
+         * OrderCancelledData
+         * @description The order was cancelled, as a whole or by a production status change.
+         */
+        OrderCancelledData: {
+            /** Format: uuid */
+            order_id: string;
+            /** @description Your order number, as sent. */
+            external_order_id: string;
+            /** Format: uuid */
+            production_order_id: string;
+            /**
+             * @description Only when a status change cancelled the production order.
+             * @enum {string}
+             */
+            production_status?: "cancelled";
+            /**
+             * @description Present, and true, only on events of partner orders.
+             * @constant
+             */
+            produced_by_partner?: true;
+        };
+        /**
+         * OrderCancelledEvent
+         * @description The body of a `order.cancelled` delivery.
+         */
+        OrderCancelledEvent: {
+            /**
+             * Format: uuid
+             * @description The event’s id, also in X-Service-Event-Id; deduplicate on it.
+             */
+            id: string;
+            /**
+             * @description Also in X-Service-Event-Type. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.cancelled";
+            /**
+             * Format: date-time
+             * @description When the change happened, not when this attempt was sent.
+             */
+            created_at: string;
+            /** @enum {string} */
+            api_version: "v1";
+            data: components["schemas"]["OrderCancelledData"];
+        };
+        /**
+         * OrderItem
+         * @description One line of an order, as stored.
+         */
+        OrderItem: {
+            /** Format: uuid */
+            id: string;
+            sku: string | null;
+            name: string;
+            quantity: number;
+            price: number | null;
+            product_linked: boolean;
+            /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+            production_status: string | null;
+            personalization: {
+                [key: string]: string | number | boolean | null;
+            };
+            files: components["schemas"]["OrderItemFile"][];
+        };
+        /**
+         * OrderItemCompletedData
+         * @description The production job of one item finished (never for partner orders).
+         */
+        OrderItemCompletedData: {
+            /** Format: uuid */
+            order_id: string;
+            /** @description Your order number, as sent. */
+            external_order_id: string;
+            /** Format: uuid */
+            order_item_id: string;
+            /** Format: uuid */
+            production_job_id: string;
+            sku: string | null;
+            name: string;
+        };
+        /**
+         * OrderItemCompletedEvent
+         * @description The body of a `order_item.completed` delivery.
+         */
+        OrderItemCompletedEvent: {
+            /**
+             * Format: uuid
+             * @description The event’s id, also in X-Service-Event-Id; deduplicate on it.
+             */
+            id: string;
+            /**
+             * @description Also in X-Service-Event-Type. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order_item.completed";
+            /**
+             * Format: date-time
+             * @description When the change happened, not when this attempt was sent.
+             */
+            created_at: string;
+            /** @enum {string} */
+            api_version: "v1";
+            data: components["schemas"]["OrderItemCompletedData"];
+        };
+        /**
+         * OrderItemFile
+         * @description A file of an item, as stored.
+         */
+        OrderItemFile: {
+            /** @description Sanitized file name of the upload. */
+            name: string | null;
+            role: string | null;
+        };
+        /**
+         * OrderItemRequest
+         * @description One line of an order.
+         */
+        OrderItemRequest: {
+            sku?: string | null;
+            name: string;
+            quantity: number;
+            /** @description Unit price, net. */
+            price?: number | null;
+            personalization?: components["schemas"]["Personalization"];
+            files?: components["schemas"]["FileReference"][];
+        };
+        /**
+         * OrderProductionCompletedData
+         * @description Production of the order finished.
+         */
+        OrderProductionCompletedData: {
+            /** Format: uuid */
+            order_id: string;
+            /** @description Your order number, as sent. */
+            external_order_id: string;
+            /** Format: uuid */
+            production_order_id: string;
+            /** @enum {string} */
+            production_status: "completed";
+            /**
+             * @description Present, and true, only on events of partner orders.
+             * @constant
+             */
+            produced_by_partner?: true;
+        };
+        /**
+         * OrderProductionCompletedEvent
+         * @description The body of a `order.production_completed` delivery.
+         */
+        OrderProductionCompletedEvent: {
+            /**
+             * Format: uuid
+             * @description The event’s id, also in X-Service-Event-Id; deduplicate on it.
+             */
+            id: string;
+            /**
+             * @description Also in X-Service-Event-Type. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.production_completed";
+            /**
+             * Format: date-time
+             * @description When the change happened, not when this attempt was sent.
+             */
+            created_at: string;
+            /** @enum {string} */
+            api_version: "v1";
+            data: components["schemas"]["OrderProductionCompletedData"];
+        };
+        /**
+         * OrderProductionFailedData
+         * @description Production of the order failed.
+         */
+        OrderProductionFailedData: {
+            /** Format: uuid */
+            order_id: string;
+            /** @description Your order number, as sent. */
+            external_order_id: string;
+            /** Format: uuid */
+            production_order_id: string;
+            /** @enum {string} */
+            production_status: "failed";
+            /**
+             * @description Present, and true, only on events of partner orders.
+             * @constant
+             */
+            produced_by_partner?: true;
+        };
+        /**
+         * OrderProductionFailedEvent
+         * @description The body of a `order.production_failed` delivery.
+         */
+        OrderProductionFailedEvent: {
+            /**
+             * Format: uuid
+             * @description The event’s id, also in X-Service-Event-Id; deduplicate on it.
+             */
+            id: string;
+            /**
+             * @description Also in X-Service-Event-Type. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.production_failed";
+            /**
+             * Format: date-time
+             * @description When the change happened, not when this attempt was sent.
+             */
+            created_at: string;
+            /** @enum {string} */
+            api_version: "v1";
+            data: components["schemas"]["OrderProductionFailedData"];
+        };
+        /**
+         * OrderProductionStartedData
+         * @description Production of the order began.
+         */
+        OrderProductionStartedData: {
+            /** Format: uuid */
+            order_id: string;
+            /** @description Your order number, as sent. */
+            external_order_id: string;
+            /** Format: uuid */
+            production_order_id: string;
+            /** @enum {string} */
+            production_status: "in_progress";
+            /**
+             * @description Present, and true, only on events of partner orders.
+             * @constant
+             */
+            produced_by_partner?: true;
+        };
+        /**
+         * OrderProductionStartedEvent
+         * @description The body of a `order.production_started` delivery.
+         */
+        OrderProductionStartedEvent: {
+            /**
+             * Format: uuid
+             * @description The event’s id, also in X-Service-Event-Id; deduplicate on it.
+             */
+            id: string;
+            /**
+             * @description Also in X-Service-Event-Type. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.production_started";
+            /**
+             * Format: date-time
+             * @description When the change happened, not when this attempt was sent.
+             */
+            created_at: string;
+            /** @enum {string} */
+            api_version: "v1";
+            data: components["schemas"]["OrderProductionStartedData"];
+        };
+        /**
+         * OrderReceivedData
+         * @description A live order came in through the API.
+         */
+        OrderReceivedData: {
+            /** Format: uuid */
+            order_id: string;
+            /** @description Your order number, as sent. */
+            external_order_id: string;
+        };
+        /**
+         * OrderReceivedEvent
+         * @description The body of a `order.received` delivery.
+         */
+        OrderReceivedEvent: {
+            /**
+             * Format: uuid
+             * @description The event’s id, also in X-Service-Event-Id; deduplicate on it.
+             */
+            id: string;
+            /**
+             * @description Also in X-Service-Event-Type. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.received";
+            /**
+             * Format: date-time
+             * @description When the change happened, not when this attempt was sent.
+             */
+            created_at: string;
+            /** @enum {string} */
+            api_version: "v1";
+            data: components["schemas"]["OrderReceivedData"];
+        };
+        /**
+         * OrderRequest
+         * @description The body of POST /v1/orders.
+         */
+        OrderRequest: {
+            /** @description Your order number; duplicate key. */
+            external_order_id: string;
+            customer: components["schemas"]["CustomerRequest"];
+            /** @description an ISO 4217 currency code: three upper-case letters, such as EUR */
+            currency?: string | null;
+            /** @description Gross amount the customer paid; display only. */
+            total_amount?: number | null;
+            /**
+             * Format: date-time
+             * @description Order date; defaults to the creation time.
+             */
+            ordered_at?: string | null;
+            items: components["schemas"]["OrderItemRequest"][];
+        };
+        /**
+         * Personalization
+         * @description Free key/value fields, at most 50. Keys 1..100 characters; values string (<= 5000), number, boolean or null.
+         */
+        Personalization: {
+            [key: string]: string | number | boolean | null;
+        };
+        /**
+         * PingData
+         * @description A test event from POST /v1/webhook-endpoints/{id}/test; no order fields.
+         */
+        PingData: {
+            message: string;
+        };
+        /**
+         * PingEvent
+         * @description The body of a `ping` delivery.
+         */
+        PingEvent: {
+            /**
+             * Format: uuid
+             * @description The event’s id, also in X-Service-Event-Id; deduplicate on it.
+             */
+            id: string;
+            /**
+             * @description Also in X-Service-Event-Type. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "ping";
+            /**
+             * Format: date-time
+             * @description When the change happened, not when this attempt was sent.
+             */
+            created_at: string;
+            /** @enum {string} */
+            api_version: "v1";
+            data: components["schemas"]["PingData"];
+        };
+        /**
+         * Upload
+         * @description An upload slot: where and how to send one file.
+         */
+        Upload: {
+            /** Format: uuid */
+            upload_id: string;
+            /** @description The sanitized name. */
+            filename: string;
+            /** @description Short-lived signed address; PUT the raw bytes there, no Authorization. */
+            upload_url: string;
+            /** @enum {string} */
+            method: "PUT";
+            expires_in_seconds: number;
+            /** @description 52428800 */
+            max_bytes: number;
+        };
+        /**
+         * UploadReceipt
+         * @description What a successful upload PUT stored.
+         */
+        UploadReceipt: {
+            /** Format: uuid */
+            upload_id: string;
+            /** @description Bytes stored. */
+            size_bytes: number;
+        };
+        /** UploadRequest */
+        UploadRequest: {
+            /** @description The file’s name; sanitized. */
+            filename: string;
+        };
+        /**
+         * ValidationEntry
+         * @description One problem of a validation_failed answer.
+         */
+        ValidationEntry: {
+            /** @description Specific code, e.g. required, too_long, file_not_found. */
+            code: string;
+            message: string;
+            /** @description Opaque label of the offending field. */
+            field: string;
+        };
+        /**
+         * Warning
+         * @description Accepted, but worth a look: the order was still created.
+         */
+        Warning: {
+            /** @enum {string} */
+            code: "item_product_unmatched" | "item_missing_sku";
+            field: string;
+            value?: string;
+            message: string;
+        };
+        /**
+         * WebhookDelivery
+         * @description The log entry of one event sent to one endpoint.
+         */
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            endpoint_id: string;
+            /** Format: uuid */
+            event_id: string;
+            event_type: string;
+            /** @description pending, succeeded or failed (permanent); tolerate unknown values. */
+            status: string;
+            attempts: number;
+            next_attempt_at: string | null;
+            last_attempt_at: string | null;
+            response_status: number | null;
+            response_snippet: string | null;
+            error_code: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+             */
+            created_at: string;
+        };
+        /**
+         * WebhookEndpoint
+         * @description An address that receives events; never its secret.
+         */
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string;
+            is_active: boolean;
+            disabled_reason: string | null;
+            consecutive_failures: number;
+            last_success_at: string | null;
+            last_failure_at: string | null;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+             */
+            created_at: string;
+        };
+        /** WebhookEndpointRequest */
+        WebhookEndpointRequest: {
+            /** @description An https URL without credentials, on a public host. */
+            url: string;
+            description?: string;
+        };
+        /**
+         * WebhookEvent
+         * @description Any event body, told apart by `type`.
+         */
+        WebhookEvent: components["schemas"]["OrderReceivedEvent"] | components["schemas"]["OrderProductionStartedEvent"] | components["schemas"]["OrderProductionCompletedEvent"] | components["schemas"]["OrderProductionFailedEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderItemCompletedEvent"] | components["schemas"]["PingEvent"];
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /**
+         * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+         * @example shop-sync-7f3a91
+         */
+        "X-Request-Id": string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request’s id: the X-Request-Id you sent (1 to 128 of `A-Za-z0-9_.:-`), else a new UUID. Quote it to support. */
+        "X-Request-Id": string;
+        /** @description Requests left in the current window. */
+        "X-RateLimit-Remaining": number;
+        /** @description Seconds until the current window ends. */
+        "X-RateLimit-Reset": number;
+        /** @description Seconds until the window ends and requests pass again. */
+        "Retry-After": number;
+        /** @description Requests allowed per window (120). Sent on every response to a valid key except 401. */
+        "X-RateLimit-Limit": number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    ping: {
+    getOpenApiDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The OpenAPI document. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Order Intake and Production Status API",
+                     *         "version": "v1"
+                     *       },
+                     *       "servers": [
+                     *         {
+                     *           "url": "http://localhost:3000"
+                     *         }
+                     *       ],
+                     *       "paths": {}
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            organization: {
-                                name: string;
-                            };
-                            /** @enum {string} */
-                            environment: "test" | "live";
-                            scopes: string[];
-                            /** @description Leading part of the key. */
-                            key_prefix: string;
-                            api_version: string;
-                        };
+                        [key: string]: unknown;
                     };
                 };
             };
-            /** @description Error: invalid_api_key */
-            401: {
+            /** @description `malformed_request`: The request is not valid HTTP. */
+            400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: insufficient_scope */
-            403: {
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: rate_limited */
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
             429: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds until the window ends. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
             500: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
             503: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ping: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "organization": {
+                     *           "name": "Mia Prints GmbH"
+                     *         },
+                     *         "environment": "live",
+                     *         "scopes": [
+                     *           "orders:read",
+                     *           "orders:write",
+                     *           "files:write",
+                     *           "webhooks:manage"
+                     *         ],
+                     *         "key_prefix": "svc_live_7Kq2",
+                     *         "api_version": "v1"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ApiKeyInfo"];
+                    };
+                };
+            };
+            /** @description `malformed_request`: The request is not valid HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -379,30 +1281,97 @@ export interface operations {
     listOrders: {
         parameters: {
             query?: {
-                /** @description ISO 8601 timestamp with Z or an offset; inclusive (updated_at >= updated_since). */
+                /**
+                 * @description ISO 8601 timestamp with Z or an offset; inclusive (updated_at >= updated_since).
+                 * @example 2026-11-25T09:00:00.000Z
+                 */
                 updated_since?: string;
+                /** @example 50 */
                 limit?: number;
-                /** @description Opaque; next_cursor of the previous page. */
+                /**
+                 * @description Opaque; next_cursor of the previous page.
+                 * @example MjAyNi0xMS0yNVQwOTozMDowMC4xMjNafDAxYTIxMjBhLTYyM2ItNzdjNS04NzQyLTMwODFkYTkwOTkzYg
+                 */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01a2120a-623b-77c5-8742-3081da90993b",
+                     *           "external_order_id": "WEB-1042",
+                     *           "order_number": "WEB-1042",
+                     *           "status": "pending",
+                     *           "is_test": false,
+                     *           "currency": "EUR",
+                     *           "total_amount": 59.8,
+                     *           "ordered_at": "2026-11-25T09:28:41.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.123Z",
+                     *           "updated_at": "2026-11-25T09:30:00.123Z",
+                     *           "customer": {
+                     *             "name": "Jana Novak",
+                     *             "email": "jana.novak@example.com",
+                     *             "phone": "+49 30 1234567"
+                     *           },
+                     *           "items": [
+                     *             {
+                     *               "id": "01a2120a-623b-77c5-8742-30a2c41f0e51",
+                     *               "sku": "POSTER-A2",
+                     *               "name": "Poster A2, matte",
+                     *               "quantity": 2,
+                     *               "price": 24.9,
+                     *               "product_linked": true,
+                     *               "production_status": "pending",
+                     *               "personalization": {
+                     *                 "caption": "Happy birthday, Mia!",
+                     *                 "frame": false
+                     *               },
+                     *               "files": [
+                     *                 {
+                     *                   "name": "mia-birthday.png",
+                     *                   "role": "front"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "id": "01a2120a-623b-77c5-8742-30b9e07d2c18",
+                     *               "sku": "GIFT-WRAP",
+                     *               "name": "Gift wrapping",
+                     *               "quantity": 1,
+                     *               "price": 10,
+                     *               "product_linked": false,
+                     *               "production_status": "pending",
+                     *               "personalization": {},
+                     *               "files": []
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "next_cursor": "MjAyNi0xMS0yNVQwOTozMDowMC4xMjNafDAxYTIxMjBhLTYyM2ItNzdjNS04NzQyLTMwODFkYTkwOTkzYg"
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Order"][];
                         /** @description null on the last page. */
@@ -410,86 +1379,128 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: invalid_api_key */
+            /** @description `malformed_request`: The request is not valid HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: insufficient_scope */
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
             403: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: The request is invalid; errors[] lists every problem. */
             422: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: rate_limited */
+            /** @description `rate_limited`: Too many requests for this API key. */
             429: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds until the window ends. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
             500: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
             503: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -501,75 +1512,130 @@ export interface operations {
     createOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
             path?: never;
             cookie?: never;
         };
+        /** @description The body of POST /v1/orders. */
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Your order number; duplicate key. */
-                    external_order_id: string;
-                    customer: {
-                        name: string;
-                        email?: string | null;
-                        phone?: string | null;
-                    };
-                    /** @description an ISO 4217 code in upper case, e.g. EUR */
-                    currency?: string | null;
-                    /** @description Gross amount the customer paid; display only. */
-                    total_amount?: number | null;
-                    /**
-                     * Format: date-time
-                     * @description Order date; defaults to the creation time.
-                     */
-                    ordered_at?: string | null;
-                    items: {
-                        sku?: string | null;
-                        name: string;
-                        quantity: number;
-                        /** @description Unit price, net. */
-                        price?: number | null;
-                        /** @description Free key/value fields, at most 50. Keys 1..100 characters; values string (<= 5000), number, boolean or null. */
-                        personalization?: {
-                            [key: string]: string | number | boolean | null;
-                        };
-                        files?: {
-                            /**
-                             * Format: uuid
-                             * @description Exactly as returned by POST /uploads.
-                             */
-                            upload_id: string;
-                            /** @description Display information only. */
-                            role?: string;
-                        }[];
-                    }[];
-                };
+                /**
+                 * @example {
+                 *       "external_order_id": "WEB-1042",
+                 *       "customer": {
+                 *         "name": "Jana Novak",
+                 *         "email": "jana.novak@example.com",
+                 *         "phone": "+49 30 1234567"
+                 *       },
+                 *       "currency": "EUR",
+                 *       "total_amount": 59.8,
+                 *       "ordered_at": "2026-11-25T09:28:41.000Z",
+                 *       "items": [
+                 *         {
+                 *           "sku": "POSTER-A2",
+                 *           "name": "Poster A2, matte",
+                 *           "quantity": 2,
+                 *           "price": 24.9,
+                 *           "personalization": {
+                 *             "caption": "Happy birthday, Mia!",
+                 *             "frame": false
+                 *           },
+                 *           "files": [
+                 *             {
+                 *               "upload_id": "01a2120a-4e1f-7b85-bbd0-02cf0eeea642",
+                 *               "role": "front"
+                 *             }
+                 *           ]
+                 *         },
+                 *         {
+                 *           "sku": "GIFT-WRAP",
+                 *           "name": "Gift wrapping",
+                 *           "quantity": 1,
+                 *           "price": 10
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderRequest"];
             };
         };
         responses: {
             /** @description Identical repeat: the existing order, warnings []. */
             200: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "order": {
+                     *           "id": "01a2120a-623b-77c5-8742-3081da90993b",
+                     *           "external_order_id": "WEB-1042",
+                     *           "order_number": "WEB-1042",
+                     *           "status": "pending",
+                     *           "is_test": false,
+                     *           "currency": "EUR",
+                     *           "total_amount": 59.8,
+                     *           "ordered_at": "2026-11-25T09:28:41.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.123Z",
+                     *           "updated_at": "2026-11-25T09:30:00.123Z",
+                     *           "customer": {
+                     *             "name": "Jana Novak",
+                     *             "email": "jana.novak@example.com",
+                     *             "phone": "+49 30 1234567"
+                     *           },
+                     *           "items": [
+                     *             {
+                     *               "id": "01a2120a-623b-77c5-8742-30a2c41f0e51",
+                     *               "sku": "POSTER-A2",
+                     *               "name": "Poster A2, matte",
+                     *               "quantity": 2,
+                     *               "price": 24.9,
+                     *               "product_linked": true,
+                     *               "production_status": "pending",
+                     *               "personalization": {
+                     *                 "caption": "Happy birthday, Mia!",
+                     *                 "frame": false
+                     *               },
+                     *               "files": [
+                     *                 {
+                     *                   "name": "mia-birthday.png",
+                     *                   "role": "front"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "id": "01a2120a-623b-77c5-8742-30b9e07d2c18",
+                     *               "sku": "GIFT-WRAP",
+                     *               "name": "Gift wrapping",
+                     *               "quantity": 1,
+                     *               "price": 10,
+                     *               "product_linked": false,
+                     *               "production_status": "pending",
+                     *               "personalization": {},
+                     *               "files": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         "warnings": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             order: components["schemas"]["Order"];
-                            warnings: {
-                                /** @enum {string} */
-                                code: "item_product_unmatched" | "item_missing_sku";
-                                field: string;
-                                value?: string;
-                                message: string;
-                            }[];
+                            warnings: components["schemas"]["Warning"][];
                         };
                     };
                 };
@@ -577,154 +1643,236 @@ export interface operations {
             /** @description New order created. */
             201: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "order": {
+                     *           "id": "01a2120a-623b-77c5-8742-3081da90993b",
+                     *           "external_order_id": "WEB-1042",
+                     *           "order_number": "WEB-1042",
+                     *           "status": "pending",
+                     *           "is_test": false,
+                     *           "currency": "EUR",
+                     *           "total_amount": 59.8,
+                     *           "ordered_at": "2026-11-25T09:28:41.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.123Z",
+                     *           "updated_at": "2026-11-25T09:30:00.123Z",
+                     *           "customer": {
+                     *             "name": "Jana Novak",
+                     *             "email": "jana.novak@example.com",
+                     *             "phone": "+49 30 1234567"
+                     *           },
+                     *           "items": [
+                     *             {
+                     *               "id": "01a2120a-623b-77c5-8742-30a2c41f0e51",
+                     *               "sku": "POSTER-A2",
+                     *               "name": "Poster A2, matte",
+                     *               "quantity": 2,
+                     *               "price": 24.9,
+                     *               "product_linked": true,
+                     *               "production_status": "pending",
+                     *               "personalization": {
+                     *                 "caption": "Happy birthday, Mia!",
+                     *                 "frame": false
+                     *               },
+                     *               "files": [
+                     *                 {
+                     *                   "name": "mia-birthday.png",
+                     *                   "role": "front"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "id": "01a2120a-623b-77c5-8742-30b9e07d2c18",
+                     *               "sku": "GIFT-WRAP",
+                     *               "name": "Gift wrapping",
+                     *               "quantity": 1,
+                     *               "price": 10,
+                     *               "product_linked": false,
+                     *               "production_status": "pending",
+                     *               "personalization": {},
+                     *               "files": []
+                     *             }
+                     *           ]
+                     *         },
+                     *         "warnings": [
+                     *           {
+                     *             "code": "item_product_unmatched",
+                     *             "field": "items[1].sku",
+                     *             "value": "GIFT-WRAP",
+                     *             "message": "No product with sku \"GIFT-WRAP\"; the item is accepted unlinked and links once the product exists."
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             order: components["schemas"]["Order"];
-                            warnings: {
-                                /** @enum {string} */
-                                code: "item_product_unmatched" | "item_missing_sku";
-                                field: string;
-                                value?: string;
-                                message: string;
-                            }[];
+                            warnings: components["schemas"]["Warning"][];
                         };
                     };
                 };
             };
-            /** @description Error: invalid_json */
+            /**
+             * @description `invalid_json`: The request body is not valid JSON.
+             *
+             *     `malformed_request`: The request is not valid HTTP.
+             */
             400: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: invalid_api_key */
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: insufficient_scope */
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
             403: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: order_already_exists_with_different_content */
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `order_already_exists_with_different_content`: An order with this external_order_id already exists with different content. */
             409: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: request_too_large */
+            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
             413: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: The request is invalid; errors[] lists every problem. */
             422: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: rate_limited */
+            /** @description `rate_limited`: Too many requests for this API key. */
             429: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds until the window ends. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
             500: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
             503: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -736,26 +1884,89 @@ export interface operations {
     getOrder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
             path: {
+                /**
+                 * @description The order’s id.
+                 * @example 01a2120a-623b-77c5-8742-3081da90993b
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "order": {
+                     *           "id": "01a2120a-623b-77c5-8742-3081da90993b",
+                     *           "external_order_id": "WEB-1042",
+                     *           "order_number": "WEB-1042",
+                     *           "status": "pending",
+                     *           "is_test": false,
+                     *           "currency": "EUR",
+                     *           "total_amount": 59.8,
+                     *           "ordered_at": "2026-11-25T09:28:41.000Z",
+                     *           "created_at": "2026-11-25T09:30:00.123Z",
+                     *           "updated_at": "2026-11-25T09:30:00.123Z",
+                     *           "customer": {
+                     *             "name": "Jana Novak",
+                     *             "email": "jana.novak@example.com",
+                     *             "phone": "+49 30 1234567"
+                     *           },
+                     *           "items": [
+                     *             {
+                     *               "id": "01a2120a-623b-77c5-8742-30a2c41f0e51",
+                     *               "sku": "POSTER-A2",
+                     *               "name": "Poster A2, matte",
+                     *               "quantity": 2,
+                     *               "price": 24.9,
+                     *               "product_linked": true,
+                     *               "production_status": "pending",
+                     *               "personalization": {
+                     *                 "caption": "Happy birthday, Mia!",
+                     *                 "frame": false
+                     *               },
+                     *               "files": [
+                     *                 {
+                     *                   "name": "mia-birthday.png",
+                     *                   "role": "front"
+                     *                 }
+                     *               ]
+                     *             },
+                     *             {
+                     *               "id": "01a2120a-623b-77c5-8742-30b9e07d2c18",
+                     *               "sku": "GIFT-WRAP",
+                     *               "name": "Gift wrapping",
+                     *               "quantity": 1,
+                     *               "price": 10,
+                     *               "product_linked": false,
+                     *               "production_status": "pending",
+                     *               "personalization": {},
+                     *               "files": []
+                     *             }
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             order: components["schemas"]["Order"];
@@ -763,86 +1974,128 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: invalid_api_key */
+            /** @description `malformed_request`: The request is not valid HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: insufficient_scope */
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
             403: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: not_found */
+            /** @description `not_found`: Not found. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: rate_limited */
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
             429: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds until the window ends. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
             500: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
             503: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -854,157 +2107,399 @@ export interface operations {
     createUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    filename: string;
-                };
+                /**
+                 * @example {
+                 *       "filename": "mia-birthday.png"
+                 *     }
+                 */
+                "application/json": components["schemas"]["UploadRequest"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description The slot. */
             201: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "upload_id": "01a2120a-4e1f-7b85-bbd0-02cf0eeea642",
+                     *         "filename": "mia-birthday.png",
+                     *         "upload_url": "http://localhost:3000/v1/uploads/01a2120a-4e1f-7b85-bbd0-02cf0eeea642/content?expires=1795606200&signature=9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d",
+                     *         "method": "PUT",
+                     *         "expires_in_seconds": 7200,
+                     *         "max_bytes": 52428800
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            upload_id: string;
-                            /** @description The sanitized name. */
-                            filename: string;
-                            /** @description Short-lived signed address; PUT the raw bytes there, no Authorization. */
-                            upload_url: string;
-                            /** @enum {string} */
-                            method: "PUT";
-                            expires_in_seconds: number;
-                            /** @description 52428800 */
-                            max_bytes: number;
-                        };
+                        data: components["schemas"]["Upload"];
                     };
                 };
             };
-            /** @description Error: invalid_json */
+            /**
+             * @description `invalid_json`: The request body is not valid JSON.
+             *
+             *     `malformed_request`: The request is not valid HTTP.
+             */
             400: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: invalid_api_key */
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: insufficient_scope */
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
             403: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: request_too_large */
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
             413: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: The request is invalid; errors[] lists every problem. */
             422: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: rate_limited */
+            /** @description `rate_limited`: Too many requests for this API key. */
             429: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds until the window ends. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
             500: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
             503: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putUploadContent: {
+        parameters: {
+            query: {
+                /**
+                 * @description Unix seconds when the URL stops working.
+                 * @example 1795606200
+                 */
+                expires: string;
+                /**
+                 * @description HMAC of upload id and expiry.
+                 * @example 9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d
+                 */
+                signature: string;
+            };
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /**
+                 * @description The upload_id.
+                 * @example 01a2120a-4e1f-7b85-bbd0-02cf0eeea642
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The file’s bytes, at most 52428800. */
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description Stored. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "upload_id": "01a2120a-4e1f-7b85-bbd0-02cf0eeea642",
+                     *         "size_bytes": 2483311
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["UploadReceipt"];
+                    };
+                };
+            };
+            /** @description `malformed_request`: The request is not valid HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upload_url_invalid`: The upload URL is invalid or has expired. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upload_already_referenced`: The upload is already referenced by an accepted order and cannot be replaced. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `upload_too_large`: The file is larger than 52428800 bytes. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1016,109 +2511,159 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01a2120a-1c94-7d47-84fd-2bf6f790e9f6",
+                     *           "url": "https://shop.example.com/hooks/production",
+                     *           "description": "Shop backend",
+                     *           "is_active": true,
+                     *           "disabled_reason": null,
+                     *           "consecutive_failures": 0,
+                     *           "last_success_at": "2026-11-25T09:30:01.482Z",
+                     *           "last_failure_at": null,
+                     *           "created_at": "2026-11-25T09:10:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            url: string;
-                            description: string;
-                            is_active: boolean;
-                            disabled_reason: string | null;
-                            consecutive_failures: number;
-                            last_success_at: string | null;
-                            last_failure_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            created_at: string;
-                        }[];
+                        data: components["schemas"]["WebhookEndpoint"][];
                     };
                 };
             };
-            /** @description Error: invalid_api_key */
+            /** @description `malformed_request`: The request is not valid HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: insufficient_scope */
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
             403: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: rate_limited */
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
             429: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds until the window ends. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
             500: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
             503: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1130,165 +2675,212 @@ export interface operations {
     createWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": {
-                    url: string;
-                    description?: string;
-                };
+                /**
+                 * @example {
+                 *       "url": "https://shop.example.com/hooks/production",
+                 *       "description": "Shop backend"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointRequest"];
             };
         };
         responses: {
-            /** @description Default Response */
+            /** @description Created */
             201: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint": {
+                     *           "id": "01a2120a-1c94-7d47-84fd-2bf6f790e9f6",
+                     *           "url": "https://shop.example.com/hooks/production",
+                     *           "description": "Shop backend",
+                     *           "is_active": true,
+                     *           "disabled_reason": null,
+                     *           "consecutive_failures": 0,
+                     *           "last_success_at": null,
+                     *           "last_failure_at": null,
+                     *           "created_at": "2026-11-25T09:10:00.000Z"
+                     *         },
+                     *         "secret": "whsec_q3ZL0v8mXc1rT5bN7yK2hW4sD6fG9jA0pE3uI8oR1tY"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
-                            endpoint: {
-                                /** Format: uuid */
-                                id: string;
-                                url: string;
-                                description: string;
-                                is_active: boolean;
-                                disabled_reason: string | null;
-                                consecutive_failures: number;
-                                last_success_at: string | null;
-                                last_failure_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                            };
+                            endpoint: components["schemas"]["WebhookEndpoint"];
                             /** @description whsec_...; shown only here. */
                             secret: string;
                         };
                     };
                 };
             };
-            /** @description Error: invalid_json */
+            /**
+             * @description `invalid_json`: The request body is not valid JSON.
+             *
+             *     `malformed_request`: The request is not valid HTTP.
+             */
             400: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: invalid_api_key */
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: insufficient_scope */
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
             403: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: request_too_large */
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
             413: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: validation_failed, webhook_url_invalid, webhook_target_blocked, webhook_limit_reached */
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `validation_failed`: The request is invalid; errors[] lists every problem.
+             *
+             *     `webhook_limit_reached`: This environment already has 5 active webhook endpoints.
+             *
+             *     `webhook_target_blocked`: The webhook target resolves to a private or reserved address. To receive webhooks on your own machine, run `npx order-intake listen --forward-to http://localhost:4242/webhooks` with your API key instead; a service run for development may exempt private ranges with WEBHOOK_ALLOW_PRIVATE_CIDRS.
+             *
+             *     `webhook_url_invalid`: The webhook URL is not a valid https URL.
+             */
             422: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: rate_limited */
+            /** @description `rate_limited`: Too many requests for this API key. */
             429: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds until the window ends. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
             500: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
             503: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1300,26 +2892,42 @@ export interface operations {
     deleteWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
             path: {
+                /**
+                 * @description The endpoint’s id.
+                 * @example 01a2120a-1c94-7d47-84fd-2bf6f790e9f6
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "01a2120a-1c94-7d47-84fd-2bf6f790e9f6",
+                     *         "is_active": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             /** Format: uuid */
@@ -1329,86 +2937,128 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: invalid_api_key */
+            /** @description `malformed_request`: The request is not valid HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: insufficient_scope */
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
             403: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: not_found */
+            /** @description `not_found`: Not found. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: rate_limited */
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
             429: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds until the window ends. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
             500: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
             503: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1420,26 +3070,41 @@ export interface operations {
     testWebhookEndpoint: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
             path: {
+                /**
+                 * @description The endpoint’s id.
+                 * @example 01a2120a-1c94-7d47-84fd-2bf6f790e9f6
+                 */
                 id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Accepted */
             202: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "queued": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             queued: boolean;
@@ -1447,101 +3112,141 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: invalid_api_key */
+            /** @description `malformed_request`: The request is not valid HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: insufficient_scope */
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
             403: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: not_found */
+            /** @description `not_found`: Not found. */
             404: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: The request is invalid; errors[] lists every problem. */
             422: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: rate_limited */
+            /** @description `rate_limited`: Too many requests for this API key. */
             429: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds until the window ends. */
-                    "Retry-After"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: internal_error */
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
             500: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Error: service_unavailable */
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
             503: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1553,153 +3258,1073 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
+                /** @example 01a2120a-1c94-7d47-84fd-2bf6f790e9f6 */
                 endpoint_id?: string;
+                /** @example 25 */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description OK */
             200: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "01a2120a-623b-77c5-8742-34f3b6d1e870",
+                     *           "endpoint_id": "01a2120a-1c94-7d47-84fd-2bf6f790e9f6",
+                     *           "event_id": "01a2120a-623b-77c5-8742-33e1a9c05d42",
+                     *           "event_type": "order.received",
+                     *           "status": "succeeded",
+                     *           "attempts": 1,
+                     *           "next_attempt_at": null,
+                     *           "last_attempt_at": "2026-11-25T09:30:01.482Z",
+                     *           "response_status": 200,
+                     *           "response_snippet": "{\"ok\":true}",
+                     *           "error_code": null,
+                     *           "created_at": "2026-11-25T09:30:00.123Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            endpoint_id: string;
-                            /** Format: uuid */
-                            event_id: string;
-                            event_type: string;
-                            /** @description pending, succeeded or failed (permanent); tolerate unknown values. */
-                            status: string;
-                            attempts: number;
-                            next_attempt_at: string | null;
-                            last_attempt_at: string | null;
-                            response_status: number | null;
-                            response_snippet: string | null;
-                            error_code: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            created_at: string;
-                        }[];
+                        data: components["schemas"]["WebhookDelivery"][];
                     };
                 };
             };
-            /** @description Error: invalid_api_key */
+            /** @description `malformed_request`: The request is not valid HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: The request is invalid; errors[] lists every problem. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    streamWebhookEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Comma-separated event types to send (default: all): order.received, order.production_started, order.production_completed, order.production_failed, order.cancelled, order_item.completed, ping.
+                 * @example order.received,order.completed
+                 */
+                events?: string;
+            };
+            header?: {
+                /**
+                 * @description Resume after this event (an `id` the stream sent).
+                 * @example 48213.01a2120a-623b-77c5-8742-33e1a9c05d42
+                 */
+                "last-event-id"?: string;
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream; it ends when the service shuts down (reconnect with Last-Event-ID). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `malformed_request`: The request is not valid HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `listen_limit_reached`: This organization already has 5 open listen sessions.
+             *
+             *     `validation_failed`: The request is invalid; errors[] lists every problem.
+             */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    triggerWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "order.received"
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description The event type of the sample.
+                     * @enum {string}
+                     */
+                    type: "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "ping";
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "type": "order.received",
+                     *         "sessions": 1
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            type: string;
+                            /** @description Open test listen sessions of the organization. */
+                            sessions: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `invalid_json`: The request body is not valid JSON.
+             *
+             *     `malformed_request`: The request is not valid HTTP.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /**
+             * @description `insufficient_scope`: The API key lacks a required scope.
+             *
+             *     `test_key_required`: This operation needs a test API key.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: The request is invalid; errors[] lists every problem. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    onOrderReceived: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @example t=1795599001,v1=4c8f9d5d0fc81a60ffd73e21d39c2a333c839c99c079bc531440ba9b6deab9ff
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The event’s id.
+                 * @example 01a2120a-623b-77c5-8742-33e1a9c05d42
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description The event’s type.
+                 * @example order.received
+                 */
+                "X-Service-Event-Type": "order.received";
+                /**
+                 * @description The service’s delivery agent.
+                 * @example Service-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a2120a-623b-77c5-8742-33e1a9c05d42",
+                 *       "type": "order.received",
+                 *       "created_at": "2026-11-25T09:30:00.123Z",
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "order_id": "01a2120a-623b-77c5-8742-3081da90993b",
+                 *         "external_order_id": "WEB-1042"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not check out: nothing was processed. The attempt fails. */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
+                content?: never;
             };
-            /** @description Error: insufficient_scope */
-            403: {
+            /** @description Received. Any 2xx within the delivery timeout counts; the body is ignored. */
+            "2XX": {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
+                content?: never;
             };
-            /** @description Error: not_found */
-            404: {
+            /** @description Any other answer, a redirect included, fails the attempt; it is retried later. */
+            default: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
+                content?: never;
             };
-            /** @description Error: validation_failed */
-            422: {
+        };
+    };
+    onOrderProductionStarted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @example t=1795599913,v1=11f1d79e091aed022c33605a964634420db13e26f5e9ee8f38918f604bfdbe93
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The event’s id.
+                 * @example 01a2120b-4a01-7e4a-b224-a35d80661eeb
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description The event’s type.
+                 * @example order.production_started
+                 */
+                "X-Service-Event-Type": "order.production_started";
+                /**
+                 * @description The service’s delivery agent.
+                 * @example Service-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a2120b-4a01-7e4a-b224-a35d80661eeb",
+                 *       "type": "order.production_started",
+                 *       "created_at": "2026-11-25T09:45:12.305Z",
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "order_id": "01a2120a-623b-77c5-8742-3081da90993b",
+                 *         "external_order_id": "WEB-1042",
+                 *         "production_order_id": "01a2120a-623b-77c5-8742-31c0f2a8d6e3",
+                 *         "production_status": "in_progress"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderProductionStartedEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not check out: nothing was processed. The attempt fails. */
+            401: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
+                content?: never;
             };
-            /** @description Error: rate_limited */
-            429: {
+            /** @description Received. Any 2xx within the delivery timeout counts; the body is ignored. */
+            "2XX": {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
-                    /** @description Seconds until the window ends. */
-                    "Retry-After"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
+                content?: never;
             };
-            /** @description Error: internal_error */
-            500: {
+            /** @description Any other answer, a redirect included, fails the attempt; it is retried later. */
+            default: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
+                content?: never;
             };
-            /** @description Error: service_unavailable */
-            503: {
+        };
+    };
+    onOrderProductionCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @example t=1795600968,v1=6bdb416a66c3e52ec6950ef613b8d45565d41187bcdd92074a37c4010ac9856d
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The event’s id.
+                 * @example 01a2120c-1f77-75b8-8c8b-48464c2b8205
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description The event’s type.
+                 * @example order.production_completed
+                 */
+                "X-Service-Event-Type": "order.production_completed";
+                /**
+                 * @description The service’s delivery agent.
+                 * @example Service-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a2120c-1f77-75b8-8c8b-48464c2b8205",
+                 *       "type": "order.production_completed",
+                 *       "created_at": "2026-11-25T10:02:47.918Z",
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "order_id": "01a2120a-623b-77c5-8742-3081da90993b",
+                 *         "external_order_id": "WEB-1042",
+                 *         "production_order_id": "01a2120a-623b-77c5-8742-31c0f2a8d6e3",
+                 *         "production_status": "completed"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderProductionCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not check out: nothing was processed. The attempt fails. */
+            401: {
                 headers: {
-                    /** @description Requests allowed per window (100000). */
-                    "X-RateLimit-Limit"?: number;
-                    /** @description Requests left in the window. */
-                    "X-RateLimit-Remaining"?: number;
-                    /** @description Seconds until the window resets. */
-                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["Error"];
+                content?: never;
+            };
+            /** @description Received. Any 2xx within the delivery timeout counts; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
                 };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect included, fails the attempt; it is retried later. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderProductionFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @example t=1795600968,v1=b98a7d626d390dd30ab986a682ee56942d69735923ee3d8bb21d05eed724ef4e
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The event’s id.
+                 * @example 01a2120c-1f77-75ff-93f1-9222fbfb250a
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description The event’s type.
+                 * @example order.production_failed
+                 */
+                "X-Service-Event-Type": "order.production_failed";
+                /**
+                 * @description The service’s delivery agent.
+                 * @example Service-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a2120c-1f77-75ff-93f1-9222fbfb250a",
+                 *       "type": "order.production_failed",
+                 *       "created_at": "2026-11-25T10:02:47.918Z",
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "order_id": "01a2120a-623b-77c5-8742-3081da90993b",
+                 *         "external_order_id": "WEB-1042",
+                 *         "production_order_id": "01a2120a-623b-77c5-8742-31c0f2a8d6e3",
+                 *         "production_status": "failed",
+                 *         "produced_by_partner": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderProductionFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not check out: nothing was processed. The attempt fails. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within the delivery timeout counts; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect included, fails the attempt; it is retried later. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @example t=1795601131,v1=5d2e06bb572f33871f677f64868d600df0cdf39a21b9e24ac41b202449c0ba05
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The event’s id.
+                 * @example 01a2120c-2b5e-7d35-a6bc-2775f0791998
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description The event’s type.
+                 * @example order.cancelled
+                 */
+                "X-Service-Event-Type": "order.cancelled";
+                /**
+                 * @description The service’s delivery agent.
+                 * @example Service-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a2120c-2b5e-7d35-a6bc-2775f0791998",
+                 *       "type": "order.cancelled",
+                 *       "created_at": "2026-11-25T10:05:30.551Z",
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "order_id": "01a2120a-623b-77c5-8742-3081da90993b",
+                 *         "external_order_id": "WEB-1042",
+                 *         "production_order_id": "01a2120a-623b-77c5-8742-31c0f2a8d6e3"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderCancelledEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not check out: nothing was processed. The attempt fails. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within the delivery timeout counts; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect included, fails the attempt; it is retried later. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderItemCompleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @example t=1795600684,v1=8cf17b820881850b15463bfc3cadaa9cca337ff799c9be9e5532e2e3e6d1a20b
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The event’s id.
+                 * @example 01a2120b-f3c2-765e-b068-a6835ca46897
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description The event’s type.
+                 * @example order_item.completed
+                 */
+                "X-Service-Event-Type": "order_item.completed";
+                /**
+                 * @description The service’s delivery agent.
+                 * @example Service-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a2120b-f3c2-765e-b068-a6835ca46897",
+                 *       "type": "order_item.completed",
+                 *       "created_at": "2026-11-25T09:58:03.774Z",
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "order_id": "01a2120a-623b-77c5-8742-3081da90993b",
+                 *         "external_order_id": "WEB-1042",
+                 *         "order_item_id": "01a2120a-623b-77c5-8742-30a2c41f0e51",
+                 *         "production_job_id": "01a2120a-623b-77c5-8742-32d85b1f07aa",
+                 *         "sku": "POSTER-A2",
+                 *         "name": "Poster A2, matte"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderItemCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not check out: nothing was processed. The attempt fails. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within the delivery timeout counts; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect included, fails the attempt; it is retried later. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onPing: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @example t=1795599010,v1=1a52355bb1587ce46b1738b7f1b1a8d064f6dbb8a0a2c2a41e4959a87c5edeb9
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The event’s id.
+                 * @example 01a2120a-98eb-758e-bd09-71775af569bb
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description The event’s type.
+                 * @example ping
+                 */
+                "X-Service-Event-Type": "ping";
+                /**
+                 * @description The service’s delivery agent.
+                 * @example Service-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a2120a-98eb-758e-bd09-71775af569bb",
+                 *       "type": "ping",
+                 *       "created_at": "2026-11-25T09:30:09.000Z",
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "message": "Test event from the webhook test operation."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PingEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not check out: nothing was processed. The attempt fails. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within the delivery timeout counts; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect included, fails the attempt; it is retried later. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { AUTHENTICATED_ERRORS, errorResponses, StringEnum } from '../../../http/schemas.ts'
+import { StringEnum } from '../../../http/schemas.ts'
 import { EVENT_TYPES } from '../outbox/outbox.service.ts'
 import { KEEPALIVE_MS, type ListenService, MAX_LISTEN_STREAMS } from './listen.service.ts'
 
@@ -17,7 +17,7 @@ export function listenRoutes(deps: { listen: ListenService }) {
     app.get(
       '/webhook-events/stream',
       {
-        config: manage,
+        config: { ...manage, errors: ['listen_limit_reached'] },
         schema: {
           operationId: 'streamWebhookEvents',
           tags,
@@ -48,7 +48,6 @@ export function listenRoutes(deps: { listen: ListenService }) {
                 'The event stream; it ends when the service shuts down (reconnect with Last-Event-ID).',
               content: { 'text/event-stream': { schema: Type.String() } },
             },
-            ...errorResponses(...AUTHENTICATED_ERRORS, 'validation_failed', 'listen_limit_reached'),
           },
         },
       },
@@ -71,7 +70,7 @@ export function listenRoutes(deps: { listen: ListenService }) {
     app.post(
       '/webhook-events/trigger',
       {
-        config: { ...manage, jsonBody: true },
+        config: { ...manage, jsonBody: true, errors: ['test_key_required'] },
         schema: {
           operationId: 'triggerWebhookEvent',
           tags,
@@ -89,13 +88,6 @@ export function listenRoutes(deps: { listen: ListenService }) {
                 sessions: Type.Integer({ description: 'Open test listen sessions of the organization.' }),
               }),
             }),
-            ...errorResponses(
-              ...AUTHENTICATED_ERRORS,
-              'invalid_json',
-              'request_too_large',
-              'validation_failed',
-              'test_key_required',
-            ),
           },
         },
       },

@@ -1,0 +1,266 @@
+import type { ValidationEntry } from './errors.ts'
+
+/**
+ * The examples of the OpenAPI document: one story (a poster order with a
+ * photo, produced and delivered to a webhook) told through every operation,
+ * with UUID v7 ids and millisecond UTC timestamps as the service writes them.
+ * The tests validate each against its schema.
+ */
+export interface OperationExamples {
+  /** Path and query parameters by name. */
+  parameters?: Record<string, unknown>
+  request?: unknown
+  /** Success bodies by status. */
+  responses: Record<number, unknown>
+  /** The entries of this operation's validation_failed example. */
+  validation?: ValidationEntry[]
+}
+
+/** The ids of the examples' story, shared with the webhook examples. */
+export const EXAMPLE_IDS = {
+  order: '01a2120a-623b-77c5-8742-3081da90993b',
+  item: '01a2120a-623b-77c5-8742-30a2c41f0e51',
+  giftItem: '01a2120a-623b-77c5-8742-30b9e07d2c18',
+  upload: '01a2120a-4e1f-7b85-bbd0-02cf0eeea642',
+  endpoint: '01a2120a-1c94-7d47-84fd-2bf6f790e9f6',
+  productionOrder: '01a2120a-623b-77c5-8742-31c0f2a8d6e3',
+  job: '01a2120a-623b-77c5-8742-32d85b1f07aa',
+  pingEvent: '01a2120a-98eb-758e-bd09-71775af569bb',
+  receivedEvent: '01a2120a-623b-77c5-8742-33e1a9c05d42',
+  startedEvent: '01a2120b-4a01-7e4a-b224-a35d80661eeb',
+  completedEvent: '01a2120c-1f77-75b8-8c8b-48464c2b8205',
+  failedEvent: '01a2120c-1f77-75ff-93f1-9222fbfb250a',
+  itemEvent: '01a2120b-f3c2-765e-b068-a6835ca46897',
+  cancelledEvent: '01a2120c-2b5e-7d35-a6bc-2775f0791998',
+  delivery: '01a2120a-623b-77c5-8742-34f3b6d1e870',
+}
+
+export const EXAMPLE_CREATED_AT = '2026-11-25T09:30:00.123Z'
+
+/** The secret of the example endpoint; the webhook examples are signed with it. */
+export const EXAMPLE_SECRET = 'whsec_q3ZL0v8mXc1rT5bN7yK2hW4sD6fG9jA0pE3uI8oR1tY'
+const ORDERED_AT = '2026-11-25T09:28:41.000Z'
+
+const ORDER_REQUEST = {
+  external_order_id: 'WEB-1042',
+  customer: { name: 'Jana Novak', email: 'jana.novak@example.com', phone: '+49 30 1234567' },
+  currency: 'EUR',
+  total_amount: 59.8,
+  ordered_at: ORDERED_AT,
+  items: [
+    {
+      sku: 'POSTER-A2',
+      name: 'Poster A2, matte',
+      quantity: 2,
+      price: 24.9,
+      personalization: { caption: 'Happy birthday, Mia!', frame: false },
+      files: [{ upload_id: EXAMPLE_IDS.upload, role: 'front' }],
+    },
+    { sku: 'GIFT-WRAP', name: 'Gift wrapping', quantity: 1, price: 10 },
+  ],
+}
+
+const ORDER = {
+  id: EXAMPLE_IDS.order,
+  external_order_id: 'WEB-1042',
+  order_number: 'WEB-1042',
+  status: 'pending',
+  is_test: false,
+  currency: 'EUR',
+  total_amount: 59.8,
+  ordered_at: ORDERED_AT,
+  created_at: EXAMPLE_CREATED_AT,
+  updated_at: EXAMPLE_CREATED_AT,
+  customer: ORDER_REQUEST.customer,
+  items: [
+    {
+      id: EXAMPLE_IDS.item,
+      sku: 'POSTER-A2',
+      name: 'Poster A2, matte',
+      quantity: 2,
+      price: 24.9,
+      product_linked: true,
+      production_status: 'pending',
+      personalization: { caption: 'Happy birthday, Mia!', frame: false },
+      files: [{ name: 'mia-birthday.png', role: 'front' }],
+    },
+    {
+      id: EXAMPLE_IDS.giftItem,
+      sku: 'GIFT-WRAP',
+      name: 'Gift wrapping',
+      quantity: 1,
+      price: 10,
+      product_linked: false,
+      production_status: 'pending',
+      personalization: {},
+      files: [],
+    },
+  ],
+}
+
+const WARNING = {
+  code: 'item_product_unmatched',
+  field: 'items[1].sku',
+  value: 'GIFT-WRAP',
+  message:
+    'No product with sku "GIFT-WRAP"; the item is accepted unlinked and links once the product exists.',
+}
+
+const ENDPOINT = {
+  id: EXAMPLE_IDS.endpoint,
+  url: 'https://shop.example.com/hooks/production',
+  description: 'Shop backend',
+  is_active: true,
+  disabled_reason: null,
+  consecutive_failures: 0,
+  last_success_at: '2026-11-25T09:30:01.482Z',
+  last_failure_at: null,
+  created_at: '2026-11-25T09:10:00.000Z',
+}
+
+const upload = (publicBaseUrl: string) => ({
+  upload_id: EXAMPLE_IDS.upload,
+  filename: 'mia-birthday.png',
+  upload_url: `${publicBaseUrl}/v1/uploads/${EXAMPLE_IDS.upload}/content?expires=1795606200&signature=9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d`,
+  method: 'PUT',
+  expires_in_seconds: 7200,
+  max_bytes: 52428800,
+})
+
+export function operationExamples(publicBaseUrl: string): Record<string, OperationExamples> {
+  return {
+    getOpenApiDocument: {
+      responses: {
+        200: {
+          openapi: '3.1.0',
+          info: { title: 'Order Intake and Production Status API', version: 'v1' },
+          servers: [{ url: publicBaseUrl }],
+          paths: {},
+        },
+      },
+    },
+    ping: {
+      responses: {
+        200: {
+          data: {
+            organization: { name: 'Mia Prints GmbH' },
+            environment: 'live',
+            scopes: ['orders:read', 'orders:write', 'files:write', 'webhooks:manage'],
+            key_prefix: 'svc_live_7Kq2',
+            api_version: 'v1',
+          },
+        },
+      },
+    },
+    createOrder: {
+      request: ORDER_REQUEST,
+      responses: {
+        201: { data: { order: ORDER, warnings: [WARNING] } },
+        200: { data: { order: ORDER, warnings: [] } },
+      },
+      validation: [
+        { code: 'unknown_field', field: 'external_id', message: 'external_id is not a known field' },
+        { code: 'required', field: 'external_order_id', message: 'external_order_id is required' },
+      ],
+    },
+    listOrders: {
+      parameters: {
+        updated_since: '2026-11-25T09:00:00.000Z',
+        limit: 50,
+        cursor: 'MjAyNi0xMS0yNVQwOTozMDowMC4xMjNafDAxYTIxMjBhLTYyM2ItNzdjNS04NzQyLTMwODFkYTkwOTkzYg',
+      },
+      responses: {
+        200: {
+          data: [ORDER],
+          next_cursor: 'MjAyNi0xMS0yNVQwOTozMDowMC4xMjNafDAxYTIxMjBhLTYyM2ItNzdjNS04NzQyLTMwODFkYTkwOTkzYg',
+        },
+      },
+      validation: [{ code: 'too_large', field: 'limit', message: 'limit must be at most 100' }],
+    },
+    getOrder: { parameters: { id: EXAMPLE_IDS.order }, responses: { 200: { data: { order: ORDER } } } },
+    createUpload: {
+      request: { filename: 'mia-birthday.png' },
+      responses: { 201: { data: upload(publicBaseUrl) } },
+      validation: [
+        { code: 'too_short', field: 'filename', message: 'filename must be at least 1 characters' },
+      ],
+    },
+    putUploadContent: {
+      parameters: {
+        id: EXAMPLE_IDS.upload,
+        expires: '1795606200',
+        signature: '9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d',
+      },
+      responses: { 200: { data: { upload_id: EXAMPLE_IDS.upload, size_bytes: 2483311 } } },
+    },
+    createWebhookEndpoint: {
+      request: { url: ENDPOINT.url, description: ENDPOINT.description },
+      responses: {
+        201: {
+          data: {
+            endpoint: { ...ENDPOINT, last_success_at: null },
+            secret: EXAMPLE_SECRET,
+          },
+        },
+      },
+      validation: [{ code: 'required', field: 'url', message: 'url is required' }],
+    },
+    listWebhookEndpoints: { responses: { 200: { data: [ENDPOINT] } } },
+    deleteWebhookEndpoint: {
+      parameters: { id: EXAMPLE_IDS.endpoint },
+      responses: { 200: { data: { id: EXAMPLE_IDS.endpoint, is_active: false } } },
+    },
+    testWebhookEndpoint: {
+      parameters: { id: EXAMPLE_IDS.endpoint },
+      responses: { 202: { data: { queued: true } } },
+      validation: [
+        { code: 'invalid_format', field: 'id', message: 'The endpoint is disabled; register a new one.' },
+      ],
+    },
+    listWebhookDeliveries: {
+      parameters: { endpoint_id: EXAMPLE_IDS.endpoint, limit: 25 },
+      responses: {
+        200: {
+          data: [
+            {
+              id: EXAMPLE_IDS.delivery,
+              endpoint_id: EXAMPLE_IDS.endpoint,
+              event_id: EXAMPLE_IDS.receivedEvent,
+              event_type: 'order.received',
+              status: 'succeeded',
+              attempts: 1,
+              next_attempt_at: null,
+              last_attempt_at: '2026-11-25T09:30:01.482Z',
+              response_status: 200,
+              response_snippet: '{"ok":true}',
+              error_code: null,
+              created_at: EXAMPLE_CREATED_AT,
+            },
+          ],
+        },
+      },
+      validation: [{ code: 'too_small', field: 'limit', message: 'limit must be at least 1' }],
+    },
+    streamWebhookEvents: {
+      parameters: {
+        events: 'order.received,order.completed',
+        'last-event-id': `48213.${EXAMPLE_IDS.receivedEvent}`,
+      },
+      responses: {
+        200: `event: ready\ndata: {"environment":"live","events":["order.received","order.completed"]}\n\n`,
+      },
+      validation: [
+        {
+          code: 'invalid_format',
+          field: 'events',
+          message: 'Unknown event type "order.shipped"; known: order.received, order.completed, …',
+        },
+      ],
+    },
+    triggerWebhookEvent: {
+      request: { type: 'order.received' },
+      responses: { 202: { data: { type: 'order.received', sessions: 1 } } },
+      validation: [{ code: 'required', field: 'type', message: 'type is required' }],
+    },
+  }
+}
