@@ -93,7 +93,7 @@ describe('the OpenAPI document describes what the service really sends', () => {
     // Another first character of the signature (one that was '0' stays '1').
     const forged = slot.upload_url
       .slice(PUBLIC_BASE_URL.length)
-      .replace(/signature=(\w)/, (_, c: string) => `signature=${c === '0' ? '1' : '0'}`)
+      .replace(/signature=(\w)/, (_: string, c: string) => `signature=${c === '0' ? '1' : '0'}`)
     const refused = await t.app.inject({ method: 'PUT', url: forged, payload: png() })
     assert.equal(conforms('PUT', putPath, refused).error.code, 'upload_url_invalid')
 
