@@ -11,7 +11,8 @@ import { browserSkip, type CspViolation, launchChromium, watchPage } from '../he
  * service's OpenAPI document, the guides are a click away, and nothing is
  * fetched from anywhere but the service itself.
  */
-describe('the documentation in a browser', { skip: browserSkip }, () => {
+// Chromium on two shared cores: each page of the renderer takes seconds to start.
+describe('the documentation in a browser', { skip: browserSkip, timeout: 300_000 }, () => {
   let t: TestApp
   let browser: Browser
   let origin: string
@@ -92,11 +93,21 @@ describe('the documentation in a browser', { skip: browserSkip }, () => {
     await context.close()
   })
 
-  test('guide pages have no serious or critical accessibility violations', async () => {
+  test('the reference and the guides have no serious or critical accessibility violations', async () => {
     const context = await browser.newContext()
     const page = await context.newPage()
-    for (const path of ['/docs/guides/introduction', '/docs/guides/webhooks', '/docs/guides/decisions']) {
+    for (const path of [
+      '/docs',
+      '/docs/guides/introduction',
+      '/docs/guides/webhooks',
+      '/docs/guides/decisions',
+    ]) {
       await page.goto(`${origin}${path}`)
+      if (path === '/docs')
+        await page
+          .getByRole('link', { name: /^Create an order/ })
+          .first()
+          .waitFor()
       const { violations } = await new AxeBuilder({ page }).analyze()
       const bad = violations
         .filter((v) => v.impact === 'serious' || v.impact === 'critical')

@@ -58,7 +58,7 @@ export function referencePage(guides: Guide[]): string {
     current: 'reference',
     guides,
     bodyClass: 'reference',
-    body: `<main id="reference" data-openapi-url="/v1/openapi.json"></main>
+    body: `<div id="reference" data-openapi-url="/v1/openapi.json"></div>
 <script src="${RENDERER_PATH}/standalone.js"></script>
 <script src="${ASSETS_PATH}/reference.js"></script>`,
   })
