@@ -91,6 +91,15 @@ describe('/docs pages', () => {
     assert.ok(hrefs(res.body).includes('/docs/guides/operations#tests'))
   })
 
+  test('the pictures of docs/images show on the pages', async () => {
+    const intro = await get('/docs/guides/introduction')
+    assert.ok(srcs(intro.body).includes('/docs/images/docs-reference.png'))
+    const image = await get('/docs/images/docs-reference.png')
+    assert.equal(image.statusCode, 200)
+    assert.equal(image.headers['content-type'], 'image/png')
+    assert.deepEqual([...image.rawPayload.subarray(1, 4)], [...Buffer.from('PNG')])
+  })
+
   test('unknown guides and paths outside the served folders are 404 in the error shape', async () => {
     for (const url of [
       '/docs/guides/nope',
