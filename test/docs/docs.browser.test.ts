@@ -49,11 +49,9 @@ describe('the documentation in a browser', { skip: browserSkip, timeout: 300_000
       .click()
     const create = page.getByRole('heading', { name: /^Create an order/ })
     await create.first().waitFor()
-    await assert.doesNotReject(page.getByText('/v1/orders', { exact: true }).first().waitFor())
-    await page
-      .getByRole('heading', { name: /^Check a key/ })
-      .first()
-      .waitFor()
+    await page.getByText('/v1/orders', { exact: true }).first().waitFor()
+    // Another operation, by its path (summaries may be reworded).
+    await page.getByText('/v1/ping', { exact: true }).first().waitFor()
     // The "Test request" client is off: its requests would go through a remote proxy.
     assert.equal(await page.getByRole('button', { name: /test request/i }).count(), 0)
 
