@@ -31,7 +31,6 @@ export function docsRoutes(deps: { docs: DocsService }) {
   const { docs } = deps
   return async function routes(app: FastifyInstance) {
     app.get(DOCS_PATH, open, async (_request, reply) => html(reply, REFERENCE_CSP, docs.reference()))
-    app.get(GUIDES_PATH, open, async (_request, reply) => reply.redirect(`${GUIDES_PATH}/introduction`))
     app.get(`${GUIDES_PATH}/decisions`, open, async (_request, reply) =>
       html(reply, GUIDE_CSP, docs.decisions()),
     )
@@ -42,24 +41,23 @@ export function docsRoutes(deps: { docs: DocsService }) {
       html(reply, GUIDE_CSP, docs.guide(`decisions/${request.params.name}`)),
     )
     // Files: the renderer, our stylesheet and its settings, the images of docs/.
-    await app.register(async (files) => {
-      files.addHook('onRoute', (route) => {
-        route.config = { ...(route.config as object), auth: 'none' }
-      })
-      const headers = (reply: FastifyReply) => reply.header('x-content-type-options', 'nosniff')
-      for (const [prefix, root] of [
-        [RENDERER_PATH, RENDERER_DIR],
-        [ASSETS_PATH, OWN_ASSETS_DIR],
-        [IMAGES_PATH, join(PROJECT_ROOT, 'docs/images')],
-      ] as const) {
-        await files.register(fastifyStatic, {
-          root,
-          prefix: `${prefix}/`,
-          decorateReply: false,
-          index: false,
-          setHeaders: headers,
-        })
-      }
+    // sendFile keeps every path inside its folder.
+    await app.register(fastifyStatic, {
+      root: OWN_ASSETS_DIR,
+      serve: false,
+      index: false,
+      setHeaders: (reply) => reply.header('x-content-type-options', 'nosniff'),
     })
+    for (const [prefix, root] of [
+      [RENDERER_PATH, RENDERER_DIR],
+      [ASSETS_PATH, OWN_ASSETS_DIR],
+      [IMAGES_PATH, join(PROJECT_ROOT, 'docs/images')],
+    ] as const) {
+      app.get<{ Params: { '*': string } }>(`${prefix}/*`, open, async (request, reply) => {
+        const path = request.params['*']
+        // send refuses a ../ segment as a bad request; to a reader it is a page that is not there.
+        return path.split('/').includes('..') ? reply.callNotFound() : reply.sendFile(path, root)
+      })
+    }
   }
 }
