@@ -31,6 +31,8 @@ import { validatorCompiler } from './http/validation.ts'
 import type { Clock } from './lib/clock.ts'
 import { createMetrics, type Metrics, observeListenStreams, observeWebhookQueue } from './metrics.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
+import { docsRoutes } from './modules/docs/docs.routes.ts'
+import { createDocsService } from './modules/docs/docs.service.ts'
 import { operatorRoutes } from './modules/operator/operator.routes.ts'
 import { ordersRoutes } from './modules/orders/orders.routes.ts'
 import { Order } from './modules/orders/orders.schemas.ts'
@@ -101,6 +103,7 @@ export function createServices(deps: AppDeps) {
   const orders = createOrderService({ db: deps.db, clock: deps.clock, uploads, organizations })
   return {
     system: createSystemService({ db: deps.db }),
+    docs: createDocsService(),
     apiKeys: createApiKeyService({
       db: deps.db,
       clock: deps.clock,
@@ -171,7 +174,7 @@ export async function buildApp(
 
   registerErrorHandler(app, errors)
 
-  const { system, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
+  const { system, docs, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
 
   registerAuth(app, {
     apiKeys,
@@ -196,6 +199,7 @@ export async function buildApp(
   // Open streams end before the server stops waiting for in-flight requests.
   app.addHook('preClose', () => listen.close())
   await app.register(systemRoutes({ system, errors }))
+  await app.register(docsRoutes({ docs }))
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { config: { auth: 'none' }, schema: OPENAPI_ROUTE_SCHEMA }, async () =>

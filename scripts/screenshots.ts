@@ -1,0 +1,48 @@
+/**
+ * npm run screenshots: the pictures of docs/images, taken from the real
+ * service (src/main.ts on a fresh embedded database) in headless Chromium.
+ * Needs Debian's chromium (apt-get install -y chromium).
+ */
+import { mkdtemp, rm } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { launchChromium } from '../test/helpers/browser.ts'
+import { startServiceProcess } from '../test/helpers/service-process.ts'
+
+const port = await new Promise<number>((resolve) => {
+  const probe = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = probe.address() as { port: number }
+    probe.close(() => resolve(port))
+  })
+})
+const dataDir = await mkdtemp(join(tmpdir(), 'svc-screenshots-'))
+const service = await startServiceProcess({
+  PORT: String(port),
+  DATA_DIR: dataDir,
+  PUBLIC_BASE_URL: 'http://localhost:3000',
+  LOG_LEVEL: 'info',
+})
+const browser = await launchChromium()
+try {
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
+  await page.goto(`http://127.0.0.1:${port}/docs`)
+  await page
+    .getByRole('link', { name: /^Create an order/ })
+    .first()
+    .click()
+  await page
+    .getByRole('heading', { name: /^Create an order/ })
+    .first()
+    .waitFor()
+  await page.mouse.move(0, 799) // no hover highlight in the picture
+  await page.waitForTimeout(500) // the code samples settle after scrolling
+  const file = 'docs/images/docs-reference.png'
+  await page.screenshot({ path: file })
+  console.log(`wrote ${file}`)
+} finally {
+  await browser.close()
+  service.child.kill('SIGTERM')
+  await service.exited
+  await rm(dataDir, { recursive: true, force: true })
+}

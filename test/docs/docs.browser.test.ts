@@ -1,0 +1,117 @@
+import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import AxeBuilder from '@axe-core/playwright'
+import type { Browser } from 'playwright-core'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { browserSkip, type CspViolation, launchChromium, watchPage } from '../helpers/browser.ts'
+
+/**
+ * /docs in a real browser (headless Chromium): the reference renders the
+ * service's OpenAPI document, the guides are a click away, and nothing is
+ * fetched from anywhere but the service itself.
+ */
+// Chromium on two shared cores: each page of the renderer takes seconds to start.
+describe('the documentation in a browser', { skip: browserSkip, timeout: 300_000 }, () => {
+  let t: TestApp
+  let browser: Browser
+  let origin: string
+
+  before(async () => {
+    t = await createTestApp()
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+
+  const foreign = (requests: string[]) => requests.filter((url) => new URL(url).origin !== origin)
+  // The renderer's bundle (zod inside it) probes once whether it may compile
+  // code with Function(), and works without: the one violation it may report.
+  const unexpected = (violations: CspViolation[]) =>
+    violations.filter(
+      (v) => !(v.blocked === 'eval' && v.source.endsWith('/docs/assets/scalar/standalone.js')),
+    )
+
+  test('/docs renders the operations of the OpenAPI document, fetching nothing from elsewhere', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+    const page = await context.newPage()
+    const seen = await watchPage(page)
+    await page.goto(`${origin}/docs`)
+
+    // Operations as a reader finds them: the sidebar entry, then its section.
+    await page
+      .getByRole('link', { name: /^Create an order/ })
+      .first()
+      .click()
+    const create = page.getByRole('heading', { name: /^Create an order/ })
+    await create.first().waitFor()
+    await page.getByText('/v1/orders', { exact: true }).first().waitFor()
+    // Another operation, by its path (summaries may be reworded).
+    await page.getByText('/v1/ping', { exact: true }).first().waitFor()
+    // The "Test request" client is off: its requests would go through a remote proxy.
+    assert.equal(await page.getByRole('button', { name: /test request/i }).count(), 0)
+
+    assert.ok(seen.requests.includes(`${origin}/v1/openapi.json`), 'the reference loads the document')
+    assert.deepEqual(foreign(seen.requests), [])
+    assert.deepEqual(unexpected(seen.cspViolations), [])
+    await context.close()
+  })
+
+  test('a guide is a click away from the reference, and its links lead on', async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    const seen = await watchPage(page)
+    await page.goto(`${origin}/docs`)
+    const nav = page.getByRole('navigation', { name: 'Documentation' })
+    await nav.getByRole('link', { name: 'Webhooks' }).click()
+    await page.waitForURL(`${origin}/docs/guides/webhooks`)
+    await page.getByRole('heading', { level: 1 }).first().waitFor()
+    assert.equal(await nav.getByRole('link', { name: 'Webhooks' }).getAttribute('aria-current'), 'page')
+
+    // A link of the README to a section of another guide ("... in docs/webhooks.md").
+    await nav.getByRole('link', { name: 'Introduction' }).click()
+    await page.waitForURL(`${origin}/docs/guides/introduction`)
+    await page.getByRole('link', { name: 'docs/webhooks.md' }).first().click()
+    await page.waitForURL(`${origin}/docs/guides/webhooks#sending-capacity`)
+    assert.ok(
+      await page.evaluate(
+        () => document.getElementById('sending-capacity')?.textContent === 'Sending capacity',
+      ),
+      'the anchor leads to its heading',
+    )
+    await nav.getByRole('link', { name: 'API reference' }).click()
+    await page.waitForURL(`${origin}/docs`)
+
+    assert.deepEqual(foreign(seen.requests), [])
+    assert.deepEqual(unexpected(seen.cspViolations), [])
+    await context.close()
+  })
+
+  test('the reference and the guides have no serious or critical accessibility violations', async () => {
+    const context = await browser.newContext()
+    const page = await context.newPage()
+    for (const path of [
+      '/docs',
+      '/docs/guides/introduction',
+      '/docs/guides/webhooks',
+      '/docs/guides/decisions',
+    ]) {
+      await page.goto(`${origin}${path}`)
+      if (path === '/docs')
+        await page
+          .getByRole('link', { name: /^Create an order/ })
+          .first()
+          .waitFor()
+      const { violations } = await new AxeBuilder({ page }).analyze()
+      const bad = violations
+        .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+        .map((v) => `${path}: ${v.id} (${v.nodes.length}) ${v.help}`)
+      assert.deepEqual(bad, [])
+    }
+    await context.close()
+  })
+})

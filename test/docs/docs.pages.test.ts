@@ -1,0 +1,126 @@
+import assert from 'node:assert/strict'
+import { readdirSync } from 'node:fs'
+import { after, before, describe, test } from 'node:test'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+
+/** The pages of /docs as any HTTP client gets them: headers, links, files, refusals. */
+describe('/docs pages', () => {
+  let t: TestApp
+  before(async () => {
+    t = await createTestApp()
+  })
+  after(() => t.close())
+
+  const get = (url: string) => t.app.inject({ method: 'GET', url })
+  const hrefs = (html: string) => [...html.matchAll(/\shref="([^"]*)"/g)].map((m) => m[1]!)
+  const srcs = (html: string) => [...html.matchAll(/\ssrc="([^"]*)"/g)].map((m) => m[1]!)
+  const guideNames = readdirSync('docs')
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => f.slice(0, -3))
+
+  test('/docs is public, loads only files of this origin, under a CSP of this origin only', async () => {
+    const res = await get('/docs')
+    assert.equal(res.statusCode, 200)
+    assert.match(String(res.headers['content-type']), /^text\/html; charset=utf-8/)
+    const csp = String(res.headers['content-security-policy'])
+    assert.match(csp, /default-src 'self'/)
+    assert.doesNotMatch(csp, /https?:|\*|unsafe-eval|script-src[^;]*unsafe-inline/)
+    assert.equal(res.headers['x-content-type-options'], 'nosniff')
+    assert.deepEqual(
+      [...hrefs(res.body), ...srcs(res.body)].filter((u) => !u.startsWith('/')),
+      [],
+      'every link and script is of this origin',
+    )
+    assert.ok(res.body.includes('data-openapi-url="/v1/openapi.json"'))
+    for (const name of ['introduction', ...guideNames, 'decisions']) {
+      assert.ok(hrefs(res.body).includes(`/docs/guides/${name}`), `the navigation links ${name}`)
+    }
+  })
+
+  test('the renderer and its settings are served from the service itself', async () => {
+    const bundle = await get('/docs/assets/scalar/standalone.js')
+    assert.equal(bundle.statusCode, 200)
+    assert.match(String(bundle.headers['content-type']), /javascript/)
+    assert.ok(bundle.rawPayload.length > 1_000_000, 'the whole bundle')
+    const settings = await get('/docs/assets/reference.js')
+    assert.equal(settings.statusCode, 200)
+    assert.match(settings.body, /withDefaultFonts: false/)
+    assert.match(settings.body, /hideTestRequestButton: true/)
+    const css = await get('/docs/assets/docs.css')
+    assert.match(String(css.headers['content-type']), /^text\/css/)
+    assert.doesNotMatch(css.body, /url\(|@import/, 'the stylesheet fetches nothing')
+  })
+
+  test('every guide renders, and every link between the pages leads to a page and its heading', async () => {
+    const pages = new Map<string, string>()
+    const queue = ['/docs', '/docs/guides/decisions']
+    const anchored: string[] = []
+    const broken: string[] = []
+    while (queue.length) {
+      const path = queue.shift()!
+      if (pages.has(path)) continue
+      const res = await get(path)
+      if (res.statusCode !== 200) broken.push(`${path}: ${res.statusCode}`)
+      pages.set(path, res.body)
+      if (res.statusCode !== 200 || !path.startsWith('/docs/guides/')) continue
+      assert.match(String(res.headers['content-security-policy']), /default-src 'self'.*script-src 'none'/)
+      assert.match(res.body, /<main class="guide">\s*<h1[^>]*>/, `${path} starts with its title`)
+      for (const href of hrefs(res.body)) {
+        if (/^https?:/.test(href)) continue
+        assert.doesNotMatch(href, /\.md(#|$)/, `${path} links a markdown file: ${href}`)
+        const [target = '', anchor] = href.split('#') as [string, string | undefined]
+        if (target.startsWith('/docs/guides/')) queue.push(target)
+        if (anchor) anchored.push(`${target || path}#${anchor}`)
+      }
+    }
+    assert.deepEqual(broken, [])
+    for (const link of anchored) {
+      const [target, anchor] = link.split('#') as [string, string]
+      assert.ok(pages.get(target)?.includes(`id="${anchor}"`), `${link}: no such heading`)
+    }
+    for (const name of ['introduction', ...guideNames]) assert.ok(pages.has(`/docs/guides/${name}`), name)
+    const decisions = readdirSync('docs/decisions').filter((f) => f.endsWith('.md'))
+    const served = [...pages.keys()].filter((p) => p.startsWith('/docs/guides/decisions/'))
+    assert.equal(served.length, decisions.length, 'every decision record is listed')
+  })
+
+  test('links to files that are not served keep their text and lose the link', async () => {
+    const res = await get('/docs/guides/introduction')
+    assert.match(res.body, /the example receiver/)
+    assert.ok(!hrefs(res.body).some((h) => h.includes('examples/')))
+    assert.ok(hrefs(res.body).includes('/docs/guides/operations#tests'))
+  })
+
+  test('the pictures of docs/images show on the pages', async () => {
+    const intro = await get('/docs/guides/introduction')
+    assert.ok(srcs(intro.body).includes('/docs/images/docs-reference.png'))
+    const image = await get('/docs/images/docs-reference.png')
+    assert.equal(image.statusCode, 200)
+    assert.equal(image.headers['content-type'], 'image/png')
+    assert.deepEqual([...image.rawPayload.subarray(1, 4)], [...Buffer.from('PNG')])
+  })
+
+  test('unknown guides and paths outside the served folders are 404 in the error shape', async () => {
+    for (const url of [
+      '/docs/guides/nope',
+      '/docs/guides/..%2F..%2Fpackage.json',
+      '/docs/guides/decisions/..%2F..%2F..%2Fpackage',
+      '/docs/assets/scalar/../../../package.json',
+      '/docs/assets/scalar/%2e%2e/%2e%2e/%2e%2e/%2e%2e/package.json',
+      '/docs/images/..%2F..%2Fpackage.json',
+      '/docs/assets/nope.js',
+    ]) {
+      const res = await get(url)
+      assert.equal(res.statusCode, 404, url)
+      assert.equal(res.json().error.code, 'not_found', url)
+    }
+  })
+
+  test('the OpenAPI document does not list the documentation pages', async () => {
+    const doc = (await get('/v1/openapi.json')).json()
+    assert.deepEqual(
+      Object.keys(doc.paths).filter((p) => p.startsWith('/docs')),
+      [],
+    )
+  })
+})
