@@ -163,7 +163,8 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.setNotFoundHandler(async (request, reply) => {
     await countKeyIfValid(request, reply)
     const allowed = deps.methodsOf(request.url)
-    if (allowed.length === 0) throw new AppError('not_found')
+    // A route of this method that found nothing (a missing file) is a plain 404.
+    if (allowed.length === 0 || allowed.includes(request.method)) throw new AppError('not_found')
     throw new AppError('method_not_allowed', {
       hint: `It accepts ${allowed.join(', ')}.`,
       headers: { allow: allowed.join(', ') },
