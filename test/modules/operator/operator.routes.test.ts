@@ -12,6 +12,7 @@ import {
   PUBLIC_BASE_URL,
   type TestApp,
 } from '../../helpers/app.ts'
+import { assertError } from '../../helpers/errors.ts'
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -39,16 +40,6 @@ after(() => t.close())
 
 const tick = (ms = 1000) => clock.advance(ms)
 const hex = () => randomBytes(4).toString('hex')
-
-function assertError(res: LightMyRequestResponse, status: number, code: string) {
-  assert.equal(res.statusCode, status, res.body)
-  const body = res.json()
-  assert.deepEqual(Object.keys(body), ['error'], 'no data key on an error')
-  assert.equal(body.error.code, code)
-  assert.equal(typeof body.error.message, 'string')
-  assert.equal(body.error.doc_url, `${PUBLIC_BASE_URL}/developers/errors/${code}`)
-  return body.error
-}
 
 async function count(table: 'organizations' | 'api_keys' | 'products' | 'orders' | 'events') {
   const row = await t.db

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
 import { createTestApp, orderBody, rowCounts, type TestApp } from '../../helpers/app.ts'
+import { assertValidation, type Entry } from '../../helpers/errors.ts'
 
 /**
  * POST /v1/orders schema validation: every rule of the reference and of
@@ -10,31 +11,7 @@ import { createTestApp, orderBody, rowCounts, type TestApp } from '../../helpers
  * errors[] entries and leaves no row behind; the boundaries themselves pass.
  */
 
-type Entry = [code: string, field: string]
 type Body = Record<string, unknown>
-
-/** The 422 validation_failed body: exact entries, top-level field only for a single entry. */
-function assertValidationFailed(res: LightMyRequestResponse, expected: Entry[]): void {
-  assert.equal(res.statusCode, 422, res.body)
-  assert.match(String(res.headers['content-type']), /^application\/json/)
-  const body = res.json()
-  assert.deepEqual(Object.keys(body), ['error'])
-  const error = body.error
-  assert.equal(error.code, 'validation_failed')
-  assert.equal(typeof error.message, 'string')
-  assert.equal(error.doc_url, 'http://api.test/developers/errors/validation_failed')
-  assert.ok(Array.isArray(error.errors), 'errors[] present')
-  for (const entry of error.errors) {
-    assert.deepEqual(Object.keys(entry).sort(), ['code', 'field', 'message'])
-    assert.equal(typeof entry.message, 'string')
-    assert.ok(entry.message.length > 0)
-  }
-  const actual = error.errors.map((e: { code: string; field: string }) => [e.code, e.field])
-  const sort = (list: Entry[]) => [...list].sort((a, b) => `${a[1]} ${a[0]}`.localeCompare(`${b[1]} ${b[0]}`))
-  assert.deepEqual(sort(actual), sort(expected))
-  if (expected.length === 1) assert.equal(error.field, expected[0]![1])
-  else assert.equal('field' in error, false, 'no top-level field with several entries')
-}
 
 const x = (n: number, ch = 'x') => ch.repeat(n)
 const item = (overrides: Body = {}): Body => ({ sku: 'SKU-1', name: 'Mug', quantity: 1, ...overrides })
@@ -357,7 +334,7 @@ describe('POST /v1/orders validation', () => {
     const before = await rowCounts(t.db)
     // A live key: an accepted order would also leave production rows and an event.
     const res = await t.api(tenant.liveKey, 'POST', '/v1/orders', body)
-    assertValidationFailed(res, errors)
+    assertValidation(res, errors)
     assert.deepEqual(await rowCounts(t.db), before, 'nothing stored')
   }
 

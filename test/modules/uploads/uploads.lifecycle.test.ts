@@ -16,6 +16,7 @@ import {
   PUBLIC_BASE_URL,
   type TestApp,
 } from '../../helpers/app.ts'
+import { assertError, assertErrorText } from '../../helpers/errors.ts'
 import { S3_BUCKET, storageVariants, type TestStorage } from '../../helpers/s3.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
@@ -66,25 +67,6 @@ async function* pngPaddedTo(total: number): AsyncGenerator<Buffer> {
 }
 
 // --- HTTP helpers ---------------------------------------------------------
-
-function assertError(res: LightMyRequestResponse, status: number, code: string) {
-  assert.equal(res.statusCode, status, res.body)
-  const body = res.json()
-  assert.deepEqual(Object.keys(body), ['error'], 'no data key on an error')
-  assert.equal(body.error.code, code)
-  assert.equal(typeof body.error.message, 'string')
-  assert.equal(body.error.doc_url, `${PUBLIC_BASE_URL}/developers/errors/${code}`)
-  return body.error
-}
-
-function assertErrorBody(status: number | undefined, text: string | undefined, want: number, code: string) {
-  assert.equal(status, want, text)
-  const body = JSON.parse(text ?? '')
-  assert.deepEqual(Object.keys(body), ['error'])
-  assert.equal(body.error.code, code)
-  assert.equal(typeof body.error.message, 'string')
-  assert.equal(body.error.doc_url, `${PUBLIC_BASE_URL}/developers/errors/${code}`)
-}
 
 /** Path and query of an embedded upload_url (it points at PUBLIC_BASE_URL). */
 function pathOf(uploadUrl: string): string {
@@ -507,7 +489,7 @@ for (const variant of storageVariants()) {
         const res = await put(t, slot, PDF)
         if (!embedded) assert.equal(res.status, 200, 'the bucket took the new bytes')
         if (embedded) {
-          assertErrorBody(res.status, res.body, 409, 'upload_already_referenced')
+          assertErrorText(res.status, res.body, 409, 'upload_already_referenced')
           assert.deepEqual(await listFiles(ts.root!), filesBefore, 'no new file kept')
         }
         // S3: the presigned URL still accepts bytes until it expires, but the order
@@ -793,14 +775,14 @@ for (const variant of storageVariants()) {
           const row = await uploadRow(slot.upload_id, c)
           clock.advance(2000)
           const late = await put(c, slot, PDF)
-          assertErrorBody(late.status, late.body, 403, 'upload_url_invalid')
+          assertErrorText(late.status, late.body, 403, 'upload_url_invalid')
           assert.deepEqual(await uploadRow(slot.upload_id, c), row, 'the earlier bytes stay')
           assert.deepEqual(await ts.storage.read(row!.storage_key), png())
 
           const fresh = await createSlot(c, ct.testKey)
           clock.advance((TTL_S + 1) * 1000)
           const never = await put(c, fresh, png())
-          assertErrorBody(never.status, never.body, 403, 'upload_url_invalid')
+          assertErrorText(never.status, never.body, 403, 'upload_url_invalid')
           assert.equal((await uploadRow(fresh.upload_id, c))?.stored_at, null)
         })
       }
@@ -956,7 +938,7 @@ for (const variant of storageVariants()) {
             { 'transfer-encoding': 'chunked' },
             pngPaddedTo(MAX_BYTES + 1),
           )
-          assertErrorBody(res.status, res.body, 413, 'upload_too_large')
+          assertErrorText(res.status, res.body, 413, 'upload_too_large')
           assert.deepEqual(await listFiles(root()), filesBefore, 'no file and no .part left')
           const freshRow = await uploadRow(fresh.upload_id)
           assert.equal(freshRow?.stored_at, null)
@@ -975,7 +957,7 @@ for (const variant of storageVariants()) {
           const rowBefore = await uploadRow(slot.upload_id)
           filesBefore = await listFiles(root())
           res = await httpPut(realUrl(slot), { 'transfer-encoding': 'chunked' }, pngPaddedTo(MAX_BYTES + 1))
-          assertErrorBody(res.status, res.body, 413, 'upload_too_large')
+          assertErrorText(res.status, res.body, 413, 'upload_too_large')
           assert.deepEqual(await listFiles(root()), filesBefore)
           assert.deepEqual(await uploadRow(slot.upload_id), rowBefore)
           assert.deepEqual(await ts.storage.read(rowBefore!.storage_key), original)
@@ -986,7 +968,7 @@ for (const variant of storageVariants()) {
           const filesBefore = await listFiles(root())
           // Only the headers are sent; the answer must come without the body.
           const res = await httpPut(realUrl(slot), { 'content-length': MAX_BYTES + 1 })
-          assertErrorBody(res.status, res.body, 413, 'upload_too_large')
+          assertErrorText(res.status, res.body, 413, 'upload_too_large')
           assert.equal(res.headers?.connection, 'close')
           assert.deepEqual(await listFiles(root()), filesBefore)
           assert.equal((await uploadRow(slot.upload_id))?.stored_at, null)

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
+import { assertError } from '../../helpers/errors.ts'
 import { loopbackResolver, type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
 
 const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
@@ -99,17 +100,6 @@ async function activeCount(t: TestApp, orgId: string, environment: 'test' | 'liv
 
 async function endpointRows(t: TestApp, orgId: string) {
   return t.db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', orgId).execute()
-}
-
-function assertError(
-  res: { statusCode: number; body: string; json(): unknown },
-  status: number,
-  code: string,
-) {
-  assert.equal(res.statusCode, status, res.body)
-  const body = res.json() as { error?: { code?: string } }
-  assert.equal(body.error?.code, code, res.body)
-  assert.equal('data' in body, false)
 }
 
 describe('POST /v1/webhook-endpoints', () => {
