@@ -16,7 +16,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -24,6 +23,7 @@ import { parseArgs } from 'node:util'
 import autocannon, { type RawRequest, type RequestSpec, type Result } from 'autocannon'
 import pg from 'pg'
 import { cpuMs } from './lib/cpu.ts'
+import { freePort } from './lib/service.ts'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const OPERATOR_TOKEN = `op_bench_${randomBytes(16).toString('hex')}`
@@ -138,17 +138,6 @@ function against(result: LoadResult, ceiling: LoadResult): { ratio: number; cpuR
 }
 
 // ---------------------------------------------------------------- processes
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 interface Proc {
   name: string

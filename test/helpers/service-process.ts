@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { type AddressInfo, createServer } from 'node:net'
 
 /** The real entry point (src/main.ts) in a child process, for tests of the process itself. */
 export interface ServiceProcess {
@@ -14,15 +15,25 @@ export function spawnService(env: Record<string, string>): Omit<ServiceProcess, 
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let output = ''
-  child.stdout!.on('data', (d) => {
-    output += d
-  })
-  child.stderr!.on('data', (d) => {
-    output += d
-  })
+  const output = collectOutput(child)
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  return { child, output: () => output, exited }
+  return { child, output, exited }
+}
+
+/** Everything a child process writes to stdout and stderr, so far. */
+export function collectOutput(child: ChildProcess): () => string {
+  let output = ''
+  for (const stream of [child.stdout, child.stderr]) stream?.on('data', (d) => (output += d))
+  return () => output
+}
+
+/** A port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }
 
 /** Starts the service on a free port (PORT=0) and resolves once it logged that it is ready. */

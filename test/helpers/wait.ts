@@ -9,17 +9,24 @@ export interface WaitOptions {
   details?: () => string
 }
 
-/** Polls `check` until it returns something truthy and returns that; throws naming `what` after the timeout. */
+/**
+ * Polls `check` until it returns something truthy and returns that; throws
+ * naming `what` after the timeout (`options` as a number: the timeout in ms).
+ */
 export async function waitUntil<T>(
-  what: string,
   check: () => T | Promise<T>,
-  options: WaitOptions = {},
-): Promise<NonNullable<T>> {
-  const { timeoutMs = 10_000, intervalMs = 20, details } = options
+  what: string,
+  options: WaitOptions | number = {},
+): Promise<Exclude<T, false | null | undefined | 0 | ''>> {
+  const {
+    timeoutMs = 10_000,
+    intervalMs = 20,
+    details,
+  } = typeof options === 'number' ? { timeoutMs: options } : options
   const deadline = Date.now() + timeoutMs
   for (;;) {
     const value = await check()
-    if (value) return value
+    if (value) return value as Exclude<T, false | null | undefined | 0 | ''>
     if (Date.now() > deadline) {
       throw new Error(
         `timed out after ${timeoutMs} ms waiting for ${what}${details ? `:\n${details()}` : ''}`,

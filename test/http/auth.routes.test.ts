@@ -9,7 +9,6 @@ import {
   manualClock,
   OPERATOR_TOKEN,
   orderBody,
-  PUBLIC_BASE_URL,
   type TestApp,
 } from '../helpers/app.ts'
 import { assertError } from '../helpers/errors.ts'

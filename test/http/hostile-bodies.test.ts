@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
-import type { LightMyRequestResponse } from 'fastify'
 import Type from 'typebox'
 import { shapeOf, UnboundedSchemaError } from '../../src/http/body-shape.ts'
 import { filled, type HostileBody, hostileBodies, MB } from '../fixtures/hostile-bodies.ts'

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, beforeEach, describe, test } from 'node:test'
-import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { InjectOptions } from 'fastify'
 import { createTestApp, orderBody, rowCounts, type TestApp } from '../helpers/app.ts'
 import { assertValidation } from '../helpers/errors.ts'
 

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomBytes, randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
-import type { LightMyRequestResponse } from 'fastify'
 import type { OperatorOrder, Order, Warning } from '../../../src/modules/orders/orders.schemas.ts'
 import {
   ALL_SCOPES,

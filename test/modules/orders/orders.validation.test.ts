@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
-import type { LightMyRequestResponse } from 'fastify'
 import { createTestApp, orderBody, rowCounts, type TestApp } from '../../helpers/app.ts'
 import { assertValidation, type Entry } from '../../helpers/errors.ts'
 

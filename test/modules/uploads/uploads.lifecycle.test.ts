@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { crc32, deflateSync } from 'node:zlib'
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import { createUploadService } from '../../../src/modules/uploads/uploads.service.ts'
 import {
   createTestApp,
@@ -18,6 +18,7 @@ import {
 } from '../../helpers/app.ts'
 import { assertError, assertErrorText } from '../../helpers/errors.ts'
 import { S3_BUCKET, storageVariants, type TestStorage } from '../../helpers/s3.ts'
+import { waitUntil } from '../../helpers/wait.ts'
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 const MAX_BYTES = 52_428_800
@@ -146,14 +147,6 @@ async function listFiles(root: string): Promise<string[]> {
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name).slice(root.length + 1))
     .sort()
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
 }
 
 // --- the suite, once per storage -------------------------------------------
@@ -997,12 +990,14 @@ for (const variant of storageVariants()) {
           })
           req.on('error', () => {})
           req.write(Buffer.alloc(512 * 1024, 1))
-          await waitFor('the server to write a temporary file', async () =>
-            (await listFiles(root())).some((f) => f.endsWith('.part')),
+          await waitUntil(
+            async () => (await listFiles(root())).some((f) => f.endsWith('.part')),
+            'the server to write a temporary file',
           )
           req.destroy()
-          await waitFor('the temporary file to go', async () =>
-            (await listFiles(root())).every((f) => !f.endsWith('.part')),
+          await waitUntil(
+            async () => (await listFiles(root())).every((f) => !f.endsWith('.part')),
+            'the temporary file to go',
           )
           assert.deepEqual(await listFiles(root()), filesBefore)
           assert.deepEqual(await uploadRow(slot.upload_id), rowBefore)
@@ -1017,12 +1012,14 @@ for (const variant of storageVariants()) {
           })
           req2.on('error', () => {})
           req2.write(Buffer.alloc(512 * 1024, 1))
-          await waitFor('the server to write a temporary file', async () =>
-            (await listFiles(root())).some((f) => f.endsWith('.part')),
+          await waitUntil(
+            async () => (await listFiles(root())).some((f) => f.endsWith('.part')),
+            'the server to write a temporary file',
           )
           req2.destroy()
-          await waitFor('the temporary file to go', async () =>
-            (await listFiles(root())).every((f) => !f.endsWith('.part')),
+          await waitUntil(
+            async () => (await listFiles(root())).every((f) => !f.endsWith('.part')),
+            'the temporary file to go',
           )
           assert.deepEqual(
             (await listFiles(root())).filter((f) => f.includes(fresh.upload_id)),

@@ -14,24 +14,10 @@ import {
   type Reply,
   startReceiver,
 } from '../../helpers/https-receiver.ts'
+import { waitUntil } from '../../helpers/wait.ts'
 import { closedPort, resolverWithWrongName } from '../../helpers/webhook-targets.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-/** Polls until `check` returns something truthy. */
-async function waitUntil<T>(
-  check: () => Promise<T | undefined | null | false>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(15)
-  }
-}
 
 /**
  * One app per file (a fresh embedded database is slow to build); each test
