@@ -11,6 +11,16 @@ import { resolverWithWrongName } from './webhook-targets.ts'
  * gets its own receiver, organization and dispatchers, and leaves nothing
  * running or pending behind for the next.
  */
+/** An endpoint's deliveries, oldest first. */
+export const endpointDeliveries = (t: TestApp, endpointId: string) =>
+  t.db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+
 export function useDispatcherApp() {
   let shared: TestApp
   before(async () => {
@@ -80,14 +90,7 @@ async function setupDispatcher(t: TestApp, ctx: TestContext, options: Dispatcher
     return Promise.all([dispatch(overrides), dispatch(overrides, second)])
   }
 
-  const deliveries = (endpointId: string) =>
-    t.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('endpoint_id', '=', endpointId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute()
+  const deliveries = (endpointId: string) => endpointDeliveries(t, endpointId)
 
   /** The queue rows (attempts still to be made) of an endpoint. */
   const queued = (endpointId: string) =>

@@ -5,11 +5,10 @@ import { useProductionEvents } from '../../helpers/production-events.ts'
 
 describe('production changes and their events commit together', () => {
   const f = useProductionEvents()
-  const { tick, createLiveOrder, adminOrder, setStatus, assertOrderState, eventRows, assertDelivered } = f
 
   test('the change and its event commit together: a failing event write leaves the order unchanged', async () => {
-    const created = await createLiveOrder()
-    const ao = await adminOrder(created.id)
+    const created = await f.createLiveOrder()
+    const ao = await f.adminOrder(created.id)
     const po = ao.production_order!
     // Make the fan-out of one event type fail inside the transaction.
     await sql`
@@ -24,7 +23,7 @@ describe('production changes and their events commit together', () => {
       create trigger refuse_failed_delivery before insert on webhook_deliveries
       for each row execute function refuse_failed_delivery()`.execute(f.t.db)
     try {
-      tick()
+      f.tick()
       const res = await f.t.admin('POST', `/admin/v1/production-orders/${po.id}/status`, { status: 'failed' })
       assert.equal(res.statusCode, 500, res.body)
       assert.equal(res.json().error.code, 'internal_error')
@@ -32,26 +31,26 @@ describe('production changes and their events commit together', () => {
       await sql`drop trigger refuse_failed_delivery on webhook_deliveries`.execute(f.t.db)
       await sql`drop function refuse_failed_delivery()`.execute(f.t.db)
     }
-    await assertOrderState(created.id, {
+    await f.assertOrderState(created.id, {
       status: 'pending',
       productionStatus: 'pending',
       items: ['pending', 'pending'],
       updated_at: created.updated_at,
     })
     assert.deepEqual(
-      (await eventRows(created.id)).map((e) => e.type),
+      (await f.eventRows(created.id)).map((e) => e.type),
       ['order.received'],
     )
 
-    const at = tick()
-    await setStatus(po.id, 'failed')
-    await assertOrderState(created.id, {
+    const at = f.tick()
+    await f.setStatus(po.id, 'failed')
+    await f.assertOrderState(created.id, {
       status: 'failed',
       productionStatus: 'failed',
       items: ['failed', 'failed'],
       updated_at: at,
     })
-    await assertDelivered(created.id, [
+    await f.assertDelivered(created.id, [
       {
         type: 'order.received',
         data: { order_id: created.id, external_order_id: created.external_order_id },

@@ -5,21 +5,11 @@ import { useProductionEvents } from '../../helpers/production-events.ts'
 
 describe('production changes emit the reference events', () => {
   const f = useProductionEvents()
-  const {
-    tick,
-    createLiveOrder,
-    adminOrder,
-    setStatus,
-    completeJob,
-    cancelOrder,
-    assertOrderState,
-    assertDelivered,
-  } = f
 
   test('a live API order: every event type with the reference envelope and data; order and items follow', async () => {
     const body = orderBody()
-    const created = await createLiveOrder(body)
-    const ao = await adminOrder(created.id)
+    const created = await f.createLiveOrder(body)
+    const ao = await f.adminOrder(created.id)
     assert.equal(ao.source, 'api')
     const po = ao.production_order!
     assert.equal(po.status, 'pending')
@@ -33,64 +23,64 @@ describe('production changes emit the reference events', () => {
       production_status: status,
     })
 
-    let at = tick()
-    await setStatus(po.id, 'in_progress')
-    await assertOrderState(created.id, {
+    let at = f.tick()
+    await f.setStatus(po.id, 'in_progress')
+    await f.assertOrderState(created.id, {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['in_progress', 'in_progress'],
       updated_at: at,
     })
 
-    at = tick()
-    await completeJob(item0!.production_job!.id)
-    await assertOrderState(created.id, {
+    at = f.tick()
+    await f.completeJob(item0!.production_job!.id)
+    await f.assertOrderState(created.id, {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['completed', 'in_progress'],
       updated_at: at,
     })
 
-    at = tick()
-    await setStatus(po.id, 'failed')
+    at = f.tick()
+    await f.setStatus(po.id, 'failed')
     // The job already completed keeps 'completed'.
-    await assertOrderState(created.id, {
+    await f.assertOrderState(created.id, {
       status: 'failed',
       productionStatus: 'failed',
       items: ['completed', 'failed'],
       updated_at: at,
     })
 
-    at = tick()
-    await setStatus(po.id, 'in_progress')
-    await assertOrderState(created.id, {
+    at = f.tick()
+    await f.setStatus(po.id, 'in_progress')
+    await f.assertOrderState(created.id, {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['completed', 'in_progress'],
       updated_at: at,
     })
 
-    at = tick()
-    await completeJob(item1!.production_job!.id)
-    at = tick()
-    await setStatus(po.id, 'completed')
-    await assertOrderState(created.id, {
+    at = f.tick()
+    await f.completeJob(item1!.production_job!.id)
+    at = f.tick()
+    await f.setStatus(po.id, 'completed')
+    await f.assertOrderState(created.id, {
       status: 'completed',
       productionStatus: 'completed',
       items: ['completed', 'completed'],
       updated_at: at,
     })
 
-    at = tick()
-    await setStatus(po.id, 'cancelled')
-    await assertOrderState(created.id, {
+    at = f.tick()
+    await f.setStatus(po.id, 'cancelled')
+    await f.assertOrderState(created.id, {
       status: 'cancelled',
       productionStatus: 'cancelled',
       items: ['completed', 'completed'],
       updated_at: at,
     })
 
-    const envelopes = await assertDelivered(created.id, [
+    const envelopes = await f.assertDelivered(created.id, [
       { type: 'order.received', data: base },
       { type: 'order.production_started', data: statusData('in_progress') },
       {
@@ -126,26 +116,26 @@ describe('production changes emit the reference events', () => {
 
   test('whole-order cancel: order.cancelled without production_status; unfinished items cancelled', async () => {
     const body = orderBody()
-    const created = await createLiveOrder(body)
-    const ao = await adminOrder(created.id)
+    const created = await f.createLiveOrder(body)
+    const ao = await f.adminOrder(created.id)
     const po = ao.production_order!
-    tick()
-    await setStatus(po.id, 'in_progress')
-    tick()
-    await completeJob(ao.items[0]!.production_job!.id)
-    const at = tick()
-    const cancelled = await cancelOrder(created.id)
+    f.tick()
+    await f.setStatus(po.id, 'in_progress')
+    f.tick()
+    await f.completeJob(ao.items[0]!.production_job!.id)
+    const at = f.tick()
+    const cancelled = await f.cancelOrder(created.id)
     assert.equal(cancelled.id, created.id)
     assert.equal(cancelled.status, 'cancelled')
     assert.equal(cancelled.updated_at, at)
     assert.equal(cancelled.production_order?.status, 'cancelled')
-    await assertOrderState(created.id, {
+    await f.assertOrderState(created.id, {
       status: 'cancelled',
       productionStatus: 'cancelled',
       items: ['completed', 'cancelled'],
       updated_at: at,
     })
-    const envelopes = await assertDelivered(created.id, [
+    const envelopes = await f.assertDelivered(created.id, [
       { type: 'order.received', data: { order_id: created.id, external_order_id: body.external_order_id } },
       {
         type: 'order.production_started',

@@ -5,42 +5,32 @@ import { useProductionEvents } from '../../helpers/production-events.ts'
 
 describe('production changes that change nothing emit nothing', () => {
   const f = useProductionEvents()
-  const {
-    tick,
-    createLiveOrder,
-    adminOrder,
-    setStatus,
-    completeJob,
-    cancelOrder,
-    assertOrderState,
-    assertDelivered,
-  } = f
 
   test('a status the production order already has: no event, no updated_at change', async () => {
     const body = orderBody()
-    const created = await createLiveOrder(body)
-    const ao = await adminOrder(created.id)
+    const created = await f.createLiveOrder(body)
+    const ao = await f.adminOrder(created.id)
     const po = ao.production_order!
     const storedPo = () =>
       f.t.db.selectFrom('production_orders').selectAll().where('id', '=', po.id).executeTakeFirstOrThrow()
 
     // pending -> pending on a fresh order.
-    tick()
-    await setStatus(po.id, 'pending')
-    await assertOrderState(created.id, {
+    f.tick()
+    await f.setStatus(po.id, 'pending')
+    await f.assertOrderState(created.id, {
       status: 'pending',
       productionStatus: 'pending',
       items: ['pending', 'pending'],
       updated_at: created.updated_at,
     })
 
-    const started = tick()
-    await setStatus(po.id, 'in_progress')
+    const started = f.tick()
+    await f.setStatus(po.id, 'in_progress')
     const before = await storedPo()
-    tick()
-    await setStatus(po.id, 'in_progress')
+    f.tick()
+    await f.setStatus(po.id, 'in_progress')
     assert.equal((await storedPo()).updated_at.toISOString(), before.updated_at.toISOString())
-    await assertOrderState(created.id, {
+    await f.assertOrderState(created.id, {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['in_progress', 'in_progress'],
@@ -48,11 +38,11 @@ describe('production changes that change nothing emit nothing', () => {
     })
 
     // A job completed twice: one order_item.completed.
-    const jobDone = tick()
-    await completeJob(ao.items[0]!.production_job!.id)
-    tick()
-    await completeJob(ao.items[0]!.production_job!.id)
-    await assertOrderState(created.id, {
+    const jobDone = f.tick()
+    await f.completeJob(ao.items[0]!.production_job!.id)
+    f.tick()
+    await f.completeJob(ao.items[0]!.production_job!.id)
+    await f.assertOrderState(created.id, {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['completed', 'in_progress'],
@@ -60,21 +50,21 @@ describe('production changes that change nothing emit nothing', () => {
     })
 
     // Cancelled as a whole, then cancelled again either way: one order.cancelled.
-    const cancelledAt = tick()
-    await cancelOrder(created.id)
-    tick()
-    const again = await cancelOrder(created.id)
+    const cancelledAt = f.tick()
+    await f.cancelOrder(created.id)
+    f.tick()
+    const again = await f.cancelOrder(created.id)
     assert.equal(again.updated_at, cancelledAt)
-    tick()
-    await setStatus(po.id, 'cancelled')
-    await assertOrderState(created.id, {
+    f.tick()
+    await f.setStatus(po.id, 'cancelled')
+    await f.assertOrderState(created.id, {
       status: 'cancelled',
       productionStatus: 'cancelled',
       items: ['completed', 'cancelled'],
       updated_at: cancelledAt,
     })
 
-    const envelopes = await assertDelivered(created.id, [
+    const envelopes = await f.assertDelivered(created.id, [
       { type: 'order.received', data: { order_id: created.id, external_order_id: body.external_order_id } },
       {
         type: 'order.production_started',
@@ -106,13 +96,13 @@ describe('production changes that change nothing emit nothing', () => {
 
   test('a repeated identical POST /v1/orders produces no second order.received', async () => {
     const body = orderBody()
-    const first = await createLiveOrder(body)
-    tick()
+    const first = await f.createLiveOrder(body)
+    f.tick()
     const repeat = await f.t.api(f.tenant.liveKey, 'POST', '/v1/orders', body)
     assert.equal(repeat.statusCode, 200, repeat.body)
     assert.equal(repeat.json().data.order.id, first.id)
     assert.equal(repeat.json().data.order.updated_at, first.updated_at)
-    await assertDelivered(first.id, [
+    await f.assertDelivered(first.id, [
       { type: 'order.received', data: { order_id: first.id, external_order_id: body.external_order_id } },
     ])
   })

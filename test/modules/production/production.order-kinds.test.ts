@@ -5,41 +5,28 @@ import { type AdminOrder, useProductionEvents } from '../../helpers/production-e
 
 describe('partner, test and shop orders: their production events', () => {
   const f = useProductionEvents()
-  const {
-    tick,
-    createLiveOrder,
-    adminOrder,
-    setStatus,
-    completeJob,
-    cancelOrder,
-    assertOrderState,
-    settle,
-    eventRows,
-    receivedFor,
-    assertDelivered,
-  } = f
 
   test('partner orders: produced_by_partner true on order-level events, no order_item.completed, updated_at still moves', async () => {
     const body = orderBody()
-    const created = await createLiveOrder(body)
-    const ao = await adminOrder(created.id)
+    const created = await f.createLiveOrder(body)
+    const ao = await f.adminOrder(created.id)
     const po = ao.production_order!
-    tick()
+    f.tick()
     const res = await f.t.admin('POST', `/admin/v1/production-orders/${po.id}/partner`, {
       produced_by_partner: true,
     })
     assert.equal(res.statusCode, 200, res.body)
     assert.equal(res.json().data.production_order.id, po.id)
     assert.equal(res.json().data.production_order.produced_by_partner, true)
-    assert.equal((await adminOrder(created.id)).production_order?.produced_by_partner, true)
+    assert.equal((await f.adminOrder(created.id)).production_order?.produced_by_partner, true)
 
-    tick()
-    await setStatus(po.id, 'in_progress')
+    f.tick()
+    await f.setStatus(po.id, 'in_progress')
 
     // A job of a partner order completes: no event, but the order changed.
-    const jobAt = tick()
-    await completeJob(ao.items[0]!.production_job!.id)
-    await assertOrderState(created.id, {
+    const jobAt = f.tick()
+    await f.completeJob(ao.items[0]!.production_job!.id)
+    await f.assertOrderState(created.id, {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['completed', 'in_progress'],
@@ -60,14 +47,14 @@ describe('partner, test and shop orders: their production events', () => {
       ['completed', 'in_progress'],
     )
 
-    tick()
-    await setStatus(po.id, 'failed')
-    tick()
-    await completeJob(ao.items[1]!.production_job!.id)
-    tick()
-    await setStatus(po.id, 'completed')
-    tick()
-    await setStatus(po.id, 'cancelled')
+    f.tick()
+    await f.setStatus(po.id, 'failed')
+    f.tick()
+    await f.completeJob(ao.items[1]!.production_job!.id)
+    f.tick()
+    await f.setStatus(po.id, 'completed')
+    f.tick()
+    await f.setStatus(po.id, 'cancelled')
 
     const base = { order_id: created.id, external_order_id: body.external_order_id }
     const partner = (status: string) => ({
@@ -76,7 +63,7 @@ describe('partner, test and shop orders: their production events', () => {
       production_status: status,
       produced_by_partner: true,
     })
-    await assertDelivered(created.id, [
+    await f.assertDelivered(created.id, [
       // Created before the partner flag was set: nothing to flag yet.
       { type: 'order.received', data: base },
       { type: 'order.production_started', data: partner('in_progress') },
@@ -86,15 +73,15 @@ describe('partner, test and shop orders: their production events', () => {
     ])
 
     // A whole-order cancel of a partner order: flag, no production_status.
-    const other = await createLiveOrder()
-    const otherPo = (await adminOrder(other.id)).production_order!
+    const other = await f.createLiveOrder()
+    const otherPo = (await f.adminOrder(other.id)).production_order!
     const flagged = await f.t.admin('POST', `/admin/v1/production-orders/${otherPo.id}/partner`, {
       produced_by_partner: true,
     })
     assert.equal(flagged.statusCode, 200, flagged.body)
-    tick()
-    await cancelOrder(other.id)
-    await assertDelivered(other.id, [
+    f.tick()
+    await f.cancelOrder(other.id)
+    await f.assertDelivered(other.id, [
       { type: 'order.received', data: { order_id: other.id, external_order_id: other.external_order_id } },
       {
         type: 'order.cancelled',
@@ -116,7 +103,7 @@ describe('partner, test and shop orders: their production events', () => {
     const res = await f.t.api(f.tenant.testKey, 'POST', '/v1/orders', orderBody())
     assert.equal(res.statusCode, 201, res.body)
     const order = res.json().data.order
-    const ao = await adminOrder(order.id)
+    const ao = await f.adminOrder(order.id)
     assert.equal(ao.production_order, null)
     assert.deepEqual(
       ao.items.map((i) => i.production_status),
@@ -128,11 +115,11 @@ describe('partner, test and shop orders: their production events', () => {
       0,
     )
 
-    tick()
+    f.tick()
     const cancel = await f.t.admin('POST', `/admin/v1/orders/${order.id}/cancel`)
     assert.equal(cancel.statusCode, 422, cancel.body)
     assert.equal(cancel.json().error.code, 'validation_failed')
-    const after = await adminOrder(order.id)
+    const after = await f.adminOrder(order.id)
     assert.equal(after.status, 'pending')
     assert.equal(after.updated_at, order.updated_at)
 
@@ -143,16 +130,16 @@ describe('partner, test and shop orders: their production events', () => {
       .where('environment', '=', 'test')
       .execute()
     assert.deepEqual(events, [])
-    assert.deepEqual(await eventRows(order.id), [])
+    assert.deepEqual(await f.eventRows(order.id), [])
     const deliveries = await f.t.db
       .selectFrom('webhook_deliveries')
       .select('id')
       .where('endpoint_id', '=', testEndpoint.json().data.endpoint.id)
       .execute()
     assert.deepEqual(deliveries, [])
-    await settle()
+    await f.settle()
     assert.equal(f.receiver.received.filter((r) => r.url === '/test-env').length, 0)
-    assert.equal(receivedFor(order.id).length, 0)
+    assert.equal(f.receivedFor(order.id).length, 0)
 
     // Deleted again so it does not count against other tests' expectations.
     const del = await f.t.api(
@@ -164,7 +151,7 @@ describe('partner, test and shop orders: their production events', () => {
   })
 
   test('shop orders: live with production, status follows, never an event', async () => {
-    tick()
+    f.tick()
     const res = await f.t.admin('POST', `/admin/v1/organizations/${f.tenant.orgId}/shop-orders`, orderBody())
     assert.equal(res.statusCode, 201, res.body)
     const shop = res.json().data.order as AdminOrder & { is_test: boolean }
@@ -173,21 +160,21 @@ describe('partner, test and shop orders: their production events', () => {
     const po = shop.production_order!
     assert.equal(po.status, 'pending')
 
-    let at = tick()
-    await setStatus(po.id, 'in_progress')
-    await assertOrderState(shop.id, {
+    let at = f.tick()
+    await f.setStatus(po.id, 'in_progress')
+    await f.assertOrderState(shop.id, {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['in_progress', 'in_progress'],
       updated_at: at,
     })
-    at = tick()
-    await completeJob(shop.items[0]!.production_job!.id)
-    tick()
-    await setStatus(po.id, 'failed')
-    at = tick()
-    await setStatus(po.id, 'completed')
-    await assertOrderState(shop.id, {
+    at = f.tick()
+    await f.completeJob(shop.items[0]!.production_job!.id)
+    f.tick()
+    await f.setStatus(po.id, 'failed')
+    at = f.tick()
+    await f.setStatus(po.id, 'completed')
+    await f.assertOrderState(shop.id, {
       status: 'completed',
       productionStatus: 'completed',
       items: ['completed', 'completed'],
@@ -201,13 +188,13 @@ describe('partner, test and shop orders: their production events', () => {
     )
     assert.equal(second.statusCode, 201, second.body)
     const secondId = second.json().data.order.id
-    at = tick()
-    const cancelled = await cancelOrder(secondId)
+    at = f.tick()
+    const cancelled = await f.cancelOrder(secondId)
     assert.equal(cancelled.status, 'cancelled')
     assert.equal(cancelled.updated_at, at)
 
     for (const id of [shop.id, secondId]) {
-      assert.deepEqual(await eventRows(id), [])
+      assert.deepEqual(await f.eventRows(id), [])
     }
     const deliveries = await f.t.db
       .selectFrom('webhook_deliveries as d')
@@ -216,7 +203,7 @@ describe('partner, test and shop orders: their production events', () => {
       .where('e.order_id', 'in', [shop.id, secondId])
       .execute()
     assert.deepEqual(deliveries, [])
-    await settle()
-    assert.equal(receivedFor(shop.id).length + receivedFor(secondId).length, 0)
+    await f.settle()
+    assert.equal(f.receivedFor(shop.id).length + f.receivedFor(secondId).length, 0)
   })
 })
