@@ -57,7 +57,8 @@ export function useProductionEvents() {
       assert.equal(res.statusCode, 201, res.body)
       endpointIds.push(res.json().data.endpoint.id)
     }
-    await t.startDispatcher({ ca: receiver.ca })
+    // A retry would wait for the manual clock: the first attempt gets time even on a busy machine.
+    await t.startDispatcher({ ca: receiver.ca, timeoutMs: 10_000 })
   })
   after(async () => {
     await t.close()
