@@ -224,6 +224,13 @@ export function useUploadSuite(variant: { name: StorageVariantName; start(): Pro
     return orderBody({ items: [{ sku: 'POSTER-A2', name: 'Poster', quantity: 1, files }], ...more })
   }
 
+  /** An order referencing these uploads (test environment unless `key`), which must be accepted. */
+  async function acceptedOrder(files: FileRef[], key = u.tenant.testKey): Promise<{ id: string }> {
+    const res = await u.t.api(key, 'POST', '/v1/orders', orderWith(files))
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().data.order
+  }
+
   async function download(app: TestApp, orderId: string, uploadId: string) {
     return app.admin('GET', `/admin/v1/orders/${orderId}/files/${uploadId}`)
   }
@@ -243,5 +250,5 @@ export function useUploadSuite(variant: { name: StorageVariantName; start(): Pro
     ])
     return { orders: Number(orders.n), events: Number(events.n) }
   }
-  return Object.assign(u, { createSlot, put, upload, uploadRow, orderWith, download, counts })
+  return Object.assign(u, { createSlot, put, upload, uploadRow, orderWith, acceptedOrder, download, counts })
 }

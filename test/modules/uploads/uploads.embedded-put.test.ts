@@ -24,7 +24,7 @@ import { waitUntil } from '../../helpers/wait.ts'
 for (const variant of storageVariants().filter((v) => v.name === 'embedded')) {
   describe(`upload lifecycle on ${variant.name} storage`, () => {
     const u = useUploadSuite(variant)
-    const { createSlot, upload, uploadRow, orderWith } = u
+    const { createSlot, upload, uploadRow, orderWith, acceptedOrder } = u
 
     describe('the signed URL of embedded storage', () => {
       let base: string
@@ -104,15 +104,8 @@ for (const variant of storageVariants().filter((v) => v.name === 'embedded')) {
         const head = await u.ts.storage.head(row!.storage_key, 64)
         assert.equal(head?.size, MAX_BYTES)
         assert.deepEqual(head?.head.subarray(0, 8), png().subarray(0, 8))
-        const order = await u.t.api(
-          u.tenant.testKey,
-          'POST',
-          '/v1/orders',
-          orderWith([{ upload_id: slot.upload_id }]),
-        )
-        assert.equal(order.statusCode, 201, order.body)
-        const view = (await u.t.admin('GET', `/admin/v1/orders/${order.json().data.order.id}`)).json().data
-          .order
+        const order = await acceptedOrder([{ upload_id: slot.upload_id }])
+        const view = (await u.t.admin('GET', `/admin/v1/orders/${order.id}`)).json().data.order
         assert.equal(view.items[0].files[0].size_bytes, MAX_BYTES)
         assert.equal(view.items[0].files[0].content_type, 'image/png')
       })

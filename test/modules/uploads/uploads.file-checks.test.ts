@@ -9,7 +9,7 @@ import { hex, MAX_BYTES, PDF, png, useUploadSuite } from '../../helpers/uploads.
 for (const variant of storageVariants()) {
   describe(`upload lifecycle on ${variant.name} storage`, () => {
     const u = useUploadSuite(variant)
-    const { createSlot, upload, uploadRow, orderWith, counts } = u
+    const { createSlot, upload, uploadRow, orderWith, counts, acceptedOrder } = u
 
     describe('file checks at order acceptance', () => {
       test('unusable files: 422 with file_not_found in errors[], nothing stored, uploads stay usable', async () => {
@@ -145,13 +145,7 @@ for (const variant of storageVariants()) {
         )
         assert.deepEqual(await counts(u.tenant.orgId), before)
         assert.equal((await uploadRow(second.upload_id))?.referenced_at, null, 'the new upload stays unused')
-        const elsewhere = await u.t.api(
-          u.tenant.liveKey,
-          'POST',
-          '/v1/orders',
-          orderWith([{ upload_id: second.upload_id }]),
-        )
-        assert.equal(elsewhere.statusCode, 201, elsewhere.body)
+        await acceptedOrder([{ upload_id: second.upload_id }], u.tenant.liveKey)
       })
 
       if (!u.embedded) {

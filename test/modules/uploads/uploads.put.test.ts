@@ -9,7 +9,7 @@ import { listFiles, PDF, png, useUploadSuite } from '../../helpers/uploads.ts'
 for (const variant of storageVariants()) {
   describe(`upload lifecycle on ${variant.name} storage`, () => {
     const u = useUploadSuite(variant)
-    const { createSlot, put, upload, uploadRow, orderWith, download } = u
+    const { createSlot, put, upload, uploadRow, orderWith, download, acceptedOrder } = u
 
     describe('PUT, order, operator view and download', () => {
       test('PUT without Authorization stores; the order shows {name, role}; the operator gets the bytes', async () => {
@@ -92,14 +92,7 @@ for (const variant of storageVariants()) {
           const objects = (await listFiles(u.ts.root)).filter((f) => f.includes(slot.upload_id))
           assert.equal(objects.length, 1, objects.join())
         }
-        const created = await u.t.api(
-          u.tenant.testKey,
-          'POST',
-          '/v1/orders',
-          orderWith([{ upload_id: slot.upload_id }]),
-        )
-        assert.equal(created.statusCode, 201, created.body)
-        const { order } = created.json().data
+        const order = await acceptedOrder([{ upload_id: slot.upload_id }])
         const view = (await u.t.admin('GET', `/admin/v1/orders/${order.id}`)).json().data.order
         assert.equal(view.items[0].files[0].content_type, 'application/pdf')
         assert.equal(view.items[0].files[0].size_bytes, PDF.length)
@@ -111,14 +104,7 @@ for (const variant of storageVariants()) {
       test('after an accepted order references the upload, a PUT changes nothing the order holds', async () => {
         const original = png([1, 2, 3])
         const slot = await upload(u.t, u.tenant.testKey, original)
-        const created = await u.t.api(
-          u.tenant.testKey,
-          'POST',
-          '/v1/orders',
-          orderWith([{ upload_id: slot.upload_id }]),
-        )
-        assert.equal(created.statusCode, 201, created.body)
-        const orderId = created.json().data.order.id
+        const orderId = (await acceptedOrder([{ upload_id: slot.upload_id }])).id
         const rowBefore = await uploadRow(slot.upload_id)
         const filesBefore = u.ts.root ? await listFiles(u.ts.root) : []
 
