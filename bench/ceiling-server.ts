@@ -9,7 +9,6 @@
 //                             query() and transaction() (each statement parsed and planned anew)
 //   CEILING_DB=pglite-pg      DATA_DIR: the same PGlite driven through node-postgres, as the service
 //                             runs it: named prepared statements (BEGIN / INSERT / INSERT / COMMIT)
-//   CEILING_DB=pglite-worker  DATA_DIR: the same PGlite in a worker thread (pglite-worker.ts)
 //
 // POST /v1/orders-lean is a what-if, not a ceiling: everything the service writes for
 // a live order (order, items linked to products by sku, production order, jobs,
@@ -27,7 +26,6 @@ import { v7 } from 'uuid'
 import { migrateToLatest } from '../src/db/database.ts'
 import { durablePgliteOptions } from '../src/db/embedded.ts'
 import type { DB } from '../src/db/schema.ts'
-import { WorkerPGlite } from './pglite-worker.ts'
 
 interface CeilingItem {
   sku?: string | null
@@ -209,20 +207,16 @@ function storeOnPool(pool: pg.Pool, orgIds: string[]): Store {
 }
 
 /** PGlite in DATA_DIR with the service's schema (Kysely for the migration only) and one organization. */
-async function openMigratedPglite<P extends PGlite | WorkerPGlite>(
-  create: (dir: string) => Promise<P>,
-): Promise<{ pglite: P; orgId: string }> {
+async function openMigratedPglite(): Promise<{ pglite: PGlite; orgId: string }> {
   const dir = join(process.env.DATA_DIR!, 'pgdata')
   mkdirSync(dir, { recursive: true })
-  const pglite = await create(dir)
+  const pglite = await PGlite.create(dir, durablePgliteOptions(dir))
   await migrateToLatest(new Kysely<DB>({ dialect: new PGliteDialect({ pglite }) }))
   return { pglite, orgId: await registerTenant(pglite) }
 }
 
-async function openPglite(inWorker: boolean): Promise<Store> {
-  const { pglite, orgId } = await openMigratedPglite<PGlite | WorkerPGlite>((dir) =>
-    inWorker ? WorkerPGlite.create(dir) : PGlite.create(dir, durablePgliteOptions(dir)),
-  )
+async function openPglite(): Promise<Store> {
+  const { pglite, orgId } = await openMigratedPglite()
   const insert: Insert = async (orderParams, itemParams, itemCount) => {
     await pglite.transaction(async (tx) => {
       await tx.query(INSERT_ORDER, orderParams)
@@ -235,7 +229,7 @@ async function openPglite(inWorker: boolean): Promise<Store> {
 
 /** PGlite through node-postgres with named prepared statements, one client as the service holds. */
 async function openPgliteThroughPg(): Promise<Store> {
-  const { pglite, orgId } = await openMigratedPglite((dir) => PGlite.create(dir, durablePgliteOptions(dir)))
+  const { pglite, orgId } = await openMigratedPglite()
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0 } as pg.PoolConfig)
   const store = storeOnPool(pool, [orgId])
   return {
@@ -247,7 +241,7 @@ async function openPgliteThroughPg(): Promise<Store> {
   }
 }
 
-async function registerTenant(pglite: PGlite | WorkerPGlite): Promise<string> {
+async function registerTenant(pglite: PGlite): Promise<string> {
   const orgId = v7()
   await pglite.query('insert into organizations (id, name, created_at) values ($1, $2, $3)', [
     orgId,
@@ -266,11 +260,7 @@ async function registerTenant(pglite: PGlite | WorkerPGlite): Promise<string> {
 
 const mode = process.env.CEILING_DB ?? 'pg'
 const store =
-  mode === 'pg'
-    ? await openPg()
-    : mode === 'pglite-pg'
-      ? await openPgliteThroughPg()
-      : await openPglite(mode === 'pglite-worker')
+  mode === 'pg' ? await openPg() : mode === 'pglite-pg' ? await openPgliteThroughPg() : await openPglite()
 
 let requests = 0
 const app = Fastify({ logger: false, bodyLimit: 10 * 1024 * 1024 })

@@ -12,13 +12,10 @@
 // as absolute numbers: the machine is small and shared.
 //
 // Also measured: a 200-item order with 50 personalization fields per item (sequential
-// p50), GET /v1/orders at 10 k and 1 M stored orders (PostgreSQL, seeded in SQL), and
-// the service with PGlite in a worker thread (hooks/pglite-in-worker.ts swaps the
-// PGlite class under an unchanged src/main.ts) to decide whether it belongs there.
+// p50) and GET /v1/orders at 10 k and 1 M stored orders (PostgreSQL, seeded in SQL).
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -26,6 +23,7 @@ import { parseArgs } from 'node:util'
 import autocannon, { type RawRequest, type RequestSpec, type Result } from 'autocannon'
 import pg from 'pg'
 import { cpuMs } from './lib/cpu.ts'
+import { freePort } from './lib/service.ts'
 
 const ROOT = new URL('..', import.meta.url).pathname
 const OPERATOR_TOKEN = `op_bench_${randomBytes(16).toString('hex')}`
@@ -47,7 +45,6 @@ const { values: flags } = parseArgs({
     'scale-samples': { type: 'string' },
     'skip-big': { type: 'boolean', default: false },
     'skip-scale': { type: 'boolean', default: false },
-    'skip-worker': { type: 'boolean', default: false },
     'skip-get': { type: 'boolean', default: false },
     'skip-load': { type: 'boolean', default: false },
     profile: { type: 'boolean', default: false },
@@ -68,7 +65,7 @@ if (flags.help) {
   --rounds=N            alternate ceiling/service N times, report the median (default 1)
   --big-requests=N      sequential 200-item orders measured (default 50)
   --scale-small=N --scale-large=N --scale-samples=N   GET /v1/orders scaling (10000, 1000000, 200)
-  --skip-big --skip-scale --skip-worker --skip-get    leave parts out
+  --skip-big --skip-scale --skip-get    leave parts out
   --skip-load           no autocannon runs (only the big order and the scaling parts)
   --profile             run the services with --cpu-prof (profiles kept in the temp dir)
   --diagnose            where the time goes: POST with test keys (no production rows, no event) and a
@@ -94,7 +91,6 @@ const opts = {
   scaleSamples: num(flags['scale-samples'], flags.quick ? 60 : 200),
   skipBig: flags['skip-big'],
   skipScale: flags['skip-scale'],
-  skipWorker: flags['skip-worker'],
   skipGet: flags['skip-get'],
   skipLoad: flags['skip-load'],
   profile: flags.profile,
@@ -142,17 +138,6 @@ function against(result: LoadResult, ceiling: LoadResult): { ratio: number; cpuR
 }
 
 // ---------------------------------------------------------------- processes
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 interface Proc {
   name: string
@@ -885,14 +870,6 @@ async function runPglite(): Promise<void> {
     const service = await start(startService('service-pglite', {}))
     const tenant = await createTenant(service.url, opts.keys)
     const svc = target(service)
-    // The same service with PGlite in a worker thread, measured side by side.
-    let worker: { svc: Target; keys: string[] } | undefined
-    if (!opts.skipWorker) {
-      const proc = await start(
-        startService('service-pglite-worker', {}, ['--import', hook('pglite-in-worker.ts')]),
-      )
-      worker = { svc: target(proc), keys: (await createTenant(proc.url, opts.keys)).keys }
-    }
     if (!opts.skipLoad) {
       const ceiling = await start(
         startCeiling('ceiling-pglite', { CEILING_DB: 'pglite', API_KEYS: tenant.keys.join(',') }),
@@ -902,34 +879,16 @@ async function runPglite(): Promise<void> {
         ceiling: postScenario(target(ceiling), tenant.keys, `ceil-${randomBytes(3).toString('hex')}`),
         ceilingPg: postScenario(target(ceilingPg), tenant.keys, `ceilp-${randomBytes(3).toString('hex')}`),
       }
-      let workerCeiling: Proc | undefined
-      if (worker) {
-        workerCeiling = await start(startCeiling('ceiling-pglite-worker', { CEILING_DB: 'pglite-worker' }))
-        scenarios.workerCeiling = postScenario(
-          target(workerCeiling),
-          tenant.keys,
-          `ceilw-${randomBytes(3).toString('hex')}`,
-        )
-      }
       scenarios.service = postScenario(svc, tenant.keys, `svc-${randomBytes(3).toString('hex')}`)
-      if (worker) {
-        scenarios.workerService = postScenario(
-          worker.svc,
-          worker.keys,
-          `svcw-${randomBytes(3).toString('hex')}`,
-        )
-      }
       if (opts.diagnose) await addDiagnostics(scenarios, svc, target(ceiling), tenant.keys)
       const from = Date.now()
       const results = await measure(scenarios)
       const to = Date.now()
       await ceiling.stop()
       await ceilingPg.stop()
-      await workerCeiling?.stop()
       const gets: Record<string, Scenario> = opts.skipGet
         ? {}
         : { get: getScenario(svc, tenant.keys, { from, to }) }
-      if (worker && !opts.skipGet) gets.workerGet = getScenario(worker.svc, worker.keys, { from, to })
       const get = await measure(gets)
       // The ceiling is the faster of the two bare routes: PGlite's own query(), or
       // node-postgres with named prepared statements (the driver the service uses).
@@ -949,42 +908,16 @@ async function runPglite(): Promise<void> {
         ...viaPg,
         ...against(viaPg, c),
       })
-      if (results.workerCeiling) {
-        rows.push({
-          database: 'PGlite',
-          scenario: 'bare route POST (PGlite in a worker thread)',
-          ...results.workerCeiling,
-          ...against(results.workerCeiling, c),
-        })
-      }
       rows.push({ database: 'PGlite', scenario: 'service POST /v1/orders (3 items)', ...s, ...against(s, c) })
-      if (results.workerService) {
-        rows.push({
-          database: 'PGlite',
-          scenario: 'service POST, PGlite in a worker (prototype)',
-          ...results.workerService,
-          ...against(results.workerService, c),
-        })
-      }
       diagnosticRows('PGlite', results, c)
       if (get.get) rows.push({ database: 'PGlite', scenario: 'service GET /v1/orders?limit=100', ...get.get })
-      if (get.workerGet) {
-        rows.push({
-          database: 'PGlite',
-          scenario: 'service GET, PGlite in a worker (prototype)',
-          ...get.workerGet,
-        })
-      }
       checks.push({
         target: 'PGlite: service POST / faster bare PGlite route >= 0.5',
         measured: `${(s.rps / c.rps).toFixed(2)} (${s.rps.toFixed(0)} / ${c.rps.toFixed(0)} req/s; CPU ratio ${against(s, c).cpuRatio.toFixed(2)})`,
         pass: s.rps / c.rps >= 0.5,
       })
     }
-    if (!opts.skipBig) {
-      await bigOrders('PGlite', svc, tenant.keys[0]!)
-      if (worker) await bigOrders('PGlite (worker)', worker.svc, worker.keys[0]!)
-    }
+    if (!opts.skipBig) await bigOrders('PGlite', svc, tenant.keys[0]!)
   } finally {
     for (const proc of procs) await proc.stop()
   }
@@ -1030,8 +963,8 @@ function printReport(): void {
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`)
   for (const row of table.slice(1)) console.log(line(row))
   console.log(
-    'ratio: req/s over the bare route of the same database, measured in the same run (PGlite rows, the\n' +
-      'worker prototype included, over the faster of the two bare PGlite routes). CPU ms/req: user+system CPU\n' +
+    'ratio: req/s over the bare route of the same database, measured in the same run (PGlite rows over\n' +
+      'the faster of the two bare PGlite routes). CPU ms/req: user+system CPU\n' +
       'per completed request of the server process (all threads), of the PostgreSQL backends serving the\n' +
       "bench database, and of this process (the load generator). CPU ratio: the ceiling's total CPU per\n" +
       "request over this row's, the throughput ratio to expect when the machine is CPU-bound; it moves\n" +

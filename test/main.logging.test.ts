@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { startServiceProcess } from './helpers/service-process.ts'
+import { collectOutput, startServiceProcess } from './helpers/service-process.ts'
 
 const hasScript = spawnSync('script', ['--version']).status === 0
 
@@ -32,17 +32,14 @@ describe('log format of the service process', () => {
       env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
       stdio: ['pipe', 'pipe', 'pipe'],
     })
-    let output = ''
-    child.stdout.on('data', (d) => {
-      output += d
-    })
+    const output = collectOutput(child)
     const exited = new Promise((resolve) => child.once('exit', resolve))
     const deadline = Date.now() + 60_000
-    while (!output.includes('service ready') && Date.now() < deadline) await sleep(100)
+    while (!output().includes('service ready') && Date.now() < deadline) await sleep(100)
     child.stdin.write('\x03') // Ctrl-C
     await exited
     // biome-ignore lint/suspicious/noControlCharactersInRegex: colours of the terminal
-    const plain = output.replace(/\x1b\[[0-9;]*m/g, '')
+    const plain = output().replace(/\x1b\[[0-9;]*m/g, '')
     assert.match(plain, /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO: service ready\r?$/m)
     assert.match(plain, /^\s+webhook_worker: "on"\r?$/m)
     assert.match(plain, /INFO: stopped/)

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { createServer, Socket } from 'node:net'
+import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
+import { collectOutput, freePort } from './helpers/service-process.ts'
+import { waitUntil } from './helpers/wait.ts'
 
 /** `npm start` as a user runs it, on a free port and a fresh DATA_DIR. */
 interface Started {
@@ -13,14 +14,6 @@ interface Started {
   port: number
   output: () => string
   exited: Promise<void>
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((resolve) => server.once('listening', resolve))
-  const { port } = server.address() as { port: number }
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 function accepts(port: number): Promise<boolean> {
@@ -33,15 +26,6 @@ function accepts(port: number): Promise<boolean> {
     socket.once('error', () => resolve(false))
     socket.connect(port, '127.0.0.1')
   })
-}
-
-async function until(condition: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (await condition()) return true
-    await sleep(100)
-  }
-  return condition()
 }
 
 const started: Started[] = []
@@ -57,17 +41,14 @@ async function npmStart(options: { ownGroup?: boolean } = {}): Promise<Started> 
     // A terminal's foreground job: Ctrl-C signals the whole group.
     detached: options.ownGroup ?? false,
   })
-  let output = ''
-  npm.stdout!.on('data', (d) => {
-    output += d
-  })
-  npm.stderr!.on('data', (d) => {
-    output += d
-  })
+  const output = collectOutput(npm)
   const exited = new Promise<void>((resolve) => npm.once('exit', () => resolve()))
-  const s = { npm, port, output: () => output, exited }
+  const s = { npm, port, output, exited }
   started.push(s)
-  assert.ok(await until(() => output.includes('service ready'), 60_000), `not ready:\n${output}`)
+  await waitUntil(() => output().includes('service ready'), 'the service to be ready', {
+    timeoutMs: 60_000,
+    details: output,
+  })
   return s
 }
 
@@ -91,7 +72,7 @@ describe('stopping a service started with npm start', () => {
     assert.equal(await accepts(s.port), true)
     s.npm.kill('SIGTERM')
     await s.exited
-    assert.ok(await until(async () => !(await accepts(s.port)), 5000), `port ${s.port} still open`)
+    await waitUntil(async () => !(await accepts(s.port)), `port ${s.port} still open`, 5000)
     assert.match(s.output(), /"signal":"SIGTERM","msg":"shutting down: draining in-flight requests"/)
     assert.match(s.output(), /"msg":"stopped"/)
   })
@@ -108,8 +89,8 @@ describe('stopping a service started with npm start', () => {
   test('npm killed outright (SIGKILL): the service notices that its parent is gone and stops', async () => {
     const s = await npmStart()
     s.npm.kill('SIGKILL')
-    assert.ok(await until(async () => !(await accepts(s.port)), 10_000), `port ${s.port} still open`)
+    await waitUntil(async () => !(await accepts(s.port)), `port ${s.port} still open`, 10_000)
     assert.match(s.output(), /"parentExited":true/)
-    assert.ok(await until(() => s.output().includes('"msg":"stopped"'), 5000))
+    await waitUntil(() => s.output().includes('"msg":"stopped"'), 'the service to stop', 5000)
   })
 })

@@ -6,7 +6,8 @@ import { join, resolve } from 'node:path'
 import { test } from 'node:test'
 import { TEST_DATABASE_URL } from './helpers/app.ts'
 import { section, taggedBlocks } from './helpers/markdown.ts'
-import { freePort } from './helpers/service-process.ts'
+import { collectOutput, freePort } from './helpers/service-process.ts'
+import { waitUntil } from './helpers/wait.ts'
 
 /**
  * The README's walkthrough, run as a new integrator would paste it: the block
@@ -29,11 +30,9 @@ const CONFIG_VARIABLES =
 /** A shell of its own process group, so that everything it starts can be stopped together. */
 function shell(script: string, cwd: string, env: NodeJS.ProcessEnv) {
   const child = spawn('bash', ['-c', script], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-  let output = ''
-  for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (d) => (output += d))
   // 'close': every process that shares the shell's output has ended, not just the shell.
   const exited = new Promise<number | null>((done) => child.once('close', (code) => done(code)))
-  return { child, output: () => output, exited }
+  return { child, output: collectOutput(child), exited }
 }
 
 function stopGroup(child: ChildProcess) {
@@ -41,14 +40,6 @@ function stopGroup(child: ChildProcess) {
     process.kill(-child.pid!, 'SIGTERM')
   } catch {
     // Already gone.
-  }
-}
-
-async function until(what: string, check: () => boolean, timeoutMs: number, details: () => string) {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}:\n${details()}`)
-    await new Promise((r) => setTimeout(r, 100))
   }
 }
 
@@ -74,7 +65,10 @@ test('the README walkthrough runs as written', { skip, timeout: 240_000 }, async
     await service.exited
     rmSync(clone, { recursive: true, force: true })
   })
-  await until('the service', () => service.output().includes('service ready'), 60_000, service.output)
+  await waitUntil(() => service.output().includes('service ready'), 'the service', {
+    timeoutMs: 60_000,
+    details: service.output,
+  })
 
   // Each step stops at its first failing command, as `set -e` makes it.
   const script = ['set -euo pipefail', ...steps.map((step, i) => `echo "=== step ${i + 1}"\n${step}`)]
@@ -109,12 +103,9 @@ test('the README walkthrough runs as written', { skip, timeout: 240_000 }, async
   const log = join(clone, 'tmp', 'receiver.log')
   const events = () =>
     existsSync(log) ? [...readFileSync(log, 'utf8').matchAll(/ (verified|duplicate) (\S+) (\S+)/g)] : []
-  await until(
-    'the redelivery',
-    () => events().length >= 7,
-    10_000,
-    () => readFileSync(log, 'utf8'),
-  )
+  await waitUntil(() => events().length >= 7, 'the redelivery', {
+    details: () => readFileSync(log, 'utf8'),
+  })
   assert.doesNotMatch(readFileSync(log, 'utf8'), /rejected/)
   assert.deepEqual(
     events().map((m) => `${m[1]} ${m[2]}`),

@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
-import { type AddressInfo, createServer } from 'node:net'
+import { collectOutput, freePort } from '../../test/helpers/service-process.ts'
+
+export { freePort }
 
 export const ROOT = new URL('../..', import.meta.url).pathname
 
@@ -19,15 +21,6 @@ export interface Service {
   /** Resets the peak (VmHWM) so the next memory() peak covers only what follows. */
   resetPeak(): void
   stop(): Promise<void>
-}
-
-/** A port that was free a moment ago. */
-export async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise((resolve) => server.close(resolve))
-  return port
 }
 
 export async function startService(env: Record<string, string>): Promise<Service> {
@@ -51,20 +44,14 @@ export async function startService(env: Record<string, string>): Promise<Service
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   )
-  let output = ''
-  child.stdout!.on('data', (d) => {
-    output += d
-  })
-  child.stderr!.on('data', (d) => {
-    output += d
-  })
+  const output = collectOutput(child)
   const base = `http://127.0.0.1:${port}`
   let exited: number | null | undefined
   child.once('exit', (code) => {
     exited = code
   })
   for (;;) {
-    if (exited !== undefined) throw new Error(`service exited (${exited}):\n${output}`)
+    if (exited !== undefined) throw new Error(`service exited (${exited}):\n${output()}`)
     const ok = await fetch(`${base}/readyz`).then(
       (r) => r.ok,
       () => false,

@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import type { ServerOptions } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { after, before } from 'node:test'
 import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { sql } from 'kysely'
 import pg from 'pg'
@@ -151,6 +152,24 @@ export interface TestApp {
 }
 
 export const ALL_SCOPES = ['orders:read', 'orders:write', 'files:write', 'webhooks:manage']
+
+/**
+ * One app for a file's tests, usable as `t` from the top of the file: created
+ * before the first test, closed after the last.
+ */
+export function useTestApp(options: Parameters<typeof createTestApp>[0] = {}): TestApp {
+  let app: TestApp | undefined
+  before(async () => {
+    app = await createTestApp(options)
+  })
+  after(() => app?.close())
+  return new Proxy({} as TestApp, {
+    get(_, key) {
+      if (!app) throw new Error('the test app is made in before()')
+      return Reflect.get(app, key)
+    },
+  })
+}
 
 export async function createTestApp(
   options: {

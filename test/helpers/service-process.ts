@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { createServer } from 'node:net'
+import { type AddressInfo, createServer } from 'node:net'
 
 /** The real entry point (src/main.ts) in a child process, for tests of the process itself. */
 export interface ServiceProcess {
@@ -15,15 +15,25 @@ export function spawnService(env: Record<string, string>): Omit<ServiceProcess, 
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
-  let output = ''
-  child.stdout!.on('data', (d) => {
-    output += d
-  })
-  child.stderr!.on('data', (d) => {
-    output += d
-  })
+  const output = collectOutput(child)
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-  return { child, output: () => output, exited }
+  return { child, output, exited }
+}
+
+/** Everything a child process writes to stdout and stderr, so far. */
+export function collectOutput(child: ChildProcess): () => string {
+  let output = ''
+  for (const stream of [child.stdout, child.stderr]) stream?.on('data', (d) => (output += d))
+  return () => output
+}
+
+/** A port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise((resolve) => server.close(resolve))
+  return port
 }
 
 /** Starts the service on a free port (PORT=0) and resolves once it logged that it is ready. */
@@ -67,13 +77,4 @@ export async function callService(
   })
   const text = await res.text()
   return { status: res.status, body: text ? JSON.parse(text) : undefined }
-}
-
-/** A port free at the time of asking (for a process that must know its address before it starts). */
-export async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1')
-  await new Promise((done) => server.once('listening', done))
-  const { port } = server.address() as { port: number }
-  await new Promise((done) => server.close(done))
-  return port
 }

@@ -9,9 +9,9 @@ import {
   manualClock,
   OPERATOR_TOKEN,
   orderBody,
-  PUBLIC_BASE_URL,
   type TestApp,
 } from '../helpers/app.ts'
+import { type ApiError, assertError } from '../helpers/errors.ts'
 
 /**
  * Generated authentication tests (Unkey style): the route table is read from the
@@ -119,18 +119,6 @@ function assertRateLimitHeaders(res: LightMyRequestResponse, context: string): v
   assert.ok(reset >= 1 && reset <= 60, `${context}: X-RateLimit-Reset ${reset} within the 60 s window`)
 }
 
-function assertErrorShape(res: LightMyRequestResponse, status: number, code: string, context: string) {
-  assert.equal(res.statusCode, status, `${context}: status (${res.body})`)
-  assert.match(String(res.headers['content-type']), /^application\/json/, `${context}: JSON body`)
-  const body = res.json()
-  assert.deepEqual(Object.keys(body), ['error'], `${context}: only an error key, no data`)
-  assert.equal(body.error.code, code, `${context}: error code`)
-  assert.equal(typeof body.error.message, 'string')
-  assert.ok(body.error.message.length > 0)
-  assert.equal(body.error.doc_url, `${PUBLIC_BASE_URL}/developers/errors/${code}`)
-  return body.error as { code: string; message: string; doc_url: string }
-}
-
 const randomSecret = () => {
   const chars = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
   return Array.from(randomBytes(43), (b) => chars[b % 62]).join('')
@@ -213,7 +201,7 @@ describe('public routes: bad keys get one identical 401', () => {
     clock.advance(2 * 3_600_000)
 
     const unknown = await t.api(`svc_test_${randomSecret()}`, 'GET', '/v1/ping')
-    reference = assertErrorShape(unknown, 401, 'invalid_api_key', 'reference 401')
+    reference = assertError(unknown, 401, 'invalid_api_key', 'reference 401')
     assert.deepEqual(Object.keys(reference).sort(), ['code', 'doc_url', 'message'])
 
     const bearer = (key: string) => () => ({ authorization: `Bearer ${key}` })
@@ -268,7 +256,7 @@ describe('public routes: bad keys get one identical 401', () => {
       for (const [name, headers, query, hint] of badAuthorizations) {
         const url = query ? `${urlFor(route)}?${query}` : urlFor(route)
         const res = await call(route, headers(), url)
-        const error = assertErrorShape(res, 401, 'invalid_api_key', `${label(route)} with ${name}`)
+        const error = assertError(res, 401, 'invalid_api_key', `${label(route)} with ${name}`)
         if (hint) {
           assert.equal(error.doc_url, reference.doc_url)
           assert.ok(error.message.startsWith(`${reference.message} `), `${name}: ${error.message}`)
@@ -293,7 +281,7 @@ describe('public routes: bad keys get one identical 401', () => {
         url: '/v1/nope',
         headers: authorization ? { authorization } : {},
       })
-      assertErrorShape(res, 404, 'not_found', `unknown path with ${authorization}`)
+      assertError(res, 404, 'not_found', `unknown path with ${authorization}`)
       assert.deepEqual(rateLimitHeaderNames(res), [])
     }
   })
@@ -323,7 +311,7 @@ describe('public routes: scopes', () => {
         const res = await call(route, {
           authorization: `Bearer ${await keyWith(ALL_SCOPES.filter((s) => s !== scope))}`,
         })
-        const error = assertErrorShape(res, 403, 'insufficient_scope', label(route))
+        const error = assertError(res, 403, 'insufficient_scope', label(route))
         assert.ok(error.message.includes(scope), `message names ${scope}: ${error.message}`)
         for (const other of ALL_SCOPES.filter((s) => s !== scope)) {
           assert.ok(!error.message.includes(other), `message does not name ${other}: ${error.message}`)
@@ -334,7 +322,7 @@ describe('public routes: scopes', () => {
 
     test(`${label(route)}: a key without scopes gets 403 naming every missing scope`, async () => {
       const res = await call(route, { authorization: `Bearer ${await keyWith([])}` })
-      const error = assertErrorShape(res, 403, 'insufficient_scope', label(route))
+      const error = assertError(res, 403, 'insufficient_scope', label(route))
       for (const scope of route.scopes) {
         assert.ok(error.message.includes(scope), `message names ${scope}: ${error.message}`)
       }
@@ -351,10 +339,10 @@ describe('public routes: scopes', () => {
     const probe = keyRoutes.find((r) => r.url === PROBE_URL)
     assert.deepEqual(probe?.scopes, [...PROBE_SCOPES], 'the probe route is in the generated table')
     const neither = await t.api(await keyWith(['orders:write']), 'GET', PROBE_URL)
-    const both = assertErrorShape(neither, 403, 'insufficient_scope', 'neither scope')
+    const both = assertError(neither, 403, 'insufficient_scope', 'neither scope')
     for (const scope of PROBE_SCOPES) assert.ok(both.message.includes(scope), both.message)
     const one = await t.api(await keyWith(['files:write']), 'GET', PROBE_URL)
-    const single = assertErrorShape(one, 403, 'insufficient_scope', 'one scope')
+    const single = assertError(one, 403, 'insufficient_scope', 'one scope')
     assert.ok(
       single.message.includes('orders:read') && !single.message.includes('files:write'),
       single.message,
@@ -362,12 +350,12 @@ describe('public routes: scopes', () => {
     const ok = await t.api(await keyWith([...PROBE_SCOPES]), 'GET', PROBE_URL)
     assert.equal(ok.statusCode, 200, ok.body)
     assert.deepEqual(ok.json(), { data: { ok: true } })
-    assertErrorShape(await t.api(undefined, 'GET', PROBE_URL), 401, 'invalid_api_key', 'probe without key')
+    assertError(await t.api(undefined, 'GET', PROBE_URL), 401, 'invalid_api_key', 'probe without key')
   })
 
   test('a scope never implies another: webhooks:manage alone does not read orders', async () => {
     const res = await t.api(await keyWith(['webhooks:manage']), 'GET', '/v1/orders')
-    const error = assertErrorShape(res, 403, 'insufficient_scope', 'webhooks:manage only')
+    const error = assertError(res, 403, 'insufficient_scope', 'webhooks:manage only')
     assert.match(error.message, /orders:read/)
   })
 
@@ -380,9 +368,9 @@ describe('public routes: scopes', () => {
     assert.equal(created.statusCode, 201)
     for (const id of [randomUUID(), created.json().data.order.id as string]) {
       const denied = await t.api(withoutRead, 'GET', `/v1/orders/${id}`)
-      assertErrorShape(denied, 403, 'insufficient_scope', `GET /v1/orders/${id} without orders:read`)
+      assertError(denied, 403, 'insufficient_scope', `GET /v1/orders/${id} without orders:read`)
       const missing = await t.api(withRead, 'GET', `/v1/orders/${id}`)
-      assertErrorShape(missing, 404, 'not_found', `GET /v1/orders/${id} with orders:read`)
+      assertError(missing, 404, 'not_found', `GET /v1/orders/${id} with orders:read`)
     }
   })
 })
@@ -469,7 +457,7 @@ describe('API keys at rest', () => {
       assert.equal((await other.api(key, 'GET', '/v1/ping')).statusCode, 200)
       ownClock.advance(1)
       const res = await other.api(key, 'GET', '/v1/ping')
-      assertErrorShape(res, 401, 'invalid_api_key', 'expired')
+      assertError(res, 401, 'invalid_api_key', 'expired')
       assert.deepEqual(rateLimitHeaderNames(res), [])
     } finally {
       await other.close()
@@ -495,10 +483,10 @@ describe('operator routes: the operator token', () => {
         ['the token under the Basic scheme', { authorization: `Basic ${OPERATOR_TOKEN}` }, true],
         ['the token without a scheme', { authorization: OPERATOR_TOKEN }, true],
       ]
-      let first: { message: string; doc_url: string } | undefined
+      let first: ApiError | undefined
       for (const [name, headers, hinted] of cases) {
         const res = await call(route, headers)
-        const error = assertErrorShape(res, 401, 'invalid_operator_token', `${label(route)} with ${name}`)
+        const error = assertError(res, 401, 'invalid_operator_token', `${label(route)} with ${name}`)
         first ??= error
         if (hinted) {
           assert.equal(error.doc_url, first.doc_url)
@@ -544,7 +532,7 @@ describe('rate-limit headers on every response to a valid key', () => {
       'GET',
       `/v1/orders/${randomUUID()}`,
     )
-    assertErrorShape(unknownId, 404, 'not_found', 'unknown order id')
+    assertError(unknownId, 404, 'not_found', 'unknown order id')
     assertRateLimitHeaders(unknownId, 'unknown order id')
   })
 })

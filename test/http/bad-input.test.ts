@@ -2,47 +2,15 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
 import { after, before, beforeEach, describe, test } from 'node:test'
-import type { LightMyRequestResponse } from 'fastify'
 import { BODY_LIMIT } from '../../src/app.ts'
 import { createTestApp, orderBody, rowCounts, type TestApp } from '../helpers/app.ts'
+import { assertError, assertValidation, type Entry } from '../helpers/errors.ts'
 
 /**
  * Bad input on POST /v1/orders: every malformed, oversized, hostile or
  * wrongly typed body gets its documented error in the error shape, stores
  * nothing and never turns into a 500.
  */
-
-type Entry = [code: string, field: string]
-
-const ERROR_KEYS = ['code', 'doc_url', 'errors', 'field', 'message']
-
-/** Exactly one top-level key `error`, with only the documented fields. */
-function assertError(res: LightMyRequestResponse, status: number, code: string) {
-  assert.equal(res.statusCode, status, res.body.slice(0, 500))
-  assert.match(String(res.headers['content-type']), /^application\/json/)
-  const body = res.json()
-  assert.deepEqual(Object.keys(body), ['error'])
-  const { error } = body
-  for (const key of Object.keys(error)) assert.ok(ERROR_KEYS.includes(key), `unexpected error.${key}`)
-  assert.equal(error.code, code)
-  assert.equal(typeof error.message, 'string')
-  assert.equal(error.doc_url, `http://api.test/developers/errors/${code}`)
-  if (code !== 'validation_failed') assert.equal('errors' in error, false)
-  return error
-}
-
-function assertValidation(res: LightMyRequestResponse, expected: Entry[]) {
-  const error = assertError(res, 422, 'validation_failed')
-  const sort = (list: Entry[]) => [...list].sort((a, b) => `${a[1]} ${a[0]}`.localeCompare(`${b[1]} ${b[0]}`))
-  assert.deepEqual(
-    sort(error.errors.map((e: { code: string; field: string }) => [e.code, e.field])),
-    sort(expected),
-  )
-  for (const e of error.errors) assert.ok(typeof e.message === 'string' && e.message.length > 0)
-  if (expected.length === 1) assert.equal(error.field, expected[0]![1])
-  else assert.equal('field' in error, false)
-  return error
-}
 
 /** A valid body as JSON text, for edits that JSON.stringify cannot make. */
 const validText = (overrides: Record<string, unknown> = {}) => JSON.stringify(orderBody(overrides))

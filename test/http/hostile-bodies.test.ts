@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before, beforeEach, describe, test } from 'node:test'
-import type { LightMyRequestResponse } from 'fastify'
 import Type from 'typebox'
 import { shapeOf, UnboundedSchemaError } from '../../src/http/body-shape.ts'
 import { filled, type HostileBody, hostileBodies, MB } from '../fixtures/hostile-bodies.ts'
 import { createTestApp, OPERATOR_TOKEN, orderBody, rowCounts, type TestApp } from '../helpers/app.ts'
+import { assertError } from '../helpers/errors.ts'
 import { leastHold } from '../helpers/event-loop.ts'
 
 /**
@@ -14,23 +14,6 @@ import { leastHold } from '../helpers/event-loop.ts'
  */
 
 const STALL_LIMIT_MS = 100
-const ERROR_KEYS = ['code', 'doc_url', 'errors', 'field', 'message']
-
-function assertError(res: LightMyRequestResponse, status: number, code: string) {
-  assert.equal(res.statusCode, status, res.body.slice(0, 500))
-  assert.match(String(res.headers['content-type']), /^application\/json/)
-  const body = res.json()
-  assert.deepEqual(Object.keys(body), ['error'])
-  for (const key of Object.keys(body.error)) assert.ok(ERROR_KEYS.includes(key), `unexpected error.${key}`)
-  assert.equal(body.error.code, code)
-  assert.equal(body.error.doc_url, `http://api.test/developers/errors/${code}`)
-  if (body.error.errors) {
-    assert.ok(body.error.errors.length <= 50)
-    for (const e of body.error.errors) assert.deepEqual(Object.keys(e).sort(), ['code', 'field', 'message'])
-  }
-  return body.error
-}
-
 const pairs = (error: { errors: { code: string; field: string }[] }) =>
   error.errors.map((e) => [e.code, e.field])
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { connect, type Socket } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { assertError } from '../helpers/errors.ts'
 
 /**
  * Every answer is the reference's error object, also where Fastify and Node
@@ -65,15 +66,10 @@ async function exchange(
 }
 
 function assertErrorShape(res: RawResponse, status: number, code: string) {
-  assert.equal(res.status, status, res.body)
-  assert.match(res.headers['content-type'] ?? '', /^application\/json/)
-  const body = JSON.parse(res.body)
-  assert.deepEqual(Object.keys(body), ['error'])
-  assert.deepEqual(Object.keys(body.error).sort(), ['code', 'doc_url', 'message'])
-  assert.equal(body.error.code, code)
-  assert.equal(body.error.doc_url, `http://api.test/developers/errors/${code}`)
+  const error = assertError({ statusCode: res.status, body: res.body, headers: res.headers }, status, code)
+  assert.deepEqual(Object.keys(error).sort(), ['code', 'doc_url', 'message'])
   assert.ok(res.headers['x-request-id'], 'x-request-id')
-  return body.error
+  return error
 }
 
 const RATE_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']

@@ -1,26 +1,15 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { after, before, beforeEach, describe, test } from 'node:test'
-import type { InjectOptions, LightMyRequestResponse } from 'fastify'
+import type { InjectOptions } from 'fastify'
 import { createTestApp, orderBody, rowCounts, type TestApp } from '../helpers/app.ts'
+import { assertValidation } from '../helpers/errors.ts'
 
 /**
  * Input that passes validation must also be something the database accepts:
  * what it would refuse is a 422 naming the field or parameter (or, for an id
  * in the path, a 404: such an id cannot exist), never a 500.
  */
-
-function assertEntries(res: LightMyRequestResponse, expected: [string, string][]) {
-  assert.equal(res.statusCode, 422, res.body)
-  const { error } = res.json()
-  assert.equal(error.code, 'validation_failed')
-  assert.equal(error.doc_url, 'http://api.test/developers/errors/validation_failed')
-  assert.deepEqual(
-    error.errors.map((e: { code: string; field: string }) => [e.code, e.field]),
-    expected,
-  )
-  if (expected.length === 1) assert.equal(error.field, expected[0]![1])
-}
 
 const cursorOf = (text: string) => Buffer.from(text, 'utf8').toString('base64url')
 
@@ -48,7 +37,7 @@ describe('input the database would refuse', () => {
       })
 
     test('POST /v1/orders: 422 invalid_format on the upload_id', async () => {
-      assertEntries(await t.api(key, 'POST', '/v1/orders', body()), [
+      assertValidation(await t.api(key, 'POST', '/v1/orders', body()), [
         ['invalid_format', 'items.0.files.0.upload_id'],
       ])
       assert.deepEqual(await rowCounts(t.db), counts)
@@ -56,7 +45,7 @@ describe('input the database would refuse', () => {
 
     test('operator shop orders: the same', async () => {
       const res = await t.admin('POST', `/admin/v1/organizations/${orgId}/shop-orders`, body())
-      assertEntries(res, [['invalid_format', 'items.0.files.0.upload_id']])
+      assertValidation(res, [['invalid_format', 'items.0.files.0.upload_id']])
       assert.deepEqual(await rowCounts(t.db), counts)
     })
 
@@ -69,7 +58,7 @@ describe('input the database would refuse', () => {
           items: [{ name: 'Mug', quantity: 1, files: [{ upload_id: randomUUID().toUpperCase() }] }],
         }),
       )
-      assertEntries(res, [['file_not_found', 'items[0].files[0].upload_id']])
+      assertValidation(res, [['file_not_found', 'items[0].files[0].upload_id']])
     })
   })
 
@@ -86,8 +75,10 @@ describe('input the database would refuse', () => {
     for (const [name, text] of cursors) {
       test(`${name}: 422 invalid_format on cursor, public and operator lists`, async () => {
         const cursor = cursorOf(text)
-        assertEntries(await t.api(key, 'GET', `/v1/orders?cursor=${cursor}`), [['invalid_format', 'cursor']])
-        assertEntries(await t.admin('GET', `/admin/v1/organizations/${orgId}/orders?cursor=${cursor}`), [
+        assertValidation(await t.api(key, 'GET', `/v1/orders?cursor=${cursor}`), [
+          ['invalid_format', 'cursor'],
+        ])
+        assertValidation(await t.admin('GET', `/admin/v1/organizations/${orgId}/orders?cursor=${cursor}`), [
           ['invalid_format', 'cursor'],
         ])
       })

@@ -1,46 +1,19 @@
 import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
-import { after, before, describe, test } from 'node:test'
-import type { LightMyRequestResponse } from 'fastify'
-import { createTestApp, orderBody, rowCounts, type TestApp } from '../../helpers/app.ts'
+import { before, describe, test } from 'node:test'
+import { orderBody, rowCounts, type TestApp, useTestApp } from '../../helpers/app.ts'
+import { assertValidation, type Entry } from '../../helpers/errors.ts'
+import { type Body, item, keys, x } from '../../helpers/order-bodies.ts'
 
 /**
  * POST /v1/orders schema validation: every rule of the reference and of
  * DECISIONS §1 Orders. A rejected order is 422 validation_failed with the exact
- * errors[] entries and leaves no row behind; the boundaries themselves pass.
+ * errors[] entries and leaves no row behind (the boundaries that pass:
+ * orders.boundaries.test.ts).
  */
 
-type Entry = [code: string, field: string]
-type Body = Record<string, unknown>
-
-/** The 422 validation_failed body: exact entries, top-level field only for a single entry. */
-function assertValidationFailed(res: LightMyRequestResponse, expected: Entry[]): void {
-  assert.equal(res.statusCode, 422, res.body)
-  assert.match(String(res.headers['content-type']), /^application\/json/)
-  const body = res.json()
-  assert.deepEqual(Object.keys(body), ['error'])
-  const error = body.error
-  assert.equal(error.code, 'validation_failed')
-  assert.equal(typeof error.message, 'string')
-  assert.equal(error.doc_url, 'http://api.test/developers/errors/validation_failed')
-  assert.ok(Array.isArray(error.errors), 'errors[] present')
-  for (const entry of error.errors) {
-    assert.deepEqual(Object.keys(entry).sort(), ['code', 'field', 'message'])
-    assert.equal(typeof entry.message, 'string')
-    assert.ok(entry.message.length > 0)
-  }
-  const actual = error.errors.map((e: { code: string; field: string }) => [e.code, e.field])
-  const sort = (list: Entry[]) => [...list].sort((a, b) => `${a[1]} ${a[0]}`.localeCompare(`${b[1]} ${b[0]}`))
-  assert.deepEqual(sort(actual), sort(expected))
-  if (expected.length === 1) assert.equal(error.field, expected[0]![1])
-  else assert.equal('field' in error, false, 'no top-level field with several entries')
-}
-
-const x = (n: number, ch = 'x') => ch.repeat(n)
-const item = (overrides: Body = {}): Body => ({ sku: 'SKU-1', name: 'Mug', quantity: 1, ...overrides })
 const files = (n: number, role?: string) =>
   Array.from({ length: n }, () => ({ upload_id: randomUUID(), ...(role === undefined ? {} : { role }) }))
-const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `v${i}`]))
 
 /** A valid body with one field replaced or removed (undefined removes). */
 function withCustomer(customer: Body | undefined): Body {
@@ -344,20 +317,18 @@ const CASES: Case[] = [
 ]
 
 describe('POST /v1/orders validation', () => {
-  let t: TestApp
+  const t = useTestApp()
   let tenant: Awaited<ReturnType<TestApp['tenant']>>
   before(async () => {
-    t = await createTestApp()
     tenant = await t.tenant()
   })
-  after(() => t.close())
 
   /** Sends a body that must be refused; asserts the entries and that nothing was stored. */
   async function rejects(body: Body, errors: Entry[]) {
     const before = await rowCounts(t.db)
     // A live key: an accepted order would also leave production rows and an event.
     const res = await t.api(tenant.liveKey, 'POST', '/v1/orders', body)
-    assertValidationFailed(res, errors)
+    assertValidation(res, errors)
     assert.deepEqual(await rowCounts(t.db), before, 'nothing stored')
   }
 
@@ -384,153 +355,5 @@ describe('POST /v1/orders validation', () => {
         ['invalid_type', 'external_order_id'],
         ['invalid_type', 'customer.name'],
       ]))
-  })
-
-  describe('boundaries that pass', () => {
-    const PNG = Buffer.from(
-      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-      'base64',
-    )
-
-    /**
-     * upload_ids an order may reference. While the service has no upload
-     * endpoint any UUID passes; once it has one, real uploads are made.
-     */
-    async function uploadIds(n: number): Promise<string[]> {
-      const ids: string[] = []
-      for (let i = 0; i < n; i++) {
-        const slot = await t.api(tenant.testKey, 'POST', '/v1/uploads', { filename: `f${i}.png` })
-        if (slot.statusCode === 404) return Array.from({ length: n }, () => randomUUID())
-        assert.equal(slot.statusCode, 201, slot.body)
-        const { upload_id, upload_url } = slot.json().data
-        const url = new URL(upload_url)
-        const put = await t.app.inject({ method: 'PUT', url: url.pathname + url.search, payload: PNG })
-        assert.ok(put.statusCode >= 200 && put.statusCode < 300, put.body)
-        ids.push(upload_id)
-      }
-      return ids
-    }
-
-    /** Creates the order, then reads it back so the stored form is checked too. */
-    async function accepts(body: Body) {
-      const res = await t.api(tenant.testKey, 'POST', '/v1/orders', body)
-      assert.equal(res.statusCode, 201, res.body)
-      const created = res.json().data
-      const read = await t.api(tenant.testKey, 'GET', `/v1/orders/${created.order.id}`)
-      assert.equal(read.statusCode, 200, read.body)
-      const stored = read.json().data.order
-      assert.deepEqual(stored, created.order, 'stored order equals the created one')
-      return { order: stored, warnings: created.warnings }
-    }
-
-    test('quantity 1 and 10000', async () => {
-      const { order } = await accepts(
-        orderBody({ items: [item({ quantity: 1 }), item({ quantity: 10000 })] }),
-      )
-      assert.deepEqual(
-        order.items.map((i: { quantity: number }) => i.quantity),
-        [1, 10000],
-      )
-    })
-
-    test('200 items, stored in order', async () => {
-      const before = await rowCounts(t.db)
-      const items = Array.from({ length: 200 }, (_, i) => item({ name: `Item ${i}` }))
-      const { order } = await accepts(orderBody({ items }))
-      assert.equal(order.items.length, 200)
-      assert.deepEqual(
-        order.items.map((i: { name: string }) => i.name),
-        items.map((i) => i.name),
-      )
-      const afterCounts = await rowCounts(t.db)
-      assert.equal(afterCounts.orders, before.orders! + 1)
-      assert.equal(afterCounts.order_items, before.order_items! + 200)
-    })
-
-    test('50 personalization keys, a key of 100 and a value of 5000 characters', async () => {
-      const fifty = keys(50)
-      const longest = { [x(100, 'k')]: x(5000, 'v') }
-      const { order } = await accepts(
-        orderBody({ items: [item({ personalization: fifty }), item({ personalization: longest })] }),
-      )
-      assert.deepEqual(order.items[0].personalization, fifty)
-      assert.deepEqual(order.items[1].personalization, longest)
-    })
-
-    test('10 files, role of 40 characters', async () => {
-      const refs = (await uploadIds(10)).map((upload_id) => ({ upload_id, role: x(40, 'r') }))
-      const { order } = await accepts(orderBody({ items: [item({ files: refs })] }))
-      assert.equal(order.items[0].files.length, 10)
-      for (const file of order.items[0].files) {
-        assert.deepEqual(Object.keys(file).sort(), ['name', 'role'])
-        assert.equal(file.role, x(40, 'r'))
-      }
-    })
-
-    test('price 0 and total_amount 0', async () => {
-      const { order } = await accepts(orderBody({ total_amount: 0, items: [item({ price: 0 })] }))
-      assert.equal(order.items[0].price, 0)
-      assert.equal(order.total_amount, 0)
-    })
-
-    test('strings at their maximum lengths, counted in characters', async () => {
-      const body = orderBody({
-        external_order_id: x(255, 'E'),
-        customer: { name: x(255, 'n'), email: `${x(308)}@example.com`, phone: x(50, '1') },
-        items: [item({ name: x(255, '😀'), sku: x(255, 's') })],
-      })
-      const { order } = await accepts(body)
-      assert.equal(order.external_order_id, x(255, 'E'))
-      assert.deepEqual(order.customer, body.customer)
-      assert.equal(order.items[0].name, x(255, '😀'))
-      assert.equal(order.items[0].sku, x(255, 's'))
-    })
-
-    test('ordered_at with an offset is returned in UTC with milliseconds', async () => {
-      const { order } = await accepts(orderBody({ ordered_at: '2026-11-22T12:15:30+02:00' }))
-      assert.equal(order.ordered_at, '2026-11-22T10:15:30.000Z')
-      const frac = await accepts(orderBody({ ordered_at: '2026-11-22T10:15:30.5Z' }))
-      assert.equal(frac.order.ordered_at, '2026-11-22T10:15:30.500Z')
-    })
-
-    test('currency, total_amount, email, phone, sku and price sent as null count as not sent', async () => {
-      const { order, warnings } = await accepts(
-        orderBody({
-          currency: null,
-          total_amount: null,
-          ordered_at: null,
-          customer: { name: 'Jo', email: null, phone: null },
-          items: [item({ sku: null, price: null })],
-        }),
-      )
-      assert.equal(order.currency, null)
-      assert.equal(order.total_amount, null)
-      assert.deepEqual(order.customer, { name: 'Jo', email: null, phone: null })
-      assert.equal(order.items[0].sku, null)
-      assert.equal(order.items[0].price, null)
-      assert.equal(order.ordered_at, order.created_at)
-      assert.deepEqual(
-        warnings.map((w: { code: string; field: string }) => [w.code, w.field]),
-        [['item_missing_sku', 'items[0].sku']],
-      )
-    })
-
-    test('personalization values of every allowed type round-trip', async () => {
-      const personalization = {
-        text: 'Happy birthday',
-        empty: '',
-        unicode: 'Grüße 😀 \u00e9',
-        integer: 42,
-        negative: -3,
-        fraction: 12.75,
-        zero: 0,
-        yes: true,
-        no: false,
-        nothing: null,
-      }
-      const { order } = await accepts(orderBody({ items: [item({ personalization })] }))
-      assert.deepEqual(order.items[0].personalization, personalization)
-      assert.deepEqual(Object.keys(order.items[0].personalization), Object.keys(personalization))
-    })
   })
 })

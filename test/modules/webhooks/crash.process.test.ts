@@ -7,7 +7,8 @@ import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { orderBody, TEST_DATABASE_URL } from '../../helpers/app.ts'
 import { type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
-import { type ServiceProcess, startServiceProcess } from '../../helpers/service-process.ts'
+import { callService, type ServiceProcess, startServiceProcess } from '../../helpers/service-process.ts'
+import { waitUntil } from '../../helpers/wait.ts'
 
 /**
  * The real entry point (src/main.ts) in child processes: kill -9 while
@@ -24,6 +25,9 @@ const LEASE_MS = 4000
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 type Service = ServiceProcess
+
+const call = (service: Service, method: string, path: string, auth: string, body?: unknown) =>
+  callService(service.port, auth, method, path, body)
 
 function startService(env: Record<string, string>): Promise<Service> {
   return startServiceProcess({
@@ -62,20 +66,6 @@ async function freshStore(): Promise<{ env: Record<string, string>; drop(): Prom
       rmSync(dataDir, { recursive: true, force: true })
     },
   }
-}
-
-/** JSON over HTTP to a service process. */
-async function call(service: Service, method: string, path: string, auth: string, body?: unknown) {
-  const res = await fetch(`http://127.0.0.1:${service.port}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${auth}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  const text = await res.text()
-  return { status: res.status, body: text ? JSON.parse(text) : undefined }
 }
 
 /** An organization with a live key, and an endpoint at the receiver. */
@@ -120,14 +110,6 @@ async function deliveries(service: Service, orgId: string): Promise<DeliveryEntr
   )
   assert.equal(res.status, 200)
   return res.body.data
-}
-
-async function waitUntil(check: () => Promise<boolean> | boolean, what: string, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(50)
-  }
 }
 
 const receivedEventIds = (receiver: Receiver) =>

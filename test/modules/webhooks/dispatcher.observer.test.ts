@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import type { AttemptOutcome } from '../../../src/modules/webhooks/http-attempt.ts'
 import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
 import { startReceiver } from '../../helpers/https-receiver.ts'
+import { waitUntil } from '../../helpers/wait.ts'
 import { closedPort, resolverWithWrongName } from '../../helpers/webhook-targets.ts'
 
 let t: TestApp
@@ -16,17 +17,6 @@ function observer() {
   return {
     calls,
     attempted: (outcome: AttemptOutcome, durationMs: number) => calls.push({ outcome, durationMs }),
-  }
-}
-
-/** Polls `check` until it returns something truthy (fails after timeoutMs). */
-async function until<T>(check: () => Promise<T | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value) return value
-    assert.ok(Date.now() < deadline, `timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
   }
 }
 
@@ -71,7 +61,7 @@ describe('webhook dispatcher: the observer', () => {
     })
     assert.equal((await t.api(tenant.liveKey, 'POST', '/v1/orders', orderBody())).statusCode, 201)
 
-    const rows = await until(async () => {
+    const rows = await waitUntil(async () => {
       const all = await deliveriesOf(tenant.orgId)
       return all.length === 5 && all.every((r) => r.status === 'succeeded' || r.error_code !== null) && all
     }, 'every attempt to be recorded')
@@ -109,7 +99,7 @@ describe('webhook dispatcher: the observer', () => {
     await t.db.updateTable('webhook_endpoints').set({ is_active: false }).where('id', '=', id).execute()
     const again = await t.startDispatcher({ ca: receiver.ca, timeoutMs: 5000, observer: seen })
     ctx.after(() => again.stop(100))
-    await until(async () => {
+    await waitUntil(async () => {
       const all = await deliveriesOf(tenant.orgId)
       return all.filter((r) => r.error_code === 'endpoint_disabled').length === 2
     }, 'both deliveries to fail with endpoint_disabled')

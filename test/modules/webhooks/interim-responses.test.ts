@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import { after, before, describe, type TestContext, test } from 'node:test'
 import { createServer, type TLSSocket } from 'node:tls'
 import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
+import { endpointDeliveries } from '../../helpers/dispatcher.ts'
 import { loopbackResolver, testCertificate } from '../../helpers/https-receiver.ts'
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
@@ -73,14 +74,7 @@ async function deliver(ctx: TestContext, receiver: Awaited<ReturnType<typeof raw
   const endpointId = res.json().data.endpoint.id as string
   const worker = await t.startDispatcher({ ca: receiver.ca, retryDelaysMs: [60_000], concurrency: 1 })
   ctx.after(() => worker.stop(100))
-  const deliveries = () =>
-    t.db
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('endpoint_id', '=', endpointId)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute()
+  const deliveries = () => endpointDeliveries(t, endpointId)
   for (let i = 1; i <= orders; i++) {
     const created = await t.api(tenant.liveKey, 'POST', '/v1/orders', orderBody())
     assert.equal(created.statusCode, 201, created.body)

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict'
+import type { TestApp } from './app.ts'
+
+export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+export const ENDPOINT_KEYS = [
+  'consecutive_failures',
+  'created_at',
+  'description',
+  'disabled_reason',
+  'id',
+  'is_active',
+  'last_failure_at',
+  'last_success_at',
+  'url',
+]
+export const DELIVERY_KEYS = [
+  'attempts',
+  'created_at',
+  'endpoint_id',
+  'error_code',
+  'event_id',
+  'event_type',
+  'id',
+  'last_attempt_at',
+  'next_attempt_at',
+  'response_snippet',
+  'response_status',
+  'status',
+]
+export const UNKNOWN_ID = '01900000-0000-7000-8000-000000000000'
+export const NO_WEBHOOK_SCOPE = ['orders:read', 'orders:write', 'files:write']
+
+export interface Endpoint {
+  id: string
+  url: string
+  description: string
+  is_active: boolean
+  disabled_reason: string | null
+  consecutive_failures: number
+  last_success_at: string | null
+  last_failure_at: string | null
+  created_at: string
+}
+
+export interface Delivery {
+  id: string
+  endpoint_id: string
+  event_id: string
+  event_type: string
+  status: string
+  attempts: number
+  next_attempt_at: string | null
+  last_attempt_at: string | null
+  response_status: number | null
+  response_snippet: string | null
+  error_code: string | null
+  created_at: string
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+export async function createEndpoint(t: TestApp, key: string, url: string, description?: string) {
+  const res = await t.api(key, 'POST', '/v1/webhook-endpoints', {
+    url,
+    ...(description === undefined ? {} : { description }),
+  })
+  assert.equal(res.statusCode, 201, res.body)
+  return res.json().data as { endpoint: Endpoint; secret: string }
+}
+
+export async function listEndpoints(t: TestApp, key: string): Promise<Endpoint[]> {
+  const res = await t.api(key, 'GET', '/v1/webhook-endpoints')
+  assert.equal(res.statusCode, 200, res.body)
+  assert.deepEqual(Object.keys(res.json()), ['data'])
+  return res.json().data
+}
+
+export async function listDeliveries(t: TestApp, key: string, query = ''): Promise<Delivery[]> {
+  const res = await t.api(key, 'GET', `/v1/webhook-deliveries${query}`)
+  assert.equal(res.statusCode, 200, res.body)
+  const data = res.json().data as Delivery[]
+  for (const d of data) assert.deepEqual(Object.keys(d).sort(), DELIVERY_KEYS)
+  return data
+}
+
+export async function activeCount(t: TestApp, orgId: string, environment: 'test' | 'live') {
+  const { n } = await t.db
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('organization_id', '=', orgId)
+    .where('environment', '=', environment)
+    .where('is_active', '=', true)
+    .executeTakeFirstOrThrow()
+  return Number(n)
+}
+
+export async function endpointRows(t: TestApp, orgId: string) {
+  return t.db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', orgId).execute()
+}
