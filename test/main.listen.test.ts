@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
-import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import pg from 'pg'
 import { orderBody, SCHEMA_DROP_LOCK, TEST_DATABASE_URL } from './helpers/app.ts'
-import { callService, type ServiceProcess, startServiceProcess } from './helpers/service-process.ts'
+import { accepts, callService, type ServiceProcess, startServiceProcess } from './helpers/service-process.ts'
 import { openStream, type SseStream } from './helpers/sse.ts'
 
 // Listen streams against real service processes: a restart, and two instances on one PostgreSQL.
@@ -55,18 +54,6 @@ async function order(service: ServiceProcess, key: string): Promise<string> {
   const res = await callService(service.port, key, 'POST', '/v1/orders', orderBody())
   assert.equal(res.status, 201, JSON.stringify(res.body))
   return res.body.data.order.id
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket()
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-    socket.connect(port, '127.0.0.1')
-  })
 }
 
 async function stop(service: ServiceProcess): Promise<number> {

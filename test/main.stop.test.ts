@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtemp, rm } from 'node:fs/promises'
-import { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, test } from 'node:test'
-import { collectOutput, freePort } from './helpers/service-process.ts'
+import { accepts, collectOutput, freePort } from './helpers/service-process.ts'
 import { waitUntil } from './helpers/wait.ts'
 
 /** `npm start` as a user runs it, on a free port and a fresh DATA_DIR. */
@@ -14,18 +13,6 @@ interface Started {
   port: number
   output: () => string
   exited: Promise<void>
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = new Socket()
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('error', () => resolve(false))
-    socket.connect(port, '127.0.0.1')
-  })
 }
 
 const started: Started[] = []

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process'
-import { type AddressInfo, createServer } from 'node:net'
+import { type AddressInfo, createServer, Socket } from 'node:net'
 
 /** The real entry point (src/main.ts) in a child process, for tests of the process itself. */
 export interface ServiceProcess {
@@ -77,4 +77,17 @@ export async function callService(
   })
   const text = await res.text()
   return { status: res.status, body: text ? JSON.parse(text) : undefined }
+}
+
+/** Whether something accepts connections on the port (127.0.0.1). */
+export function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = new Socket()
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(true)
+    })
+    socket.once('error', () => resolve(false))
+    socket.connect(port, '127.0.0.1')
+  })
 }
