@@ -4,55 +4,28 @@
  * secret as UTF-8. WebCrypto only, so the same code runs in Node 20+ and browsers.
  */
 
+import type { components } from './generated/openapi.ts'
+
 export const SIGNATURE_HEADER = 'x-service-signature'
 /** The receiver's allowed distance between `t` and its own clock, in seconds. */
 export const DEFAULT_TOLERANCE_S = 300
 
-interface Envelope<Type extends string, Data> {
-  id: string
-  type: Type
-  /** When the change happened (ISO 8601 UTC with milliseconds). */
-  created_at: string
-  api_version: string
-  data: Data
-}
+type Schemas = components['schemas']
 
-interface OrderRef {
-  order_id: string
-  external_order_id: string
-}
-interface ProductionChange extends OrderRef {
-  production_order_id: string
-  production_status: string
-  produced_by_partner?: true
-}
-
-export type OrderReceivedEvent = Envelope<'order.received', OrderRef>
-export type OrderProductionStartedEvent = Envelope<'order.production_started', ProductionChange>
-export type OrderProductionCompletedEvent = Envelope<'order.production_completed', ProductionChange>
-export type OrderProductionFailedEvent = Envelope<'order.production_failed', ProductionChange>
-export type OrderCancelledEvent = Envelope<
-  'order.cancelled',
-  OrderRef & { production_order_id: string; production_status?: string; produced_by_partner?: true }
->
-export type OrderItemCompletedEvent = Envelope<
-  'order_item.completed',
-  OrderRef & { order_item_id: string; production_job_id: string; sku: string | null; name: string }
->
-export type PingEvent = Envelope<'ping', { message: string }>
+export type OrderReceivedEvent = Schemas['OrderReceivedEvent']
+export type OrderProductionStartedEvent = Schemas['OrderProductionStartedEvent']
+export type OrderProductionCompletedEvent = Schemas['OrderProductionCompletedEvent']
+export type OrderProductionFailedEvent = Schemas['OrderProductionFailedEvent']
+export type OrderCancelledEvent = Schemas['OrderCancelledEvent']
+export type OrderItemCompletedEvent = Schemas['OrderItemCompletedEvent']
+export type PingEvent = Schemas['PingEvent']
 
 /**
- * The events the service sends today. New types may be added: a receiver
- * ignores (and answers 2xx to) a `type` it does not know.
+ * The events the service sends today, from the OpenAPI document's webhooks
+ * section. New types may be added: a receiver ignores (and answers 2xx to) a
+ * `type` it does not know.
  */
-export type WebhookEvent =
-  | OrderReceivedEvent
-  | OrderProductionStartedEvent
-  | OrderProductionCompletedEvent
-  | OrderProductionFailedEvent
-  | OrderCancelledEvent
-  | OrderItemCompletedEvent
-  | PingEvent
+export type WebhookEvent = Schemas['WebhookEvent']
 
 export type WebhookEventType = WebhookEvent['type']
 
