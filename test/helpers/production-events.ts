@@ -31,6 +31,30 @@ export interface AdminOrder {
   }[]
 }
 
+type OrderRef = { id: string; external_order_id: string }
+const ref = (order: OrderRef) => ({ order_id: order.id, external_order_id: order.external_order_id })
+
+/** The events the production tests expect, as assertDelivered takes them. */
+export const expectedEvent = {
+  received: (order: OrderRef) => ({ type: 'order.received', data: ref(order) }),
+  started: (order: OrderRef, productionOrderId: string) => ({
+    type: 'order.production_started',
+    data: { ...ref(order), production_order_id: productionOrderId, production_status: 'in_progress' },
+  }),
+  itemCompleted: (
+    order: OrderRef,
+    item: { id: string; production_job: { id: string } | null },
+    written: { sku: string | null; name: string },
+  ) => ({
+    type: 'order_item.completed',
+    data: { ...ref(order), order_item_id: item.id, production_job_id: item.production_job!.id, ...written },
+  }),
+  cancelled: (order: OrderRef, productionOrderId: string) => ({
+    type: 'order.cancelled',
+    data: { ...ref(order), production_order_id: productionOrderId },
+  }),
+}
+
 /**
  * The production side seen from a receiver: an app with a running worker
  * delivering to two live endpoints of one organization (paths /a and /b of one

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { orderBody } from '../../helpers/app.ts'
-import { useProductionEvents } from '../../helpers/production-events.ts'
+import { expectedEvent, useProductionEvents } from '../../helpers/production-events.ts'
 
 describe('production changes emit the reference events', () => {
   const f = useProductionEvents()
@@ -136,31 +136,10 @@ describe('production changes emit the reference events', () => {
       updated_at: at,
     })
     const envelopes = await f.assertDelivered(created.id, [
-      { type: 'order.received', data: { order_id: created.id, external_order_id: body.external_order_id } },
-      {
-        type: 'order.production_started',
-        data: {
-          order_id: created.id,
-          external_order_id: body.external_order_id,
-          production_order_id: po.id,
-          production_status: 'in_progress',
-        },
-      },
-      {
-        type: 'order_item.completed',
-        data: {
-          order_id: created.id,
-          external_order_id: body.external_order_id,
-          order_item_id: ao.items[0]!.id,
-          production_job_id: ao.items[0]!.production_job!.id,
-          sku: 'MUG-01',
-          name: 'Mug',
-        },
-      },
-      {
-        type: 'order.cancelled',
-        data: { order_id: created.id, external_order_id: body.external_order_id, production_order_id: po.id },
-      },
+      expectedEvent.received(created),
+      expectedEvent.started(created, po.id),
+      expectedEvent.itemCompleted(created, ao.items[0]!, { sku: 'MUG-01', name: 'Mug' }),
+      expectedEvent.cancelled(created, po.id),
     ])
     assert.equal('production_status' in envelopes.at(-1)!.data, false)
     assert.equal('produced_by_partner' in envelopes.at(-1)!.data, false)
