@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto'
 import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import autocannon, { type RawRequest, type RequestSpec, type Result } from 'autocannon'
@@ -229,8 +230,6 @@ function startCeiling(name: string, env: Record<string, string>) {
   mkdirSync(dataDir, { recursive: true })
   return startProcess(name, 'bench/ceiling-server.ts', { DATA_DIR: dataDir, ...env })
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 // ---------------------------------------------------------------- HTTP helpers
 

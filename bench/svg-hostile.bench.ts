@@ -14,6 +14,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { nestedSvg, rectSvg, tracedSvg } from '../test/fixtures/svg-large.ts'
@@ -35,7 +36,6 @@ const { values: flags } = parseArgs({
 })
 const timeoutMs = Number(flags.timeout) * 1000
 const MB = 1024 * 1024
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const work = mkdtempSync(join(tmpdir(), 'bench-svg-'))
 
 interface Result {

@@ -23,6 +23,7 @@ import { createServer, type Server } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
 import selfsigned from 'selfsigned'
@@ -45,7 +46,6 @@ const PINGS = Number(flags.pings)
 const ORGS = Number(flags.orgs)
 const BOUND_MS = 1000
 const work = mkdtempSync(join(tmpdir(), 'bench-fairness-'))
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 async function certificate() {
   const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {

@@ -151,6 +151,9 @@ export interface TestApp {
   close(): Promise<void>
 }
 
+/** A timestamp as the service writes it: ISO 8601 UTC with milliseconds. */
+export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+
 export const ALL_SCOPES = ['orders:read', 'orders:write', 'files:write', 'webhooks:manage']
 
 /**

@@ -1,10 +1,10 @@
+import { setTimeout as sleep } from 'node:timers/promises'
+
 /** CPU time of this thread (the event loop's), in ms. */
 const loopCpuMs = () => {
   const { user, system } = process.threadCpuUsage()
   return (user + system) / 1000
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /**
  * How long the event loop was held at most while `run` runs: the CPU time its

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto'
 import type { Order, Warning } from '../../src/modules/orders/orders.schemas.ts'
 import { orderBody, type TestApp } from './app.ts'
 
-export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+export { ISO_MS } from './app.ts'
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 export const hex = () => randomBytes(4).toString('hex')
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { after, before } from 'node:test'
-import { createTestApp, manualClock, orderBody, type TestApp } from './app.ts'
+import { createTestApp, ISO_MS, manualClock, orderBody, type TestApp } from './app.ts'
 import { loopbackResolver, type Receiver, startReceiver } from './https-receiver.ts'
 import { waitUntil } from './wait.ts'
 
-export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+export { ISO_MS }
 export const ENVELOPE_KEYS = ['api_version', 'created_at', 'data', 'id', 'type']
 
 export interface Envelope {

@@ -1,4 +1,4 @@
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+import { setTimeout as sleep } from 'node:timers/promises'
 
 export interface WaitOptions {
   /** Gives up after this long (default 10 s). */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { TestApp } from './app.ts'
 
-export const ISO_MS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+export { ISO_MS } from './app.ts'
 export const ENDPOINT_KEYS = [
   'consecutive_failures',
   'created_at',
@@ -57,8 +58,6 @@ export interface Delivery {
   created_at: string
 }
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
 export async function createEndpoint(t: TestApp, key: string, url: string, description?: string) {
   const res = await t.api(key, 'POST', '/v1/webhook-endpoints', {
     url,
@@ -97,3 +96,5 @@ export async function activeCount(t: TestApp, orgId: string, environment: 'test'
 export async function endpointRows(t: TestApp, orgId: string) {
   return t.db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', orgId).execute()
 }
+
+export { sleep }

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { orderBody, TEST_DATABASE_URL } from '../../helpers/app.ts'
 import { type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
@@ -22,7 +23,6 @@ const OPERATOR_TOKEN = 'op_crash_test_operator_token_0123456789abcdef'
 const TIMEOUT_MS = 3000
 /** The claim lease (WEBHOOK_LEASE_MS): the default of timeout + 30 s would make this file slow. */
 const LEASE_MS = 4000
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 type Service = ServiceProcess
 

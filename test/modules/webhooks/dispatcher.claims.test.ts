@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { sql } from 'kysely'
 import type { Database } from '../../../src/db/database.ts'
 import { claimDue } from '../../../src/modules/webhooks/outbox/claim.repo.ts'
 import { completeAttempts } from '../../../src/modules/webhooks/outbox/complete.repo.ts'
 import { useDispatcherApp } from '../../helpers/dispatcher.ts'
 import { waitUntil } from '../../helpers/wait.ts'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** One app per file (a fresh embedded database is slow to build); each test gets its own receiver, organization and dispatchers. */
 const setup = useDispatcherApp()

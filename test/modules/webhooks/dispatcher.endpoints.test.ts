@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { signature, useDispatcherApp } from '../../helpers/dispatcher.ts'
 import { waitUntil } from '../../helpers/wait.ts'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** One app per file (a fresh embedded database is slow to build); each test gets its own receiver, organization and dispatchers. */
 const setup = useDispatcherApp()

@@ -2,12 +2,11 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:https'
 import type { AddressInfo, Socket } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { claimDue } from '../../../src/modules/webhooks/outbox/claim.repo.ts'
 import { releaseClaims } from '../../../src/modules/webhooks/outbox/release.repo.ts'
 import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
 import { loopbackResolver, startReceiver, testCertificate } from '../../helpers/https-receiver.ts'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** An HTTPS receiver that reads every request and never answers. */
 async function hangingReceiver() {

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, type TestContext, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { createServer, type TLSSocket } from 'node:tls'
 import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
 import { endpointDeliveries } from '../../helpers/dispatcher.ts'
 import { loopbackResolver, testCertificate } from '../../helpers/https-receiver.ts'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /**
  * A receiver on raw TLS: for each request on a connection (kept alive), it

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Sent } from '../../../src/modules/webhooks/http-attempt.ts'
 import type { ClaimedDelivery } from '../../../src/modules/webhooks/outbox/claim.repo.ts'
 import type { AttemptResult } from '../../../src/modules/webhooks/outbox/complete.repo.ts'
@@ -12,7 +13,6 @@ import {
 } from '../../../src/modules/webhooks/result-writer.ts'
 
 const tick = () => new Promise((r) => setImmediate(r))
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 let seq = 0
 function result(status: AttemptResult['status'] = 'succeeded', counts = true): AttemptResult {

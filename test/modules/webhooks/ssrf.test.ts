@@ -2,6 +2,7 @@ import assert from 'node:assert/strict'
 import { createServer as createHttpsServer } from 'node:https'
 import { createServer, type Server, type Socket } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { TLSSocket } from 'node:tls'
 import { isBlockedAddress, parseCidrs, type Resolver } from '../../../src/modules/webhooks/ssrf.ts'
 import {
@@ -12,8 +13,6 @@ import {
   type TestDatabase,
 } from '../../helpers/app.ts'
 import { testCertificate } from '../../helpers/https-receiver.ts'
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
