@@ -1,3 +1,7 @@
+import { after, before } from 'node:test'
+import { createTestApp, type TestApp } from './app.ts'
+import { type Receiver, startReceiver } from './https-receiver.ts'
+import { resolverWithWrongName } from './webhook-targets.ts'
 /** One server-sent event frame as a client parses it (comments kept apart). */
 export interface SseFrame {
   id?: string
@@ -113,4 +117,33 @@ export async function openStream(
     },
     close: () => abort.abort(),
   }
+}
+
+/**
+ * An in-process app listening on a free port, and an HTTPS receiver, for the
+ * listen stream tests of a file; streams pushed to `opened` are closed after it.
+ */
+export function useListenApp(options: Parameters<typeof createTestApp>[0] = {}) {
+  const ctx = { opened: [] as SseStream[] } as {
+    t: TestApp
+    base: string
+    receiver: Receiver
+    opened: SseStream[]
+  }
+  before(async () => {
+    ctx.t = await createTestApp({
+      resolver: resolverWithWrongName,
+      webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+      ...options,
+    })
+    await ctx.t.app.listen({ port: 0, host: '127.0.0.1' })
+    ctx.base = `http://127.0.0.1:${(ctx.t.app.server.address() as { port: number }).port}`
+    ctx.receiver = await startReceiver()
+  })
+  after(async () => {
+    for (const s of ctx.opened) s.close()
+    await ctx.receiver.close()
+    await ctx.t.close()
+  })
+  return ctx
 }

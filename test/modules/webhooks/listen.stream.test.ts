@@ -1,59 +1,40 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
-import { type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
-import { openStream, type SseFrame, type SseStream } from '../../helpers/sse.ts'
-import { resolverWithWrongName } from '../../helpers/webhook-targets.ts'
+import { orderBody } from '../../helpers/app.ts'
+import { openStream, type SseFrame, useListenApp } from '../../helpers/sse.ts'
 
 // Listen streams over real HTTP (an in-process app listening on a free port).
-let t: TestApp
-let base: string
-let receiver: Receiver
-const opened: SseStream[] = []
-
-before(async () => {
-  t = await createTestApp({
-    resolver: resolverWithWrongName,
-    webhookAllowPrivateCidrs: ['127.0.0.0/8'],
-    listenTimings: { keepaliveMs: 100, pollMs: 200 },
-    timeouts: { headersMs: 300, keepAliveMs: 200, bodyMs: 300 },
-  })
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
-  receiver = await startReceiver()
-})
-after(async () => {
-  for (const s of opened) s.close()
-  await receiver.close()
-  await t.close()
+const ctx = useListenApp({
+  listenTimings: { keepaliveMs: 100, pollMs: 200 },
+  timeouts: { headersMs: 300, keepAliveMs: 200, bodyMs: 300 },
 })
 
 async function stream(key: string, options: { query?: string; lastEventId?: string } = {}) {
-  const s = await openStream(base, key, options)
-  opened.push(s)
+  const s = await openStream(ctx.base, key, options)
+  ctx.opened.push(s)
   if (s.status === 200) await s.next((f) => f.event === 'ready')
   return s
 }
 
 /** Moves a live order's production to in_progress through the operator API (order.production_started). */
 async function startProduction(orderId: string): Promise<void> {
-  const view = await t.admin('GET', `/admin/v1/orders/${orderId}`)
+  const view = await ctx.t.admin('GET', `/admin/v1/orders/${orderId}`)
   const productionId = view.json().data.order.production_order.id
-  const moved = await t.admin('POST', `/admin/v1/production-orders/${productionId}/status`, {
+  const moved = await ctx.t.admin('POST', `/admin/v1/production-orders/${productionId}/status`, {
     status: 'in_progress',
   })
   assert.equal(moved.statusCode, 200, moved.body)
 }
 
 async function createOrder(key: string): Promise<string> {
-  const res = await t.api(key, 'POST', '/v1/orders', orderBody())
+  const res = await ctx.t.api(key, 'POST', '/v1/orders', orderBody())
   assert.equal(res.statusCode, 201, res.body)
   return res.json().data.order.id
 }
 
 async function eventBodies(orgId: string): Promise<string[]> {
-  const rows = await t.db
+  const rows = await ctx.t.db
     .selectFrom('events')
     .select('body')
     .where('organization_id', '=', orgId)
@@ -71,8 +52,10 @@ function assertError(res: LightMyRequestResponse, status: number, code: string) 
 
 describe('GET /v1/webhook-events/stream', () => {
   test('a live key streams its live events with the exact body a registered endpoint receives', async () => {
-    const org = await t.tenant('Live stream')
-    const res = await t.api(org.liveKey, 'POST', '/v1/webhook-endpoints', { url: receiver.url('/live') })
+    const org = await ctx.t.tenant('Live stream')
+    const res = await ctx.t.api(org.liveKey, 'POST', '/v1/webhook-endpoints', {
+      url: ctx.receiver.url('/live'),
+    })
     assert.equal(res.statusCode, 201, res.body)
     const s = await stream(org.liveKey)
     assert.equal(s.headers.get('content-type'), 'text/event-stream; charset=utf-8')
@@ -88,17 +71,17 @@ describe('GET /v1/webhook-events/stream', () => {
     const started = await s.next(ofType('order.production_started'))
 
     // The endpoint gets the same bytes.
-    const dispatcher = await t.startDispatcher({ ca: receiver.ca })
-    await receiver.waitFor(2)
+    const dispatcher = await ctx.t.startDispatcher({ ca: ctx.receiver.ca })
+    await ctx.receiver.waitFor(2)
     await dispatcher.stop(100)
-    const delivered = receiver.received.filter((r) => r.url === '/live').map((r) => r.body.toString())
+    const delivered = ctx.receiver.received.filter((r) => r.url === '/live').map((r) => r.body.toString())
     assert.deepEqual(delivered.sort(), [received.data, started.data].sort())
     assert.deepEqual(await eventBodies(org.orgId), [received.data, started.data])
   })
 
   test('test orders write nothing to a test stream; each stream sees only its organization and environment', async () => {
-    const a = await t.tenant('Isolation A')
-    const b = await t.tenant('Isolation B')
+    const a = await ctx.t.tenant('Isolation A')
+    const b = await ctx.t.tenant('Isolation B')
     const aTest = await stream(a.testKey)
     const aLive = await stream(a.liveKey)
     const bLive = await stream(b.liveKey)
@@ -114,7 +97,7 @@ describe('GET /v1/webhook-events/stream', () => {
     )
     // The test stream is alive (a sample reaches it) and got nothing else.
     assert.equal(
-      (await t.api(a.testKey, 'POST', '/v1/webhook-events/trigger', { type: 'ping' })).statusCode,
+      (await ctx.t.api(a.testKey, 'POST', '/v1/webhook-events/trigger', { type: 'ping' })).statusCode,
       202,
     )
     await aTest.next(ofType('ping'))
@@ -126,7 +109,7 @@ describe('GET /v1/webhook-events/stream', () => {
   })
 
   test('the events filter sends only the listed types; an unknown type is refused', async () => {
-    const org = await t.tenant('Filter')
+    const org = await ctx.t.tenant('Filter')
     const s = await stream(org.liveKey, { query: '?events=order.production_started' })
     assert.deepEqual(JSON.parse(s.frames[0]!.data), {
       environment: 'live',
@@ -139,13 +122,13 @@ describe('GET /v1/webhook-events/stream', () => {
       s.frames.map((f) => f.event),
       ['ready', 'order.production_started'],
     )
-    const bad = await t.api(org.liveKey, 'GET', '/v1/webhook-events/stream?events=order.created')
+    const bad = await ctx.t.api(org.liveKey, 'GET', '/v1/webhook-events/stream?events=order.created')
     assertError(bad, 422, 'validation_failed')
     assert.equal(bad.json().error.field, 'events')
   })
 
   test('Last-Event-ID resumes after that event, in order, without it', async () => {
-    const org = await t.tenant('Resume')
+    const org = await ctx.t.tenant('Resume')
     const s = await stream(org.liveKey)
     await createOrder(org.liveKey)
     const first = await s.next(ofType('order.received'))
@@ -157,7 +140,7 @@ describe('GET /v1/webhook-events/stream', () => {
       resumed.frames.slice(1).map((f) => JSON.parse(f.data).data.order_id),
       later,
     )
-    const garbled = await t.app.inject({
+    const garbled = await ctx.t.app.inject({
       method: 'GET',
       url: '/v1/webhook-events/stream',
       headers: { authorization: `Bearer ${org.liveKey}`, 'last-event-id': 'not-an-id' },
@@ -167,7 +150,7 @@ describe('GET /v1/webhook-events/stream', () => {
   })
 
   test('at most 5 open streams per organization: the 6th is refused before it starts', async () => {
-    const org = await t.tenant('Cap')
+    const org = await ctx.t.tenant('Cap')
     const five = [
       ...(await Promise.all([1, 2, 3].map(() => stream(org.liveKey)))),
       ...(await Promise.all([1, 2].map(() => stream(org.testKey)))),
@@ -176,7 +159,7 @@ describe('GET /v1/webhook-events/stream', () => {
       five.map((s) => s.status),
       [200, 200, 200, 200, 200],
     )
-    const sixth = await openStream(base, org.testKey)
+    const sixth = await openStream(ctx.base, org.testKey)
     assert.equal(sixth.status, 422)
     assert.equal(JSON.parse(sixth.body!).error.code, 'listen_limit_reached')
     assert.equal(sixth.headers.get('content-type'), 'application/json; charset=utf-8')
@@ -184,8 +167,8 @@ describe('GET /v1/webhook-events/stream', () => {
     await five[0]!.ended
     // The session is released once the server sees the client gone.
     for (let i = 0; ; i++) {
-      const again = await openStream(base, org.liveKey)
-      opened.push(again)
+      const again = await openStream(ctx.base, org.liveKey)
+      ctx.opened.push(again)
       if (again.status === 200) break
       assert.ok(i < 50, 'a closed stream frees its place')
       await new Promise((r) => setTimeout(r, 50))
@@ -194,7 +177,7 @@ describe('GET /v1/webhook-events/stream', () => {
   })
 
   test('keepalives flow and the request timeouts do not cut a stream', async () => {
-    const org = await t.tenant('Keepalive')
+    const org = await ctx.t.tenant('Keepalive')
     const s = await stream(org.liveKey)
     await new Promise((r) => setTimeout(r, 700))
     assert.ok(s.comments.filter((c) => c === ': keepalive').length >= 3, `${s.comments.length} keepalives`)
@@ -204,8 +187,8 @@ describe('GET /v1/webhook-events/stream', () => {
   })
 
   test('webhooks:manage is required (403); no key or a bad key is 401', async () => {
-    const org = await t.tenant('Scopes')
-    const narrow = await t.createKey(org.orgId, {
+    const org = await ctx.t.tenant('Scopes')
+    const narrow = await ctx.t.createKey(org.orgId, {
       environment: 'live',
       scopes: ['orders:read', 'orders:write', 'files:write'],
     })
@@ -213,11 +196,11 @@ describe('GET /v1/webhook-events/stream', () => {
       ['GET', '/v1/webhook-events/stream', undefined],
       ['POST', '/v1/webhook-events/trigger', { type: 'ping' }],
     ] as const) {
-      const res = await t.api(narrow.key, method, url, body)
+      const res = await ctx.t.api(narrow.key, method, url, body)
       assertError(res, 403, 'insufficient_scope')
       assert.match(res.json().error.message, /webhooks:manage/)
-      assertError(await t.api(undefined, method, url, body), 401, 'invalid_api_key')
-      assertError(await t.api('svc_test_nonsense', method, url, body), 401, 'invalid_api_key')
+      assertError(await ctx.t.api(undefined, method, url, body), 401, 'invalid_api_key')
+      assertError(await ctx.t.api('svc_test_nonsense', method, url, body), 401, 'invalid_api_key')
     }
   })
 })

@@ -1,55 +1,36 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { createMemoryRateLimiter } from '../../../src/http/rate-limit.ts'
-import { createTestApp, rowCounts, type TestApp } from '../../helpers/app.ts'
-import { type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
-import { openStream, type SseStream } from '../../helpers/sse.ts'
-import { resolverWithWrongName } from '../../helpers/webhook-targets.ts'
+import { rowCounts } from '../../helpers/app.ts'
+import { openStream, useListenApp } from '../../helpers/sse.ts'
 
 // POST /v1/webhook-events/trigger, and what a stream costs against the rate limit.
 const LIMIT = 8
-let t: TestApp
-let base: string
-let receiver: Receiver
-const opened: SseStream[] = []
-
-before(async () => {
-  t = await createTestApp({
-    resolver: resolverWithWrongName,
-    webhookAllowPrivateCidrs: ['127.0.0.0/8'],
-    rateLimiter: createMemoryRateLimiter(LIMIT),
-  })
-  await t.app.listen({ port: 0, host: '127.0.0.1' })
-  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
-  receiver = await startReceiver()
-})
-after(async () => {
-  for (const s of opened) s.close()
-  await receiver.close()
-  await t.close()
-})
+const ctx = useListenApp({ rateLimiter: createMemoryRateLimiter(LIMIT) })
 
 async function stream(key: string, query = '') {
-  const s = await openStream(base, key, { query })
-  opened.push(s)
+  const s = await openStream(ctx.base, key, { query })
+  ctx.opened.push(s)
   assert.equal(s.status, 200, s.body)
   await s.next((f) => f.event === 'ready')
   return s
 }
 
-const trigger = (key: string, type: string) => t.api(key, 'POST', '/v1/webhook-events/trigger', { type })
+const trigger = (key: string, type: string) => ctx.t.api(key, 'POST', '/v1/webhook-events/trigger', { type })
 
 describe('POST /v1/webhook-events/trigger', () => {
   test('a sample reaches the organization’s test streams only: no endpoint, no stored row', async () => {
-    const org = await t.tenant('Trigger')
-    const other = await t.tenant('Trigger other')
-    const endpoint = await t.api(org.testKey, 'POST', '/v1/webhook-endpoints', { url: receiver.url('/t') })
+    const org = await ctx.t.tenant('Trigger')
+    const other = await ctx.t.tenant('Trigger other')
+    const endpoint = await ctx.t.api(org.testKey, 'POST', '/v1/webhook-endpoints', {
+      url: ctx.receiver.url('/t'),
+    })
     assert.equal(endpoint.statusCode, 201, endpoint.body)
-    const dispatcher = await t.startDispatcher({ ca: receiver.ca })
+    const dispatcher = await ctx.t.startDispatcher({ ca: ctx.receiver.ca })
     const tests = [await stream(org.testKey), await stream(org.testKey, '?events=order_item.completed')]
     const live = await stream(org.liveKey)
     const foreign = await stream(other.testKey)
-    const before = await rowCounts(t.db)
+    const before = await rowCounts(ctx.t.db)
 
     const res = await trigger(org.testKey, 'order.production_started')
     assert.equal(res.statusCode, 202, res.body)
@@ -92,14 +73,14 @@ describe('POST /v1/webhook-events/trigger', () => {
       [1, 1],
       'no live or foreign stream gets a sample',
     )
-    assert.deepEqual(await rowCounts(t.db), before, 'nothing stored')
-    const deliveries = await t.api(org.testKey, 'GET', '/v1/webhook-deliveries')
+    assert.deepEqual(await rowCounts(ctx.t.db), before, 'nothing stored')
+    const deliveries = await ctx.t.api(org.testKey, 'GET', '/v1/webhook-deliveries')
     assert.deepEqual(deliveries.json().data, [])
-    assert.equal(receiver.received.length, 0)
+    assert.equal(ctx.receiver.received.length, 0)
   })
 
   test('live keys are refused; unknown types are 422 on `type`; no open session answers 0', async () => {
-    const org = await t.tenant('Trigger rules')
+    const org = await ctx.t.tenant('Trigger rules')
     const live = await trigger(org.liveKey, 'ping')
     assert.equal(live.statusCode, 403)
     assert.equal(live.json().error.code, 'test_key_required')
@@ -111,12 +92,12 @@ describe('POST /v1/webhook-events/trigger', () => {
   })
 
   test('a stream counts against the rate limit once, at connect', async () => {
-    const org = await t.tenant('Rate')
+    const org = await ctx.t.tenant('Rate')
     const s = await stream(org.testKey)
     assert.equal(s.headers.get('x-ratelimit-remaining'), String(LIMIT - 1))
     for (let i = 0; i < 3; i++) assert.equal((await trigger(org.testKey, 'ping')).statusCode, 202)
     await s.next((f) => f.event === 'ping', { from: 3 })
-    const next = await t.api(org.testKey, 'GET', '/v1/webhook-endpoints')
+    const next = await ctx.t.api(org.testKey, 'GET', '/v1/webhook-endpoints')
     assert.equal(next.headers['x-ratelimit-remaining'], String(LIMIT - 5), 'the open stream took one request')
     s.close()
   })
