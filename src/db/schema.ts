@@ -138,6 +138,8 @@ export interface WebhookEndpointTable {
   description: string
   secret_encrypted: string
   pinned_addresses: string[]
+  /** The event types this endpoint receives, or ['*'] for all; ping always reaches it. */
+  enabled_events: ColumnType<string[], string[] | undefined, string[]>
   is_active: boolean
   disabled_reason: string | null
   consecutive_failures: ColumnType<number, number | undefined, number>

@@ -110,6 +110,7 @@ const ENDPOINT = {
   id: EXAMPLE_IDS.endpoint,
   url: 'https://shop.example.com/hooks/production',
   description: 'Shop backend',
+  enabled_events: ['*'],
   is_active: true,
   disabled_reason: null,
   consecutive_failures: 0,
@@ -206,6 +207,32 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
       validation: [{ code: 'required', field: 'url', message: 'url is required' }],
     },
     listWebhookEndpoints: { responses: { 200: { data: [ENDPOINT] } } },
+    updateWebhookEndpoint: {
+      parameters: { id: EXAMPLE_IDS.endpoint },
+      request: {
+        description: 'Shop backend: production updates',
+        enabled_events: ['order.production_completed', 'order.production_failed', 'order.cancelled'],
+      },
+      responses: {
+        200: {
+          data: {
+            endpoint: {
+              ...ENDPOINT,
+              description: 'Shop backend: production updates',
+              enabled_events: ['order.production_completed', 'order.production_failed', 'order.cancelled'],
+            },
+          },
+        },
+      },
+      validation: [
+        {
+          code: 'invalid_format',
+          field: 'enabled_events[1]',
+          message:
+            'enabled_events[1] must be one of "*", "order.received", "order.production_started", "order.production_completed", "order.production_failed", "order.cancelled", "order_item.completed"',
+        },
+      ],
+    },
     deleteWebhookEndpoint: {
       parameters: { id: EXAMPLE_IDS.endpoint },
       responses: { 200: { data: { id: EXAMPLE_IDS.endpoint, is_active: false } } },

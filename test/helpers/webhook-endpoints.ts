@@ -8,6 +8,7 @@ export const ENDPOINT_KEYS = [
   'created_at',
   'description',
   'disabled_reason',
+  'enabled_events',
   'id',
   'is_active',
   'last_failure_at',
@@ -35,6 +36,7 @@ export interface Endpoint {
   id: string
   url: string
   description: string
+  enabled_events: string[]
   is_active: boolean
   disabled_reason: string | null
   consecutive_failures: number

@@ -71,6 +71,33 @@ export async function insertEndpoint(trx: Transaction<DB>, row: WebhookEndpointR
   await trx.insertInto('webhook_endpoints').values(row).execute()
 }
 
+/**
+ * Sets the description and/or enabled_events of an endpoint that is still
+ * active when the statement runs; undefined when it is not (deleted or
+ * disabled meanwhile). Without changes, reads it under the same condition.
+ */
+export async function updateActiveEndpoint(
+  db: Database,
+  id: string,
+  changes: { description?: string; enabled_events?: string[] },
+): Promise<WebhookEndpointRow | undefined> {
+  if (Object.keys(changes).length === 0) {
+    return db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', id)
+      .where('is_active', '=', true)
+      .executeTakeFirst()
+  }
+  return db
+    .updateTable('webhook_endpoints')
+    .set(changes)
+    .where('id', '=', id)
+    .where('is_active', '=', true)
+    .returningAll()
+    .executeTakeFirst()
+}
+
 /** Deleted by its owner: inactive for good, without a disabled reason. */
 export async function deactivateEndpoint(trx: Transaction<DB>, id: string, at: Date): Promise<void> {
   await trx

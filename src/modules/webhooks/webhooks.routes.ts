@@ -2,15 +2,30 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './enabled-events.ts'
 import { MAX_LISTED_ENDPOINTS, type WebhookService } from './webhooks.service.ts'
 
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
+
+const EnabledEvents = Type.Array(
+  Type.String({
+    maxLength: 64,
+    description: `An event type (${FILTERABLE_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}), or \`*\` alone for all.`,
+  }),
+  {
+    minItems: 1,
+    maxItems: MAX_ENABLED_EVENTS,
+    description:
+      'The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once.',
+  },
+)
 
 export const WebhookEndpoint = Type.Object(
   {
     id: Uuid,
     url: Type.String(),
     description: Type.String(),
+    enabled_events: EnabledEvents,
     is_active: Type.Boolean(),
     disabled_reason: Type.Union([
       Type.String({ description: '`too_many_failures` when disabled automatically' }),
@@ -62,8 +77,24 @@ const WebhookEndpointRequest = Type.Object(
   {
     url: Type.String({ maxLength: 2048, description: 'An https URL without credentials, on a public host.' }),
     description: Type.Optional(Text({ maxLength: 500 })),
+    enabled_events: Type.Optional(EnabledEvents),
   },
   { additionalProperties: false, $id: 'WebhookEndpointRequest', title: 'WebhookEndpointRequest' },
+)
+
+const WebhookEndpointUpdate = Type.Object(
+  {
+    description: Type.Optional(Text({ maxLength: 500 })),
+    enabled_events: Type.Optional(EnabledEvents),
+    url: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        description:
+          'Not changeable: any value gives 422 validation_failed. For a new URL, register a new endpoint and delete this one.',
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: 'WebhookEndpointUpdate', title: 'WebhookEndpointUpdate' },
 )
 
 const IdParams = Type.Object({ id: Type.String({ description: 'The endpoint\u2019s id.' }) })
@@ -120,6 +151,29 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
         },
       },
       async (request) => ({ data: await deps.webhooks.list(request.principal!) }),
+    )
+
+    app.patch(
+      '/webhook-endpoints/:id',
+      {
+        // A disabled or deleted endpoint cannot be changed: 422 validation_failed.
+        config: { ...manage, jsonBody: true, errors: ['validation_failed'] },
+        schema: {
+          operationId: 'updateWebhookEndpoint',
+          tags,
+          summary: 'Change the description or event filter of an active endpoint',
+          description:
+            'Only the fields sent change. The URL cannot be changed: register a new endpoint for a new URL, then delete this one. A disabled or deleted endpoint cannot be changed (422).',
+          params: IdParams,
+          body: WebhookEndpointUpdate,
+          response: {
+            200: Type.Object({ data: Type.Object({ endpoint: WebhookEndpoint }) }),
+          },
+        },
+      },
+      async (request) => ({
+        data: await deps.webhooks.update(request.principal!, request.params.id, request.body),
+      }),
     )
 
     app.delete(

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import type { Database } from '../../db/database.ts'
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../db/schema.ts'
-import { AppError } from '../../http/errors.ts'
+import { AppError, type ValidationEntry } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
+import { checkEnabledEvents, parseEnabledEvents } from './enabled-events.ts'
 import {
   deactivateEndpoint,
   disableEndpoints,
@@ -15,6 +16,7 @@ import {
   isEndpointActive,
   listEndpoints,
   lockAndCountActive,
+  updateActiveEndpoint,
 } from './endpoints.repo.ts'
 import {
   enqueueRedelivery,
@@ -33,11 +35,19 @@ export type WebhookScope = EndpointScope
 
 const iso = (d: Date | null) => d?.toISOString() ?? null
 
+/** 422 for an operation on a disabled or deleted endpoint. */
+const disabled = (message: string) =>
+  AppError.validation(
+    [{ code: 'invalid_format', field: 'id', message: 'The endpoint is disabled; register a new one.' }],
+    message,
+  )
+
 export function endpointView(row: WebhookEndpointRow) {
   return {
     id: row.id,
     url: row.url,
     description: row.description,
+    enabled_events: row.enabled_events,
     is_active: row.is_active,
     disabled_reason: row.disabled_reason,
     consecutive_failures: row.consecutive_failures,
@@ -87,7 +97,11 @@ export function createWebhookService(deps: {
   }
 
   return {
-    async create(scope: WebhookScope, input: { url: string; description?: string | undefined }) {
+    async create(
+      scope: WebhookScope,
+      input: { url: string; description?: string | undefined; enabled_events?: string[] | undefined },
+    ) {
+      const enabledEvents = checkEnabledEvents(input.enabled_events ?? ['*'])
       const { url, addresses } = await checkWebhookUrl(input.url, { resolver: deps.resolver, allowed })
       const secret = `whsec_${randomBytes(32).toString('base64url')}`
       const sealed = (await secretBox()).seal(secret)
@@ -100,6 +114,7 @@ export function createWebhookService(deps: {
         description: input.description ?? '',
         secret_encrypted: sealed,
         pinned_addresses: addresses,
+        enabled_events: enabledEvents,
         is_active: true,
         disabled_reason: null,
         consecutive_failures: 0,
@@ -124,6 +139,40 @@ export function createWebhookService(deps: {
       return (await listEndpoints(db, scope, MAX_LISTED_ENDPOINTS)).map(endpointView)
     },
 
+    /**
+     * Changes the description and/or the event filter of an active endpoint.
+     * Its URL is fixed: a new address is a new endpoint (register it, then
+     * delete this one).
+     */
+    async update(
+      scope: WebhookScope,
+      id: string,
+      input: { url?: unknown; description?: string | undefined; enabled_events?: string[] | undefined },
+    ) {
+      const endpoint = await ownEndpoint(scope, id)
+      const { events, errors } = parseEnabledEvents(input.enabled_events ?? ['*'])
+      if (input.url !== undefined) {
+        const url: ValidationEntry = {
+          code: 'invalid_format',
+          field: 'url',
+          message: 'url cannot be changed: register a new endpoint for the new URL, then delete this one.',
+        }
+        throw AppError.validation(
+          [url, ...errors],
+          'An endpoint\u2019s URL cannot be changed: register a new endpoint for the new URL, then delete this one.',
+        )
+      }
+      if (errors.length > 0) throw AppError.validation(errors)
+      const changes = {
+        ...(input.description === undefined ? {} : { description: input.description }),
+        ...(input.enabled_events === undefined ? {} : { enabled_events: events }),
+      }
+      if (!endpoint.is_active) throw disabled('The endpoint is disabled and cannot be changed.')
+      const updated = await updateActiveEndpoint(db, endpoint.id, changes)
+      if (!updated) throw disabled('The endpoint is disabled and cannot be changed.')
+      return { endpoint: endpointView(updated) }
+    },
+
     /** Permanent; a second delete answers the same. Pending deliveries fail with endpoint_disabled. */
     async remove(scope: WebhookScope, id: string) {
       const endpoint = await ownEndpoint(scope, id)
@@ -139,12 +188,7 @@ export function createWebhookService(deps: {
     /** Queues a ping to one endpoint. */
     async test(scope: WebhookScope, id: string) {
       const endpoint = await ownEndpoint(scope, id)
-      if (!endpoint.is_active) {
-        throw AppError.validation(
-          [{ code: 'invalid_format', field: 'id', message: 'The endpoint is disabled; register a new one.' }],
-          'The endpoint is disabled and cannot receive test events.',
-        )
-      }
+      if (!endpoint.is_active) throw disabled('The endpoint is disabled and cannot receive test events.')
       await db.transaction().execute((trx) =>
         recordEvent(trx, {
           organizationId: scope.organizationId,

@@ -15,13 +15,16 @@ export const SAMPLES_CHANNEL = 'svc_webhook_samples'
  * statement that makes the change: `outbox_event` inserts the event (with the
  * body every delivery of it sends) when the CTE named by `gate` has a row,
  * `outbox_deliveries` fans it out to one pending delivery per active endpoint
- * of the organization and environment, and `outbox_queue` queues each
- * delivery's first attempt. Callers end their statement with `outboxWake()`
+ * of the organization and environment whose enabled_events take the event's
+ * type (a ping goes to its one endpoint whatever it lists), and
+ * `outbox_queue` queues each delivery's first attempt. Callers end their statement with `outboxWake()`
  * so idle workers wake on commit. One statement keeps change, event and
  * deliveries atomic without a transaction round trip.
  */
 export function outboxCtes(eventId: string, input: NewEventInput, gate: string): RawBuilder<unknown> {
   const onlyEndpoint = input.endpointId ? sql`and w.id = ${input.endpointId}::uuid` : sql``
+  const filter =
+    input.type === 'ping' ? sql`` : sql`and w.enabled_events && array['*', ${input.type}::text]`
   const body = eventBody({ id: eventId, type: input.type, created_at: input.at, data: input.data })
   return sql`
     outbox_event as (
@@ -40,7 +43,7 @@ export function outboxCtes(eventId: string, input: NewEventInput, gate: string):
       cross join webhook_endpoints w
       where w.organization_id = ${input.organizationId}::uuid
         and w.environment = ${input.environment}::text
-        and w.is_active ${onlyEndpoint}
+        and w.is_active ${onlyEndpoint} ${filter}
       returning id, event_id, endpoint_id, next_attempt_at
     ),
     outbox_queue as (
