@@ -200,6 +200,12 @@ export interface ListenSessionTable {
   expires_at: Date
 }
 
+/** How many events have been recorded for an order: the last event's per-order sequence. */
+export interface OrderEventCounterTable {
+  order_id: string
+  last_sequence: number
+}
+
 export interface DB {
   organizations: OrganizationTable
   api_keys: ApiKeyTable
@@ -209,6 +215,7 @@ export interface DB {
   production_orders: ProductionOrderTable
   production_jobs: ProductionJobTable
   events: EventTable
+  order_event_counters: OrderEventCounterTable
   uploads: UploadTable
   service_secrets: ServiceSecretTable
   webhook_endpoints: WebhookEndpointTable

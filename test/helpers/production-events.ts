@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before } from 'node:test'
+import { sql } from 'kysely'
 import { createTestApp, ISO_MS, manualClock, orderBody, type TestApp } from './app.ts'
 import { loopbackResolver, type Receiver, startReceiver } from './https-receiver.ts'
 import { waitUntil } from './wait.ts'
@@ -191,20 +192,34 @@ export function useProductionEvents() {
   }
 
   /**
-   * Exactly these events, in this order: the stored rows, one succeeded delivery
-   * per endpoint for each, and what both endpoints received (envelope, data,
-   * headers). Returns the envelopes.
+   * Exactly these events of the order, in this order: the stored rows, one
+   * succeeded delivery per endpoint for each, and what both endpoints received
+   * (envelope, data, headers). Each event's data also carries its per-order
+   * sequence, 1 to n in this order, in the same bytes in the stored data and
+   * in the delivered body. Returns the envelopes.
    */
   async function assertDelivered(
     orderId: string,
     expected: { type: string; data: Record<string, unknown> }[],
   ): Promise<Envelope[]> {
     await settle()
+    expected = expected.map((e, n) => ({ type: e.type, data: { ...e.data, sequence: n + 1 } }))
     const rows = await eventRows(orderId)
     assert.deepEqual(
       rows.map((r) => [r.type, r.data, r.organization_id, r.environment]),
       expected.map((e) => [e.type, e.data, tenant.orgId, 'live']),
     )
+    const texts = await t.db
+      .selectFrom('events')
+      .select(['id', 'body', sql<string>`data::text`.as('data')])
+      .where('order_id', '=', orderId)
+      .execute()
+    for (const row of texts) {
+      assert.ok(
+        row.body.endsWith(`"data":${row.data}}`),
+        `the body carries the stored data as is: ${row.body}`,
+      )
+    }
     const deliveries = await t.db
       .selectFrom('webhook_deliveries')
       .selectAll()
@@ -248,6 +263,11 @@ export function useProductionEvents() {
       assert.equal(req.headers['user-agent'], 'Service-Webhooks/1.0')
       assert.equal(String(req.headers['content-type']).split(';')[0]!.trim(), 'application/json')
       assert.match(String(req.headers['x-service-signature']), /^t=\d+,v1=[0-9a-f]{64}$/)
+      assert.equal(
+        req.body.toString('utf8'),
+        texts.find((x) => x.id === row.id)!.body,
+        'the stored body, as is',
+      )
       // The other endpoint got the same body for the same event.
       assert.equal(onB[n]!.req.body.toString('utf8'), req.body.toString('utf8'))
     })

@@ -91,7 +91,10 @@ const orderFields = { order_id: EXAMPLE_IDS.order, external_order_id: 'WEB-1042'
 
 /** One delivered body per event type. */
 export const EVENT_EXAMPLES: Record<EventType, unknown> = {
-  'order.received': envelope(EXAMPLE_IDS.receivedEvent, 'order.received', EXAMPLE_CREATED_AT, orderFields),
+  'order.received': envelope(EXAMPLE_IDS.receivedEvent, 'order.received', EXAMPLE_CREATED_AT, {
+    ...orderFields,
+    sequence: 1,
+  }),
   'order.production_started': envelope(
     EXAMPLE_IDS.startedEvent,
     'order.production_started',
@@ -100,13 +103,19 @@ export const EVENT_EXAMPLES: Record<EventType, unknown> = {
       ...orderFields,
       production_order_id: EXAMPLE_IDS.productionOrder,
       production_status: 'in_progress',
+      sequence: 2,
     },
   ),
   'order.production_completed': envelope(
     EXAMPLE_IDS.completedEvent,
     'order.production_completed',
     '2026-11-25T10:02:47.918Z',
-    { ...orderFields, production_order_id: EXAMPLE_IDS.productionOrder, production_status: 'completed' },
+    {
+      ...orderFields,
+      production_order_id: EXAMPLE_IDS.productionOrder,
+      production_status: 'completed',
+      sequence: 4,
+    },
   ),
   'order.production_failed': envelope(
     EXAMPLE_IDS.failedEvent,
@@ -117,11 +126,13 @@ export const EVENT_EXAMPLES: Record<EventType, unknown> = {
       production_order_id: EXAMPLE_IDS.productionOrder,
       production_status: 'failed',
       produced_by_partner: true,
+      sequence: 3,
     },
   ),
   'order.cancelled': envelope(EXAMPLE_IDS.cancelledEvent, 'order.cancelled', '2026-11-25T10:05:30.551Z', {
     ...orderFields,
     production_order_id: EXAMPLE_IDS.productionOrder,
+    sequence: 3,
   }),
   'order_item.completed': envelope(
     EXAMPLE_IDS.itemEvent,
@@ -133,6 +144,7 @@ export const EVENT_EXAMPLES: Record<EventType, unknown> = {
       production_job_id: EXAMPLE_IDS.job,
       sku: 'POSTER-A2',
       name: 'Poster A2, matte',
+      sequence: 3,
     },
   ),
   ping: envelope(EXAMPLE_IDS.pingEvent, 'ping', '2026-11-25T09:30:09.000Z', {

@@ -65,7 +65,13 @@ describe('POST /v1/orders', () => {
     const events = await t.db.selectFrom('events').selectAll().where('order_id', '=', order.id).execute()
     assert.deepEqual(
       events.map((e) => [e.type, e.environment, e.data]),
-      [['order.received', 'live', { order_id: order.id, external_order_id: body.external_order_id }]],
+      [
+        [
+          'order.received',
+          'live',
+          { order_id: order.id, external_order_id: body.external_order_id, sequence: 1 },
+        ],
+      ],
     )
   })
 

@@ -46,8 +46,10 @@ describe('POST /v1/webhook-events/trigger', () => {
       'external_order_id',
       'production_order_id',
       'production_status',
+      'sequence',
     ])
     assert.equal(body.data.production_status, 'in_progress')
+    assert.equal(body.data.sequence, 2, 'a sample order\u2019s second event')
 
     const item = await trigger(org.testKey, 'order_item.completed')
     assert.equal(item.statusCode, 202)
@@ -59,6 +61,7 @@ describe('POST /v1/webhook-events/trigger', () => {
       'production_job_id',
       'sku',
       'name',
+      'sequence',
     ])
     await tests[0]!.next((f) => f.event === 'order_item.completed')
     await new Promise((r) => setTimeout(r, 300))

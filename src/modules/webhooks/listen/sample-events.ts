@@ -1,11 +1,21 @@
 import { newId } from '../../../lib/ids.ts'
-import { type EventType, eventBody, eventData } from '../outbox/events.ts'
+import { type EventType, eventBody, eventData, sequencedEvent } from '../outbox/events.ts'
 
 /** The production status each production event reports (order.cancelled: the whole-order cancel, without one). */
 const PRODUCTION_STATUS: Partial<Record<EventType, string>> = {
   'order.production_started': 'in_progress',
   'order.production_completed': 'completed',
   'order.production_failed': 'failed',
+}
+
+/** Where each sample falls in a sample order's life (received, started, an item done, completed). */
+const SAMPLE_SEQUENCE: Partial<Record<EventType, number>> = {
+  'order.received': 1,
+  'order.production_started': 2,
+  'order_item.completed': 3,
+  'order.production_completed': 4,
+  'order.production_failed': 3,
+  'order.cancelled': 2,
 }
 
 /**
@@ -37,5 +47,9 @@ export function sampleEventBody(type: EventType, at: Date): string {
         return eventData.ping()
     }
   }
-  return eventBody({ id: newId(), type, created_at: at, data: data() })
+  const sequence = SAMPLE_SEQUENCE[type]
+  const body = { id: newId(), type, created_at: at, data: data() }
+  if (sequence === undefined) return eventBody(body)
+  const { body: parts } = sequencedEvent(body)
+  return `${parts[0]}${sequence}${parts[1]}`
 }

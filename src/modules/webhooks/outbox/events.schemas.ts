@@ -14,6 +14,15 @@ const orderFields = {
   external_order_id: Type.String({ description: 'Your order number, as sent.' }),
 }
 
+/** Every order event's data ends with this. */
+const sequenced = {
+  sequence: Type.Integer({
+    minimum: 1,
+    description:
+      'This event\u2019s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer.',
+  }),
+}
+
 const partner = {
   produced_by_partner: Type.Optional(
     Type.Literal(true, { description: 'Present, and true, only on events of partner orders.' }),
@@ -23,7 +32,7 @@ const partner = {
 const named = (name: string, description: string) => ({ $id: name, title: name, description })
 
 export const OrderReceivedData = Type.Object(
-  orderFields,
+  { ...orderFields, ...sequenced },
   named('OrderReceivedData', 'A live order came in through the API.'),
 )
 
@@ -34,6 +43,7 @@ function productionData(name: string, status: string, description: string) {
       production_order_id: Uuid,
       production_status: StringEnum([status]),
       ...partner,
+      ...sequenced,
     },
     named(name, description),
   )
@@ -63,6 +73,7 @@ export const OrderCancelledData = Type.Object(
       StringEnum(['cancelled'], { description: 'Only when a status change cancelled the production order.' }),
     ),
     ...partner,
+    ...sequenced,
   },
   named('OrderCancelledData', 'The order was cancelled, as a whole or by a production status change.'),
 )
@@ -74,6 +85,7 @@ export const OrderItemCompletedData = Type.Object(
     production_job_id: Uuid,
     sku: Type.Union([Type.String(), Type.Null()]),
     name: Type.String(),
+    ...sequenced,
   },
   named('OrderItemCompletedData', 'The production job of one item finished (never for partner orders).'),
 )

@@ -26,6 +26,7 @@ export interface RecordedEvent {
   id: string
   type: EventType
   created_at: Date
+  /** As delivered: an order event's data ends with its `sequence`. */
   data: Record<string, unknown>
 }
 
@@ -68,11 +69,34 @@ export const eventData = {
 
 /** The envelope every delivery of an event carries as its body, serialized once. */
 export function eventBody(event: { id: string; type: string; created_at: Date; data: unknown }): string {
-  return JSON.stringify({
+  return `${envelopeHead(event)}${JSON.stringify(event.data)}}`
+}
+
+/**
+ * An order event's data and body as the text before and after its `sequence`,
+ * which only the statement that writes the event knows: the data is
+ * `data[0] + sequence + data[1]`, the body `body[0] + sequence + body[1]`, and
+ * the body holds the data's exact bytes (`sequence` is the data's last field).
+ */
+export function sequencedEvent(event: {
+  id: string
+  type: string
+  created_at: Date
+  data: Record<string, unknown>
+}): { data: [string, string]; body: [string, string] } {
+  const fields = JSON.stringify(event.data)
+  const open = `${fields.slice(0, -1)}${fields === '{}' ? '' : ','}"sequence":`
+  return { data: [open, '}'], body: [`${envelopeHead(event)}${open}`, '}}'] }
+}
+
+/** The envelope up to its `data` value, which comes last. */
+function envelopeHead(event: { id: string; type: string; created_at: Date }): string {
+  const head = JSON.stringify({
     id: event.id,
     type: event.type,
     created_at: event.created_at.toISOString(),
     api_version: 'v1',
-    data: event.data,
+    data: null,
   })
+  return head.slice(0, -'null}'.length)
 }

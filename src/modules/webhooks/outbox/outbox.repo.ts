@@ -1,7 +1,7 @@
 import { type RawBuilder, sql, type Transaction } from 'kysely'
 import type { Database } from '../../../db/database.ts'
 import type { DB, Environment, WebhookDeliveryRow } from '../../../db/schema.ts'
-import { eventBody, type NewEventInput } from './events.ts'
+import { eventBody, type NewEventInput, sequencedEvent } from './events.ts'
 
 /** The channel idle workers LISTEN on; NOTIFY is transactional, so they wake when the writer commits. */
 export const WAKE_CHANNEL = 'svc_webhook_deliveries'
@@ -13,26 +13,49 @@ export const SAMPLES_CHANNEL = 'svc_webhook_samples'
 /**
  * The outbox write as common table expressions, to be embedded in the
  * statement that makes the change: `outbox_event` inserts the event (with the
- * body every delivery of it sends) when the CTE named by `gate` has a row,
- * `outbox_deliveries` fans it out to one pending delivery per active endpoint
- * of the organization and environment whose enabled_events take the event's
- * type (a ping goes to its one endpoint whatever it lists), and
- * `outbox_queue` queues each delivery's first attempt. Callers end their statement with `outboxWake()`
- * so idle workers wake on commit. One statement keeps change, event and
- * deliveries atomic without a transaction round trip.
+ * body every delivery of it sends) when the CTE named by `gate` has a row (at
+ * most one), `outbox_deliveries` fans it out to one pending delivery per
+ * active endpoint of the organization and environment whose enabled_events
+ * take the event's type (a ping goes to its one endpoint whatever it lists),
+ * and `outbox_queue` queues each delivery's first attempt. An order event
+ * first counts itself in `outbox_sequence`: the upsert of the order's counter
+ * row returns its per-order sequence, and concurrent writers of the same
+ * order wait on that row, so each gets the next number. Callers end their
+ * statement with `outboxWake()` so idle workers wake on commit. One statement
+ * keeps change, event and deliveries atomic without a transaction round trip.
  */
 export function outboxCtes(eventId: string, input: NewEventInput, gate: string): RawBuilder<unknown> {
   const onlyEndpoint = input.endpointId ? sql`and w.id = ${input.endpointId}::uuid` : sql``
-  const filter =
-    input.type === 'ping' ? sql`` : sql`and w.enabled_events && array['*', ${input.type}::text]`
-  const body = eventBody({ id: eventId, type: input.type, created_at: input.at, data: input.data })
+  const filter = input.type === 'ping' ? sql`` : sql`and w.enabled_events && array['*', ${input.type}::text]`
+  const event = { id: eventId, type: input.type, created_at: input.at, data: input.data }
+  let source: RawBuilder<unknown>
+  let values: RawBuilder<unknown>
+  if (input.orderId === null) {
+    source = sql`${sql.table(gate)}`
+    values = sql`${JSON.stringify(input.data)}::json, ${eventBody(event)}::text`
+  } else {
+    const parts = sequencedEvent(event)
+    source = sql`outbox_sequence s`
+    values = sql`(${parts.data[0]}::text || s.last_sequence || ${parts.data[1]}::text)::json,
+             ${parts.body[0]}::text || s.last_sequence || ${parts.body[1]}::text`
+  }
+  const sequence =
+    input.orderId === null
+      ? sql``
+      : sql`outbox_sequence as (
+      insert into order_event_counters (order_id, last_sequence)
+      select ${input.orderId}::uuid, 1 from ${sql.table(gate)}
+      on conflict (order_id) do update set last_sequence = order_event_counters.last_sequence + 1
+      returning last_sequence
+    ),`
   return sql`
+    ${sequence}
     outbox_event as (
       insert into events (id, organization_id, environment, type, order_id, data, body, created_at)
       select ${eventId}::uuid, ${input.organizationId}::uuid, ${input.environment}::text, ${input.type}::text,
-             ${input.orderId}::uuid, ${JSON.stringify(input.data)}::json, ${body}::text, ${input.at}::timestamptz
-      from ${sql.table(gate)}
-      returning id
+             ${input.orderId}::uuid, ${values}, ${input.at}::timestamptz
+      from ${source}
+      returning id, data
     ),
     outbox_deliveries as (
       insert into webhook_deliveries
@@ -70,9 +93,16 @@ export async function notifySample(db: Database, payload: string): Promise<void>
   await sql`select pg_notify(${SAMPLES_CHANNEL}, ${payload})`.execute(db)
 }
 
-/** The event, its deliveries and their first attempts, in one statement of its own. */
-export async function insertEvent(db: Database, eventId: string, input: NewEventInput): Promise<void> {
-  await sql`with gate as (select 1), ${outboxCtes(eventId, input, 'gate')} select ${outboxWake()}`.execute(db)
+/** The event, its deliveries and their first attempts, in one statement of its own; returns its data as stored. */
+export async function insertEvent(
+  db: Database,
+  eventId: string,
+  input: NewEventInput,
+): Promise<Record<string, unknown>> {
+  const result = await sql<{ data: Record<string, unknown> }>`
+    with gate as (select 1), ${outboxCtes(eventId, input, 'gate')}
+    select (select data from outbox_event) as data, ${outboxWake()} as woke`.execute(db)
+  return result.rows[0]!.data
 }
 
 /** A new pending log entry for an event and endpoint, its first attempt due at `at`, and a wake-up. */

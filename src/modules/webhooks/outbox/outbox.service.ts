@@ -39,9 +39,9 @@ export {
  * Delivery reads the outbox and never runs inside a request.
  */
 export async function recordEvent(trx: Database, input: NewEventInput): Promise<RecordedEvent> {
-  const event = { id: newId(), type: input.type, created_at: input.at, data: input.data }
-  await insertEvent(trx, event.id, input)
-  return event
+  const id = newId()
+  const data = await insertEvent(trx, id, input)
+  return { id, type: input.type, created_at: input.at, data }
 }
 
 /** A new pending log entry for the same event and endpoint, its attempt due at once (a manual redelivery). */
