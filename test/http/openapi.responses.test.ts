@@ -129,6 +129,15 @@ describe('the OpenAPI document describes what the service really sends', () => {
     )
     await receiver.waitFor(2)
     await call(liveKey, 'GET', `/v1/webhook-deliveries?endpoint_id=${endpoint.id}`, '/v1/webhook-deliveries')
+    const patchPath = '/v1/webhook-endpoints/{id}'
+    const patched = await call(liveKey, 'PATCH', `/v1/webhook-endpoints/${endpoint.id}`, patchPath, {
+      enabled_events: ['order.received'],
+    })
+    assert.deepEqual(patched.body.data.endpoint.enabled_events, ['order.received'])
+    const moved = await call(liveKey, 'PATCH', `/v1/webhook-endpoints/${endpoint.id}`, patchPath, {
+      url: 'https://x.test/',
+    })
+    assert.equal(moved.body.error.code, 'validation_failed')
     await call(liveKey, 'DELETE', `/v1/webhook-endpoints/${endpoint.id}`, '/v1/webhook-endpoints/{id}')
     await call(liveKey, 'DELETE', `/v1/webhook-endpoints/${endpoint.id}`, '/v1/webhook-endpoints/{id}')
 
