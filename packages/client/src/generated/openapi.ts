@@ -179,7 +179,13 @@ export interface paths {
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change the description or event filter of an active endpoint
+         * @description Only the fields sent change. The URL cannot be changed: register a new endpoint for a new URL, then delete this one. A disabled or deleted endpoint cannot be changed (422).
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
     "/v1/webhook-endpoints/{id}/test": {
@@ -524,6 +530,8 @@ export interface components {
              * @constant
              */
             produced_by_partner?: true;
+            /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
+            sequence: number;
         };
         /**
          * OrderCancelledEvent
@@ -583,6 +591,8 @@ export interface components {
             production_job_id: string;
             sku: string | null;
             name: string;
+            /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
+            sequence: number;
         };
         /**
          * OrderItemCompletedEvent
@@ -648,6 +658,8 @@ export interface components {
              * @constant
              */
             produced_by_partner?: true;
+            /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
+            sequence: number;
         };
         /**
          * OrderProductionCompletedEvent
@@ -691,6 +703,8 @@ export interface components {
              * @constant
              */
             produced_by_partner?: true;
+            /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
+            sequence: number;
         };
         /**
          * OrderProductionFailedEvent
@@ -734,6 +748,8 @@ export interface components {
              * @constant
              */
             produced_by_partner?: true;
+            /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
+            sequence: number;
         };
         /**
          * OrderProductionStartedEvent
@@ -768,6 +784,8 @@ export interface components {
             order_id: string;
             /** @description Your order number, as sent. */
             external_order_id: string;
+            /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
+            sequence: number;
         };
         /**
          * OrderReceivedEvent
@@ -939,6 +957,8 @@ export interface components {
             id: string;
             url: string;
             description: string;
+            /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
+            enabled_events: string[];
             is_active: boolean;
             disabled_reason: string | null;
             consecutive_failures: number;
@@ -955,6 +975,16 @@ export interface components {
             /** @description An https URL without credentials, on a public host. */
             url: string;
             description?: string;
+            /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
+            enabled_events?: string[];
+        };
+        /** WebhookEndpointUpdate */
+        WebhookEndpointUpdate: {
+            description?: string;
+            /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
+            enabled_events?: string[];
+            /** @description Not changeable: any value gives 422 validation_failed. For a new URL, register a new endpoint and delete this one. */
+            url?: string;
         };
         /**
          * WebhookEvent
@@ -2540,6 +2570,9 @@ export interface operations {
                      *           "id": "01a2120a-1c94-7d47-84fd-2bf6f790e9f6",
                      *           "url": "https://shop.example.com/hooks/production",
                      *           "description": "Shop backend",
+                     *           "enabled_events": [
+                     *             "*"
+                     *           ],
                      *           "is_active": true,
                      *           "disabled_reason": null,
                      *           "consecutive_failures": 0,
@@ -2714,6 +2747,9 @@ export interface operations {
                      *           "id": "01a2120a-1c94-7d47-84fd-2bf6f790e9f6",
                      *           "url": "https://shop.example.com/hooks/production",
                      *           "description": "Shop backend",
+                     *           "enabled_events": [
+                     *             "*"
+                     *           ],
                      *           "is_active": true,
                      *           "disabled_reason": null,
                      *           "consecutive_failures": 0,
@@ -3001,6 +3037,240 @@ export interface operations {
             };
             /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
             417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /**
+                 * @description The endpoint’s id.
+                 * @example 01a2120a-1c94-7d47-84fd-2bf6f790e9f6
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "description": "Shop backend: production updates",
+                 *       "enabled_events": [
+                 *         "order.production_completed",
+                 *         "order.production_failed",
+                 *         "order.cancelled"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint": {
+                     *           "id": "01a2120a-1c94-7d47-84fd-2bf6f790e9f6",
+                     *           "url": "https://shop.example.com/hooks/production",
+                     *           "description": "Shop backend: production updates",
+                     *           "enabled_events": [
+                     *             "order.production_completed",
+                     *             "order.production_failed",
+                     *             "order.cancelled"
+                     *           ],
+                     *           "is_active": true,
+                     *           "disabled_reason": null,
+                     *           "consecutive_failures": 0,
+                     *           "last_success_at": "2026-11-25T09:30:01.482Z",
+                     *           "last_failure_at": null,
+                     *           "created_at": "2026-11-25T09:10:00.000Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            endpoint: components["schemas"]["WebhookEndpoint"];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `invalid_json`: The request body is not valid JSON.
+             *
+             *     `malformed_request`: The request is not valid HTTP.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: The request is invalid; errors[] lists every problem. */
+            422: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3840,7 +4110,7 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
-                 * @example t=1795599001,v1=4c8f9d5d0fc81a60ffd73e21d39c2a333c839c99c079bc531440ba9b6deab9ff
+                 * @example t=1795599001,v1=86f67128bc17f19b4145743091981c4ee6d810f19950bcabd18f72999e15650c
                  */
                 "X-Service-Signature": string;
                 /**
@@ -3872,7 +4142,8 @@ export interface operations {
                  *       "api_version": "v1",
                  *       "data": {
                  *         "order_id": "01a2120a-623b-77c5-8742-3081da90993b",
-                 *         "external_order_id": "WEB-1042"
+                 *         "external_order_id": "WEB-1042",
+                 *         "sequence": 1
                  *       }
                  *     }
                  */
@@ -3909,7 +4180,7 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
-                 * @example t=1795599913,v1=11f1d79e091aed022c33605a964634420db13e26f5e9ee8f38918f604bfdbe93
+                 * @example t=1795599913,v1=d7e8ecca2387d5a80cb8486e6394c22f838aba9398d610b44b45b2ad2a24ab07
                  */
                 "X-Service-Signature": string;
                 /**
@@ -3943,7 +4214,8 @@ export interface operations {
                  *         "order_id": "01a2120a-623b-77c5-8742-3081da90993b",
                  *         "external_order_id": "WEB-1042",
                  *         "production_order_id": "01a2120a-623b-77c5-8742-31c0f2a8d6e3",
-                 *         "production_status": "in_progress"
+                 *         "production_status": "in_progress",
+                 *         "sequence": 2
                  *       }
                  *     }
                  */
@@ -3980,7 +4252,7 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
-                 * @example t=1795600968,v1=6bdb416a66c3e52ec6950ef613b8d45565d41187bcdd92074a37c4010ac9856d
+                 * @example t=1795600968,v1=cf5bf734b4fccd4a8c926703f9222a826bcd017ce858d777fe8e6f2f511bf6ce
                  */
                 "X-Service-Signature": string;
                 /**
@@ -4014,7 +4286,8 @@ export interface operations {
                  *         "order_id": "01a2120a-623b-77c5-8742-3081da90993b",
                  *         "external_order_id": "WEB-1042",
                  *         "production_order_id": "01a2120a-623b-77c5-8742-31c0f2a8d6e3",
-                 *         "production_status": "completed"
+                 *         "production_status": "completed",
+                 *         "sequence": 4
                  *       }
                  *     }
                  */
@@ -4051,7 +4324,7 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
-                 * @example t=1795600968,v1=b98a7d626d390dd30ab986a682ee56942d69735923ee3d8bb21d05eed724ef4e
+                 * @example t=1795600968,v1=197db863bc09e21601e1ff2a4718e4a44c5be7a0b6a160db52ff378a7993160e
                  */
                 "X-Service-Signature": string;
                 /**
@@ -4086,7 +4359,8 @@ export interface operations {
                  *         "external_order_id": "WEB-1042",
                  *         "production_order_id": "01a2120a-623b-77c5-8742-31c0f2a8d6e3",
                  *         "production_status": "failed",
-                 *         "produced_by_partner": true
+                 *         "produced_by_partner": true,
+                 *         "sequence": 3
                  *       }
                  *     }
                  */
@@ -4123,7 +4397,7 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
-                 * @example t=1795601131,v1=5d2e06bb572f33871f677f64868d600df0cdf39a21b9e24ac41b202449c0ba05
+                 * @example t=1795601131,v1=30b9f9ac54e2737bbc4b6ff7afd1ac26916fd11dde7d5f756e1d4553e2d2e91d
                  */
                 "X-Service-Signature": string;
                 /**
@@ -4156,7 +4430,8 @@ export interface operations {
                  *       "data": {
                  *         "order_id": "01a2120a-623b-77c5-8742-3081da90993b",
                  *         "external_order_id": "WEB-1042",
-                 *         "production_order_id": "01a2120a-623b-77c5-8742-31c0f2a8d6e3"
+                 *         "production_order_id": "01a2120a-623b-77c5-8742-31c0f2a8d6e3",
+                 *         "sequence": 3
                  *       }
                  *     }
                  */
@@ -4193,7 +4468,7 @@ export interface operations {
             header: {
                 /**
                  * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
-                 * @example t=1795600684,v1=8cf17b820881850b15463bfc3cadaa9cca337ff799c9be9e5532e2e3e6d1a20b
+                 * @example t=1795600684,v1=81b49761102c8c5a00b494585e8bd3a6bd1ded5dc23d352d44580cc6b6e8ce1a
                  */
                 "X-Service-Signature": string;
                 /**
@@ -4229,7 +4504,8 @@ export interface operations {
                  *         "order_item_id": "01a2120a-623b-77c5-8742-30a2c41f0e51",
                  *         "production_job_id": "01a2120a-623b-77c5-8742-32d85b1f07aa",
                  *         "sku": "POSTER-A2",
-                 *         "name": "Poster A2, matte"
+                 *         "name": "Poster A2, matte",
+                 *         "sequence": 3
                  *       }
                  *     }
                  */
