@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
+import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
 import {
   deactivateEndpoint,
   disableEndpoints,
@@ -25,7 +26,6 @@ import {
   listDeliveries,
   recordEvent,
 } from './outbox/outbox.service.ts'
-import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
 import { checkWebhookUrl, parseCidrs, type Resolver } from './ssrf.ts'
 
 export const MAX_ACTIVE_ENDPOINTS = 5

@@ -114,7 +114,9 @@ describe('the delivery log says why: attempts and error messages', () => {
   })
 
   test('error messages: HTTP 500, connection refused, a certificate for another name', async (ctx) => {
-    const s = await setup(ctx, { respond: (req) => (req.url === '/fail' ? { status: 500 } : { status: 200 }) })
+    const s = await setup(ctx, {
+      respond: (req) => (req.url === '/fail' ? { status: 500 } : { status: 200 }),
+    })
     const port = await closedPort()
     const fail = (await s.endpoint('/fail')).endpoint
     const refused = (await s.endpoint('', { url: `https://webhook.test:${port}/hook` })).endpoint
@@ -152,11 +154,10 @@ describe('the delivery log says why: attempts and error messages', () => {
     assert.deepEqual([row.error_code, row.error_message], ['timeout', 'timed out after 1 s'])
     const [attempt] = (await s.t.api(s.tenant.liveKey, 'GET', `/v1/webhook-deliveries/${row.id}`)).json().data
       .attempts as Attempt[]
-    assert.deepEqual([attempt!.error_code, attempt!.error_message, attempt!.response_status], [
-      'timeout',
-      'timed out after 1 s',
-      null,
-    ])
+    assert.deepEqual(
+      [attempt!.error_code, attempt!.error_message, attempt!.response_status],
+      ['timeout', 'timed out after 1 s', null],
+    )
   })
 
   test('an untrusted (self-signed) certificate: "self-signed certificate"', async (ctx) => {

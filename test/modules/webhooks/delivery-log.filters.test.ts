@@ -56,8 +56,7 @@ describe('GET /v1/webhook-deliveries: filters and cursor', () => {
     } while (cursor)
     return ids
   }
-  const expected = (keep: (row: (typeof stored)[number]) => boolean) =>
-    stored.filter(keep).map((r) => r.id)
+  const expected = (keep: (row: (typeof stored)[number]) => boolean) => stored.filter(keep).map((r) => r.id)
 
   before(async () => {
     t = await createTestApp({ resolver: loopbackResolver, clock, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
@@ -164,7 +163,10 @@ describe('GET /v1/webhook-deliveries: filters and cursor', () => {
       expected((r) => r.created_at.getTime() < times[4]!),
     )
     // An offset written with + in a URL arrives as a space, and is read back as +.
-    const plus = new Date(times[4]! + 2 * 3_600_000).toISOString().replace('Z', '').replace(/\.\d+$/, '')
+    const plus = new Date(times[4]! + 2 * 3_600_000)
+      .toISOString()
+      .replace('Z', '')
+      .replace(/\.\d+$/, '')
     assert.deepEqual(
       await ids(`?created_until=${plus}+02:00&endpoint_id=${a}`),
       expected((r) => r.created_at.getTime() < times[4]! && r.endpoint_id === a),
@@ -263,9 +265,18 @@ describe('GET /v1/webhook-deliveries: filters and cursor', () => {
     assert.equal(pages, 3)
     assert.deepEqual(seen, before, 'no duplicates, no gaps, newest first')
     // With filters, and page sizes that divide the entries evenly or not.
-    assert.deepEqual(await walk('?event_type=order.received', 3), expected((r) => r.event_type === 'order.received'))
-    assert.deepEqual(await walk(`?endpoint_id=${a}`, 2), expected((r) => r.endpoint_id === a))
-    assert.deepEqual(await walk('', 1), stored.map((r) => r.id))
+    assert.deepEqual(
+      await walk('?event_type=order.received', 3),
+      expected((r) => r.event_type === 'order.received'),
+    )
+    assert.deepEqual(
+      await walk(`?endpoint_id=${a}`, 2),
+      expected((r) => r.endpoint_id === a),
+    )
+    assert.deepEqual(
+      await walk('', 1),
+      stored.map((r) => r.id),
+    )
   })
 
   test('bad values: 422 validation_failed naming the parameter; unknown parameters too', async () => {
@@ -340,7 +351,9 @@ describe('GET /v1/webhook-deliveries: filters and cursor', () => {
       (await list(`?order_id=${orders[1]}`)).data.map((d) => d.id),
       (await page(`?order_id=${orders[1]}`)).data.map((d) => d.id),
     )
-    assertValidation(await t.admin('GET', '/admin/v1/webhook-deliveries?status=nope'), [['invalid_format', 'status']])
+    assertValidation(await t.admin('GET', '/admin/v1/webhook-deliveries?status=nope'), [
+      ['invalid_format', 'status'],
+    ])
 
     const one = await t.admin('GET', `/admin/v1/webhook-deliveries/${stored[0]!.id}`)
     assert.equal(one.statusCode, 200, one.body)
