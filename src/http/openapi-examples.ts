@@ -136,7 +136,7 @@ const DELIVERY = {
 }
 
 /** A next_cursor of the delivery log: opaque (it points after the entry EXAMPLE_IDS.delivery). */
-const DELIVERY_CURSOR = Buffer.from(`d1.${EXAMPLE_IDS.delivery}`).toString('base64url')
+const DELIVERY_CURSOR = Buffer.from(`d1.${EXAMPLE_CREATED_AT}|${EXAMPLE_IDS.delivery}`).toString('base64url')
 
 const upload = (publicBaseUrl: string) => ({
   upload_id: EXAMPLE_IDS.upload,

@@ -25,7 +25,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     db,
   )
   await sql`create index webhook_deliveries_event_idx on webhook_deliveries (event_id)`.execute(db)
-  await sql`create index webhook_deliveries_created_idx on webhook_deliveries (organization_id, environment, created_at)`.execute(
+  await sql`create index webhook_deliveries_created_idx on webhook_deliveries (organization_id, environment, created_at, id)`.execute(
     db,
   )
 }

@@ -1,6 +1,7 @@
 import type { DeliveryStatus, WebhookAttemptRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 import { isUuid } from '../../lib/ids.ts'
+import { isStorableInstant } from '../../lib/instants.ts'
 import type { DeliveryFilter } from './outbox/outbox.service.ts'
 
 /** GET /webhook-deliveries's query (both APIs); see webhooks.routes.ts for the schema. */
@@ -20,16 +21,29 @@ export const DEFAULT_LOG_LIMIT = 25
 
 const CURSOR_PREFIX = 'd1.'
 
-/** Opaque to clients: base64url of a version tag and the last entry's id (ids are time-ordered). */
-export function encodeLogCursor(id: string): string {
-  return Buffer.from(`${CURSOR_PREFIX}${id}`, 'utf8').toString('base64url')
+export interface LogPosition {
+  createdAt: Date
+  id: string
 }
 
-/** Only what encodeLogCursor wrote is accepted. */
-export function decodeLogCursor(cursor: string): string {
+/** Opaque to clients: base64url of a version tag and the last entry's created_at and id. */
+export function encodeLogCursor(position: LogPosition): string {
+  const text = `${CURSOR_PREFIX}${position.createdAt.toISOString()}|${position.id}`
+  return Buffer.from(text, 'utf8').toString('base64url')
+}
+
+/** Only what encodeLogCursor wrote is accepted: every part then is something the database takes. */
+export function decodeLogCursor(cursor: string): LogPosition {
   const text = Buffer.from(cursor, 'base64url').toString('utf8')
-  const id = text.slice(CURSOR_PREFIX.length)
-  if (!text.startsWith(CURSOR_PREFIX) || !isUuid(id) || encodeLogCursor(id) !== cursor) {
+  const [iso, id, extra] = text.slice(CURSOR_PREFIX.length).split('|')
+  const createdAt = new Date(iso ?? '')
+  const written =
+    text.startsWith(CURSOR_PREFIX) &&
+    extra === undefined &&
+    isStorableInstant(createdAt) &&
+    createdAt.toISOString() === iso &&
+    isUuid(id ?? '')
+  if (!written) {
     throw AppError.validation([
       {
         code: 'invalid_format',
@@ -38,7 +52,7 @@ export function decodeLogCursor(cursor: string): string {
       },
     ])
   }
-  return id
+  return { createdAt, id: id! }
 }
 
 /**
@@ -58,7 +72,7 @@ export function logFilter(query: DeliveryLogQuery): DeliveryFilter {
       },
     ])
   }
-  const beforeId = query.cursor === undefined ? undefined : decodeLogCursor(query.cursor)
+  const before = query.cursor === undefined ? undefined : decodeLogCursor(query.cursor)
   return {
     ...(query.endpoint_id !== undefined ? { endpointId: query.endpoint_id } : {}),
     ...(query.status !== undefined ? { status: query.status } : {}),
@@ -67,20 +81,24 @@ export function logFilter(query: DeliveryLogQuery): DeliveryFilter {
     ...(query.order_id !== undefined ? { orderId: query.order_id } : {}),
     ...(since ? { createdSince: since } : {}),
     ...(until ? { createdUntil: until } : {}),
-    ...(beforeId ? { beforeId } : {}),
+    ...(before ? { before } : {}),
     limit: (query.limit ?? DEFAULT_LOG_LIMIT) + 1,
   }
 }
 
 /** A page of entries from the rows fetched by logFilter's limit: the cursor points past the last shown. */
-export function logPage<Row extends { id: string }, View>(
+export function logPage<Row extends { id: string; created_at: Date }, View>(
   rows: Row[],
   limit: number,
   view: (row: Row) => View,
 ): { data: View[]; next_cursor: string | null } {
   const shown = rows.slice(0, limit)
   const more = rows.length > limit
-  return { data: shown.map(view), next_cursor: more ? encodeLogCursor(shown.at(-1)!.id) : null }
+  const last = shown.at(-1)
+  return {
+    data: shown.map(view),
+    next_cursor: more && last ? encodeLogCursor({ createdAt: last.created_at, id: last.id }) : null,
+  }
 }
 
 /** One attempt of a delivery's history. */

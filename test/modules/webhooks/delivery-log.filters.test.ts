@@ -277,6 +277,18 @@ describe('GET /v1/webhook-deliveries: filters and cursor', () => {
       await walk('', 1),
       stored.map((r) => r.id),
     )
+    // Within a window, pages go by created_at, then id (the same order here).
+    const oldest = stored.at(-1)!.created_at.getTime()
+    const since = new Date(oldest + 1).toISOString()
+    assert.deepEqual(
+      await walk(`?created_since=${since}`, 2),
+      expected((r) => r.created_at.getTime() > oldest),
+    )
+    assert.deepEqual(
+      await walk(`?created_until=${since}`, 1),
+      expected((r) => r.created_at.getTime() === oldest),
+    )
+    assert.equal((await walk(`?created_until=${since}`, 1)).length, 2)
   })
 
   test('bad values: 422 validation_failed naming the parameter; unknown parameters too', async () => {
@@ -295,7 +307,10 @@ describe('GET /v1/webhook-deliveries: filters and cursor', () => {
       ],
       ['?cursor=garbage', [['invalid_format', 'cursor']]],
       [`?cursor=${cursor.slice(0, -2)}`, [['invalid_format', 'cursor']]],
-      [`?cursor=${Buffer.from(`d1.${UNKNOWN_ID}x`).toString('base64url')}`, [['invalid_format', 'cursor']]],
+      [
+        `?cursor=${Buffer.from(`d1.2026-11-20T10:00:00.000Z|${UNKNOWN_ID}x`).toString('base64url')}`,
+        [['invalid_format', 'cursor']],
+      ],
       ['?limit=101', [['too_large', 'limit']]],
       ['?state=failed', [['unknown_field', 'state']]],
       [

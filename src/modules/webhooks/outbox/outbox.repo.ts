@@ -153,8 +153,8 @@ export interface DeliveryFilter {
   createdSince?: Date
   /** created_at < createdUntil */
   createdUntil?: Date
-  /** Only entries older than this one (ids are time-ordered): the next page. */
-  beforeId?: string
+  /** Only entries after this one in the page order: the next page. */
+  before?: { createdAt: Date; id: string }
   limit: number
 }
 
@@ -178,8 +178,20 @@ export async function listDeliveries(db: Database, filter: DeliveryFilter): Prom
   }
   if (filter.createdSince) query = query.where('d.created_at', '>=', filter.createdSince)
   if (filter.createdUntil) query = query.where('d.created_at', '<', filter.createdUntil)
-  if (filter.beforeId) query = query.where('d.id', '<', filter.beforeId)
-  return query.orderBy('d.id', 'desc').limit(filter.limit).execute()
+  if (!filter.createdSince && !filter.createdUntil) {
+    if (filter.before) query = query.where('d.id', '<', filter.before.id)
+    return query.orderBy('d.id', 'desc').limit(filter.limit).execute()
+  }
+  // A window walks its created_at index (ids grow with created_at, which the
+  // planner cannot know: by id it would walk the newer part of the log first).
+  if (filter.before) {
+    query = query.where(
+      sql`(d.created_at, d.id)`,
+      '<',
+      sql`(${filter.before.createdAt}::timestamptz, ${filter.before.id}::uuid)`,
+    )
+  }
+  return query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(filter.limit).execute()
 }
 
 /** The attempts made for a delivery, oldest first. */
