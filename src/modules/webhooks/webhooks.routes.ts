@@ -99,7 +99,7 @@ export const WebhookDeliveryAttempt = Type.Object(
 
 /** A stable newest-first order: ids are time-ordered (UUID v7). */
 const LOG_ORDER =
-  'Newest first. Follow next_cursor, sending the same filters, until it is null; entries recorded meanwhile never shift a page (they are newer than its first entry).'
+  'Newest first (with created_since or created_until: by created_at, then id). Follow next_cursor, sending the same filters, until it is null; entries recorded meanwhile never shift a page (they are newer than its first entry).'
 
 const DeliveryLogFilters = {
   endpoint_id: Type.Optional(Type.String({ description: 'Only this endpoint\u2019s entries.' })),
