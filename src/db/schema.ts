@@ -165,8 +165,23 @@ export interface WebhookDeliveryTable {
   response_status: number | null
   response_snippet: string | null
   error_code: string | null
+  /** The last attempt's error in words (null after success). */
+  error_message: ColumnType<string | null, string | null | undefined, string | null>
   duration_ms: number | null
   created_at: Date
+}
+
+/** One attempt made (a request sent), written with its result; append-only. */
+export interface WebhookAttemptTable {
+  delivery_id: string
+  /** 1 for the first attempt of the delivery. */
+  attempt: number
+  started_at: Date
+  duration_ms: number | null
+  response_status: number | null
+  response_snippet: string | null
+  error_code: string | null
+  error_message: string | null
 }
 
 /** The attempts still to be made: one row per pending delivery (see migration 0007). */
@@ -221,6 +236,7 @@ export interface DB {
   webhook_endpoints: WebhookEndpointTable
   webhook_deliveries: WebhookDeliveryTable
   webhook_queue: WebhookQueueTable
+  webhook_attempts: WebhookAttemptTable
   service_instances: ServiceInstanceTable
   listen_sessions: ListenSessionTable
 }
@@ -233,3 +249,4 @@ export type ProductionOrderRow = Selectable<ProductionOrderTable>
 export type UploadRow = Selectable<UploadTable>
 export type WebhookEndpointRow = Selectable<WebhookEndpointTable>
 export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>
+export type WebhookAttemptRow = Selectable<WebhookAttemptTable>

@@ -119,6 +119,26 @@ const ENDPOINT = {
   created_at: '2026-11-25T09:10:00.000Z',
 }
 
+/** An order.received delivery that succeeded on its third attempt (see getWebhookDelivery). */
+const DELIVERY = {
+  id: EXAMPLE_IDS.delivery,
+  endpoint_id: EXAMPLE_IDS.endpoint,
+  event_id: EXAMPLE_IDS.receivedEvent,
+  event_type: 'order.received',
+  status: 'succeeded',
+  attempts: 3,
+  next_attempt_at: null,
+  last_attempt_at: '2026-11-25T09:36:21.482Z',
+  response_status: 200,
+  response_snippet: '{"ok":true}',
+  error_code: null,
+  error_message: null,
+  created_at: EXAMPLE_CREATED_AT,
+}
+
+/** A next_cursor of the delivery log: opaque (it points after the entry EXAMPLE_IDS.delivery). */
+const DELIVERY_CURSOR = Buffer.from(`d1.${EXAMPLE_CREATED_AT}|${EXAMPLE_IDS.delivery}`).toString('base64url')
+
 const upload = (publicBaseUrl: string) => ({
   upload_id: EXAMPLE_IDS.upload,
   filename: 'mia-birthday.png',
@@ -245,28 +265,64 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
       ],
     },
     listWebhookDeliveries: {
-      parameters: { endpoint_id: EXAMPLE_IDS.endpoint, limit: 25 },
+      parameters: {
+        endpoint_id: EXAMPLE_IDS.endpoint,
+        limit: 25,
+        status: 'succeeded',
+        event_type: 'order.received',
+        event_id: EXAMPLE_IDS.receivedEvent,
+        order_id: EXAMPLE_IDS.order,
+        created_since: '2026-11-25T00:00:00.000Z',
+        created_until: '2026-11-26T00:00:00.000Z',
+        cursor: DELIVERY_CURSOR,
+      },
+      responses: { 200: { data: [DELIVERY], next_cursor: null } },
+      validation: [
+        {
+          code: 'invalid_format',
+          field: 'status',
+          message: 'status must be one of "pending", "succeeded", "failed"',
+        },
+      ],
+    },
+    getWebhookDelivery: {
+      parameters: { id: EXAMPLE_IDS.delivery },
       responses: {
         200: {
-          data: [
-            {
-              id: EXAMPLE_IDS.delivery,
-              endpoint_id: EXAMPLE_IDS.endpoint,
-              event_id: EXAMPLE_IDS.receivedEvent,
-              event_type: 'order.received',
-              status: 'succeeded',
-              attempts: 1,
-              next_attempt_at: null,
-              last_attempt_at: '2026-11-25T09:30:01.482Z',
-              response_status: 200,
-              response_snippet: '{"ok":true}',
-              error_code: null,
-              created_at: EXAMPLE_CREATED_AT,
-            },
-          ],
+          data: {
+            delivery: DELIVERY,
+            attempts: [
+              {
+                attempt: 1,
+                started_at: '2026-11-25T09:30:00.214Z',
+                duration_ms: 10000,
+                response_status: null,
+                response_snippet: null,
+                error_code: 'timeout',
+                error_message: 'timed out after 10 s',
+              },
+              {
+                attempt: 2,
+                started_at: '2026-11-25T09:31:04.877Z',
+                duration_ms: 38,
+                response_status: 503,
+                response_snippet: '{"error":"maintenance"}',
+                error_code: 'http_error',
+                error_message: 'HTTP 503',
+              },
+              {
+                attempt: 3,
+                started_at: '2026-11-25T09:36:21.482Z',
+                duration_ms: 41,
+                response_status: 200,
+                response_snippet: '{"ok":true}',
+                error_code: null,
+                error_message: null,
+              },
+            ],
+          },
         },
       },
-      validation: [{ code: 'too_small', field: 'limit', message: 'limit must be at least 1' }],
     },
     streamWebhookEvents: {
       parameters: {

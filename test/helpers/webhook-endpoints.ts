@@ -20,6 +20,7 @@ export const DELIVERY_KEYS = [
   'created_at',
   'endpoint_id',
   'error_code',
+  'error_message',
   'event_id',
   'event_type',
   'id',
@@ -57,6 +58,7 @@ export interface Delivery {
   response_status: number | null
   response_snippet: string | null
   error_code: string | null
+  error_message: string | null
   created_at: string
 }
 

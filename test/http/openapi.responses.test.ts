@@ -128,7 +128,6 @@ describe('the OpenAPI document describes what the service really sends', () => {
       '/v1/webhook-endpoints/{id}/test',
     )
     await receiver.waitFor(2)
-    await call(liveKey, 'GET', `/v1/webhook-deliveries?endpoint_id=${endpoint.id}`, '/v1/webhook-deliveries')
     const patchPath = '/v1/webhook-endpoints/{id}'
     const patched = await call(liveKey, 'PATCH', `/v1/webhook-endpoints/${endpoint.id}`, patchPath, {
       enabled_events: ['order.received'],
@@ -138,6 +137,16 @@ describe('the OpenAPI document describes what the service really sends', () => {
       url: 'https://x.test/',
     })
     assert.equal(moved.body.error.code, 'validation_failed')
+    const log = await call(
+      liveKey,
+      'GET',
+      `/v1/webhook-deliveries?endpoint_id=${endpoint.id}`,
+      '/v1/webhook-deliveries',
+    )
+    await call(liveKey, 'GET', '/v1/webhook-deliveries?status=done', '/v1/webhook-deliveries')
+    const entryPath = '/v1/webhook-deliveries/{id}'
+    await call(liveKey, 'GET', `/v1/webhook-deliveries/${log.body.data[0].id}`, entryPath)
+    await call(liveKey, 'GET', `/v1/webhook-deliveries/${randomUUID()}`, entryPath)
     await call(liveKey, 'DELETE', `/v1/webhook-endpoints/${endpoint.id}`, '/v1/webhook-endpoints/{id}')
     await call(liveKey, 'DELETE', `/v1/webhook-endpoints/${endpoint.id}`, '/v1/webhook-endpoints/{id}')
 

@@ -7,7 +7,7 @@ import { type DispatcherOptions, withDefaults } from './dispatcher-options.ts'
 import { FairShare, type Ticket } from './fair-share.ts'
 import { Flight, HttpSender } from './http-attempt.ts'
 import type { ClaimedDelivery } from './outbox/claim.repo.ts'
-import { completeAttempts } from './outbox/complete.repo.ts'
+import { type AttemptResult, completeAttempts } from './outbox/complete.repo.ts'
 import { WAKE_CHANNEL } from './outbox/outbox.service.ts'
 import { disabledResult, ResultWriter, sentResult } from './result-writer.ts'
 import { disableFailingEndpoints } from './webhooks.service.ts'
@@ -71,9 +71,28 @@ export function createDispatcher(input: DispatcherOptions) {
     const sent = await sender.send(row, flight)
     // Cut short by shutdown: the attempt did not happen; the claim is given back.
     if (sent === undefined) return
-    const stored = results.report(sentResult(row, sent, options.retryDelaysMs))
+    const result = sentResult(row, sent, options.retryDelaysMs)
+    const stored = results.report(result)
     observer?.attempted(sent.outcome, sent.durationMs)
+    if (result.errorCode !== null) logFailure(row, result)
     return stored
+  }
+
+  /** A failed attempt, for the operator: whose, which, and why; never the secret, signature or body. */
+  function logFailure(row: ClaimedDelivery, result: AttemptResult) {
+    log.warn(
+      {
+        endpoint_id: row.endpoint_id,
+        event_id: row.event_id,
+        delivery_id: row.id,
+        attempt: row.attempts,
+        error_code: result.errorCode,
+        error_message: result.errorMessage,
+        response_status: result.responseStatus,
+        next_attempt_at: result.nextAttemptAt?.toISOString() ?? null,
+      },
+      'webhook attempt failed',
+    )
   }
 
   /** Starts waiting attempts while slots (or places in the lane) are free; gives back those that waited too long. */

@@ -19,6 +19,8 @@ export interface Sent {
   /** The response's status; null when none came. */
   status: number | null
   snippet: string | null
+  /** What went wrong, in words; null after success. */
+  message: string | null
   durationMs: number
   startedAt: Date
   at: Date
@@ -42,6 +44,33 @@ export function classifyError(err: unknown, timedOut: boolean): 'timeout' | 'con
     e = e.cause as typeof e
   }
   return 'connection_error'
+}
+
+/** The longest error message kept: enough for a certificate's list of names. */
+const MAX_MESSAGE = 300
+
+/**
+ * A failed request's reason in words: "HTTP 500", "timed out after 10 s", or
+ * the message of the innermost error that carries a code (Node's and undici's
+ * own words: "self-signed certificate", "connect ECONNREFUSED 127.0.0.1:443").
+ * Such messages name hosts and addresses, never headers or the body.
+ */
+export function describeFailure(
+  outcome: Exclude<AttemptOutcome, 'succeeded'>,
+  detail: { status: number | null; err?: unknown; timeoutMs: number },
+): string {
+  if (outcome === 'http_error') return `HTTP ${detail.status}`
+  if (outcome === 'timeout') return `timed out after ${detail.timeoutMs / 1000} s`
+  let message: string | undefined
+  let e = detail.err as { code?: unknown; message?: unknown; cause?: unknown } | undefined
+  for (let depth = 0; e && depth < 4; depth++) {
+    if (typeof e.message === 'string' && e.message !== '' && (message === undefined || e.code)) {
+      message = e.message
+    }
+    e = e.cause as typeof e
+  }
+  const words = message ?? (outcome === 'tls_error' ? 'TLS handshake failed' : 'connection failed')
+  return words.length > MAX_MESSAGE ? `${words.slice(0, MAX_MESSAGE - 1)}…` : words
 }
 
 /** A response's verdict: 2xx succeeds; anything else fails, 3xx included (redirects are never followed). */
@@ -131,6 +160,7 @@ export class HttpSender {
     let outcome: AttemptOutcome
     let status: number | null = null
     let snippet: string | null = null
+    let failure: unknown
     try {
       const res = await target.agent.request({
         origin: target.origin,
@@ -148,12 +178,15 @@ export class HttpSender {
       outcome = classifyStatus(status)
     } catch (err) {
       outcome = classifyError(err, flight.timedOut)
+      failure = err
     } finally {
       clearTimeout(timer)
     }
     const durationMs = Math.round(performance.now() - started)
     if (flight.aborted && !flight.timedOut) return undefined
-    return { outcome, status, snippet, durationMs, startedAt, at: clock.now() }
+    const message =
+      outcome === 'succeeded' ? null : describeFailure(outcome, { status, err: failure, timeoutMs })
+    return { outcome, status, snippet, message, durationMs, startedAt, at: clock.now() }
   }
 
   /** Closes every endpoint's connections. */

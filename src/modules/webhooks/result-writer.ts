@@ -1,6 +1,7 @@
 import type { Sent } from './http-attempt.ts'
 import type { ClaimedDelivery } from './outbox/claim.repo.ts'
 import type { AttemptResult } from './outbox/complete.repo.ts'
+import { ENDPOINT_DISABLED_MESSAGE } from './outbox/outbox.repo.ts'
 
 /*
  * Attempt results on their way to the database, many to a statement. A result is
@@ -140,6 +141,7 @@ export function sentResult(
     endpointId: row.endpoint_id,
     status: ok ? 'succeeded' : next ? 'pending' : 'failed',
     errorCode: ok ? null : sent.outcome,
+    errorMessage: sent.message,
     responseStatus: sent.status,
     snippet: sent.snippet,
     durationMs: sent.durationMs,
@@ -157,6 +159,7 @@ export function disabledResult(row: ClaimedDelivery, at: Date): AttemptResult {
     endpointId: row.endpoint_id,
     status: 'failed',
     errorCode: 'endpoint_disabled',
+    errorMessage: ENDPOINT_DISABLED_MESSAGE,
     responseStatus: null,
     snippet: null,
     durationMs: null,

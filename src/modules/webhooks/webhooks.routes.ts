@@ -1,9 +1,12 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import Type from 'typebox'
-import { Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
 import { FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './enabled-events.ts'
+import { EVENT_TYPES } from './outbox/outbox.service.ts'
 import { MAX_LISTED_ENDPOINTS, type WebhookService } from './webhooks.service.ts'
+
+const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
 
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
 
@@ -64,6 +67,13 @@ export const WebhookDelivery = Type.Object(
       Type.String({ description: 'timeout, connection_error, tls_error, http_error or endpoint_disabled' }),
       Type.Null(),
     ]),
+    error_message: Type.Union([
+      Type.String({
+        description:
+          'The last attempt\u2019s error in words, e.g. "HTTP 500" or "self-signed certificate"; null after success. For people: may change, never branch on it.',
+      }),
+      Type.Null(),
+    ]),
     created_at: Timestamp,
   },
   {
@@ -72,6 +82,76 @@ export const WebhookDelivery = Type.Object(
     description: 'The log entry of one event sent to one endpoint.',
   },
 )
+
+export const WebhookDeliveryAttempt = Type.Object(
+  {
+    attempt: Type.Integer({ minimum: 1, description: '1 for the first attempt of this entry.' }),
+    started_at: Timestamp,
+    duration_ms: Type.Union([Type.Integer(), Type.Null()]),
+    response_status: Type.Union([
+      Type.Integer({ description: 'The receiver\u2019s status code.' }),
+      Type.Null({ description: 'No response came.' }),
+    ]),
+    response_snippet: Type.Union([
+      Type.String({ description: 'First 1024 characters of the response.' }),
+      Type.Null(),
+    ]),
+    error_code: Type.Union([
+      Type.String({ description: 'timeout, connection_error, tls_error or http_error' }),
+      Type.Null({ description: 'The attempt succeeded.' }),
+    ]),
+    error_message: Type.Union([
+      Type.String({ description: 'The error in words; may change, never branch on it.' }),
+      Type.Null(),
+    ]),
+  },
+  {
+    $id: 'WebhookDeliveryAttempt',
+    title: 'WebhookDeliveryAttempt',
+    description: 'One request sent for a delivery, and what came of it.',
+  },
+)
+
+/** A stable newest-first order: ids are time-ordered (UUID v7). */
+const LOG_ORDER =
+  'Newest first (with created_since or created_until: by created_at, then id). Follow next_cursor, sending the same filters, until it is null; entries recorded meanwhile never shift a page (they are newer than its first entry).'
+
+const DeliveryLogFilters = {
+  endpoint_id: Type.Optional(Type.String({ description: 'Only this endpoint\u2019s entries.' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+  status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only entries in this status.' })),
+  event_type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Only entries of this event type.' })),
+  event_id: Type.Optional({ ...Uuid, description: 'Only entries of this event (redeliveries included).' }),
+  order_id: Type.Optional({ ...Uuid, description: 'Only entries of this order\u2019s events.' }),
+  created_since: Type.Optional({
+    ...Timestamp,
+    description: 'ISO 8601 timestamp with Z or an offset; inclusive (created_at >= created_since).',
+  }),
+  created_until: Type.Optional({
+    ...Timestamp,
+    description: 'ISO 8601 timestamp with Z or an offset; exclusive (created_at < created_until).',
+  }),
+  cursor: Type.Optional(
+    Type.String({ maxLength: 512, description: 'Opaque; next_cursor of the previous page.' }),
+  ),
+}
+
+const DeliveryLogPage = Type.Object({
+  data: Type.Array(WebhookDelivery),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page.' }),
+})
+
+/**
+ * `?created_since=2026-11-22T12:00:00+02:00` typed into a URL arrives with a
+ * space for the `+` (form decoding); a space can never be meant there.
+ */
+async function restorePlusInOffsets(request: FastifyRequest) {
+  const query = request.query as Record<string, unknown>
+  for (const name of ['created_since', 'created_until']) {
+    const value = query[name]
+    if (typeof value === 'string') query[name] = value.replace(/^(\S+T[\d:.]+) (\d\d(:?\d\d)?)$/, '$1+$2')
+  }
+}
 
 const WebhookEndpointRequest = Type.Object(
   {
@@ -223,19 +303,39 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
           operationId: 'listWebhookDeliveries',
           tags,
           summary: 'Recent deliveries to your endpoints, newest first',
-          querystring: Type.Object(
-            {
-              endpoint_id: Type.Optional(Type.String()),
-              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-            },
-            { additionalProperties: false },
-          ),
+          description: `${LOG_ORDER} Filters combine; a bad value is 422 validation_failed naming it. An event_id or order_id that is not yours matches nothing.`,
+          querystring: Type.Object(DeliveryLogFilters, { additionalProperties: false }),
           response: {
-            200: Type.Object({ data: Type.Array(WebhookDelivery) }),
+            200: DeliveryLogPage,
+          },
+        },
+        preValidation: restorePlusInOffsets,
+      },
+      async (request) => deps.webhooks.deliveries(request.principal!, request.query),
+    )
+
+    app.get(
+      '/webhook-deliveries/:id',
+      {
+        config: manage,
+        schema: {
+          operationId: 'getWebhookDelivery',
+          tags,
+          summary: 'One delivery log entry and its attempts, oldest first',
+          description:
+            'Every request sent for this entry: when, how long, the response status and snippet, and the error. An id of another organization or environment is 404, as an unknown one.',
+          params: Type.Object({ id: Type.String({ description: 'The delivery\u2019s id.' }) }),
+          response: {
+            200: Type.Object({
+              data: Type.Object({
+                delivery: WebhookDelivery,
+                attempts: Type.Array(WebhookDeliveryAttempt),
+              }),
+            }),
           },
         },
       },
-      async (request) => ({ data: await deps.webhooks.deliveries(request.principal!, request.query) }),
+      async (request) => ({ data: await deps.webhooks.delivery(request.principal!, request.params.id) }),
     )
   }
 }
@@ -248,18 +348,21 @@ export function webhooksOperatorRoutes(deps: { webhooks: WebhookService }) {
       '/webhook-deliveries',
       {
         config: { auth: 'operator' },
+        preValidation: restorePlusInOffsets,
         schema: {
           querystring: Type.Object(
-            {
-              organization_id: Type.Optional(Type.String()),
-              endpoint_id: Type.Optional(Type.String()),
-              limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-            },
+            { organization_id: Type.Optional(Type.String()), ...DeliveryLogFilters },
             { additionalProperties: false },
           ),
         },
       },
-      async (request) => ({ data: await deps.webhooks.operatorDeliveries(request.query) }),
+      async (request) => deps.webhooks.operatorDeliveries(request.query),
+    )
+
+    app.get(
+      '/webhook-deliveries/:id',
+      { config: { auth: 'operator' }, schema: { params: IdParams } },
+      async (request) => ({ data: await deps.webhooks.operatorDelivery(request.params.id) }),
     )
 
     app.post(

@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
+import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
 import { checkEnabledEvents, parseEnabledEvents } from './enabled-events.ts'
 import {
   deactivateEndpoint,
@@ -23,6 +24,7 @@ import {
   eventData,
   failPendingDeliveries,
   findDelivery,
+  listAttempts,
   listDeliveries,
   recordEvent,
 } from './outbox/outbox.service.ts'
@@ -70,7 +72,17 @@ export function deliveryView(row: WebhookDeliveryRow) {
     response_status: row.response_status,
     response_snippet: row.response_snippet,
     error_code: row.error_code,
+    error_message: row.error_message,
     created_at: row.created_at.toISOString(),
+  }
+}
+
+function operatorDeliveryView(row: WebhookDeliveryRow) {
+  return {
+    ...deliveryView(row),
+    organization_id: row.organization_id,
+    environment: row.environment,
+    duration_ms: row.duration_ms,
   }
 }
 
@@ -203,35 +215,44 @@ export function createWebhookService(deps: {
       return { queued: true }
     },
 
-    async deliveries(
-      scope: WebhookScope,
-      query: { endpoint_id?: string | undefined; limit?: number | undefined },
-    ) {
+    /** The delivery log, newest first, narrowed by the query's filters; next_cursor pages on. */
+    async deliveries(scope: WebhookScope, query: DeliveryLogQuery) {
       if (query.endpoint_id !== undefined) await ownEndpoint(scope, query.endpoint_id)
       const rows = await listDeliveries(db, {
+        ...logFilter(query),
         organizationId: scope.organizationId,
         environment: scope.environment,
-        ...(query.endpoint_id ? { endpointId: query.endpoint_id } : {}),
-        limit: query.limit ?? 25,
       })
-      return rows.map(deliveryView)
+      return logPage(rows, query.limit ?? DEFAULT_LOG_LIMIT, deliveryView)
     },
 
-    async operatorDeliveries(query: { organization_id?: string; endpoint_id?: string; limit?: number }) {
+    /** One log entry of the caller's and its attempts, oldest first; 404 for any other id. */
+    async delivery(scope: WebhookScope, id: string) {
+      const row = isUuid(id) ? await findDelivery(db, id) : undefined
+      if (!row || row.organization_id !== scope.organizationId || row.environment !== scope.environment) {
+        throw new AppError('not_found', { message: 'No delivery with this id.' })
+      }
+      return { delivery: deliveryView(row), attempts: (await listAttempts(db, row.id)).map(attemptView) }
+    },
+
+    async operatorDeliveries(query: DeliveryLogQuery & { organization_id?: string | undefined }) {
       for (const id of [query.organization_id, query.endpoint_id]) {
-        if (id !== undefined && !isUuid(id)) return []
+        if (id !== undefined && !isUuid(id)) return { data: [], next_cursor: null }
       }
       const rows = await listDeliveries(db, {
+        ...logFilter(query),
         ...(query.organization_id ? { organizationId: query.organization_id } : {}),
-        ...(query.endpoint_id ? { endpointId: query.endpoint_id } : {}),
-        limit: query.limit ?? 25,
       })
-      return rows.map((row) => ({
-        ...deliveryView(row),
-        organization_id: row.organization_id,
-        environment: row.environment,
-        duration_ms: row.duration_ms,
-      }))
+      return logPage(rows, query.limit ?? DEFAULT_LOG_LIMIT, operatorDeliveryView)
+    },
+
+    async operatorDelivery(id: string) {
+      const row = isUuid(id) ? await findDelivery(db, id) : undefined
+      if (!row) throw new AppError('not_found', { message: 'No delivery with this id.' })
+      return {
+        delivery: operatorDeliveryView(row),
+        attempts: (await listAttempts(db, row.id)).map(attemptView),
+      }
     },
 
     /** A new pending log entry for the same event and endpoint (the dashboard's manual redelivery). */

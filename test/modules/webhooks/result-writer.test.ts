@@ -22,6 +22,7 @@ function result(status: AttemptResult['status'] = 'succeeded', counts = true): A
     endpointId: 'e',
     status,
     errorCode: status === 'succeeded' ? null : 'http_error',
+    errorMessage: status === 'succeeded' ? null : 'HTTP 500',
     responseStatus: status === 'succeeded' ? 200 : 500,
     snippet: null,
     durationMs: 1,
@@ -179,6 +180,7 @@ describe('result writer: results of attempts', () => {
     outcome,
     status,
     snippet: 'body',
+    message: outcome === 'succeeded' ? null : `${outcome} in words`,
     durationMs: 12,
     startedAt: new Date(1_000),
     at: new Date(2_000),
@@ -202,6 +204,7 @@ describe('result writer: results of attempts', () => {
       endpointId: 'e1',
       status: 'succeeded',
       errorCode: null,
+      errorMessage: null,
       responseStatus: 204,
       snippet: 'body',
       durationMs: 12,
@@ -213,6 +216,7 @@ describe('result writer: results of attempts', () => {
     const retried = sentResult(row(1), sent('http_error', 500), [1000])
     assert.equal(retried.status, 'pending')
     assert.equal(retried.errorCode, 'http_error')
+    assert.equal(retried.errorMessage, 'http_error in words', 'the attempt\u2019s message goes to the log')
     assert.equal(retried.responseStatus, 500)
     assert.ok(retried.nextAttemptAt!.getTime() >= 3_000)
     const last = sentResult(row(2), sent('timeout', null), [1000])

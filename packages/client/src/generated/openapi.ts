@@ -217,9 +217,33 @@ export interface paths {
         };
         /**
          * Recent deliveries to your endpoints, newest first
-         * @description Scope: `webhooks:manage`.
+         * @description Newest first (with created_since or created_until: by created_at, then id). Follow next_cursor, sending the same filters, until it is null; entries recorded meanwhile never shift a page (they are newer than its first entry). Filters combine; a bad value is 422 validation_failed naming it. An event_id or order_id that is not yours matches nothing.
+         *
+         *     Scope: `webhooks:manage`.
          */
         get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/webhook-deliveries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One delivery log entry and its attempts, oldest first
+         * @description Every request sent for this entry: when, how long, the response status and snippet, and the error. An id of another organization or environment is 404, as an unknown one.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        get: operations["getWebhookDelivery"];
         put?: never;
         post?: never;
         delete?: never;
@@ -942,11 +966,30 @@ export interface components {
             response_status: number | null;
             response_snippet: string | null;
             error_code: string | null;
+            error_message: string | null;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
              */
             created_at: string;
+        };
+        /**
+         * WebhookDeliveryAttempt
+         * @description One request sent for a delivery, and what came of it.
+         */
+        WebhookDeliveryAttempt: {
+            /** @description 1 for the first attempt of this entry. */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+             */
+            started_at: string;
+            duration_ms: number | null;
+            response_status: number | null;
+            response_snippet: string | null;
+            error_code: string | null;
+            error_message: string | null;
         };
         /**
          * WebhookEndpoint
@@ -3528,10 +3571,48 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @example 01a2120a-1c94-7d47-84fd-2bf6f790e9f6 */
+                /**
+                 * @description Only this endpoint’s entries.
+                 * @example 01a2120a-1c94-7d47-84fd-2bf6f790e9f6
+                 */
                 endpoint_id?: string;
                 /** @example 25 */
                 limit?: number;
+                /**
+                 * @description Only entries in this status.
+                 * @example succeeded
+                 */
+                status?: "pending" | "succeeded" | "failed";
+                /**
+                 * @description Only entries of this event type.
+                 * @example order.received
+                 */
+                event_type?: "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "ping";
+                /**
+                 * @description Only entries of this event (redeliveries included).
+                 * @example 01a2120a-623b-77c5-8742-33e1a9c05d42
+                 */
+                event_id?: string;
+                /**
+                 * @description Only entries of this order’s events.
+                 * @example 01a2120a-623b-77c5-8742-3081da90993b
+                 */
+                order_id?: string;
+                /**
+                 * @description ISO 8601 timestamp with Z or an offset; inclusive (created_at >= created_since).
+                 * @example 2026-11-25T00:00:00.000Z
+                 */
+                created_since?: string;
+                /**
+                 * @description ISO 8601 timestamp with Z or an offset; exclusive (created_at < created_until).
+                 * @example 2026-11-26T00:00:00.000Z
+                 */
+                created_until?: string;
+                /**
+                 * @description Opaque; next_cursor of the previous page.
+                 * @example ZDEuMjAyNi0xMS0yNVQwOTozMDowMC4xMjNafDAxYTIxMjBhLTYyM2ItNzdjNS04NzQyLTM0ZjNiNmQxZTg3MA
+                 */
+                cursor?: string;
             };
             header?: {
                 /**
@@ -3564,19 +3645,23 @@ export interface operations {
                      *           "event_id": "01a2120a-623b-77c5-8742-33e1a9c05d42",
                      *           "event_type": "order.received",
                      *           "status": "succeeded",
-                     *           "attempts": 1,
+                     *           "attempts": 3,
                      *           "next_attempt_at": null,
-                     *           "last_attempt_at": "2026-11-25T09:30:01.482Z",
+                     *           "last_attempt_at": "2026-11-25T09:36:21.482Z",
                      *           "response_status": 200,
                      *           "response_snippet": "{\"ok\":true}",
                      *           "error_code": null,
+                     *           "error_message": null,
                      *           "created_at": "2026-11-25T09:30:00.123Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": {
                         data: components["schemas"]["WebhookDelivery"][];
+                        /** @description null on the last page. */
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -3657,6 +3742,225 @@ export interface operations {
             };
             /** @description `validation_failed`: The request is invalid; errors[] lists every problem. */
             422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /**
+                 * @description The delivery’s id.
+                 * @example 01a2120a-623b-77c5-8742-34f3b6d1e870
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "delivery": {
+                     *           "id": "01a2120a-623b-77c5-8742-34f3b6d1e870",
+                     *           "endpoint_id": "01a2120a-1c94-7d47-84fd-2bf6f790e9f6",
+                     *           "event_id": "01a2120a-623b-77c5-8742-33e1a9c05d42",
+                     *           "event_type": "order.received",
+                     *           "status": "succeeded",
+                     *           "attempts": 3,
+                     *           "next_attempt_at": null,
+                     *           "last_attempt_at": "2026-11-25T09:36:21.482Z",
+                     *           "response_status": 200,
+                     *           "response_snippet": "{\"ok\":true}",
+                     *           "error_code": null,
+                     *           "error_message": null,
+                     *           "created_at": "2026-11-25T09:30:00.123Z"
+                     *         },
+                     *         "attempts": [
+                     *           {
+                     *             "attempt": 1,
+                     *             "started_at": "2026-11-25T09:30:00.214Z",
+                     *             "duration_ms": 10000,
+                     *             "response_status": null,
+                     *             "response_snippet": null,
+                     *             "error_code": "timeout",
+                     *             "error_message": "timed out after 10 s"
+                     *           },
+                     *           {
+                     *             "attempt": 2,
+                     *             "started_at": "2026-11-25T09:31:04.877Z",
+                     *             "duration_ms": 38,
+                     *             "response_status": 503,
+                     *             "response_snippet": "{\"error\":\"maintenance\"}",
+                     *             "error_code": "http_error",
+                     *             "error_message": "HTTP 503"
+                     *           },
+                     *           {
+                     *             "attempt": 3,
+                     *             "started_at": "2026-11-25T09:36:21.482Z",
+                     *             "duration_ms": 41,
+                     *             "response_status": 200,
+                     *             "response_snippet": "{\"ok\":true}",
+                     *             "error_code": null,
+                     *             "error_message": null
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            delivery: components["schemas"]["WebhookDelivery"];
+                            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+                        };
+                    };
+                };
+            };
+            /** @description `malformed_request`: The request is not valid HTTP. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

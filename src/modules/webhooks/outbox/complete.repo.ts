@@ -8,6 +8,8 @@ export interface AttemptResult {
   endpointId: string
   status: 'succeeded' | 'pending' | 'failed'
   errorCode: string | null
+  /** The error in words; null after success. */
+  errorMessage: string | null
   responseStatus: number | null
   snippet: string | null
   durationMs: number | null
@@ -26,16 +28,16 @@ export interface AttemptResult {
 
 const COMPLETE_SQL = `
     with v as (
-      select id, endpoint_id, status, error_code, response_status, snippet, duration_ms,
+      select id, endpoint_id, status, error_code, error_message, response_status, snippet, duration_ms,
              timestamptz 'epoch' + next_ms * interval '1 millisecond' as next_attempt_at,
              timestamptz 'epoch' + started_ms * interval '1 millisecond' as started_at,
              timestamptz 'epoch' + at_ms * interval '1 millisecond' as at,
              counts, seq
       from unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::int[],
-                  $9::int8[], $10::int8[], $11::int8[], $12::boolean[])
+                  $9::int8[], $10::int8[], $11::int8[], $12::boolean[], $14::text[])
         with ordinality
         as u(id, endpoint_id, status, error_code, response_status, snippet, duration_ms, next_ms,
-             started_ms, at_ms, counts, seq)
+             started_ms, at_ms, counts, error_message, seq)
     ),
     finished as (
       delete from webhook_queue q
@@ -52,7 +54,8 @@ const COMPLETE_SQL = `
     ),
     recorded as (
       update webhook_deliveries d
-      set status = v.status, error_code = v.error_code, response_status = v.response_status,
+      set status = v.status, error_code = v.error_code, error_message = v.error_message,
+          response_status = v.response_status,
           response_snippet = v.snippet, duration_ms = v.duration_ms, next_attempt_at = v.next_attempt_at,
           attempts = case when v.counts then q.attempts else q.attempts - 1 end,
           last_attempt_at = case when v.counts then v.started_at else d.last_attempt_at end
@@ -60,6 +63,17 @@ const COMPLETE_SQL = `
       join v on v.id = q.delivery_id
       where d.id = q.delivery_id
       returning v.endpoint_id, v.seq, v.status, v.at, v.counts
+    ),
+    attempts_log as (
+      insert into webhook_attempts
+        (delivery_id, attempt, started_at, duration_ms, response_status, response_snippet, error_code,
+         error_message)
+      select q.delivery_id, q.attempts, v.started_at, v.duration_ms, v.response_status, v.snippet,
+             v.error_code, v.error_message
+      from (select * from finished union all select * from retried) q
+      join v on v.id = q.delivery_id
+      where v.counts
+      on conflict do nothing
     ),
     ordered as (
       select r.*, coalesce(max(seq) filter (where status = 'succeeded') over (partition by endpoint_id), -1)
@@ -96,7 +110,8 @@ const COMPLETE_SQL = `
  * success add up), computed against the endpoint row as it stands when the
  * statement locks it, so workers recording results for one endpoint at the
  * same time add up correctly: the one write outside the outbox's tables, to
- * keep a batch one round trip. Returns the active endpoints whose streak
+ * keep a batch one round trip. Each attempt made (not one whose endpoint
+ * was disabled meanwhile) also becomes a row of the attempt history. Returns the active endpoints whose streak
  * reached `disableAfter` (the webhooks module disables them).
  */
 export async function completeAttempts(
@@ -123,6 +138,7 @@ export async function completeAttempts(
       col((r) => r.at.getTime()),
       col((r) => (r.counts ? 't' : 'f')),
       disableAfter,
+      col((r) => r.errorMessage, true),
     ]),
   )
   return outcome.rows[0]!.ids

@@ -1,6 +1,12 @@
 import { type RawBuilder, sql, type Transaction } from 'kysely'
 import type { Database } from '../../../db/database.ts'
-import type { DB, Environment, WebhookDeliveryRow } from '../../../db/schema.ts'
+import type {
+  DB,
+  DeliveryStatus,
+  Environment,
+  WebhookAttemptRow,
+  WebhookDeliveryRow,
+} from '../../../db/schema.ts'
 import { eventBody, type NewEventInput, sequencedEvent } from './events.ts'
 
 /** The channel idle workers LISTEN on; NOTIFY is transactional, so they wake when the writer commits. */
@@ -142,6 +148,9 @@ export async function insertDelivery(
   return inserted
 }
 
+/** The error_message of a delivery failed because its endpoint was disabled or deleted. */
+export const ENDPOINT_DISABLED_MESSAGE = 'the endpoint was disabled or deleted; it receives nothing further'
+
 /**
  * Pending deliveries of an endpoint that was disabled or deleted fail for
  * good: their queue rows go (a worker holding one records nothing for it), and
@@ -153,7 +162,8 @@ export async function failPendingDeliveries(trx: Transaction<DB>, endpointId: st
       delete from webhook_queue where endpoint_id = ${endpointId}::uuid returning delivery_id
     )
     update webhook_deliveries d
-    set status = 'failed', error_code = 'endpoint_disabled', next_attempt_at = null
+    set status = 'failed', error_code = 'endpoint_disabled', error_message = ${ENDPOINT_DISABLED_MESSAGE},
+        next_attempt_at = null
     from dropped
     where d.id = dropped.delivery_id and d.status = 'pending'`.execute(trx)
 }
@@ -162,13 +172,67 @@ export async function findDelivery(db: Database, id: string): Promise<WebhookDel
   return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
-export async function listDeliveries(
-  db: Database,
-  filter: { organizationId?: string; environment?: Environment; endpointId?: string; limit: number },
-): Promise<WebhookDeliveryRow[]> {
-  let query = db.selectFrom('webhook_deliveries').selectAll()
-  if (filter.organizationId) query = query.where('organization_id', '=', filter.organizationId)
-  if (filter.environment) query = query.where('environment', '=', filter.environment)
-  if (filter.endpointId) query = query.where('endpoint_id', '=', filter.endpointId)
-  return query.orderBy('id', 'desc').limit(filter.limit).execute()
+/** What the delivery log can be narrowed to; every filter is optional and they combine. */
+export interface DeliveryFilter {
+  organizationId?: string
+  environment?: Environment
+  endpointId?: string
+  status?: DeliveryStatus
+  eventType?: string
+  eventId?: string
+  /** The deliveries of this order's events. */
+  orderId?: string
+  /** created_at >= createdSince */
+  createdSince?: Date
+  /** created_at < createdUntil */
+  createdUntil?: Date
+  /** Only entries after this one in the page order: the next page. */
+  before?: { createdAt: Date; id: string }
+  limit: number
+}
+
+/** Log entries, newest first (id descending). */
+export async function listDeliveries(db: Database, filter: DeliveryFilter): Promise<WebhookDeliveryRow[]> {
+  let query = db.selectFrom('webhook_deliveries as d').selectAll('d')
+  if (filter.organizationId) query = query.where('d.organization_id', '=', filter.organizationId)
+  if (filter.environment) query = query.where('d.environment', '=', filter.environment)
+  if (filter.endpointId) query = query.where('d.endpoint_id', '=', filter.endpointId)
+  if (filter.status) query = query.where('d.status', '=', filter.status)
+  // Pending entries are the ones with a queue row: the small queue table finds
+  // them without an index on status (which every result would have to update).
+  if (filter.status === 'pending') {
+    query = query.where('d.id', 'in', db.selectFrom('webhook_queue').select('delivery_id'))
+  }
+  if (filter.eventType) query = query.where('d.event_type', '=', filter.eventType)
+  if (filter.eventId) query = query.where('d.event_id', '=', filter.eventId)
+  if (filter.orderId) {
+    const events = db.selectFrom('events').select('id').where('order_id', '=', filter.orderId)
+    query = query.where('d.event_id', 'in', events)
+  }
+  if (filter.createdSince) query = query.where('d.created_at', '>=', filter.createdSince)
+  if (filter.createdUntil) query = query.where('d.created_at', '<', filter.createdUntil)
+  if (!filter.createdSince && !filter.createdUntil) {
+    if (filter.before) query = query.where('d.id', '<', filter.before.id)
+    return query.orderBy('d.id', 'desc').limit(filter.limit).execute()
+  }
+  // A window walks its created_at index (ids grow with created_at, which the
+  // planner cannot know: by id it would walk the newer part of the log first).
+  if (filter.before) {
+    query = query.where(
+      sql`(d.created_at, d.id)`,
+      '<',
+      sql`(${filter.before.createdAt}::timestamptz, ${filter.before.id}::uuid)`,
+    )
+  }
+  return query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(filter.limit).execute()
+}
+
+/** The attempts made for a delivery, oldest first. */
+export async function listAttempts(db: Database, deliveryId: string): Promise<WebhookAttemptRow[]> {
+  return db
+    .selectFrom('webhook_attempts')
+    .selectAll()
+    .where('delivery_id', '=', deliveryId)
+    .orderBy('attempt')
+    .execute()
 }

@@ -20,9 +20,12 @@ export {
   type RecordedEvent,
 } from './events.ts'
 export {
+  type DeliveryFilter,
+  ENDPOINT_DISABLED_MESSAGE,
   EVENTS_CHANNEL,
   failPendingDeliveries,
   findDelivery,
+  listAttempts,
   listDeliveries,
   notifySample,
   outboxCtes,

@@ -1,0 +1,115 @@
+import type { DeliveryStatus, WebhookAttemptRow } from '../../db/schema.ts'
+import { AppError } from '../../http/errors.ts'
+import { isUuid } from '../../lib/ids.ts'
+import { isStorableInstant } from '../../lib/instants.ts'
+import type { DeliveryFilter } from './outbox/outbox.service.ts'
+
+/** GET /webhook-deliveries's query (both APIs); see webhooks.routes.ts for the schema. */
+export interface DeliveryLogQuery {
+  endpoint_id?: string | undefined
+  limit?: number | undefined
+  status?: DeliveryStatus | undefined
+  event_type?: string | undefined
+  event_id?: string | undefined
+  order_id?: string | undefined
+  created_since?: string | undefined
+  created_until?: string | undefined
+  cursor?: string | undefined
+}
+
+export const DEFAULT_LOG_LIMIT = 25
+
+const CURSOR_PREFIX = 'd1.'
+
+export interface LogPosition {
+  createdAt: Date
+  id: string
+}
+
+/** Opaque to clients: base64url of a version tag and the last entry's created_at and id. */
+export function encodeLogCursor(position: LogPosition): string {
+  const text = `${CURSOR_PREFIX}${position.createdAt.toISOString()}|${position.id}`
+  return Buffer.from(text, 'utf8').toString('base64url')
+}
+
+/** Only what encodeLogCursor wrote is accepted: every part then is something the database takes. */
+export function decodeLogCursor(cursor: string): LogPosition {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8')
+  const [iso, id, extra] = text.slice(CURSOR_PREFIX.length).split('|')
+  const createdAt = new Date(iso ?? '')
+  const written =
+    text.startsWith(CURSOR_PREFIX) &&
+    extra === undefined &&
+    isStorableInstant(createdAt) &&
+    createdAt.toISOString() === iso &&
+    isUuid(id ?? '')
+  if (!written) {
+    throw AppError.validation([
+      {
+        code: 'invalid_format',
+        field: 'cursor',
+        message: 'cursor must be a next_cursor value from a previous page',
+      },
+    ])
+  }
+  return { createdAt, id: id! }
+}
+
+/**
+ * The query's filters as the log's repository takes them, one entry more than
+ * the page shows (to tell whether there is a next page). The schema has
+ * checked each value; what it cannot check is the window and the cursor.
+ */
+export function logFilter(query: DeliveryLogQuery): DeliveryFilter {
+  const since = query.created_since === undefined ? undefined : new Date(query.created_since)
+  const until = query.created_until === undefined ? undefined : new Date(query.created_until)
+  if (since && until && until.getTime() <= since.getTime()) {
+    throw AppError.validation([
+      {
+        code: 'invalid_format',
+        field: 'created_until',
+        message: 'created_until must be later than created_since',
+      },
+    ])
+  }
+  const before = query.cursor === undefined ? undefined : decodeLogCursor(query.cursor)
+  return {
+    ...(query.endpoint_id !== undefined ? { endpointId: query.endpoint_id } : {}),
+    ...(query.status !== undefined ? { status: query.status } : {}),
+    ...(query.event_type !== undefined ? { eventType: query.event_type } : {}),
+    ...(query.event_id !== undefined ? { eventId: query.event_id } : {}),
+    ...(query.order_id !== undefined ? { orderId: query.order_id } : {}),
+    ...(since ? { createdSince: since } : {}),
+    ...(until ? { createdUntil: until } : {}),
+    ...(before ? { before } : {}),
+    limit: (query.limit ?? DEFAULT_LOG_LIMIT) + 1,
+  }
+}
+
+/** A page of entries from the rows fetched by logFilter's limit: the cursor points past the last shown. */
+export function logPage<Row extends { id: string; created_at: Date }, View>(
+  rows: Row[],
+  limit: number,
+  view: (row: Row) => View,
+): { data: View[]; next_cursor: string | null } {
+  const shown = rows.slice(0, limit)
+  const more = rows.length > limit
+  const last = shown.at(-1)
+  return {
+    data: shown.map(view),
+    next_cursor: more && last ? encodeLogCursor({ createdAt: last.created_at, id: last.id }) : null,
+  }
+}
+
+/** One attempt of a delivery's history. */
+export function attemptView(row: WebhookAttemptRow) {
+  return {
+    attempt: row.attempt,
+    started_at: row.started_at.toISOString(),
+    duration_ms: row.duration_ms,
+    response_status: row.response_status,
+    response_snippet: row.response_snippet,
+    error_code: row.error_code,
+    error_message: row.error_message,
+  }
+}
