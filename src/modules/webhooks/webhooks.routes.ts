@@ -2,7 +2,12 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import { MAX_LISTED_ENDPOINTS, type WebhookService } from './webhooks.service.ts'
+import {
+  DEFAULT_ROTATION_GRACE_S,
+  MAX_LISTED_ENDPOINTS,
+  MAX_ROTATION_GRACE_S,
+  type WebhookService,
+} from './webhooks.service.ts'
 
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
 
@@ -20,6 +25,10 @@ export const WebhookEndpoint = Type.Object(
     last_success_at: NullableTimestamp,
     last_failure_at: NullableTimestamp,
     created_at: Timestamp,
+    secret_rotation_ends_at: Type.Union([Timestamp, Type.Null()], {
+      description:
+        'While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise.',
+    }),
   },
   {
     $id: 'WebhookEndpoint',
@@ -64,6 +73,20 @@ const WebhookEndpointRequest = Type.Object(
     description: Type.Optional(Text({ maxLength: 500 })),
   },
   { additionalProperties: false, $id: 'WebhookEndpointRequest', title: 'WebhookEndpointRequest' },
+)
+
+const RotateSecretRequest = Type.Object(
+  {
+    grace_period_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_ROTATION_GRACE_S,
+        default: DEFAULT_ROTATION_GRACE_S,
+        description: `How long the current secret keeps signing beside the new one, in seconds (default ${DEFAULT_ROTATION_GRACE_S}: 24 hours; at most ${MAX_ROTATION_GRACE_S}: 7 days). 0 switches to the new secret at once.`,
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: 'RotateSecretRequest', title: 'RotateSecretRequest' },
 )
 
 const IdParams = Type.Object({ id: Type.String({ description: 'The endpoint\u2019s id.' }) })
@@ -158,6 +181,39 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
         reply.code(202)
         return { data: await deps.webhooks.test(request.principal!, request.params.id) }
       },
+    )
+
+    app.post(
+      '/webhook-endpoints/:id/rotate-secret',
+      {
+        // A disabled endpoint cannot be rotated: 422 validation_failed.
+        config: { ...manage, jsonBody: 'optional', errors: ['validation_failed'] },
+        schema: {
+          operationId: 'rotateWebhookEndpointSecret',
+          tags,
+          summary: 'Replace an endpoint\u2019s secret without downtime (the new secret is returned once)',
+          description:
+            'Makes a new `whsec_` secret, shown only in this answer. For the grace period the previous secret signs too: every attempt carries `t=<t>,v1=<new>,v1=<old>`, so a receiver that knows either secret verifies; afterwards only the new secret signs. The body is optional. An endpoint keeps one previous secret: rotating again during a grace period makes the current secret the previous one, and the older one stops signing at once.',
+          params: IdParams,
+          body: RotateSecretRequest,
+          response: {
+            200: Type.Object({
+              data: Type.Object({
+                endpoint: WebhookEndpoint,
+                secret: Type.String({ description: 'The new whsec_... secret; shown only here.' }),
+                previous_secret_expires_at: Type.String({
+                  format: 'date-time',
+                  description:
+                    'When the previous secret stops signing: now plus the grace period (now for 0).',
+                }),
+              }),
+            }),
+          },
+        },
+      },
+      async (request) => ({
+        data: await deps.webhooks.rotateSecret(request.principal!, request.params.id, request.body ?? {}),
+      }),
     )
 
     app.get(
