@@ -129,8 +129,15 @@ describe('the OpenAPI document describes what the service really sends', () => {
     )
     await receiver.waitFor(2)
     await call(liveKey, 'GET', `/v1/webhook-deliveries?endpoint_id=${endpoint.id}`, '/v1/webhook-deliveries')
+    const rotate = `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`
+    const rotatePath = '/v1/webhook-endpoints/{id}/rotate-secret'
+    await call(liveKey, 'POST', rotate, rotatePath, { grace_period_seconds: 60 })
+    await call(liveKey, 'POST', rotate, rotatePath)
+    await call(liveKey, 'POST', rotate, rotatePath, { grace_period_seconds: 604_801 })
+    await call(liveKey, 'POST', `/v1/webhook-endpoints/${randomUUID()}/rotate-secret`, rotatePath)
     await call(liveKey, 'DELETE', `/v1/webhook-endpoints/${endpoint.id}`, '/v1/webhook-endpoints/{id}')
     await call(liveKey, 'DELETE', `/v1/webhook-endpoints/${endpoint.id}`, '/v1/webhook-endpoints/{id}')
+    assert.equal((await call(liveKey, 'POST', rotate, rotatePath)).res.statusCode, 422)
 
     await listenOperations()
     const all = operations(doc).map(({ method, path }) => `${method} ${path}`)
