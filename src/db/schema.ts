@@ -137,6 +137,9 @@ export interface WebhookEndpointTable {
   url: string
   description: string
   secret_encrypted: string
+  /** The secret before the last rotation, sealed; it signs too until previous_secret_expires_at. */
+  previous_secret_encrypted: ColumnType<string | null, string | null | undefined, string | null>
+  previous_secret_expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   pinned_addresses: string[]
   /** The event types this endpoint receives, or ['*'] for all; ping always reaches it. */
   enabled_events: ColumnType<string[], string[] | undefined, string[]>

@@ -9,14 +9,15 @@ import { type RateLimiter, rateLimitHeaders } from './rate-limit.ts'
  * - `{ auth: 'key', scopes: [...] }` public API key with every listed scope;
  * - `{ auth: 'operator' }` the operator token (/admin/v1);
  * - `{ auth: 'none' }` open (OpenAPI document, error pages, health, signed PUT).
- * Routes that take a JSON body say `jsonBody: true`; those that create
+ * Routes that take a JSON body say `jsonBody: true` (`'optional'` when the
+ * body may be left out altogether); those that create
  * something say `creates: true` (a refused request then says nothing was created).
  */
 declare module 'fastify' {
   interface FastifyContextConfig {
     auth?: 'key' | 'operator' | 'none'
     scopes?: Scope[]
-    jsonBody?: boolean
+    jsonBody?: boolean | 'optional'
     creates?: boolean
   }
   interface FastifyRequest {
@@ -35,6 +36,11 @@ export interface AuthDeps {
   /** The methods a path is served with (allowed-methods.ts): none for an unknown path. */
   methodsOf: (url: string) => string[]
 }
+
+/** A request with no body at all: no Content-Type wanted then. */
+const hasBody = (request: FastifyRequest) =>
+  request.headers['transfer-encoding'] !== undefined ||
+  (request.headers['content-length'] !== undefined && request.headers['content-length'] !== '0')
 
 // The scheme is case-insensitive (RFC 9110, section 11.1): `bearer` works too.
 const BEARER = /^Bearer +(\S+) *$/i
@@ -148,14 +154,21 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
 
   // A JSON body needs Content-Type application/json (any case, parameters allowed).
   app.addHook('preParsing', async (request) => {
-    if (!request.routeOptions.config.jsonBody) return
+    const { jsonBody } = request.routeOptions.config
+    if (!jsonBody) return
     const type = request.headers['content-type']
+    if (jsonBody === 'optional' && type === undefined && !hasBody(request)) return
     const mediaType = typeof type === 'string' ? type.split(';')[0]!.trim().toLowerCase() : ''
     if (mediaType !== 'application/json') {
       throw new AppError('invalid_json', {
         message: 'The request body must be JSON sent with Content-Type: application/json.',
       })
     }
+  })
+
+  // A body that may be left out is validated as {} when it is.
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.config.jsonBody === 'optional' && request.body === undefined) request.body = {}
   })
 
   // Unknown path: 404 in the error shape with or without a key; a known path

@@ -19,7 +19,7 @@ interface Operation {
   operationId?: string
   security?: unknown
   parameters?: Json[]
-  requestBody?: { content: Record<string, MediaType> }
+  requestBody?: { required?: boolean; content: Record<string, MediaType> }
   responses: Record<string, Response>
 }
 /** The document's `webhooks` and the schemas of their bodies, from the webhooks module. */

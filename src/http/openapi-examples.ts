@@ -39,6 +39,10 @@ export const EXAMPLE_CREATED_AT = '2026-11-25T09:30:00.123Z'
 
 /** The secret of the example endpoint; the webhook examples are signed with it. */
 export const EXAMPLE_SECRET = 'whsec_q3ZL0v8mXc1rT5bN7yK2hW4sD6fG9jA0pE3uI8oR1tY'
+/** The example endpoint's secret after a rotation. */
+const EXAMPLE_ROTATED_SECRET = 'whsec_Vb7nK2pQ9xR4tW1yZ6cF3hJ8mL0sD5gA2eU7iO4rT9u'
+/** A rotation at 2026-11-25T11:00:00.000Z with the default grace period of 24 hours. */
+const ROTATION_ENDS_AT = '2026-11-26T11:00:00.000Z'
 const ORDERED_AT = '2026-11-25T09:28:41.000Z'
 
 const ORDER_REQUEST = {
@@ -117,6 +121,7 @@ const ENDPOINT = {
   last_success_at: '2026-11-25T09:30:01.482Z',
   last_failure_at: null,
   created_at: '2026-11-25T09:10:00.000Z',
+  secret_rotation_ends_at: null,
 }
 
 /** An order.received delivery that succeeded on its third attempt (see getWebhookDelivery). */
@@ -262,6 +267,26 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
       responses: { 202: { data: { queued: true } } },
       validation: [
         { code: 'invalid_format', field: 'id', message: 'The endpoint is disabled; register a new one.' },
+      ],
+    },
+    rotateWebhookEndpointSecret: {
+      parameters: { id: EXAMPLE_IDS.endpoint },
+      request: { grace_period_seconds: 86400 },
+      responses: {
+        200: {
+          data: {
+            endpoint: { ...ENDPOINT, secret_rotation_ends_at: ROTATION_ENDS_AT },
+            secret: EXAMPLE_ROTATED_SECRET,
+            previous_secret_expires_at: ROTATION_ENDS_AT,
+          },
+        },
+      },
+      validation: [
+        {
+          code: 'too_large',
+          field: 'grace_period_seconds',
+          message: 'grace_period_seconds must be at most 604800',
+        },
       ],
     },
     listWebhookDeliveries: {

@@ -62,6 +62,8 @@ export function openApiOptions(
   const { publicBaseUrl } = context
   // The error codes of each operation's responses, by operationId and status.
   const errorCodes = new Map<string, Record<string, ErrorCode[]>>()
+  // Operations whose body may be left out (@fastify/swagger marks every body required).
+  const optionalBodies = new Set<string>()
   return {
     openapi: {
       openapi: '3.1.0',
@@ -93,6 +95,7 @@ export function openApiOptions(
       }
       const documented = { ...schema, ...config.openapi } as Record<string, unknown>
       errorCodes.set(String(documented.operationId), responseCodes(documented.response))
+      if (config.jsonBody === 'optional') optionalBodies.add(String(documented.operationId))
       if (config.auth === 'none') return { schema: documented, url }
       const scopes = config.scopes ?? []
       documented.security = [{ apiKey: [] }]
@@ -106,6 +109,9 @@ export function openApiOptions(
     },
     transformObject: (documentObject) => {
       const doc = (documentObject as { openapiObject: OpenApiDocument }).openapiObject
+      for (const op of Object.values(doc.paths).flatMap((methods) => Object.values(methods))) {
+        if (op.requestBody && optionalBodies.has(op.operationId ?? '')) op.requestBody.required = false
+      }
       return finishDocument(doc, context, errorCodes, context.webhooks, context.rateLimitPerMinute)
     },
   }

@@ -34,7 +34,7 @@ export function routeErrorCodes(route: RouteLike): ErrorCode[] {
   const config = (route.config ?? {}) as {
     auth?: string
     scopes?: string[]
-    jsonBody?: boolean
+    jsonBody?: boolean | 'optional'
     errors?: ErrorCode[]
   }
   const schema = (route.schema ?? {}) as Record<string, unknown>

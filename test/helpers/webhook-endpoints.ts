@@ -13,6 +13,7 @@ export const ENDPOINT_KEYS = [
   'is_active',
   'last_failure_at',
   'last_success_at',
+  'secret_rotation_ends_at',
   'url',
 ]
 export const DELIVERY_KEYS = [
@@ -44,6 +45,7 @@ export interface Endpoint {
   last_success_at: string | null
   last_failure_at: string | null
   created_at: string
+  secret_rotation_ends_at: string | null
 }
 
 export interface Delivery {

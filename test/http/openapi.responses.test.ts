@@ -147,8 +147,15 @@ describe('the OpenAPI document describes what the service really sends', () => {
     const entryPath = '/v1/webhook-deliveries/{id}'
     await call(liveKey, 'GET', `/v1/webhook-deliveries/${log.body.data[0].id}`, entryPath)
     await call(liveKey, 'GET', `/v1/webhook-deliveries/${randomUUID()}`, entryPath)
+    const rotate = `/v1/webhook-endpoints/${endpoint.id}/rotate-secret`
+    const rotatePath = '/v1/webhook-endpoints/{id}/rotate-secret'
+    await call(liveKey, 'POST', rotate, rotatePath, { grace_period_seconds: 60 })
+    await call(liveKey, 'POST', rotate, rotatePath)
+    await call(liveKey, 'POST', rotate, rotatePath, { grace_period_seconds: 604_801 })
+    await call(liveKey, 'POST', `/v1/webhook-endpoints/${randomUUID()}/rotate-secret`, rotatePath)
     await call(liveKey, 'DELETE', `/v1/webhook-endpoints/${endpoint.id}`, '/v1/webhook-endpoints/{id}')
     await call(liveKey, 'DELETE', `/v1/webhook-endpoints/${endpoint.id}`, '/v1/webhook-endpoints/{id}')
+    assert.equal((await call(liveKey, 'POST', rotate, rotatePath)).res.statusCode, 422)
 
     await listenOperations()
     const all = operations(doc).map(({ method, path }) => `${method} ${path}`)

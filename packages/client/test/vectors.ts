@@ -5,6 +5,8 @@ export interface SignatureVector {
   name: string
   body: string
   secret: string
+  /** The secrets the header was signed with, in order (new, then previous), where there are two. */
+  signing_secrets?: string[]
   timestamp: number
   header: string
   now: number

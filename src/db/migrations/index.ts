@@ -10,6 +10,7 @@ import * as serviceInstances from './2026-11-25-0009-service-instances.ts'
 import * as orderContentBytes from './2026-11-25-0010-order-content-bytes.ts'
 import * as listenSessions from './2026-11-25-0011-listen-sessions.ts'
 import * as eventFiltersAndSequences from './2026-11-26-0012-event-filters-and-sequences.ts'
+import * as webhookSecretRotation from './2026-11-26-0013-webhook-secret-rotation.ts'
 import * as webhookAttemptLog from './2026-11-26-0014-webhook-attempt-log.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25-0011-listen-sessions': listenSessions,
   '2026-11-26-0012-event-filters-and-sequences': eventFiltersAndSequences,
   '2026-11-26-0014-webhook-attempt-log': webhookAttemptLog,
+  '2026-11-26-0013-webhook-secret-rotation': webhookSecretRotation,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -120,3 +120,37 @@ export async function disableEndpoints(
     .where('is_active', '=', true)
     .execute()
 }
+
+/** An endpoint of the scope, locked until the transaction ends (a rotation reads and replaces its secrets). */
+export async function lockEndpoint(
+  trx: Transaction<DB>,
+  scope: EndpointScope,
+  id: string,
+): Promise<WebhookEndpointRow | undefined> {
+  return trx
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('organization_id', '=', scope.organizationId)
+    .where('environment', '=', scope.environment)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+/** Replaces the signing secret; the previous one (or none) signs too until it expires. */
+export async function replaceSecret(
+  trx: Transaction<DB>,
+  id: string,
+  secrets: {
+    secret_encrypted: string
+    previous_secret_encrypted: string | null
+    previous_secret_expires_at: Date | null
+  },
+): Promise<WebhookEndpointRow> {
+  return trx
+    .updateTable('webhook_endpoints')
+    .set(secrets)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}

@@ -110,6 +110,9 @@ interface Target {
   /** The endpoint's encrypted secret, and the signing key derived from it. */
   secret: string | undefined
   key: KeyObject | undefined
+  /** The same for the secret before a rotation, while one is in its grace period. */
+  previousSecret: string | null | undefined
+  previousKey: KeyObject | undefined
 }
 
 export interface HttpSenderOptions {
@@ -136,20 +139,30 @@ export class HttpSender {
   async send(row: ClaimedDelivery, flight: Flight): Promise<Sent | undefined> {
     const { clock, timeoutMs } = this.#options
     const target = this.#target(row.endpoint_id, row.url, row.pinned_addresses)
-    // The signing key is derived once per endpoint (and again if its secret differs).
+    // The signing keys are derived once per endpoint (and again when a secret differs).
     if (target.secret !== row.secret_encrypted) {
       target.key = signingKey((await this.#options.secretBox()).open(row.secret_encrypted))
       target.secret = row.secret_encrypted
     }
+    if (target.previousSecret !== row.previous_secret_encrypted) {
+      const sealed = row.previous_secret_encrypted
+      target.previousKey = sealed ? signingKey((await this.#options.secretBox()).open(sealed)) : undefined
+      target.previousSecret = sealed
+    }
     const body = row.body
     const startedAt = clock.now()
+    // A rotated secret signs beside the new one until its grace period ends.
+    const previous =
+      target.previousKey !== undefined && startedAt.getTime() < row.previous_secret_expires_ms!
+        ? target.previousKey
+        : undefined
     // t is taken per attempt, so every retry carries a new t and v1.
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'x-service-event-id': row.event_id,
       'x-service-event-type': row.event_type,
-      [SIGNATURE_HEADER]: signatureHeader(target.key!, body, Math.floor(Date.now() / 1000)),
+      [SIGNATURE_HEADER]: signatureHeader(target.key!, body, Math.floor(Date.now() / 1000), previous),
     }
     const started = performance.now()
     // One timer covers connecting, TLS, headers and body; flight.timedOut tells it from shutdown.
@@ -220,6 +233,8 @@ export class HttpSender {
       path,
       secret: undefined,
       key: undefined,
+      previousSecret: undefined,
+      previousKey: undefined,
     }
     this.#targets.set(endpointId, target)
     return target

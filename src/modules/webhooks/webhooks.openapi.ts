@@ -44,7 +44,7 @@ export function webhooksSection() {
             'X-Service-Signature',
             { type: 'string', pattern: '^t=\\d+(,v1=[0-9a-f]{64})+$' },
             signatureHeader(EXAMPLE_SECRET, body, t),
-            '`t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.',
+            '`t=<unix seconds>,v1=<hex>`; `t` is new for every attempt. While the endpoint\u2019s secret is rotated, a second `v1` (the previous secret\u2019s) follows the first: accept the request when any `v1` matches.',
           ),
           header(
             'X-Service-Event-Id',

@@ -4,7 +4,12 @@ import Type from 'typebox'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
 import { FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './enabled-events.ts'
 import { EVENT_TYPES } from './outbox/outbox.service.ts'
-import { MAX_LISTED_ENDPOINTS, type WebhookService } from './webhooks.service.ts'
+import {
+  DEFAULT_ROTATION_GRACE_S,
+  MAX_LISTED_ENDPOINTS,
+  MAX_ROTATION_GRACE_S,
+  type WebhookService,
+} from './webhooks.service.ts'
 
 const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
 
@@ -38,6 +43,10 @@ export const WebhookEndpoint = Type.Object(
     last_success_at: NullableTimestamp,
     last_failure_at: NullableTimestamp,
     created_at: Timestamp,
+    secret_rotation_ends_at: Type.Union([Timestamp, Type.Null()], {
+      description:
+        'While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise.',
+    }),
   },
   {
     $id: 'WebhookEndpoint',
@@ -177,6 +186,20 @@ const WebhookEndpointUpdate = Type.Object(
   { additionalProperties: false, $id: 'WebhookEndpointUpdate', title: 'WebhookEndpointUpdate' },
 )
 
+const RotateSecretRequest = Type.Object(
+  {
+    grace_period_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_ROTATION_GRACE_S,
+        default: DEFAULT_ROTATION_GRACE_S,
+        description: `How long the current secret keeps signing beside the new one, in seconds (default ${DEFAULT_ROTATION_GRACE_S}: 24 hours; at most ${MAX_ROTATION_GRACE_S}: 7 days). 0 switches to the new secret at once.`,
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: 'RotateSecretRequest', title: 'RotateSecretRequest' },
+)
+
 const IdParams = Type.Object({ id: Type.String({ description: 'The endpoint\u2019s id.' }) })
 const manage = { auth: 'key' as const, scopes: ['webhooks:manage' as const] }
 
@@ -292,6 +315,39 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
         reply.code(202)
         return { data: await deps.webhooks.test(request.principal!, request.params.id) }
       },
+    )
+
+    app.post(
+      '/webhook-endpoints/:id/rotate-secret',
+      {
+        // A disabled endpoint cannot be rotated: 422 validation_failed.
+        config: { ...manage, jsonBody: 'optional', errors: ['validation_failed'] },
+        schema: {
+          operationId: 'rotateWebhookEndpointSecret',
+          tags,
+          summary: 'Replace an endpoint\u2019s secret without downtime (the new secret is returned once)',
+          description:
+            'Makes a new `whsec_` secret, shown only in this answer. For the grace period the previous secret signs too: every attempt carries `t=<t>,v1=<new>,v1=<old>`, so a receiver that knows either secret verifies; afterwards only the new secret signs. The body is optional. An endpoint keeps one previous secret: rotating again during a grace period makes the current secret the previous one, and the older one stops signing at once.',
+          params: IdParams,
+          body: RotateSecretRequest,
+          response: {
+            200: Type.Object({
+              data: Type.Object({
+                endpoint: WebhookEndpoint,
+                secret: Type.String({ description: 'The new whsec_... secret; shown only here.' }),
+                previous_secret_expires_at: Type.String({
+                  format: 'date-time',
+                  description:
+                    'When the previous secret stops signing: now plus the grace period (now for 0).',
+                }),
+              }),
+            }),
+          },
+        },
+      },
+      async (request) => ({
+        data: await deps.webhooks.rotateSecret(request.principal!, request.params.id, request.body ?? {}),
+      }),
     )
 
     app.get(

@@ -17,6 +17,8 @@ import {
   isEndpointActive,
   listEndpoints,
   lockAndCountActive,
+  lockEndpoint,
+  replaceSecret,
   updateActiveEndpoint,
 } from './endpoints.repo.ts'
 import {
@@ -32,6 +34,9 @@ import { checkWebhookUrl, parseCidrs, type Resolver } from './ssrf.ts'
 
 export const MAX_ACTIVE_ENDPOINTS = 5
 export const MAX_LISTED_ENDPOINTS = 50
+/** How long a rotated secret keeps signing beside the new one, unless the request says otherwise. */
+export const DEFAULT_ROTATION_GRACE_S = 24 * 3600
+export const MAX_ROTATION_GRACE_S = 7 * 24 * 3600
 
 export type WebhookScope = EndpointScope
 
@@ -44,7 +49,17 @@ const disabled = (message: string) =>
     message,
   )
 
-export function endpointView(row: WebhookEndpointRow) {
+const endpointNotFound = () => new AppError('not_found', { message: 'No webhook endpoint with this id.' })
+
+const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`
+
+/** When the previous secret stops signing, while a rotation of an active endpoint is under way. */
+function rotationEndsAt(row: WebhookEndpointRow, now: Date): string | null {
+  const ends = row.previous_secret_expires_at
+  return row.is_active && ends !== null && ends > now ? ends.toISOString() : null
+}
+
+export function endpointView(row: WebhookEndpointRow, now: Date) {
   return {
     id: row.id,
     url: row.url,
@@ -56,6 +71,7 @@ export function endpointView(row: WebhookEndpointRow) {
     last_success_at: iso(row.last_success_at),
     last_failure_at: iso(row.last_failure_at),
     created_at: row.created_at.toISOString(),
+    secret_rotation_ends_at: rotationEndsAt(row, now),
   }
 }
 
@@ -104,7 +120,7 @@ export function createWebhookService(deps: {
   /** The caller's endpoint, or 404 for unknown, foreign and other-environment ids alike. */
   async function ownEndpoint(scope: WebhookScope, id: string): Promise<WebhookEndpointRow> {
     const row = isUuid(id) ? await findEndpoint(db, scope, id) : undefined
-    if (!row) throw new AppError('not_found', { message: 'No webhook endpoint with this id.' })
+    if (!row) throw endpointNotFound()
     return row
   }
 
@@ -115,7 +131,7 @@ export function createWebhookService(deps: {
     ) {
       const enabledEvents = checkEnabledEvents(input.enabled_events ?? ['*'])
       const { url, addresses } = await checkWebhookUrl(input.url, { resolver: deps.resolver, allowed })
-      const secret = `whsec_${randomBytes(32).toString('base64url')}`
+      const secret = newSecret()
       const sealed = (await secretBox()).seal(secret)
       const now = clock.now()
       const row: WebhookEndpointRow = {
@@ -125,6 +141,8 @@ export function createWebhookService(deps: {
         url: url.href,
         description: input.description ?? '',
         secret_encrypted: sealed,
+        previous_secret_encrypted: null,
+        previous_secret_expires_at: null,
         pinned_addresses: addresses,
         enabled_events: enabledEvents,
         is_active: true,
@@ -144,11 +162,54 @@ export function createWebhookService(deps: {
         }
         await insertEndpoint(trx, row)
       })
-      return { endpoint: endpointView(row), secret }
+      return { endpoint: endpointView(row, now), secret }
     },
 
     async list(scope: WebhookScope) {
-      return (await listEndpoints(db, scope, MAX_LISTED_ENDPOINTS)).map(endpointView)
+      const now = clock.now()
+      return (await listEndpoints(db, scope, MAX_LISTED_ENDPOINTS)).map((row) => endpointView(row, now))
+    },
+
+    /**
+     * A new secret, returned this once. The current one becomes the previous
+     * secret and signs beside the new one for the grace period (0: not at all).
+     * An endpoint keeps one previous secret: rotating again during a grace
+     * period drops the older one at once.
+     */
+    async rotateSecret(
+      scope: WebhookScope,
+      id: string,
+      input: { grace_period_seconds?: number | undefined },
+    ) {
+      if (!isUuid(id)) throw endpointNotFound()
+      const grace = input.grace_period_seconds ?? DEFAULT_ROTATION_GRACE_S
+      const secret = newSecret()
+      const sealed = (await secretBox()).seal(secret)
+      const now = clock.now()
+      const endsAt = new Date(now.getTime() + grace * 1000)
+      const row = await db.transaction().execute(async (trx) => {
+        // Locked, so two rotations at once run one after the other: the second keeps the first's secret as previous.
+        const current = await lockEndpoint(trx, scope, id)
+        if (!current) throw endpointNotFound()
+        if (!current.is_active) {
+          throw AppError.validation(
+            [
+              {
+                code: 'invalid_format',
+                field: 'id',
+                message: 'The endpoint is disabled; register a new one.',
+              },
+            ],
+            'The endpoint is disabled; its secret cannot be rotated.',
+          )
+        }
+        return replaceSecret(trx, current.id, {
+          secret_encrypted: sealed,
+          previous_secret_encrypted: grace > 0 ? current.secret_encrypted : null,
+          previous_secret_expires_at: grace > 0 ? endsAt : null,
+        })
+      })
+      return { endpoint: endpointView(row, now), secret, previous_secret_expires_at: endsAt.toISOString() }
     },
 
     /**
@@ -182,7 +243,7 @@ export function createWebhookService(deps: {
       if (!endpoint.is_active) throw disabled('The endpoint is disabled and cannot be changed.')
       const updated = await updateActiveEndpoint(db, endpoint.id, changes)
       if (!updated) throw disabled('The endpoint is disabled and cannot be changed.')
-      return { endpoint: endpointView(updated) }
+      return { endpoint: endpointView(updated, clock.now()) }
     },
 
     /** Permanent; a second delete answers the same. Pending deliveries fail with endpoint_disabled. */

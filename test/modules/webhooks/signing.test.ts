@@ -96,6 +96,21 @@ describe('X-Service-Signature: the published test vectors', () => {
     for (const v of valid) assert.equal(signatureHeader(v.secret, v.body, v.timestamp), v.header, v.name)
   })
 
+  test('the service signs every two-signature vector exactly (new secret, then previous)', () => {
+    const rotating = VECTORS.filter((v) => v.signing_secrets)
+    assert.ok(rotating.length >= 2)
+    for (const v of rotating) {
+      const [fresh, previous] = v.signing_secrets!
+      assert.equal(signatureHeader(fresh!, v.body, v.timestamp, previous), v.header, v.name)
+      assert.match(v.header, /^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/)
+    }
+    // A receiver of either secret verifies, one of neither does not.
+    assert.deepEqual(
+      rotating.map((v) => v.expected.valid),
+      [true, true, false],
+    )
+  })
+
   test('the independent verifier reaches the expected verdict on every single-signature vector', async () => {
     assert.equal(TOLERANCE, TOLERANCE_S)
     for (const v of VECTORS.filter((v) => singleV1(v.header))) {

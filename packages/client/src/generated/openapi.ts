@@ -208,6 +208,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/webhook-endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace an endpoint’s secret without downtime (the new secret is returned once)
+         * @description Makes a new `whsec_` secret, shown only in this answer. For the grace period the previous secret signs too: every attempt carries `t=<t>,v1=<new>,v1=<old>`, so a receiver that knows either secret verifies; afterwards only the new secret signs. The body is optional. An endpoint keeps one previous secret: rotating again during a grace period makes the current secret the previous one, and the older one stops signing at once.
+         *
+         *     Scope: `webhooks:manage`.
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/webhook-deliveries": {
         parameters: {
             query?: never;
@@ -892,6 +914,14 @@ export interface components {
             api_version: "v1";
             data: components["schemas"]["PingData"];
         };
+        /** RotateSecretRequest */
+        RotateSecretRequest: {
+            /**
+             * @description How long the current secret keeps signing beside the new one, in seconds (default 86400: 24 hours; at most 604800: 7 days). 0 switches to the new secret at once.
+             * @default 86400
+             */
+            grace_period_seconds: number;
+        };
         /**
          * Upload
          * @description An upload slot: where and how to send one file.
@@ -1012,6 +1042,8 @@ export interface components {
              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
              */
             created_at: string;
+            /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
+            secret_rotation_ends_at: string | null;
         };
         /** WebhookEndpointRequest */
         WebhookEndpointRequest: {
@@ -2621,7 +2653,8 @@ export interface operations {
                      *           "consecutive_failures": 0,
                      *           "last_success_at": "2026-11-25T09:30:01.482Z",
                      *           "last_failure_at": null,
-                     *           "created_at": "2026-11-25T09:10:00.000Z"
+                     *           "created_at": "2026-11-25T09:10:00.000Z",
+                     *           "secret_rotation_ends_at": null
                      *         }
                      *       ]
                      *     }
@@ -2798,7 +2831,8 @@ export interface operations {
                      *           "consecutive_failures": 0,
                      *           "last_success_at": null,
                      *           "last_failure_at": null,
-                     *           "created_at": "2026-11-25T09:10:00.000Z"
+                     *           "created_at": "2026-11-25T09:10:00.000Z",
+                     *           "secret_rotation_ends_at": null
                      *         },
                      *         "secret": "whsec_q3ZL0v8mXc1rT5bN7yK2hW4sD6fG9jA0pE3uI8oR1tY"
                      *       }
@@ -3208,7 +3242,8 @@ export interface operations {
                      *           "consecutive_failures": 0,
                      *           "last_success_at": "2026-11-25T09:30:01.482Z",
                      *           "last_failure_at": null,
-                     *           "created_at": "2026-11-25T09:10:00.000Z"
+                     *           "created_at": "2026-11-25T09:10:00.000Z",
+                     *           "secret_rotation_ends_at": null
                      *         }
                      *       }
                      *     }
@@ -3476,6 +3511,243 @@ export interface operations {
             };
             /** @description `request_timeout`: The request did not arrive in time. */
             408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `expectation_failed`: The Expect header asks for something other than 100-continue. */
+            417: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_failed`: The request is invalid; errors[] lists every problem. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: Too many requests for this API key. */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `headers_too_large`: The request line and headers are larger than 16 KB. */
+            431: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error`: Something went wrong on our side. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: The service is temporarily unavailable. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Your id for this request, echoed in the response (1 to 128 of `A-Za-z0-9_.:-`).
+                 * @example shop-sync-7f3a91
+                 */
+                "X-Request-Id"?: components["parameters"]["X-Request-Id"];
+            };
+            path: {
+                /**
+                 * @description The endpoint’s id.
+                 * @example 01a2120a-1c94-7d47-84fd-2bf6f790e9f6
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "grace_period_seconds": 86400
+                 *     }
+                 */
+                "application/json": components["schemas"]["RotateSecretRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "endpoint": {
+                     *           "id": "01a2120a-1c94-7d47-84fd-2bf6f790e9f6",
+                     *           "url": "https://shop.example.com/hooks/production",
+                     *           "description": "Shop backend",
+                     *           "enabled_events": [
+                     *             "*"
+                     *           ],
+                     *           "is_active": true,
+                     *           "disabled_reason": null,
+                     *           "consecutive_failures": 0,
+                     *           "last_success_at": "2026-11-25T09:30:01.482Z",
+                     *           "last_failure_at": null,
+                     *           "created_at": "2026-11-25T09:10:00.000Z",
+                     *           "secret_rotation_ends_at": "2026-11-26T11:00:00.000Z"
+                     *         },
+                     *         "secret": "whsec_Vb7nK2pQ9xR4tW1yZ6cF3hJ8mL0sD5gA2eU7iO4rT9u",
+                     *         "previous_secret_expires_at": "2026-11-26T11:00:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            endpoint: components["schemas"]["WebhookEndpoint"];
+                            /** @description The new whsec_... secret; shown only here. */
+                            secret: string;
+                            /**
+                             * Format: date-time
+                             * @description When the previous secret stops signing: now plus the grace period (now for 0).
+                             */
+                            previous_secret_expires_at: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `invalid_json`: The request body is not valid JSON.
+             *
+             *     `malformed_request`: The request is not valid HTTP.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `invalid_api_key`: The API key is missing, malformed, unknown, revoked or expired. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_scope`: The API key lacks a required scope. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: Not found. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_timeout`: The request did not arrive in time. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
+            413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4413,7 +4685,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt. While the endpoint’s secret is rotated, a second `v1` (the previous secret’s) follows the first: accept the request when any `v1` matches.
                  * @example t=1795599001,v1=86f67128bc17f19b4145743091981c4ee6d810f19950bcabd18f72999e15650c
                  */
                 "X-Service-Signature": string;
@@ -4483,7 +4755,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt. While the endpoint’s secret is rotated, a second `v1` (the previous secret’s) follows the first: accept the request when any `v1` matches.
                  * @example t=1795599913,v1=d7e8ecca2387d5a80cb8486e6394c22f838aba9398d610b44b45b2ad2a24ab07
                  */
                 "X-Service-Signature": string;
@@ -4555,7 +4827,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt. While the endpoint’s secret is rotated, a second `v1` (the previous secret’s) follows the first: accept the request when any `v1` matches.
                  * @example t=1795600968,v1=cf5bf734b4fccd4a8c926703f9222a826bcd017ce858d777fe8e6f2f511bf6ce
                  */
                 "X-Service-Signature": string;
@@ -4627,7 +4899,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt. While the endpoint’s secret is rotated, a second `v1` (the previous secret’s) follows the first: accept the request when any `v1` matches.
                  * @example t=1795600968,v1=197db863bc09e21601e1ff2a4718e4a44c5be7a0b6a160db52ff378a7993160e
                  */
                 "X-Service-Signature": string;
@@ -4700,7 +4972,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt. While the endpoint’s secret is rotated, a second `v1` (the previous secret’s) follows the first: accept the request when any `v1` matches.
                  * @example t=1795601131,v1=30b9f9ac54e2737bbc4b6ff7afd1ac26916fd11dde7d5f756e1d4553e2d2e91d
                  */
                 "X-Service-Signature": string;
@@ -4771,7 +5043,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt. While the endpoint’s secret is rotated, a second `v1` (the previous secret’s) follows the first: accept the request when any `v1` matches.
                  * @example t=1795600684,v1=81b49761102c8c5a00b494585e8bd3a6bd1ded5dc23d352d44580cc6b6e8ce1a
                  */
                 "X-Service-Signature": string;
@@ -4845,7 +5117,7 @@ export interface operations {
             query?: never;
             header: {
                 /**
-                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt.
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt. While the endpoint’s secret is rotated, a second `v1` (the previous secret’s) follows the first: accept the request when any `v1` matches.
                  * @example t=1795599010,v1=1a52355bb1587ce46b1738b7f1b1a8d064f6dbb8a0a2c2a41e4959a87c5edeb9
                  */
                 "X-Service-Signature": string;

@@ -17,6 +17,9 @@ export interface ClaimedDelivery {
   /** The endpoint's pinned addresses, comma-separated (parsed only when its HTTP agent is built). */
   pinned_addresses: string
   secret_encrypted: string
+  /** The secret before a rotation, sealed, and when it stops signing (epoch ms); null without one. */
+  previous_secret_encrypted: string | null
+  previous_secret_expires_ms: number | null
   endpoint_active: boolean
 }
 
@@ -33,6 +36,8 @@ const CLAIMED = `
     select c.delivery_id as id, c.event_id, c.endpoint_id, w.organization_id, c.attempts,
            e.type as event_type, e.body,
            w.url, array_to_string(w.pinned_addresses, ',') as pinned_addresses, w.secret_encrypted,
+           w.previous_secret_encrypted,
+           (extract(epoch from w.previous_secret_expires_at) * 1000)::float8 as previous_secret_expires_ms,
            w.is_active as endpoint_active
     from async_commit, claimed c
     join events e on e.id = c.event_id
