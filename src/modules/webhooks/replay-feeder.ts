@@ -1,0 +1,94 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Database, Listen } from '../../db/database.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { feedReplay, runningReplays } from './outbox/feed.repo.ts'
+import { REPLAYS_CHANNEL } from './outbox/outbox.service.ts'
+
+/**
+ * Replayed attempts an endpoint may have due at once: a fresh event of that
+ * endpoint waits behind at most this many (with 16 in flight per endpoint,
+ * four of the receiver's round trips).
+ */
+export const REPLAY_AHEAD = 64
+
+export interface ReplayFeederOptions {
+  db: Database
+  clock: Clock
+  log: FastifyBaseLogger
+  listen: Listen
+  /** Replayed attempts due at once per endpoint (default REPLAY_AHEAD). */
+  ahead?: number
+  /** Pause between feeding steps while replays run (default 20 ms). */
+  stepMs?: number
+  /** Longest pause between looks for replays when none runs (default 1 s; a new replay wakes it). */
+  idleMs?: number
+}
+
+/**
+ * Feeds running replays into the delivery queue, a few attempts at a time
+ * (outbox/feed.repo.ts), so that fresh events are never queued behind a
+ * replay's thousands. Every worker instance runs one; each step locks the
+ * replay's row (SKIP LOCKED), so one instance feeds a replay at any moment and
+ * a replay goes on after a restart from where its rows say it stands.
+ */
+export class ReplayFeeder {
+  readonly #options: Required<Omit<ReplayFeederOptions, 'listen'>> & { listen: Listen }
+  #running = false
+  #wake: (() => void) | undefined
+  #loop: Promise<void> | undefined
+  #unlisten: (() => Promise<void>) | undefined
+
+  constructor(options: ReplayFeederOptions) {
+    this.#options = { ahead: REPLAY_AHEAD, stepMs: 20, idleMs: 1000, ...options }
+  }
+
+  async start(): Promise<void> {
+    if (this.#running) return
+    this.#running = true
+    this.#unlisten = await this.#options.listen(REPLAYS_CHANNEL, () => this.#wake?.())
+    this.#loop = this.#run()
+  }
+
+  async stop(): Promise<void> {
+    if (!this.#running) return
+    this.#running = false
+    this.#wake?.()
+    await this.#unlisten?.().catch(() => {})
+    await this.#loop
+  }
+
+  /** One pass over the running replays; true when any is still running. */
+  async step(): Promise<boolean> {
+    const { db, clock, ahead } = this.#options
+    let running = false
+    for (const id of await runningReplays(db)) {
+      const step = await feedReplay(db, id, clock.now(), ahead)
+      if (step.status !== 'completed' && step.status !== 'cancelled') running = true
+    }
+    return running
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      let delay = this.#options.idleMs
+      try {
+        if (await this.step()) delay = this.#options.stepMs
+      } catch (err) {
+        if (!this.#running) break
+        this.#options.log.error({ err }, 'could not feed webhook replays')
+      }
+      if (this.#running) await this.#sleep(delay)
+    }
+  }
+
+  async #sleep(ms: number): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      this.#wake = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+    this.#wake = undefined
+  }
+}
