@@ -40,12 +40,20 @@ export function createDispatcher(input: DispatcherOptions) {
     ...options,
     secretBox: async () => (box ??= createSecretBox(await serviceSecret(db, 'webhook_secret_key'))),
   })
+  const feeder = new ReplayFeeder({
+    db,
+    clock,
+    log,
+    listen: options.listen,
+    ...(options.replayAhead ? { ahead: options.replayAhead } : {}),
+  })
   const results = new ResultWriter({
     batchSize,
     maxUnwritten: concurrency + batchSize,
     waitMs: options.resultWaitMs,
     store: async (batch) => {
       const disabled = await completeAttempts(db, workerId, batch, DISABLE_AFTER_FAILURES)
+      feeder.resultsStored()
       if (disabled.length === 0) return
       await disableFailingEndpoints(db, disabled, batch[batch.length - 1]!.at)
       for (const id of disabled) {
@@ -56,13 +64,6 @@ export function createDispatcher(input: DispatcherOptions) {
     },
     onError: (err, batch) =>
       log.error({ err, attempts: batch.length }, 'could not record webhook attempt results'),
-  })
-  const feeder = new ReplayFeeder({
-    db,
-    clock,
-    log,
-    listen: options.listen,
-    ...(options.replayAhead ? { ahead: options.replayAhead } : {}),
   })
   const inFlight = new Map<string, Flight>()
   let running = false

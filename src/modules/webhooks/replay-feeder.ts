@@ -34,6 +34,8 @@ export interface ReplayFeederOptions {
 export class ReplayFeeder {
   readonly #options: Required<Omit<ReplayFeederOptions, 'listen'>> & { listen: Listen }
   #running = false
+  /** The last pass found replays still running. */
+  #active = false
   #wake: (() => void) | undefined
   #loop: Promise<void> | undefined
   #unlisten: (() => Promise<void>) | undefined
@@ -57,6 +59,11 @@ export class ReplayFeeder {
     await this.#loop
   }
 
+  /** Attempt results were stored: room may have freed for a running replay's next attempts. */
+  resultsStored(): void {
+    if (this.#active) this.#wake?.()
+  }
+
   /** One pass over the running replays; true when any is still running. */
   async step(): Promise<boolean> {
     const { db, clock, ahead } = this.#options
@@ -72,7 +79,8 @@ export class ReplayFeeder {
     while (this.#running) {
       let delay = this.#options.idleMs
       try {
-        if (await this.step()) delay = this.#options.stepMs
+        this.#active = await this.step()
+        if (this.#active) delay = this.#options.stepMs
       } catch (err) {
         if (!this.#running) break
         this.#options.log.error({ err }, 'could not feed webhook replays')
