@@ -18,7 +18,11 @@ export interface ReplayFeederOptions {
   listen: Listen
   /** Replayed attempts due at once per endpoint (default REPLAY_AHEAD). */
   ahead?: number
-  /** Pause between feeding steps while replays run (default 20 ms). */
+  /**
+   * Longest pause between feeding steps while replays run (default 250 ms):
+   * stored results wake the feeder earlier, so it follows its own worker's pace
+   * without asking the database in between.
+   */
   stepMs?: number
   /** Longest pause between looks for replays when none runs (default 1 s; a new replay wakes it). */
   idleMs?: number
@@ -41,7 +45,7 @@ export class ReplayFeeder {
   #unlisten: (() => Promise<void>) | undefined
 
   constructor(options: ReplayFeederOptions) {
-    this.#options = { ahead: REPLAY_AHEAD, stepMs: 20, idleMs: 1000, ...options }
+    this.#options = { ahead: REPLAY_AHEAD, stepMs: 250, idleMs: 1000, ...options }
   }
 
   async start(): Promise<void> {
@@ -64,23 +68,27 @@ export class ReplayFeeder {
     if (this.#active) this.#wake?.()
   }
 
-  /** One pass over the running replays; true when any is still running. */
-  async step(): Promise<boolean> {
+  /** One pass over the running replays: whether any is still running, and attempts queued. */
+  async step(): Promise<{ running: boolean; fed: number }> {
     const { db, clock, ahead } = this.#options
     let running = false
+    let fed = 0
     for (const id of await runningReplays(db)) {
       const step = await feedReplay(db, id, clock.now(), ahead)
+      fed += step.fed
       if (step.status !== 'completed' && step.status !== 'cancelled') running = true
     }
-    return running
+    return { running, fed }
   }
 
   async #run(): Promise<void> {
     while (this.#running) {
       let delay = this.#options.idleMs
       try {
-        this.#active = await this.step()
-        if (this.#active) delay = this.#options.stepMs
+        const { running, fed } = await this.step()
+        this.#active = running
+        // After a step that queued attempts, look again soon: another replay may have room.
+        if (running) delay = fed > 0 ? Math.min(20, this.#options.stepMs) : this.#options.stepMs
       } catch (err) {
         if (!this.#running) break
         this.#options.log.error({ err }, 'could not feed webhook replays')
