@@ -200,6 +200,7 @@ export interface WebhookReplayTable {
   total: number
   queued: number
   in_queue: ColumnType<string[], string[] | undefined, string[]>
+  fed_until: ColumnType<Date | null, never, never>
   created_at: Date
   finished_at: Date | null
 }

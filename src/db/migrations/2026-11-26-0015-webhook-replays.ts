@@ -35,6 +35,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     // The replay's deliveries fed last that may still wait in the queue: the
     // feeder keeps at most a handful of them due at once.
     .addColumn('in_queue', sql`uuid[]`, (c) => c.notNull().defaultTo(sql`'{}'`))
+    // When the last fed attempt falls due: the next ones fall due after it,
+    // whichever instance (and clock) feeds them.
+    .addColumn('fed_until', 'timestamptz')
     .addColumn('created_at', 'timestamptz', (c) => c.notNull())
     .addColumn('finished_at', 'timestamptz')
     .execute()

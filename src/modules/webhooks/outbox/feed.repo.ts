@@ -15,7 +15,8 @@ import { WAKE_CHANNEL } from './outbox.repo.ts'
  */
 const FEED_SQL = `
     with locked as (
-      select id, endpoint_id, organization_id, environment, in_queue
+      select id, endpoint_id, organization_id, environment, in_queue,
+             greatest($2::timestamptz, fed_until) as base
       from webhook_replays
       where id = $1::uuid and status = 'running'
       for update skip locked
@@ -48,7 +49,7 @@ const FEED_SQL = `
         (id, event_id, endpoint_id, organization_id, environment, event_type, status, next_attempt_at,
          created_at, replay_id)
       select uuid_v7(), e.id, r.endpoint_id, r.organization_id, r.environment, e.type, 'pending',
-             $2::timestamptz + (row_number() over (order by p.seq)) * interval '1 microsecond',
+             r.base + (row_number() over (order by p.seq)) * interval '1 microsecond',
              $2::timestamptz, r.id
       from picked p
       join events e on e.id = p.event_id
@@ -76,6 +77,7 @@ const FEED_SQL = `
       set queued = p.queued + (select count(*) from queued),
           in_queue = (select ids from waiting) || array(select delivery_id from queued),
           status = n.status,
+          fed_until = coalesce((select max(next_attempt_at) from deliveries), p.fed_until),
           finished_at = case when n.status = 'running' then null else $2::timestamptz end
       from next n
       where p.id = n.id
