@@ -172,6 +172,7 @@ async function main() {
     const requested = Date.now()
     const replay = await call(s, org.key, 'POST', `/webhook-endpoints/${endpointId}/replay`, {
       since: since.toISOString(),
+      until: new Date(since.getTime() + EVENTS + 1).toISOString(),
     })
     if (replay.status !== 202) throw new Error(`replay: ${replay.status} ${JSON.stringify(replay.json)}`)
     const answeredMs = Date.now() - requested
