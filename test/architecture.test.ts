@@ -46,6 +46,8 @@ const OWNERS: Record<string, string[]> = {
   webhook_deliveries: ['webhooks'],
   webhook_queue: ['webhooks'],
   listen_sessions: ['webhooks'],
+  webhook_replays: ['webhooks'],
+  webhook_replay_events: ['webhooks'],
 }
 
 function writtenTables(source: string): string[] {

@@ -172,6 +172,12 @@ export interface WebhookDeliveryTable {
   error_message: ColumnType<string | null, string | null | undefined, string | null>
   duration_ms: number | null
   created_at: Date
+  /** The entry this one repeats (a redelivery), else null. */
+  redelivery_of: ColumnType<string | null, string | null | undefined, never>
+  /** The redelivery whose success ended this entry's retries, else null. */
+  superseded_by: ColumnType<string | null, never, never>
+  /** The replay that queued this entry, else null. */
+  replay_id: ColumnType<string | null, string | null | undefined, never>
 }
 
 /** One attempt made (a request sent), written with its result; append-only. */
@@ -196,6 +202,34 @@ export interface WebhookQueueTable {
   attempts: number
   locked_until: Date | null
   locked_by: string | null
+}
+
+export type ReplayStatus = 'running' | 'completed' | 'cancelled'
+
+/** A replay of an endpoint's events (see migration 0015). */
+export interface WebhookReplayTable {
+  id: string
+  endpoint_id: string
+  organization_id: string
+  environment: Environment
+  since: Date
+  until: Date | null
+  event_types: string[] | null
+  only_failed: boolean
+  status: ReplayStatus
+  total: number
+  queued: number
+  in_queue: ColumnType<string[], string[] | undefined, string[]>
+  fed_until: ColumnType<Date | null, never, never>
+  created_at: Date
+  finished_at: Date | null
+}
+
+/** The events a replay has still to queue, in recorded order (seq). */
+export interface WebhookReplayEventTable {
+  replay_id: string
+  seq: number
+  event_id: string
 }
 
 /** One running instance on PostgreSQL and where it keeps uploaded files. */
@@ -240,6 +274,8 @@ export interface DB {
   webhook_deliveries: WebhookDeliveryTable
   webhook_queue: WebhookQueueTable
   webhook_attempts: WebhookAttemptTable
+  webhook_replays: WebhookReplayTable
+  webhook_replay_events: WebhookReplayEventTable
   service_instances: ServiceInstanceTable
   listen_sessions: ListenSessionTable
 }
@@ -253,3 +289,4 @@ export type UploadRow = Selectable<UploadTable>
 export type WebhookEndpointRow = Selectable<WebhookEndpointTable>
 export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>
 export type WebhookAttemptRow = Selectable<WebhookAttemptTable>
+export type WebhookReplayRow = Selectable<WebhookReplayTable>

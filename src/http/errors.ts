@@ -197,6 +197,14 @@ export const ERROR_CATALOG = {
       `At most ${v.maxListenStreams} streams of \`GET /v1/webhook-events/stream\` (listen sessions) may be open per organization at once, both environments and every instance together; the stream is refused before it starts. A session of an instance that stopped without closing it counts until its lease of ${v.listenLeaseS} seconds ends.`,
     retry: 'Close another listen session first; do not resend unchanged.',
   },
+  replay_in_progress: {
+    kind: 'error',
+    status: 409,
+    message: 'A replay of this webhook endpoint is still running.',
+    description:
+      'An endpoint has at most one replay running at a time (`POST /v1/webhook-endpoints/{id}/replay`); nothing was queued. `GET /v1/webhook-endpoints/{id}/replay` shows how far it got: it is finished once its `status` is `completed` or `cancelled`.',
+    retry: 'Resend once the running replay has finished.',
+  },
   test_key_required: {
     kind: 'error',
     status: 403,

@@ -33,6 +33,8 @@ export const EXAMPLE_IDS = {
   itemEvent: '01a2120b-f3c2-765e-b068-a6835ca46897',
   cancelledEvent: '01a2120c-2b5e-7d35-a6bc-2775f0791998',
   delivery: '01a2120a-623b-77c5-8742-34f3b6d1e870',
+  redelivery: '01a2120d-0b3e-7c41-9f2a-5e8d3c1b7a64',
+  replay: '01a2120d-3f10-7a2b-8c4d-6e9f0a1b2c3d',
 }
 
 export const EXAMPLE_CREATED_AT = '2026-11-25T09:30:00.123Z'
@@ -44,6 +46,21 @@ const EXAMPLE_ROTATED_SECRET = 'whsec_Vb7nK2pQ9xR4tW1yZ6cF3hJ8mL0sD5gA2eU7iO4rT9
 /** A rotation at 2026-11-25T11:00:00.000Z with the default grace period of 24 hours. */
 const ROTATION_ENDS_AT = '2026-11-26T11:00:00.000Z'
 const ORDERED_AT = '2026-11-25T09:28:41.000Z'
+
+/** A replay of the example endpoint, just requested. */
+const REPLAY = {
+  id: EXAMPLE_IDS.replay,
+  endpoint_id: EXAMPLE_IDS.endpoint,
+  status: 'running',
+  since: '2026-11-24T00:00:00.000Z',
+  until: '2026-11-25T06:00:00.000Z',
+  event_types: ['order.received', 'order.production_completed'],
+  only_failed: true,
+  total: 312,
+  queued: 0,
+  created_at: '2026-11-25T11:04:12.530Z',
+  finished_at: null,
+}
 
 const ORDER_REQUEST = {
   external_order_id: 'WEB-1042',
@@ -139,6 +156,9 @@ const DELIVERY = {
   error_code: null,
   error_message: null,
   created_at: EXAMPLE_CREATED_AT,
+  redelivery_of: null,
+  superseded_by: null,
+  replay_id: null,
 }
 
 /** A next_cursor of the delivery log: opaque (it points after the entry EXAMPLE_IDS.delivery). */
@@ -345,6 +365,62 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
                 error_message: null,
               },
             ],
+          },
+        },
+      },
+    },
+    redeliverWebhookDelivery: {
+      parameters: { id: EXAMPLE_IDS.delivery },
+      responses: {
+        202: {
+          data: {
+            delivery: {
+              id: EXAMPLE_IDS.redelivery,
+              endpoint_id: EXAMPLE_IDS.endpoint,
+              event_id: EXAMPLE_IDS.receivedEvent,
+              event_type: 'order.received',
+              status: 'pending',
+              attempts: 0,
+              next_attempt_at: '2026-11-25T11:04:12.530Z',
+              last_attempt_at: null,
+              response_status: null,
+              response_snippet: null,
+              error_code: null,
+              error_message: null,
+              created_at: '2026-11-25T11:04:12.530Z',
+              redelivery_of: EXAMPLE_IDS.delivery,
+              superseded_by: null,
+              replay_id: null,
+            },
+          },
+        },
+      },
+      validation: [{ code: 'invalid_format', field: 'id', message: 'The endpoint is disabled.' }],
+    },
+    replayWebhookEndpoint: {
+      parameters: { id: EXAMPLE_IDS.endpoint },
+      request: {
+        since: '2026-11-24T00:00:00.000Z',
+        until: '2026-11-25T06:00:00.000Z',
+        event_types: ['order.received', 'order.production_completed'],
+        only_failed: true,
+      },
+      responses: { 202: { data: { replay: REPLAY } } },
+      validation: [
+        {
+          code: 'too_many',
+          field: 'since',
+          message:
+            '12840 events match; a replay sends at most 10000: narrow the window (since, until, event_types).',
+        },
+      ],
+    },
+    getWebhookEndpointReplay: {
+      parameters: { id: EXAMPLE_IDS.endpoint },
+      responses: {
+        200: {
+          data: {
+            replay: { ...REPLAY, status: 'completed', queued: 312, finished_at: '2026-11-25T11:05:02.871Z' },
           },
         },
       },

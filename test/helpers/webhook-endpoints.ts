@@ -27,9 +27,12 @@ export const DELIVERY_KEYS = [
   'id',
   'last_attempt_at',
   'next_attempt_at',
+  'redelivery_of',
+  'replay_id',
   'response_snippet',
   'response_status',
   'status',
+  'superseded_by',
 ]
 export const UNKNOWN_ID = '01900000-0000-7000-8000-000000000000'
 export const NO_WEBHOOK_SCOPE = ['orders:read', 'orders:write', 'files:write']
@@ -62,6 +65,9 @@ export interface Delivery {
   error_code: string | null
   error_message: string | null
   created_at: string
+  redelivery_of: string | null
+  superseded_by: string | null
+  replay_id: string | null
 }
 
 export async function createEndpoint(t: TestApp, key: string, url: string, description?: string) {

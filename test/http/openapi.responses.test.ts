@@ -153,6 +153,16 @@ describe('the OpenAPI document describes what the service really sends', () => {
     await call(liveKey, 'POST', rotate, rotatePath)
     await call(liveKey, 'POST', rotate, rotatePath, { grace_period_seconds: 604_801 })
     await call(liveKey, 'POST', `/v1/webhook-endpoints/${randomUUID()}/rotate-secret`, rotatePath)
+    const redeliver = '/v1/webhook-deliveries/{id}/redeliver'
+    await call(liveKey, 'POST', `/v1/webhook-deliveries/${log.body.data[0].id}/redeliver`, redeliver)
+    await call(liveKey, 'POST', `/v1/webhook-deliveries/${randomUUID()}/redeliver`, redeliver)
+    const replay = '/v1/webhook-endpoints/{id}/replay'
+    const replayPath = `/v1/webhook-endpoints/${endpoint.id}/replay`
+    await call(liveKey, 'GET', replayPath, replay)
+    await call(liveKey, 'POST', replayPath, replay, { since: 'yesterday' })
+    await call(liveKey, 'POST', replayPath, replay, { since: new Date(Date.now() - 60_000).toISOString() })
+    await call(liveKey, 'POST', replayPath, replay, { since: new Date(Date.now() - 60_000).toISOString() })
+    await call(liveKey, 'GET', replayPath, replay)
     await call(liveKey, 'DELETE', `/v1/webhook-endpoints/${endpoint.id}`, '/v1/webhook-endpoints/{id}')
     await call(liveKey, 'DELETE', `/v1/webhook-endpoints/${endpoint.id}`, '/v1/webhook-endpoints/{id}')
     assert.equal((await call(liveKey, 'POST', rotate, rotatePath)).res.statusCode, 422)

@@ -12,6 +12,7 @@ import * as listenSessions from './2026-11-25-0011-listen-sessions.ts'
 import * as eventFiltersAndSequences from './2026-11-26-0012-event-filters-and-sequences.ts'
 import * as webhookSecretRotation from './2026-11-26-0013-webhook-secret-rotation.ts'
 import * as webhookAttemptLog from './2026-11-26-0014-webhook-attempt-log.ts'
+import * as webhookReplays from './2026-11-26-0015-webhook-replays.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -27,8 +28,9 @@ const migrations: Record<string, Migration> = {
   '2026-11-25-0010-order-content-bytes': orderContentBytes,
   '2026-11-25-0011-listen-sessions': listenSessions,
   '2026-11-26-0012-event-filters-and-sequences': eventFiltersAndSequences,
-  '2026-11-26-0014-webhook-attempt-log': webhookAttemptLog,
   '2026-11-26-0013-webhook-secret-rotation': webhookSecretRotation,
+  '2026-11-26-0014-webhook-attempt-log': webhookAttemptLog,
+  '2026-11-26-0015-webhook-replays': webhookReplays,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -36,6 +36,8 @@ export interface DispatcherOptions {
   leaseMs?: number
   /** Longest a success's result waits for a batch of results to fill (default 10 ms). */
   resultWaitMs?: number
+  /** Replayed attempts one endpoint may have due at once (default REPLAY_AHEAD, replay-feeder.ts). */
+  replayAhead?: number
   /** Told of every attempt that was sent and finished (metrics). */
   observer?: { attempted(outcome: AttemptOutcome, durationMs: number): void }
 }

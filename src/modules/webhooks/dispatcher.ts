@@ -9,6 +9,7 @@ import { Flight, HttpSender } from './http-attempt.ts'
 import type { ClaimedDelivery } from './outbox/claim.repo.ts'
 import { type AttemptResult, completeAttempts } from './outbox/complete.repo.ts'
 import { WAKE_CHANNEL } from './outbox/outbox.service.ts'
+import { ReplayFeeder } from './replay-feeder.ts'
 import { disabledResult, ResultWriter, sentResult } from './result-writer.ts'
 import { disableFailingEndpoints } from './webhooks.service.ts'
 
@@ -19,7 +20,8 @@ export const DISABLE_AFTER_FAILURES = 25
  * The webhook worker: a loop that claims due attempts (claimer.ts) into a
  * local queue shared fairly between organizations and endpoints
  * (fair-share.ts), sends each (http-attempt.ts) and hands its result to a
- * writer that stores results in batches (result-writer.ts).
+ * writer that stores results in batches (result-writer.ts). Beside it, the
+ * replay feeder (replay-feeder.ts) queues replays a few attempts at a time.
  */
 export function createDispatcher(input: DispatcherOptions) {
   const options = withDefaults(input)
@@ -38,12 +40,20 @@ export function createDispatcher(input: DispatcherOptions) {
     ...options,
     secretBox: async () => (box ??= createSecretBox(await serviceSecret(db, 'webhook_secret_key'))),
   })
+  const feeder = new ReplayFeeder({
+    db,
+    clock,
+    log,
+    listen: options.listen,
+    ...(options.replayAhead ? { ahead: options.replayAhead } : {}),
+  })
   const results = new ResultWriter({
     batchSize,
     maxUnwritten: concurrency + batchSize,
     waitMs: options.resultWaitMs,
     store: async (batch) => {
       const disabled = await completeAttempts(db, workerId, batch, DISABLE_AFTER_FAILURES)
+      feeder.resultsStored()
       if (disabled.length === 0) return
       await disableFailingEndpoints(db, disabled, batch[batch.length - 1]!.at)
       for (const id of disabled) {
@@ -181,6 +191,7 @@ export function createDispatcher(input: DispatcherOptions) {
       const periodMs = Math.max(5, Math.floor(options.slotHoldMs / 5))
       sweeper = setInterval(() => sweep(periodMs), periodMs).unref()
       loopDone = loop()
+      await feeder.start()
     },
 
     /** Stops claiming, lets attempts in flight finish for up to graceMs, then gives the rest back. */
@@ -190,6 +201,7 @@ export function createDispatcher(input: DispatcherOptions) {
       running = false
       poke()
       await unlisten?.().catch(() => {})
+      await feeder.stop()
       await loopDone
       clearInterval(sweeper)
       // Attempts that never started go back at once (no new attempt starts now).

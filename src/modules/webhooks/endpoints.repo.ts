@@ -7,19 +7,19 @@ export interface EndpointScope {
   environment: Environment
 }
 
-/** An endpoint of the organization and environment, or undefined (unknown or another's). */
+/** An endpoint of the organization and environment (any, without a scope: the operator), or undefined. */
 export async function findEndpoint(
   db: Database,
-  scope: EndpointScope,
+  scope: EndpointScope | undefined,
   id: string,
 ): Promise<WebhookEndpointRow | undefined> {
-  return db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('id', '=', id)
-    .where('organization_id', '=', scope.organizationId)
-    .where('environment', '=', scope.environment)
-    .executeTakeFirst()
+  let query = db.selectFrom('webhook_endpoints').selectAll().where('id', '=', id)
+  if (scope) {
+    query = query
+      .where('organization_id', '=', scope.organizationId)
+      .where('environment', '=', scope.environment)
+  }
+  return query.executeTakeFirst()
 }
 
 export async function isEndpointActive(db: Database, id: string): Promise<boolean> {

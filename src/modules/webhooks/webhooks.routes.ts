@@ -4,6 +4,8 @@ import Type from 'typebox'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
 import { FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './enabled-events.ts'
 import { EVENT_TYPES } from './outbox/outbox.service.ts'
+import { REPLAY_AHEAD } from './replay-feeder.ts'
+import { MAX_REPLAY_EVENTS } from './replays.service.ts'
 import {
   DEFAULT_ROTATION_GRACE_S,
   MAX_LISTED_ENDPOINTS,
@@ -84,6 +86,16 @@ export const WebhookDelivery = Type.Object(
       Type.Null(),
     ]),
     created_at: Timestamp,
+    redelivery_of: Type.Union([Uuid, Type.Null()], {
+      description: 'The entry this one repeats, when it is a redelivery; else null.',
+    }),
+    superseded_by: Type.Union([Uuid, Type.Null()], {
+      description:
+        'The redelivery whose success ended this entry\u2019s retries (its status is then failed, and its error_code that of its last failed attempt); else null.',
+    }),
+    replay_id: Type.Union([Uuid, Type.Null()], {
+      description: 'The replay that queued this entry; else null.',
+    }),
   },
   {
     $id: 'WebhookDelivery',
@@ -200,7 +212,63 @@ const RotateSecretRequest = Type.Object(
   { additionalProperties: false, $id: 'RotateSecretRequest', title: 'RotateSecretRequest' },
 )
 
+/** Order event types: a ping tests one endpoint and is never replayed. */
+const REPLAYABLE_TYPES = EVENT_TYPES.filter((type) => type !== 'ping')
+
+export const WebhookReplay = Type.Object(
+  {
+    id: Uuid,
+    endpoint_id: Uuid,
+    status: Type.String({
+      description:
+        'running (deliveries are being queued), completed (all were queued) or cancelled (the endpoint was disabled or deleted first); tolerate unknown values.',
+    }),
+    since: Timestamp,
+    until: NullableTimestamp,
+    event_types: Type.Union([Type.Array(Type.String()), Type.Null()], {
+      description: 'The types asked for; null: every order event type.',
+    }),
+    only_failed: Type.Boolean(),
+    total: Type.Integer({ description: 'Events matched when the replay was requested: one delivery each.' }),
+    queued: Type.Integer({ description: 'Deliveries queued so far; total once completed.' }),
+    created_at: Timestamp,
+    finished_at: NullableTimestamp,
+  },
+  {
+    $id: 'WebhookReplay',
+    title: 'WebhookReplay',
+    description: 'A replay of an endpoint\u2019s events and how far it got.',
+  },
+)
+
+const WebhookReplayRequest = Type.Object(
+  {
+    since: { ...Timestamp, description: 'Events recorded at or after this instant (ISO 8601).' },
+    until: Type.Optional({ ...Timestamp, description: 'Events recorded before this instant; default: now.' }),
+    event_types: Type.Optional(
+      Type.Array(StringEnum(REPLAYABLE_TYPES), {
+        minItems: 1,
+        maxItems: REPLAYABLE_TYPES.length,
+        description: 'Only these order event types (default: all; `ping` is never replayed).',
+      }),
+    ),
+    only_failed: Type.Optional(
+      Type.Boolean({
+        default: false,
+        description:
+          'Only events that have deliveries to this endpoint and all of them failed (none succeeded, none pending).',
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: 'WebhookReplayRequest', title: 'WebhookReplayRequest' },
+)
+
+const REPLAY_DESCRIPTION = `Queues one new delivery to this endpoint for each event of its organization and environment recorded in [since, until) that matches, in the order the events were recorded, and answers at once with the count (\`total\`). The deliveries go out in the background, at most ${REPLAY_AHEAD} due at a time for the endpoint, so fresh events are never queued behind the whole replay. At most ${MAX_REPLAY_EVENTS} events per replay (more: 422 validation_failed with the count; narrow the window) and one running replay per endpoint (409 replay_in_progress). Pings are never replayed, so a test endpoint's replay matches nothing. Each delivery is a new log entry with \`replay_id\`; receivers see the same event ids again and deduplicate on them.`
+
 const IdParams = Type.Object({ id: Type.String({ description: 'The endpoint\u2019s id.' }) })
+const DeliveryIdParams = Type.Object({
+  id: Type.String({ description: 'The delivery log entry\u2019s id.' }),
+})
 const manage = { auth: 'key' as const, scopes: ['webhooks:manage' as const] }
 
 export function webhooksRoutes(deps: { webhooks: WebhookService }) {
@@ -350,6 +418,76 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
       }),
     )
 
+    app.post(
+      '/webhook-endpoints/:id/replay',
+      {
+        // A disabled endpoint and too many matching events: 422 validation_failed.
+        config: { ...manage, jsonBody: true, errors: ['validation_failed', 'replay_in_progress'] },
+        schema: {
+          operationId: 'replayWebhookEndpoint',
+          tags,
+          summary: 'Send an endpoint the events of a time window again (after an outage)',
+          description: REPLAY_DESCRIPTION,
+          params: IdParams,
+          body: WebhookReplayRequest,
+          response: {
+            202: Type.Object({ data: Type.Object({ replay: WebhookReplay }) }),
+          },
+        },
+      },
+      async (request, reply) => {
+        reply.code(202)
+        return {
+          data: { replay: await deps.webhooks.replay(request.principal!, request.params.id, request.body) },
+        }
+      },
+    )
+
+    app.get(
+      '/webhook-endpoints/:id/replay',
+      {
+        // An endpoint never replayed: 404.
+        config: { ...manage, errors: ['not_found'] },
+        schema: {
+          operationId: 'getWebhookEndpointReplay',
+          tags,
+          summary: 'The endpoint\u2019s latest replay and how far it got',
+          params: IdParams,
+          response: {
+            200: Type.Object({ data: Type.Object({ replay: WebhookReplay }) }),
+          },
+        },
+      },
+      async (request) => ({
+        data: { replay: await deps.webhooks.replayStatus(request.principal!, request.params.id) },
+      }),
+    )
+
+    app.post(
+      '/webhook-deliveries/:id/redeliver',
+      {
+        // The entry's endpoint is disabled: 422 validation_failed.
+        config: { ...manage, errors: ['validation_failed'] },
+        schema: {
+          operationId: 'redeliverWebhookDelivery',
+          tags,
+          summary: 'Send a delivery\u2019s event again, as a new log entry',
+          description:
+            'Adds a pending log entry for the same event and endpoint (`redelivery_of` names this one), sent at once with the same body, signed afresh. When it succeeds while this entry still waits for a retry, that retry is cancelled: this entry becomes failed with `superseded_by` set. Whatever the status of this entry; not for a disabled endpoint (422).',
+          params: DeliveryIdParams,
+          response: {
+            202: Type.Object({ data: Type.Object({ delivery: WebhookDelivery }) }),
+          },
+        },
+      },
+      async (request, reply) => {
+        reply.code(202)
+        return {
+          data: { delivery: await deps.webhooks.redeliver(request.principal!, request.params.id) },
+        }
+      },
+    )
+
     app.get(
       '/webhook-deliveries',
       {
@@ -396,7 +534,7 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
   }
 }
 
-/** The operator's side: the delivery log across organizations and manual redelivery. */
+/** The operator's side: the delivery log across organizations, manual redelivery and replays. */
 export function webhooksOperatorRoutes(deps: { webhooks: WebhookService }) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
@@ -423,11 +561,31 @@ export function webhooksOperatorRoutes(deps: { webhooks: WebhookService }) {
 
     app.post(
       '/webhook-deliveries/:id/redeliver',
-      { config: { auth: 'operator' }, schema: { params: IdParams } },
+      { config: { auth: 'operator' }, schema: { params: DeliveryIdParams } },
       async (request, reply) => {
         reply.code(202)
-        return { data: { delivery: await deps.webhooks.redeliver(request.params.id) } }
+        return { data: { delivery: await deps.webhooks.redeliver(undefined, request.params.id) } }
       },
+    )
+
+    app.post(
+      '/webhook-endpoints/:id/replay',
+      {
+        config: { auth: 'operator', jsonBody: true, errors: ['validation_failed', 'replay_in_progress'] },
+        schema: { params: IdParams, body: WebhookReplayRequest },
+      },
+      async (request, reply) => {
+        reply.code(202)
+        return { data: { replay: await deps.webhooks.replay(undefined, request.params.id, request.body) } }
+      },
+    )
+
+    app.get(
+      '/webhook-endpoints/:id/replay',
+      { config: { auth: 'operator' }, schema: { params: IdParams } },
+      async (request) => ({
+        data: { replay: await deps.webhooks.replayStatus(undefined, request.params.id) },
+      }),
     )
   }
 }

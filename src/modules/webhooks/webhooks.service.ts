@@ -30,6 +30,8 @@ import {
   listDeliveries,
   recordEvent,
 } from './outbox/outbox.service.ts'
+import { cancelReplays } from './replays.repo.ts'
+import { type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
 import { checkWebhookUrl, parseCidrs, type Resolver } from './ssrf.ts'
 
 export const MAX_ACTIVE_ENDPOINTS = 5
@@ -90,6 +92,9 @@ export function deliveryView(row: WebhookDeliveryRow) {
     error_code: row.error_code,
     error_message: row.error_message,
     created_at: row.created_at.toISOString(),
+    redelivery_of: row.redelivery_of,
+    superseded_by: row.superseded_by,
+    replay_id: row.replay_id,
   }
 }
 
@@ -117,8 +122,11 @@ export function createWebhookService(deps: {
     return box
   }
 
-  /** The caller's endpoint, or 404 for unknown, foreign and other-environment ids alike. */
-  async function ownEndpoint(scope: WebhookScope, id: string): Promise<WebhookEndpointRow> {
+  /**
+   * The caller's endpoint, or 404 for unknown, foreign and other-environment
+   * ids alike; without a scope (the operator), any endpoint.
+   */
+  async function ownEndpoint(scope: WebhookScope | undefined, id: string): Promise<WebhookEndpointRow> {
     const row = isUuid(id) ? await findEndpoint(db, scope, id) : undefined
     if (!row) throw endpointNotFound()
     return row
@@ -253,6 +261,7 @@ export function createWebhookService(deps: {
         await db.transaction().execute(async (trx) => {
           await deactivateEndpoint(trx, endpoint.id, clock.now())
           await failPendingDeliveries(trx, endpoint.id)
+          await cancelReplays(trx, endpoint.id, clock.now())
         })
       }
       return { id: endpoint.id, is_active: false }
@@ -316,9 +325,14 @@ export function createWebhookService(deps: {
       }
     },
 
-    /** A new pending log entry for the same event and endpoint (the dashboard's manual redelivery). */
-    async redeliver(deliveryId: string) {
-      const original = isUuid(deliveryId) ? await findDelivery(db, deliveryId) : undefined
+    /**
+     * A new pending log entry for the same event and endpoint: the dashboard's
+     * manual redelivery (no scope) and POST /v1/webhook-deliveries/{id}/redeliver
+     * (the key's organization and environment only). Its success ends the
+     * retries of the entry it repeats.
+     */
+    async redeliver(scope: WebhookScope | undefined, deliveryId: string) {
+      const original = isUuid(deliveryId) ? await findDelivery(db, deliveryId, scope) : undefined
       if (!original) throw new AppError('not_found', { message: 'No delivery with this id.' })
       if (!(await isEndpointActive(db, original.endpoint_id))) {
         throw AppError.validation(
@@ -327,6 +341,17 @@ export function createWebhookService(deps: {
         )
       }
       return deliveryView(await enqueueRedelivery(db, original, clock.now()))
+    },
+
+    /** Queues the endpoint's matching events again, in the background (see replays.service.ts). */
+    async replay(scope: WebhookScope | undefined, endpointId: string, input: ReplayRequest) {
+      const endpoint = await ownEndpoint(scope, endpointId)
+      return replayView(await requestReplay(db, endpoint, input, clock.now()))
+    },
+
+    /** The endpoint's newest replay and how far it got. */
+    async replayStatus(scope: WebhookScope | undefined, endpointId: string) {
+      return replayView(await replayOf(db, await ownEndpoint(scope, endpointId)))
     },
   }
 }
@@ -340,6 +365,9 @@ export type WebhookService = ReturnType<typeof createWebhookService>
 export async function disableFailingEndpoints(db: Database, ids: readonly string[], at: Date): Promise<void> {
   await db.transaction().execute(async (trx) => {
     await disableEndpoints(trx, ids, at)
-    for (const id of ids) await failPendingDeliveries(trx, id)
+    for (const id of ids) {
+      await failPendingDeliveries(trx, id)
+      await cancelReplays(trx, id, at)
+    }
   })
 }

@@ -42,7 +42,10 @@ describe('one owner per webhook table', () => {
     const notifiers = sources()
       .filter(({ text }) => /pg_notify\s*\(/.test(text))
       .map(({ path }) => path)
-    assert.deepEqual(notifiers, ['src/modules/webhooks/outbox/outbox.repo.ts'])
+    assert.deepEqual(notifiers, [
+      'src/modules/webhooks/outbox/feed.repo.ts',
+      'src/modules/webhooks/outbox/outbox.repo.ts',
+    ])
   })
 
   test('endpoints are written by their repository, and their failure streaks by the result statement', () => {

@@ -62,7 +62,21 @@ const COMPLETE_SQL = `
       from (select * from finished union all select * from retried) q
       join v on v.id = q.delivery_id
       where d.id = q.delivery_id
-      returning v.endpoint_id, v.seq, v.status, v.at, v.counts
+      returning v.endpoint_id, v.seq, v.status, v.at, v.counts, d.id, d.redelivery_of
+    ),
+    cancelled as (
+      delete from webhook_queue q
+      using recorded r
+      where r.status = 'succeeded' and r.redelivery_of is not null and q.delivery_id = r.redelivery_of
+        and q.delivery_id <> all($2::uuid[])
+      returning q.delivery_id, r.id as by
+    ),
+    superseded as (
+      update webhook_deliveries d
+      set status = 'failed', next_attempt_at = null, superseded_by = c.by
+      from cancelled c
+      where d.id = c.delivery_id and d.status = 'pending'
+      returning 1
     ),
     attempts_log as (
       insert into webhook_attempts
@@ -111,8 +125,14 @@ const COMPLETE_SQL = `
  * statement locks it, so workers recording results for one endpoint at the
  * same time add up correctly: the one write outside the outbox's tables, to
  * keep a batch one round trip. Each attempt made (not one whose endpoint
- * was disabled meanwhile) also becomes a row of the attempt history. Returns the active endpoints whose streak
- * reached `disableAfter` (the webhooks module disables them).
+ * was disabled meanwhile) also becomes a row of the attempt history. A redelivery that succeeded ends the retries
+ * of the entry it repeats: that entry's queue row goes (a worker holding it
+ * records nothing for it, as for a disabled endpoint) and its log row turns
+ * `failed` with `superseded_by` set, unless its own result is in the same
+ * batch. In the common case no result is a redelivery's, and those two steps
+ * read only the batch. Returns the active endpoints whose streak reached
+ * `disableAfter` (the webhooks module disables them). See
+ * docs/decisions/2026-11-26-webhook-redelivery-cancels-retry.md.
  */
 export async function completeAttempts(
   db: Database,

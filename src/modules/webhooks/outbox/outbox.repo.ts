@@ -15,6 +15,8 @@ export const WAKE_CHANNEL = 'svc_webhook_deliveries'
 export const EVENTS_CHANNEL = 'svc_webhook_events'
 /** Sample events of POST /v1/webhook-events/trigger travel on this channel, with their body. */
 export const SAMPLES_CHANNEL = 'svc_webhook_samples'
+/** The channel replay feeders wake on: a replay was requested. */
+export const REPLAYS_CHANNEL = 'svc_webhook_replays'
 
 /**
  * The outbox write as common table expressions, to be embedded in the
@@ -94,6 +96,11 @@ export function outboxWake(): RawBuilder<unknown> {
     where channel is not null)`
 }
 
+/** Wakes the workers' replay feeders when the transaction commits (a replay was requested). */
+export async function notifyReplays(trx: Transaction<DB>): Promise<void> {
+  await sql`select pg_notify(${REPLAYS_CHANNEL}, '')`.execute(trx)
+}
+
 /** Sends a sample event to every instance's listen streams at once (no transaction; nothing stored). */
 export async function notifySample(db: Database, payload: string): Promise<void> {
   await sql`select pg_notify(${SAMPLES_CHANNEL}, ${payload})`.execute(db)
@@ -111,12 +118,16 @@ export async function insertEvent(
   return result.rows[0]!.data
 }
 
-/** A new pending log entry for an event and endpoint, its first attempt due at `at`, and a wake-up. */
+/**
+ * A new pending log entry for an event and endpoint, its first attempt due at
+ * `at`, and a wake-up; with `redeliveryOf`, a redelivery of that entry.
+ */
 export async function insertDelivery(
   trx: Transaction<DB>,
   of: Pick<WebhookDeliveryRow, 'event_id' | 'endpoint_id' | 'organization_id' | 'environment' | 'event_type'>,
   id: string,
   at: Date,
+  redeliveryOf: string | null = null,
 ): Promise<WebhookDeliveryRow> {
   const inserted = await trx
     .insertInto('webhook_deliveries')
@@ -131,6 +142,7 @@ export async function insertDelivery(
       attempts: 0,
       next_attempt_at: at,
       created_at: at,
+      redelivery_of: redeliveryOf,
     })
     .returningAll()
     .executeTakeFirstOrThrow()
@@ -168,8 +180,19 @@ export async function failPendingDeliveries(trx: Transaction<DB>, endpointId: st
     where d.id = dropped.delivery_id and d.status = 'pending'`.execute(trx)
 }
 
-export async function findDelivery(db: Database, id: string): Promise<WebhookDeliveryRow | undefined> {
-  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst()
+/** A log entry; with `scope`, only one of that organization and environment. */
+export async function findDelivery(
+  db: Database,
+  id: string,
+  scope?: { organizationId: string; environment: Environment },
+): Promise<WebhookDeliveryRow | undefined> {
+  let query = db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id)
+  if (scope) {
+    query = query
+      .where('organization_id', '=', scope.organizationId)
+      .where('environment', '=', scope.environment)
+  }
+  return query.executeTakeFirst()
 }
 
 /** What the delivery log can be narrowed to; every filter is optional and they combine. */

@@ -27,9 +27,11 @@ export {
   findDelivery,
   listAttempts,
   listDeliveries,
+  notifyReplays,
   notifySample,
   outboxCtes,
   outboxWake,
+  REPLAYS_CHANNEL,
   SAMPLES_CHANNEL,
   WAKE_CHANNEL,
 } from './outbox.repo.ts'
@@ -47,11 +49,15 @@ export async function recordEvent(trx: Database, input: NewEventInput): Promise<
   return { id, type: input.type, created_at: input.at, data }
 }
 
-/** A new pending log entry for the same event and endpoint, its attempt due at once (a manual redelivery). */
+/**
+ * A new pending log entry for the same event and endpoint, its attempt due at
+ * once (a manual redelivery); it remembers the entry it repeats, whose retries
+ * its success ends (complete.repo.ts).
+ */
 export async function enqueueRedelivery(
   db: Database,
   original: WebhookDeliveryRow,
   at: Date,
 ): Promise<WebhookDeliveryRow> {
-  return db.transaction().execute((trx) => insertDelivery(trx, original, newId(), at))
+  return db.transaction().execute((trx) => insertDelivery(trx, original, newId(), at, original.id))
 }

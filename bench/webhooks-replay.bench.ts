@@ -1,0 +1,209 @@
+// Webhook replay benchmark (issue 18). Not part of npm test. Needs PostgreSQL.
+//
+//   npm run bench:webhooks-replay
+//   npm run bench:webhooks-replay -- --events=10000 --every=100 --pg-url=postgres://postgres@127.0.0.1:5432/test
+//
+// One service (API and worker, default settings) on a fresh PostgreSQL
+// database and one local HTTPS receiver that answers 200 at once. An
+// organization has one endpoint and creates an order every --every ms.
+// 1. Baseline: orders for --baseline seconds with no replay; the delay from
+//    each order.received event's recording (its envelope's created_at) to the
+//    arrival of its first attempt.
+// 2. --events older events are written in SQL (as the outbox writes them), a
+//    replay of them is requested, and orders go on arriving until every
+//    replayed event has arrived. Reported: the time from the request to the
+//    last replayed arrival (drain), and the fresh events' delays while the
+//    replay ran, against the baseline. Target: p99 < 1000 ms.
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { parseArgs } from 'node:util'
+import pg from 'pg'
+import selfsigned from 'selfsigned'
+import { percentile, type Service, startService, tenant } from './lib/service.ts'
+
+const { values: flags } = parseArgs({
+  options: {
+    events: { type: 'string', default: '10000' },
+    every: { type: 'string', default: '100' },
+    baseline: { type: 'string', default: '10' },
+    'pg-url': {
+      type: 'string',
+      default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
+    },
+  },
+})
+const EVENTS = Number(flags.events)
+const EVERY_MS = Number(flags.every)
+const BASELINE_S = Number(flags.baseline)
+const BOUND_MS = 1000
+const work = mkdtempSync(join(tmpdir(), 'bench-replay-'))
+
+async function certificate() {
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] },
+    ],
+  })
+  writeFileSync(join(work, 'cert.pem'), pems.cert)
+  return { key: pems.private, cert: pems.cert }
+}
+
+/** Answers 200 at once; per fresh event the delay of its first attempt, and the replayed arrivals. */
+async function receiver(tls: { key: string; cert: string }) {
+  const fresh = new Map<string, { at: number; delay: number }>()
+  const replayed = { count: 0, last: 0 }
+  const server = createServer(tls, (req, res) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const at = Date.now()
+      res.end()
+      const event = JSON.parse(Buffer.concat(chunks).toString()) as {
+        id: string
+        created_at: string
+        data: { external_order_id: string }
+      }
+      if (event.data.external_order_id.startsWith('SEED-')) {
+        replayed.count++
+        replayed.last = at
+      } else if (!fresh.has(event.id)) {
+        fresh.set(event.id, { at, delay: at - Date.parse(event.created_at) })
+      }
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const close = () => {
+    server.closeAllConnections()
+    server.close()
+  }
+  return { port: (server.address() as AddressInfo).port, fresh, replayed, close }
+}
+
+async function call(service: Service, key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${service.base}/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  return { status: res.status, json: await res.json() }
+}
+
+const summary = (delays: number[]) =>
+  `${delays.length} events, p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms, max ${Math.max(...delays)} ms`
+
+async function main() {
+  const tls = await certificate()
+  const hook = await receiver(tls)
+  const dbName = `bench_replay_${randomBytes(4).toString('hex')}`
+  const admin = new pg.Client({ connectionString: flags['pg-url'] })
+  await admin.connect()
+  await admin.query(`create database ${dbName}`)
+  const url = new URL(flags['pg-url']!)
+  url.pathname = `/${dbName}`
+  const db = new pg.Client({ connectionString: url.toString() })
+  let service: Service | undefined
+  try {
+    service = await startService({
+      DATABASE_URL: url.toString(),
+      DATA_DIR: join(work, 'data'),
+      NODE_EXTRA_CA_CERTS: join(work, 'cert.pem'),
+      WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
+    })
+    const s = service
+    await db.connect()
+    const org = await tenant(s, 'Replay')
+    const created = await call(s, org.key, 'POST', '/webhook-endpoints', {
+      url: `https://localhost:${hook.port}/hook`,
+    })
+    if (created.status !== 201) throw new Error(`endpoint: ${created.status}`)
+    const endpointId = created.json.data.endpoint.id as string
+
+    /** Orders every EVERY_MS until `done()`; returns how many were created. */
+    const trickle = async (done: () => boolean) => {
+      let n = 0
+      while (!done()) {
+        const started = Date.now()
+        const res = await call(s, org.key, 'POST', '/orders', {
+          external_order_id: `REPLAY-${n}-${randomBytes(3).toString('hex')}`,
+          customer: { name: 'R' },
+          items: [{ name: 'x', quantity: 1 }],
+        })
+        if (res.status !== 201) throw new Error(`order: ${res.status}`)
+        n++
+        await sleep(Math.max(0, EVERY_MS - (Date.now() - started)))
+      }
+      return n
+    }
+
+    // Warm-up (not measured), then the baseline.
+    await trickle(() => hook.fresh.size >= 20)
+    await sleep(500)
+    hook.fresh.clear()
+    const baselineEnd = Date.now() + BASELINE_S * 1000
+    const baselineOrders = await trickle(() => Date.now() >= baselineEnd)
+    await sleep(1000)
+    const baseline = [...hook.fresh.values()].map((f) => f.delay)
+    hook.fresh.clear()
+
+    // The events to replay, recorded an hour ago, 1 ms apart.
+    const since = new Date(Date.now() - 3600_000)
+    await db.query(
+      `insert into events (id, organization_id, environment, type, order_id, data, body, created_at)
+       select id, $1, 'live', 'order.received', null, data,
+              json_build_object('id', id, 'type', 'order.received',
+                'created_at', to_char(at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                'api_version', 'v1', 'data', data)::text, at
+       from (select uuid_v7() as id, $2::timestamptz + n * interval '1 millisecond' as at,
+                    json_build_object('order_id', gen_random_uuid(), 'external_order_id', 'SEED-' || n) as data
+             from generate_series(1, $3::int) n) s`,
+      [org.orgId, since.toISOString(), EVENTS],
+    )
+    const requested = Date.now()
+    const replay = await call(s, org.key, 'POST', `/webhook-endpoints/${endpointId}/replay`, {
+      since: since.toISOString(),
+      until: new Date(since.getTime() + EVENTS + 1).toISOString(),
+    })
+    if (replay.status !== 202) throw new Error(`replay: ${replay.status} ${JSON.stringify(replay.json)}`)
+    const answeredMs = Date.now() - requested
+    const duringOrders = await trickle(() => hook.replayed.count >= EVENTS)
+    await sleep(1000)
+    const drainMs = hook.replayed.last - requested
+    const during = [...hook.fresh.values()].filter((f) => f.at <= hook.replayed.last).map((f) => f.delay)
+    const status = await call(s, org.key, 'GET', `/webhook-endpoints/${endpointId}/replay`)
+
+    console.log(`\nwebhooks replay benchmark: PostgreSQL, node ${process.version}`)
+    console.log(
+      `replay of ${EVENTS} events: answered in ${answeredMs} ms (total ${replay.json.data.replay.total}); all arrived ${(drainMs / 1000).toFixed(1)} s after the request (${((EVENTS / drainMs) * 1000).toFixed(0)} deliveries/s); status ${status.json.data.replay.status}, ${hook.replayed.count} replayed arrivals`,
+    )
+    console.log(`fresh orders every ${EVERY_MS} ms, event recorded -> first attempt arrived:`)
+    console.log(`  baseline, no replay (${baselineOrders} orders): ${summary(baseline)}`)
+    console.log(`  while the replay ran (${duringOrders} orders):  ${summary(during)}`)
+    console.log(
+      `  p99 with the replay over the baseline's: ${(percentile(during, 99) / percentile(baseline, 99)).toFixed(2)}; the replay added ${percentile(during, 99) - percentile(baseline, 99)} ms at p99`,
+    )
+    const p99 = percentile(during, 99)
+    console.log(
+      `${p99 < BOUND_MS ? 'PASS' : 'FAIL'}  fresh events' first attempts during the replay: p99 < ${BOUND_MS} ms: ${p99} ms`,
+    )
+  } finally {
+    await service?.stop()
+    hook.close()
+    await db.end().catch(() => {})
+    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {})
+    await admin.end()
+    rmSync(work, { recursive: true, force: true })
+  }
+}
+
+await main()
