@@ -3,7 +3,7 @@ import Type, { type Static, type TSchema } from 'typebox'
 
 /**
  * Every environment variable the service reads, declared once: type, default,
- * limits and meaning. README's configuration table lists the same variables
+ * limits and meaning. The configuration table of docs/operations.md lists the same variables
  * and defaults (a test compares them); the rest of the code reads the parsed,
  * frozen Config. Extra keywords: `unset` says what an unset variable without a
  * default means, `expected` describes a pattern, `secret` keeps the value out

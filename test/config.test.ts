@@ -70,14 +70,14 @@ describe('loadConfig', () => {
 })
 
 /**
- * README's configuration table: every row whose first cell holds only
+ * The configuration table (docs/operations.md): every row whose first cell holds only
  * `UPPER_CASE` names. A row may name several variables; its default cell then
  * holds one default for all or one per variable, separated by commas.
  */
-function readmeDefaults(): Map<string, string> {
+function documentedDefaults(): Map<string, string> {
   const normalize = (s: string) => s.replaceAll('`', '').replace(/\s+/g, ' ').trim()
   const defaults = new Map<string, string>()
-  for (const line of readFileSync(new URL('../README.md', import.meta.url), 'utf8').split('\n')) {
+  for (const line of readFileSync(new URL('../docs/operations.md', import.meta.url), 'utf8').split('\n')) {
     const cells = line.trim().split('|').slice(1, -1)
     if (cells.length < 2) continue
     const listed = cells[0]!.split(',').map((c) => c.trim())
@@ -86,15 +86,15 @@ function readmeDefaults(): Map<string, string> {
     const parts = names.length > 1 ? cells[1]!.split(',') : [cells[1]!]
     names.forEach((name, i) => {
       const value = normalize(parts.length === names.length ? parts[i]! : cells[1]!)
-      assert.ok(!defaults.has(name), `${name} is listed twice in README`)
+      assert.ok(!defaults.has(name), `${name} is listed twice in docs/operations.md`)
       defaults.set(name, value)
     })
   }
   return defaults
 }
 
-test("README's configuration table names the schema's variables with the schema's defaults", () => {
-  const readme = readmeDefaults()
-  assert.deepEqual([...readme.keys()].sort(), [...ENV_NAMES].sort())
-  for (const name of ENV_NAMES) assert.equal(readme.get(name), defaultText(name), name)
+test("the configuration table of docs/operations.md names the schema's variables with the schema's defaults", () => {
+  const documented = documentedDefaults()
+  assert.deepEqual([...documented.keys()].sort(), [...ENV_NAMES].sort())
+  for (const name of ENV_NAMES) assert.equal(documented.get(name), defaultText(name), name)
 })

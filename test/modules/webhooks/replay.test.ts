@@ -197,6 +197,32 @@ describe('webhook replay', () => {
     assert.deepEqual(new Set(ids), new Set([...received, cancelled]))
   })
 
+  test('replays only the types the endpoint’s enabled_events take', async (ctx) => {
+    const s = await setup(ctx)
+    const { endpoint } = await s.endpoint('/filtered')
+    const key = s.tenant.liveKey
+    const patched = await s.t.api(key, 'PATCH', `/v1/webhook-endpoints/${endpoint.id}`, {
+      enabled_events: ['order.cancelled'],
+    })
+    assert.equal(patched.statusCode, 200, patched.body)
+    const start = hourAgo()
+    await seedEvents(s.t, s.tenant.orgId, 3, start, { prefix: 'r' })
+    const [cancelled] = await seedEvents(s.t, s.tenant.orgId, 1, new Date(start.getTime() + 10), {
+      type: 'order.cancelled',
+      prefix: 'c',
+    })
+    const path = `/v1/webhook-endpoints/${endpoint.id}/replay`
+    const asked = await s.t.api(key, 'POST', path, { since: new Date(start.getTime() - 1).toISOString() })
+    assert.equal(asked.statusCode, 202, asked.body)
+    assert.equal(asked.json().data.replay.total, 1)
+    await s.dispatch()
+    await s.receiver.waitFor(1)
+    assert.deepEqual(
+      s.receiver.received.map((r) => r.headers['x-service-event-id']),
+      [cancelled],
+    )
+  })
+
   test('more than 10 000 matching events: 422 with the count, nothing stored', async (ctx) => {
     const s = await setup(ctx)
     const { endpoint } = await s.endpoint('/too-many')
