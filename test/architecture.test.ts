@@ -46,6 +46,11 @@ const OWNERS: Record<string, string[]> = {
   webhook_deliveries: ['webhooks'],
   webhook_queue: ['webhooks'],
   listen_sessions: ['webhooks'],
+  accounts: ['accounts'],
+  members: ['accounts'],
+  invitations: ['accounts'],
+  dashboard_sessions: ['accounts'],
+  audit_log: ['audit'],
 }
 
 function writtenTables(source: string): string[] {

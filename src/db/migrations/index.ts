@@ -9,6 +9,7 @@ import * as deliveryQueue from './2026-11-25-0007-delivery-queue.ts'
 import * as serviceInstances from './2026-11-25-0009-service-instances.ts'
 import * as orderContentBytes from './2026-11-25-0010-order-content-bytes.ts'
 import * as listenSessions from './2026-11-25-0011-listen-sessions.ts'
+import * as dashboardAccounts from './2026-11-26-0016-dashboard-accounts.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-25-0009-service-instances': serviceInstances,
   '2026-11-25-0010-order-content-bytes': orderContentBytes,
   '2026-11-25-0011-listen-sessions': listenSessions,
+  '2026-11-26-0016-dashboard-accounts': dashboardAccounts,
 }
 
 export const migrationProvider: MigrationProvider = {
