@@ -33,7 +33,10 @@ export function setCookies(res: LightMyRequestResponse): string[] {
   return raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]
 }
 
-export async function dashboardClient(t: Pick<TestApp, 'app'>, origin = PUBLIC_BASE_URL): Promise<DashboardClient> {
+export async function dashboardClient(
+  t: Pick<TestApp, 'app'>,
+  origin = PUBLIC_BASE_URL,
+): Promise<DashboardClient> {
   const client: DashboardClient = {
     cookies: new Map(),
     csrf: '',
