@@ -58,6 +58,7 @@ export function Shell() {
             component={Link}
             to={s.to}
             label={s.label}
+            variant="filled"
             active={location.pathname.startsWith(s.to)}
             aria-current={location.pathname.startsWith(s.to) ? 'page' : undefined}
             onClick={close}

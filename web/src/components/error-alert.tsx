@@ -5,7 +5,7 @@ export function ErrorAlert({ error, title = 'Something went wrong' }: { error: u
   if (!error) return null
   const message = error instanceof Error ? error.message : String(error)
   return (
-    <Alert color="red" title={title} role="alert" variant="light">
+    <Alert color="red" title={title} role="alert" variant="default">
       {message}
     </Alert>
   )

@@ -36,7 +36,14 @@ export async function api<T>(
 ): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' }
   if (body !== undefined) headers['content-type'] = 'application/json'
-  if (method !== 'GET') headers['x-csrf-token'] = csrfToken
+  if (method !== 'GET') {
+    // Pages that change something before asking for the session (the invitation) fetch the token first.
+    if (!csrfToken) {
+      const state = await api<{ data: { csrf_token: string } }>('GET', '/session')
+      csrfToken = state.data.csrf_token
+    }
+    headers['x-csrf-token'] = csrfToken
+  }
   let res: Response
   try {
     res = await fetch(`/dashboard/api${path}`, {

@@ -59,7 +59,7 @@ export function ChangePassword() {
           />
           <ErrorAlert error={change.error} title="The password was not changed" />
           {change.isSuccess && (
-            <Alert color="green" role="status">
+            <Alert color="green" variant="default" role="status">
               Password changed. {change.data.sessions_ended} other session
               {change.data.sessions_ended === 1 ? ' was' : 's were'} signed out.
             </Alert>

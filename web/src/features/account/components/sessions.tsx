@@ -25,7 +25,7 @@ export function Sessions() {
       </Group>
       <ErrorAlert error={sessions.error ?? signOutOthers.error} />
       {signOutOthers.isSuccess && (
-        <Alert color="green" role="status" mb="sm">
+        <Alert color="green" variant="default" role="status" mb="sm">
           {signOutOthers.data.sessions_ended} other session
           {signOutOthers.data.sessions_ended === 1 ? '' : 's'} signed out.
         </Alert>

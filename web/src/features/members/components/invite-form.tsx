@@ -44,7 +44,12 @@ export function InviteForm() {
       <Stack mt="md">
         <ErrorAlert error={invite.error} title="No invitation was created" />
         {invite.data && (
-          <Alert color="green" role="status" title={`Invitation for ${invite.data.invitation.email}`}>
+          <Alert
+            color="green"
+            variant="default"
+            role="status"
+            title={`Invitation for ${invite.data.invitation.email}`}
+          >
             <Stack gap="xs">
               <span>Pass this link on; it works once, for 7 days, and is not shown again.</span>
               <Group align="flex-end" wrap="nowrap">
