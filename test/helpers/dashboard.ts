@@ -33,25 +33,31 @@ export function setCookies(res: LightMyRequestResponse): string[] {
   return raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]
 }
 
+/** A network address of its own (sign-in is counted per address). */
+export const randomAddress = () => `10.${[...randomBytes(3)].join('.')}`
+
 export async function dashboardClient(
   t: Pick<TestApp, 'app'>,
-  origin = PUBLIC_BASE_URL,
+  options: { origin?: string; address?: string } = {},
 ): Promise<DashboardClient> {
+  const origin = options.origin ?? PUBLIC_BASE_URL
+  const remoteAddress = options.address ?? randomAddress()
   const client: DashboardClient = {
     cookies: new Map(),
     csrf: '',
-    async call(method, path, payload, options = {}) {
-      const headers: Record<string, string> = { ...options.headers }
+    async call(method, path, payload, call = {}) {
+      const headers: Record<string, string> = { ...call.headers }
       if (client.cookies.size) headers.cookie = cookieHeader(client.cookies)
-      const o = options.origin === undefined ? origin : options.origin
+      const o = call.origin === undefined ? origin : call.origin
       if (o !== null) headers.origin = o
-      const csrf = options.csrf === undefined ? client.csrf : options.csrf
+      const csrf = call.csrf === undefined ? client.csrf : call.csrf
       if (csrf !== null && method !== 'GET') headers['x-csrf-token'] = csrf
       if (payload !== undefined) headers['content-type'] = 'application/json'
       const res = await t.app.inject({
         method,
         url: `/dashboard/api${path}`,
         headers,
+        remoteAddress,
         ...(payload === undefined ? {} : { payload: JSON.stringify(payload) }),
       })
       for (const cookie of setCookies(res)) {
@@ -101,7 +107,7 @@ export async function memberOf(
 ) {
   const email = uniqueEmail(role)
   const token = await operatorInvite(t, orgId, email, role)
-  const client = await dashboardClient(t, options.origin)
+  const client = await dashboardClient(t, options)
   const res = await client.call('POST', '/invitations/accept', { token, password: PASSWORD })
   assert.equal(res.statusCode, 200, res.body)
   return { client, email, id: res.json().data.member.id as string }
