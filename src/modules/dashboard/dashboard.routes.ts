@@ -1,8 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Role as RoleName } from '../../db/schema.ts'
-import { AppError } from '../../http/errors.ts'
-import { secretsEqual } from '../../lib/secrets.ts'
+import type { Role } from '../../db/schema.ts'
 import type { AccountService, RequestMeta, SessionContext } from '../accounts/accounts.service.ts'
 import type { AuditService } from '../audit/audit.service.ts'
 import type { DashboardCookies } from './cookies.ts'
@@ -27,20 +25,8 @@ import {
   SignedIn,
   SignInBody,
 } from './dashboard.schemas.ts'
+import { dashboardGuard } from './dashboard-guard.ts'
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Dashboard routes: the least role that may call it (roles rank owner > developer > viewer). */
-    role?: RoleName
-    /** Dashboard routes that change something: Origin and X-CSRF-Token are checked. */
-    csrf?: boolean
-  }
-  interface FastifyRequest {
-    dashboard: SessionContext | undefined
-  }
-}
-
-const RANK: Record<RoleName, number> = { viewer: 0, developer: 1, owner: 2 }
 export const DASHBOARD_API_PREFIX = '/dashboard/api'
 export const DASHBOARD_TAG = 'dashboard'
 
@@ -65,23 +51,6 @@ const ctx = (request: FastifyRequest): SessionContext => request.dashboard!
  */
 export function dashboardApiRoutes(deps: DashboardDeps) {
   const { accounts, cookies } = deps
-  const origins = (host: string | undefined) => {
-    const base = new URL(deps.publicBaseUrl)
-    // The configured origin, and the one the browser reached (same scheme).
-    return [base.origin, ...(host ? [`${base.protocol}//${host}`] : [])]
-  }
-
-  function checkCsrf(request: FastifyRequest): void {
-    const origin = request.headers.origin
-    if (typeof origin !== 'string' || !origins(request.headers.host).includes(origin)) {
-      throw new AppError('csrf_failed', { hint: 'The Origin header does not name this service.' })
-    }
-    const sent = request.headers['x-csrf-token']
-    const expected = cookies.read(request.headers.cookie, cookies.csrf)
-    if (typeof sent !== 'string' || !expected || !secretsEqual(sent, expected)) {
-      throw new AppError('csrf_failed', { hint: 'The X-CSRF-Token header is missing or wrong.' })
-    }
-  }
 
   function signedIn(reply: FastifyReply, token: string) {
     reply.header('set-cookie', cookies.sessionCookie(token))
@@ -90,27 +59,13 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
     app.decorateRequest('dashboard', undefined)
-    app.addHook('onRequest', async (request, reply) => {
-      // Answers about sessions are never cached.
-      reply.header('cache-control', 'no-store')
-      const config = request.routeOptions.config
-      if (config.auth === 'session') {
-        const session = await accounts.authenticate(cookies.read(request.headers.cookie, cookies.session))
-        if (!session) throw new AppError('session_required')
-        request.dashboard = session
-      }
-      if (config.csrf) checkCsrf(request)
-      const member = request.dashboard?.member
-      if (config.role && member && RANK[member.role] < RANK[config.role]) {
-        throw new AppError('role_required', { message: `This needs the ${config.role} role.` })
-      }
-    })
+    app.addHook('onRequest', dashboardGuard(deps))
 
     const tags = [DASHBOARD_TAG]
     const open = { auth: 'none' as const }
     const openChange = { auth: 'none' as const, csrf: true, jsonBody: true }
     const viewer = { auth: 'session' as const, role: 'viewer' as const }
-    const change = (role: RoleName, jsonBody = true) => ({
+    const change = (role: Role, jsonBody = true) => ({
       auth: 'session' as const,
       role,
       csrf: true,
