@@ -169,6 +169,7 @@ describe('route table', () => {
         (r.url === '/dashboard' ||
           (r.url.startsWith('/dashboard/') && !r.url.startsWith('/dashboard/api/')))) ||
       [
+        'GET /dashboard/api/openapi.json',
         'GET /dashboard/api/session',
         'POST /dashboard/api/sign-in',
         'POST /dashboard/api/invitations/lookup',

@@ -4,6 +4,7 @@ import type { Role } from '../../db/schema.ts'
 import type { AccountService, RequestMeta, SessionContext } from '../accounts/accounts.service.ts'
 import type { AuditService } from '../audit/audit.service.ts'
 import type { DashboardCookies } from './cookies.ts'
+import { dashboardOpenApi } from './dashboard.openapi.ts'
 import {
   AcceptInvitationBody,
   AuditPage,
@@ -60,6 +61,14 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
     app.decorateRequest('dashboard', undefined)
     app.addHook('onRequest', dashboardGuard(deps))
+    const openapi = dashboardOpenApi({
+      cookieName: cookies.session,
+      publicBaseUrl: deps.publicBaseUrl,
+    })
+    app.addHook('onRoute', openapi.collect)
+    app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>
+      openapi.document(),
+    )
 
     const tags = [DASHBOARD_TAG]
     const open = { auth: 'none' as const }

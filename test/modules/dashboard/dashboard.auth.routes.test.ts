@@ -56,8 +56,9 @@ const path = (r: RouteEntry, ids: Record<string, string>) =>
 const sessionRoutes = routes.filter((r) => r.auth === 'session')
 const RANK: Record<string, number> = { viewer: 0, developer: 1, owner: 2 }
 
-/** The routes open without a session: reading the session, signing in, invitations. */
+/** The routes open without a session: its document, reading the session, signing in, invitations. */
 const OPEN = [
+  'GET /dashboard/api/openapi.json',
   'GET /dashboard/api/session',
   'POST /dashboard/api/sign-in',
   'POST /dashboard/api/invitations/lookup',
