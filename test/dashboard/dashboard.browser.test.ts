@@ -35,7 +35,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, 
   /** A fresh browser profile (its own cookies), with its requests and CSP violations watched. */
   async function newPage() {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    context.setDefaultTimeout(60_000)
+    context.setDefaultTimeout(120_000)
     const page = await context.newPage()
     return { page, seen: await watchPage(page) }
   }
