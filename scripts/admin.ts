@@ -16,6 +16,8 @@
  *   complete-job PRODUCTION_JOB_ID
  *   list-deliveries [--org ORG_ID] [--endpoint ENDPOINT_ID] [--limit N]
  *   redeliver DELIVERY_ID                   the same event again, as a new delivery sent at once
+ *   invite ORG_ID EMAIL [--role owner|developer|viewer]
+ *                                           a dashboard invitation (owner by default): prints the link
  *
  * Service address: --url, else the service's own (PUBLIC_BASE_URL, else http://localhost:$PORT).
  * Token: OPERATOR_TOKEN, else the file DATA_DIR/operator-token. Unset variables
@@ -40,6 +42,7 @@ const { values, positionals } = parseArgs({
     org: { type: 'string' },
     endpoint: { type: 'string' },
     limit: { type: 'string' },
+    role: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 })
@@ -192,6 +195,23 @@ switch (command) {
       (await call('POST', `/webhook-deliveries/${args[0] ?? fail('redeliver DELIVERY_ID')}/redeliver`)).data,
     )
     break
+  case 'invite': {
+    const [orgId, email] = args
+    if (!orgId || !email) fail('invite ORG_ID EMAIL [--role owner|developer|viewer]')
+    const { invitation, url } = (
+      await call<{ invitation: { email: string; role: string; expires_at: string }; url: string }>(
+        'POST',
+        `/organizations/${orgId}/invitations`,
+        { email, role: values.role ?? 'owner' },
+      )
+    ).data
+    console.log(
+      `Invitation for ${invitation.email} (${invitation.role}), valid until ${invitation.expires_at}:`,
+    )
+    console.log(`  ${url}`)
+    console.log('\nThe link is shown once and works once: pass it on to set the password and sign in.')
+    break
+  }
   default:
     fail(`Unknown command ${command}; see npm run admin -- --help`)
 }

@@ -3,7 +3,7 @@
  * service (src/main.ts on a fresh embedded database) in headless Chromium.
  * Needs Debian's chromium (apt-get install -y chromium).
  */
-import { mkdtemp, rm } from 'node:fs/promises'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,6 +24,45 @@ const service = await startServiceProcess({
   LOG_LEVEL: 'info',
 })
 const browser = await launchChromium()
+
+/** The dashboard's pages, signed in as the owner of a small organization. */
+async function dashboardPages() {
+  const base = `http://127.0.0.1:${port}`
+  const token = (await readFile(join(dataDir, 'operator-token'), 'utf8')).trim()
+  const admin = async (path: string, body: unknown) => {
+    const res = await fetch(`${base}/admin/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
+    return ((await res.json()) as { data: Record<string, unknown> }).data
+  }
+  const org = (await admin('/organizations', { name: 'Acme Prints' })).organization as { id: string }
+  const invite = async (email: string, role: string) =>
+    new URL(String((await admin(`/organizations/${org.id}/invitations`, { email, role })).url)).hash
+  const page = await browser.newPage({ viewport: { width: 1280, height: 720 } })
+  await page.goto(`${base}/dashboard/invitation${await invite('ada@acme.example', 'owner')}`)
+  await page.getByLabel('New password').fill('correct horse battery staple')
+  await page.getByLabel('Repeat the password').fill('correct horse battery staple')
+  await page.getByRole('button', { name: 'Set password and sign in' }).click()
+  await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+  const invite2 = page.getByRole('region', { name: 'Invite a member' })
+  await invite2.getByLabel('Email').fill('grace@acme.example')
+  await invite2.getByRole('button', { name: 'Create invitation' }).click()
+  await page.getByLabel('Invitation link').waitFor()
+  for (const [section, file] of [
+    ['Members', 'docs/images/dashboard-members.png'],
+    ['Audit log', 'docs/images/dashboard-audit-log.png'],
+    ['Account', 'docs/images/dashboard-account.png'],
+  ] as const) {
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: section }).click()
+    await page.getByRole('heading', { name: section, level: 1 }).waitFor()
+    await page.mouse.move(1279, 719)
+    await page.screenshot({ path: file })
+    console.log(`wrote ${file}`)
+  }
+}
+
 try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } })
   await page.goto(`http://127.0.0.1:${port}/docs`)
@@ -40,6 +79,7 @@ try {
   const file = 'docs/images/docs-reference.png'
   await page.screenshot({ path: file })
   console.log(`wrote ${file}`)
+  await dashboardPages()
 } finally {
   await browser.close()
   service.child.kill('SIGTERM')

@@ -48,13 +48,19 @@ if (!extraArgs.length) {
   run('lint (biome)', bin('biome'), ['check', '--error-on-warnings', '.'])
   run('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
   // The client as published: the library against browser types only, the CLI against Node's.
-  for (const project of ['packages/client/tsconfig.json', 'packages/client/tsconfig.cli.json']) {
+  for (const project of [
+    'packages/client/tsconfig.json',
+    'packages/client/tsconfig.cli.json',
+    'web/tsconfig.json',
+  ]) {
     run(`type-check ${project}`, bin('tsc'), ['--noEmit', '-p', project])
   }
   // npm ci builds it (its prepare script); built again so that dist/ matches the source under test.
   for (const project of ['packages/client/tsconfig.json', 'packages/client/tsconfig.cli.json']) {
     run(`build ${project}`, bin('tsc'), ['-p', project])
   }
+  // The dashboard's bundle, built by npm ci too; again so that the browser tests run the source under test.
+  run('build web (vite)', 'npm', ['run', 'build', '-w', 'web'])
 }
 
 // The suite runs in a zone that is not UTC, so no code can rely on the machine's

@@ -30,7 +30,12 @@ import {
 import { validatorCompiler } from './http/validation.ts'
 import type { Clock } from './lib/clock.ts'
 import { createMetrics, type Metrics, observeListenStreams, observeWebhookQueue } from './metrics.ts'
+import { createAccountService } from './modules/accounts/accounts.service.ts'
+import { createAuditService } from './modules/audit/audit.service.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
+import { dashboardCookies } from './modules/dashboard/cookies.ts'
+import { DASHBOARD_API_PREFIX, dashboardApiRoutes } from './modules/dashboard/dashboard.routes.ts'
+import { dashboardWebRoutes } from './modules/dashboard/web.routes.ts'
 import { docsRoutes } from './modules/docs/docs.routes.ts'
 import { createDocsService } from './modules/docs/docs.service.ts'
 import { operatorRoutes } from './modules/operator/operator.routes.ts'
@@ -102,6 +107,14 @@ export function createServices(deps: AppDeps) {
   const organizations = createOrganizationService(deps)
   const orders = createOrderService({ db: deps.db, clock: deps.clock, uploads, organizations })
   return {
+    accounts: createAccountService({
+      db: deps.db,
+      clock: deps.clock,
+      organizations,
+      rateLimiter: deps.rateLimiter,
+      publicBaseUrl: deps.config.publicBaseUrl,
+    }),
+    audit: createAuditService({ db: deps.db }),
     system: createSystemService({ db: deps.db }),
     docs: createDocsService(),
     apiKeys: createApiKeyService({
@@ -175,6 +188,7 @@ export async function buildApp(
   registerErrorHandler(app, errors)
 
   const { system, docs, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
+  const { accounts, audit } = services
 
   registerAuth(app, {
     apiKeys,
@@ -215,12 +229,22 @@ export async function buildApp(
   )
   await app.register(
     async (admin) => {
-      await admin.register(operatorRoutes({ organizations, apiKeys, products, orders }))
+      await admin.register(operatorRoutes({ organizations, apiKeys, products, orders, accounts }))
       await admin.register(productionRoutes({ production }))
       await admin.register(webhooksOperatorRoutes({ webhooks }))
     },
     { prefix: '/admin/v1' },
   )
+  await app.register(
+    dashboardApiRoutes({
+      accounts,
+      audit,
+      cookies: dashboardCookies(deps.config.publicBaseUrl),
+      publicBaseUrl: deps.config.publicBaseUrl,
+    }),
+    { prefix: DASHBOARD_API_PREFIX },
+  )
+  await app.register(dashboardWebRoutes())
 
   return app
 }

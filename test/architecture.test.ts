@@ -48,6 +48,11 @@ const OWNERS: Record<string, string[]> = {
   listen_sessions: ['webhooks'],
   webhook_replays: ['webhooks'],
   webhook_replay_events: ['webhooks'],
+  accounts: ['accounts'],
+  members: ['accounts'],
+  invitations: ['accounts'],
+  dashboard_sessions: ['accounts'],
+  audit_log: ['audit'],
 }
 
 function writtenTables(source: string): string[] {

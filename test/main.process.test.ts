@@ -70,6 +70,67 @@ describe('the service process', () => {
   })
 })
 
+describe('the dashboard of the service process', () => {
+  let dataDir: string
+  let service: Service
+  before(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-dash-'))
+    service = await startService(dataDir)
+  })
+  after(() => {
+    service.child.kill('SIGKILL')
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  test('npm run admin -- invite prints a link that makes the first owner; /dashboard serves the app', async () => {
+    const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim()
+    const org = (await callService(service.port, token, 'POST', '/admin/v1/organizations', { name: 'Dash' }))
+      .body.data.organization
+    const cli = spawnSync(process.execPath, ['scripts/admin.ts', 'invite', org.id, 'first@example.com'], {
+      env: {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: String(service.port),
+        PUBLIC_BASE_URL: '',
+        OPERATOR_TOKEN: '',
+      },
+      encoding: 'utf8',
+    })
+    assert.equal(cli.status, 0, cli.stderr)
+    const link = /(http:\/\/localhost:\d+\/dashboard\/invitation#token=(\w+))/.exec(cli.stdout)
+    assert.ok(link, cli.stdout)
+    assert.match(cli.stdout, /first@example\.com \(owner\)/)
+
+    const base = `http://127.0.0.1:${service.port}`
+    const page = await fetch(`${base}/dashboard/invitation`)
+    assert.equal(page.status, 200)
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/)
+    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self';/)
+    const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1]
+    assert.ok(script, 'the page loads the bundle')
+    assert.equal((await fetch(`${base}${script}`)).status, 200)
+
+    const session = await fetch(`${base}/dashboard/api/session`)
+    const csrf = (await session.json()).data.csrf_token as string
+    const cookie = session.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ')
+    const accepted = await fetch(`${base}/dashboard/api/invitations/accept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: base, cookie, 'x-csrf-token': csrf },
+      body: JSON.stringify({ token: link[2], password: 'correct horse battery staple' }),
+    })
+    assert.equal(accepted.status, 200, await accepted.clone().text())
+    const { member } = (await accepted.json()).data
+    assert.deepEqual(
+      [member.email, member.role, member.organization.name],
+      ['first@example.com', 'owner', 'Dash'],
+    )
+    assert.ok(!service.output().includes(link[2]!), 'the invitation token is not logged')
+  })
+})
+
 describe('SIGTERM', () => {
   test('drains an in-flight request, then exits 0', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-term-'))

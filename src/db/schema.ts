@@ -258,6 +258,67 @@ export interface OrderEventCounterTable {
   last_sequence: number
 }
 
+export const ROLES = ['owner', 'developer', 'viewer'] as const
+export type Role = (typeof ROLES)[number]
+
+export interface AccountTable {
+  id: string
+  /** Lower-cased. */
+  email: string
+  /** scrypt$N$r$p$salt$hash (base64url). */
+  password_hash: string
+  created_at: Date
+  password_changed_at: Date
+}
+
+export interface MemberTable {
+  id: string
+  organization_id: string
+  account_id: string
+  role: Role
+  created_at: Date
+}
+
+export interface InvitationTable {
+  id: string
+  organization_id: string
+  email: string
+  role: Role
+  token_hash: string
+  /** The inviting account; null when the operator invited. */
+  invited_by: string | null
+  created_at: Date
+  expires_at: Date
+  accepted_at: Date | null
+  revoked_at: Date | null
+}
+
+export interface DashboardSessionTable {
+  id: string
+  account_id: string
+  token_hash: string
+  created_at: Date
+  last_seen_at: Date
+  /** The absolute expiry; the idle one is last_seen_at plus the idle limit. */
+  expires_at: Date
+  ended_at: Date | null
+  user_agent: string
+  address: string
+}
+
+export interface AuditLogTable {
+  id: string
+  organization_id: string
+  actor_account_id: string | null
+  /** The actor as shown: a member's email, or `operator`. */
+  actor: string
+  action: string
+  subject: string
+  details: Json<Record<string, unknown>>
+  address: string | null
+  created_at: Date
+}
+
 export interface DB {
   organizations: OrganizationTable
   api_keys: ApiKeyTable
@@ -278,6 +339,11 @@ export interface DB {
   webhook_replay_events: WebhookReplayEventTable
   service_instances: ServiceInstanceTable
   listen_sessions: ListenSessionTable
+  accounts: AccountTable
+  members: MemberTable
+  invitations: InvitationTable
+  dashboard_sessions: DashboardSessionTable
+  audit_log: AuditLogTable
 }
 
 export type OrganizationRow = Selectable<OrganizationTable>

@@ -8,14 +8,16 @@ import { type RateLimiter, rateLimitHeaders } from './rate-limit.ts'
  * How a route is authenticated, declared in its `config`:
  * - `{ auth: 'key', scopes: [...] }` public API key with every listed scope;
  * - `{ auth: 'operator' }` the operator token (/admin/v1);
- * - `{ auth: 'none' }` open (OpenAPI document, error pages, health, signed PUT).
+ * - `{ auth: 'none' }` open (OpenAPI document, error pages, health, signed PUT);
+ * - `{ auth: 'session' }` a dashboard session cookie, checked by the dashboard's
+ *   own plugin (with its CSRF check and the route's `role`).
  * Routes that take a JSON body say `jsonBody: true` (`'optional'` when the
  * body may be left out altogether); those that create
  * something say `creates: true` (a refused request then says nothing was created).
  */
 declare module 'fastify' {
   interface FastifyContextConfig {
-    auth?: 'key' | 'operator' | 'none'
+    auth?: 'key' | 'operator' | 'none' | 'session'
     scopes?: Scope[]
     jsonBody?: boolean | 'optional'
     creates?: boolean
@@ -129,6 +131,8 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
     // Unknown paths land on the not-found handler, which authenticates on its own.
     if (request.is404) return
     switch (config.auth) {
+      case 'session':
+        return
       case 'none':
         await countKeyIfValid(request, reply)
         return

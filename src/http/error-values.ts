@@ -15,6 +15,9 @@ export interface CatalogValues {
   maxListenStreams: number
   listenLeaseS: number
   maxParamLength: number
+  signInPerAccount: number
+  signInPerAddress: number
+  invitationTtlDays: number
   svg: {
     elements: number
     nodes: number

@@ -242,6 +242,76 @@ export const ERROR_CATALOG = {
     description: 'Files of accepted orders are permanent.',
     retry: 'Request a new upload slot for new content.',
   },
+  session_required: {
+    kind: 'error',
+    status: 401,
+    message: 'Sign in to the dashboard first.',
+    description:
+      'Dashboard API (`/dashboard/api`): the request carries no session cookie, or its session ended (signed out, password changed, member removed) or expired (idle or absolute limit).',
+    retry: 'Sign in again.',
+  },
+  csrf_failed: {
+    kind: 'error',
+    status: 403,
+    message: 'The request did not come from the dashboard.',
+    description:
+      'Dashboard API: every state-changing request must come from the dashboard itself: its `Origin` header names the service, and its `X-CSRF-Token` header holds the token the dashboard received from `GET /dashboard/api/session`. Nothing was changed.',
+    retry: 'Reload the dashboard and try again.',
+  },
+  role_required: {
+    kind: 'error',
+    status: 403,
+    message: 'Your role does not allow this.',
+    description:
+      'Dashboard API: roles are `owner` (everything, members too), `developer` (keys, webhooks, orders, products) and `viewer` (read only). The message names the role needed.',
+    retry: 'Ask an owner of the organization.',
+  },
+  sign_in_failed: {
+    kind: 'error',
+    status: 401,
+    message: 'The email or password is incorrect.',
+    description:
+      'Dashboard sign-in: the same answer for an unknown email and a wrong password, so it reveals nothing about which accounts exist.',
+    retry: 'Check the email and password.',
+  },
+  sign_in_throttled: {
+    kind: 'error',
+    status: 429,
+    message: 'Too many sign-in attempts.',
+    description: (v) =>
+      `Dashboard sign-in: at most ${v.signInPerAccount} attempts per account and ${v.signInPerAddress} per network address in a ${v.rateLimitWindowS}-second window. \`Retry-After\` and the message say how many seconds remain.`,
+    retry: 'Wait the number of seconds in Retry-After.',
+  },
+  invitation_invalid: {
+    kind: 'error',
+    status: 404,
+    message: 'This invitation link is unknown, already used, revoked or expired.',
+    description: (v) =>
+      `Dashboard invitations are single-use and valid ${v.invitationTtlDays} days. Every kind of bad link gets this same answer.`,
+    retry: 'Ask an owner of the organization (or the operator) for a new invitation.',
+  },
+  member_exists: {
+    kind: 'error',
+    status: 409,
+    message: 'An account with this email already exists.',
+    description: 'Dashboard: an email address belongs to one account, in one organization.',
+    retry: NO_RETRY,
+  },
+  last_owner: {
+    kind: 'error',
+    status: 409,
+    message: 'An organization keeps at least one owner.',
+    description:
+      'Dashboard: the last owner of an organization can be neither removed nor given another role. Make another member owner first.',
+    retry: NO_RETRY,
+  },
+  password_incorrect: {
+    kind: 'error',
+    status: 403,
+    message: 'The current password is incorrect.',
+    description: 'Dashboard: changing the password needs the current one. Nothing was changed.',
+    retry: 'Enter the current password.',
+  },
   // Codes inside errors[] of validation_failed.
   required: entry('A required field is missing.'),
   invalid_type: entry('The field has the wrong JSON type (for example a string where a number is expected).'),

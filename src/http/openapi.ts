@@ -90,7 +90,13 @@ export function openApiOptions(
     },
     transform: ({ schema, url, route }) => {
       const config = route.config ?? {}
-      if (url.startsWith('/admin/') || config.auth === 'operator') {
+      // The dashboard's API serves the dashboard only: not part of the public contract.
+      if (
+        url.startsWith('/admin/') ||
+        url.startsWith('/dashboard') ||
+        config.auth === 'operator' ||
+        config.auth === 'session'
+      ) {
         return { schema: { ...schema, hide: true }, url }
       }
       const documented = { ...schema, ...config.openapi } as Record<string, unknown>

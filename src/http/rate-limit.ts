@@ -16,7 +16,8 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  hit(key: string): Promise<RateDecision>
+  /** Counts one request of `key`; `limit` replaces the limiter's own (dashboard sign-in counters). */
+  hit(key: string, limit?: number): Promise<RateDecision>
   close(): Promise<void>
 }
 
@@ -40,7 +41,7 @@ export function createMemoryRateLimiter(limit: number, now: () => number = Date.
   }, WINDOW_MS)
   sweep.unref()
   return {
-    async hit(key) {
+    async hit(key, max = limit) {
       const t = now()
       let w = windows.get(key)
       if (!w || t - w.start >= WINDOW_MS) {
@@ -48,9 +49,9 @@ export function createMemoryRateLimiter(limit: number, now: () => number = Date.
         windows.set(key, w)
       }
       const msLeft = w.start + WINDOW_MS - t
-      if (w.count >= limit) return decision(limit, limit + 1, msLeft)
+      if (w.count >= max) return decision(max, max + 1, msLeft)
       w.count += 1
-      return decision(limit, w.count, msLeft)
+      return decision(max, w.count, msLeft)
     },
     async close() {
       clearInterval(sweep)
@@ -125,25 +126,25 @@ export async function createRedisRateLimiter(
     fallBack(err)
   }
   return {
-    async hit(key) {
-      if (Date.now() < skipUntil) return local.hit(key)
+    async hit(key, max = limit) {
+      if (Date.now() < skipUntil) return local.hit(key, max)
       if (redis.status !== 'ready') {
         fallBack(new Error(`Redis connection is ${redis.status}`))
-        return local.hit(key)
+        return local.hit(key, max)
       }
       try {
-        const [count, ttl] = await redis.rateHit(`ratelimit:${key}`, limit, WINDOW_MS)
+        const [count, ttl] = await redis.rateHit(`ratelimit:${key}`, max, WINDOW_MS)
         if (inProcess) {
           inProcess = false
           options.onFallback?.({ counting: 'redis' })
         }
-        return decision(limit, count, ttl)
+        return decision(max, count, ttl)
       } catch (err) {
         // A timed-out command may have lost its answer on a stalled connection,
         // which then answers nothing more: start a fresh one.
         if (err instanceof Error && /timed out/i.test(err.message)) redis.disconnect(true)
         fallBack(err)
-        return local.hit(key)
+        return local.hit(key, max)
       }
     },
     async close() {

@@ -33,6 +33,8 @@ type RouteLike = Pick<RouteOptions, 'config' | 'schema' | 'url'>
 export function routeErrorCodes(route: RouteLike): ErrorCode[] {
   const config = (route.config ?? {}) as {
     auth?: string
+    role?: string
+    csrf?: boolean
     scopes?: string[]
     jsonBody?: boolean | 'optional'
     errors?: ErrorCode[]
@@ -44,6 +46,9 @@ export function routeErrorCodes(route: RouteLike): ErrorCode[] {
   if (config.auth === 'operator') codes.add('invalid_operator_token')
   if (config.auth === 'key' || config.auth === undefined) codes.add('invalid_api_key')
   if (config.scopes?.length) codes.add('insufficient_scope')
+  if (config.auth === 'session') codes.add('session_required')
+  if (config.role && config.role !== 'viewer') codes.add('role_required')
+  if (config.csrf) codes.add('csrf_failed')
   if (config.jsonBody) {
     codes.add('invalid_json')
     codes.add('request_too_large')

@@ -203,6 +203,8 @@ export async function createTestApp(
     /** Listen streams' keepalive and poll intervals. */
     listenTimings?: { keepaliveMs?: number; pollMs?: number }
     metricsOnApiPort?: boolean
+    /** PUBLIC_BASE_URL; http://api.test by default. */
+    publicBaseUrl?: string
   } = {},
 ): Promise<TestApp> {
   const testDb = options.testDb ?? (await createTestDatabase())
@@ -224,7 +226,7 @@ export async function createTestApp(
   const storage = options.storage ?? createLocalStorage({ root: filesDir! })
   const app = await buildApp({
     config: {
-      publicBaseUrl: PUBLIC_BASE_URL,
+      publicBaseUrl: options.publicBaseUrl ?? PUBLIC_BASE_URL,
       logLevel: 'silent',
       rateLimitPerMinute: limit,
       uploadUrlTtlS: options.uploadUrlTtlS ?? DEFAULT_CONFIG.uploadUrlTtlS,

@@ -13,6 +13,7 @@ import * as eventFiltersAndSequences from './2026-11-26-0012-event-filters-and-s
 import * as webhookSecretRotation from './2026-11-26-0013-webhook-secret-rotation.ts'
 import * as webhookAttemptLog from './2026-11-26-0014-webhook-attempt-log.ts'
 import * as webhookReplays from './2026-11-26-0015-webhook-replays.ts'
+import * as dashboardAccounts from './2026-11-26-0016-dashboard-accounts.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -31,6 +32,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-0013-webhook-secret-rotation': webhookSecretRotation,
   '2026-11-26-0014-webhook-attempt-log': webhookAttemptLog,
   '2026-11-26-0015-webhook-replays': webhookReplays,
+  '2026-11-26-0016-dashboard-accounts': dashboardAccounts,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -5,7 +5,9 @@ import { ENVIRONMENTS } from '../../db/schema.ts'
 import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
 import { SCOPES } from '../../http/principal.ts'
 import { StringEnum, Text, Timestamp } from '../../http/schemas.ts'
+import type { AccountService } from '../accounts/accounts.service.ts'
 import type { ApiKeyService } from '../auth/api-keys.service.ts'
+import { OperatorInviteBody } from '../dashboard/dashboard.schemas.ts'
 import { OrderRequest } from '../orders/orders.schemas.ts'
 import type { OrderService } from '../orders/orders.service.ts'
 import type { OrganizationService } from '../organizations/organizations.service.ts'
@@ -19,6 +21,7 @@ export interface OperatorDeps {
   apiKeys: ApiKeyService
   products: ProductService
   orders: OrderService
+  accounts: AccountService
 }
 
 /**
@@ -41,6 +44,23 @@ export function operatorRoutes(deps: OperatorDeps) {
       async (request, reply) => {
         reply.code(201)
         return { data: { organization: await deps.organizations.create(request.body.name) } }
+      },
+    )
+
+    app.post(
+      '/organizations/:org_id/invitations',
+      {
+        config: { ...opCreate, errors: ['member_exists'] },
+        schema: { params: OrgParams, body: OperatorInviteBody },
+      },
+      async (request, reply) => {
+        const { email, role } = request.body
+        const created = await deps.accounts.inviteByOperator(request.params.org_id, {
+          email,
+          role: role ?? 'owner',
+        })
+        reply.code(201)
+        return { data: created }
       },
     )
 

@@ -1,0 +1,404 @@
+import type { Database } from '../../db/database.ts'
+import type { Role } from '../../db/schema.ts'
+import { AppError } from '../../http/errors.ts'
+import type { RateLimiter } from '../../http/rate-limit.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { isUuid, newId } from '../../lib/ids.ts'
+import { randomBase62, sha256Hex } from '../../lib/secrets.ts'
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
+import type { OrganizationLookup } from '../organizations/organizations.service.ts'
+import {
+  deleteMemberAndAccount,
+  endOtherSessions,
+  endSession,
+  findAccount,
+  findAccountByEmail,
+  findLiveSession,
+  findMember,
+  findMemberOfAccount,
+  findOpenInvitation,
+  insertAccount,
+  insertInvitation,
+  insertMember,
+  insertSession,
+  listLiveSessions,
+  listMembers,
+  listOpenInvitations,
+  lockOpenInvitation,
+  lockOwners,
+  type MemberRecord,
+  markInvitationAccepted,
+  touchSession,
+  updatePassword,
+  updateRole,
+} from './accounts.repo.ts'
+import {
+  INVITATION_TTL_MS,
+  SESSION_ABSOLUTE_MS,
+  SESSION_IDLE_MS,
+  SESSION_TOUCH_MS,
+  SIGN_IN_LIMITS,
+} from './limits.ts'
+import { hashPassword, verifyPassword } from './passwords.ts'
+
+/** Where a request came from, for sessions and the audit log. */
+export interface RequestMeta {
+  address: string
+  userAgent: string
+}
+
+/** The signed-in member behind a request. */
+export interface SessionContext {
+  sessionId: string
+  member: MemberRecord
+}
+
+export interface MemberView {
+  id: string
+  email: string
+  role: Role
+  organization: { id: string; name: string }
+  created_at: string
+}
+
+export interface InvitationView {
+  id: string
+  email: string
+  role: Role
+  created_at: string
+  expires_at: string
+}
+
+export interface SessionView {
+  id: string
+  current: boolean
+  user_agent: string
+  address: string
+  created_at: string
+  last_seen_at: string
+  expires_at: string
+}
+
+const memberView = (m: MemberRecord): MemberView => ({
+  id: m.id,
+  email: m.email,
+  role: m.role,
+  organization: { id: m.organization_id, name: m.organization_name },
+  created_at: m.created_at.toISOString(),
+})
+
+export const normalizeEmail = (email: string) => email.trim().toLowerCase()
+
+const actorOf = (ctx: SessionContext, meta: RequestMeta): AuditActor => ({
+  accountId: ctx.member.account_id,
+  label: ctx.member.email,
+  address: meta.address,
+})
+const OPERATOR: AuditActor = { accountId: null, label: 'operator', address: null }
+
+export interface AccountDeps {
+  db: Database
+  clock: Clock
+  organizations: OrganizationLookup
+  /** Counts sign-in attempts per account and per address. */
+  rateLimiter: RateLimiter
+  publicBaseUrl: string
+}
+
+/**
+ * The dashboard's accounts: invitations, members and their roles, sign-in and
+ * sessions. Every change that matters is written to the audit log in the same
+ * transaction.
+ */
+export function createAccountService(deps: AccountDeps) {
+  const { db, clock } = deps
+
+  async function newSession(trx: Database, accountId: string, meta: RequestMeta) {
+    const token = randomBase62(43)
+    const now = clock.now()
+    await insertSession(trx, {
+      id: newId(),
+      account_id: accountId,
+      token_hash: sha256Hex(token),
+      created_at: now,
+      last_seen_at: now,
+      expires_at: new Date(now.getTime() + SESSION_ABSOLUTE_MS),
+      ended_at: null,
+      user_agent: meta.userAgent.slice(0, 500),
+      address: meta.address,
+    })
+    return token
+  }
+
+  async function invite(
+    organizationId: string,
+    input: { email: string; role: Role },
+    actor: AuditActor,
+  ): Promise<{ invitation: InvitationView; url: string }> {
+    const email = normalizeEmail(input.email)
+    if (await findAccountByEmail(db, email)) throw new AppError('member_exists')
+    const token = randomBase62(43)
+    const now = clock.now()
+    const row = {
+      id: newId(),
+      organization_id: organizationId,
+      email,
+      role: input.role,
+      token_hash: sha256Hex(token),
+      invited_by: actor.accountId,
+      created_at: now,
+      expires_at: new Date(now.getTime() + INVITATION_TTL_MS),
+      accepted_at: null,
+      revoked_at: null,
+    }
+    await db.transaction().execute(async (trx) => {
+      await insertInvitation(trx, row)
+      await recordAudit(trx, clock, {
+        organizationId,
+        actor,
+        action: 'member.invited',
+        subject: email,
+        details: { role: input.role },
+      })
+    })
+    return {
+      invitation: {
+        id: row.id,
+        email,
+        role: row.role,
+        created_at: now.toISOString(),
+        expires_at: row.expires_at.toISOString(),
+      },
+      // The token travels in the fragment: browsers never send it to a server.
+      url: `${deps.publicBaseUrl}/dashboard/invitation#token=${token}`,
+    }
+  }
+
+  /** The member to act on, in the actor's organization only. */
+  async function memberOf(ctx: SessionContext, memberId: string): Promise<MemberRecord> {
+    const member = isUuid(memberId) ? await findMember(db, ctx.member.organization_id, memberId) : undefined
+    if (!member) throw new AppError('not_found', { message: 'No member with this id.' })
+    return member
+  }
+
+  return {
+    /** The operator invites (an organization's first owner, usually). */
+    async inviteByOperator(organizationId: string, input: { email: string; role: Role }) {
+      await deps.organizations.require(organizationId)
+      return invite(organizationId, input, OPERATOR)
+    },
+
+    async invite(ctx: SessionContext, input: { email: string; role: Role }, meta: RequestMeta) {
+      return invite(ctx.member.organization_id, input, actorOf(ctx, meta))
+    },
+
+    async listInvitations(ctx: SessionContext): Promise<InvitationView[]> {
+      const rows = await listOpenInvitations(db, ctx.member.organization_id, clock.now())
+      return rows.map((r) => ({
+        id: r.id,
+        email: r.email,
+        role: r.role,
+        created_at: r.created_at.toISOString(),
+        expires_at: r.expires_at.toISOString(),
+      }))
+    },
+
+    /** What the invitation page shows before the password is set. */
+    async lookupInvitation(token: string) {
+      const row = await findOpenInvitation(db, sha256Hex(token), clock.now())
+      if (!row) throw new AppError('invitation_invalid')
+      return {
+        email: row.email,
+        role: row.role,
+        organization: { id: row.organization_id, name: row.organization_name },
+        expires_at: row.expires_at.toISOString(),
+      }
+    },
+
+    /** Sets the password, makes the member and signs in; the link works once. */
+    async acceptInvitation(token: string, password: string, meta: RequestMeta) {
+      const passwordHash = await hashPassword(password)
+      return db.transaction().execute(async (trx) => {
+        const now = clock.now()
+        const invitation = await lockOpenInvitation(trx, sha256Hex(token), now)
+        if (!invitation) throw new AppError('invitation_invalid')
+        if (await findAccountByEmail(trx, invitation.email)) throw new AppError('member_exists')
+        const accountId = newId()
+        await insertAccount(trx, {
+          id: accountId,
+          email: invitation.email,
+          password_hash: passwordHash,
+          created_at: now,
+          password_changed_at: now,
+        })
+        await insertMember(trx, {
+          id: newId(),
+          organization_id: invitation.organization_id,
+          account_id: accountId,
+          role: invitation.role,
+          created_at: now,
+        })
+        await markInvitationAccepted(trx, invitation.id, now)
+        await recordAudit(trx, clock, {
+          organizationId: invitation.organization_id,
+          actor: { accountId, label: invitation.email, address: meta.address },
+          action: 'member.joined',
+          subject: invitation.email,
+          details: { role: invitation.role },
+        })
+        const sessionToken = await newSession(trx, accountId, meta)
+        const member = (await findMemberOfAccount(trx, accountId))!
+        return { token: sessionToken, member: memberView(member) }
+      })
+    },
+
+    /** Throttled per account and per address before the password is checked. */
+    async signIn(input: { email: string; password: string }, meta: RequestMeta) {
+      const email = normalizeEmail(input.email)
+      for (const [key, limit] of [
+        [`signin:account:${sha256Hex(email)}`, SIGN_IN_LIMITS.perAccount],
+        [`signin:address:${meta.address}`, SIGN_IN_LIMITS.perAddress],
+      ] as const) {
+        const decision = await deps.rateLimiter.hit(key, limit)
+        if (!decision.allowed) {
+          throw new AppError('sign_in_throttled', {
+            message: `Too many sign-in attempts; try again in ${decision.resetSeconds} seconds.`,
+            headers: { 'retry-after': String(decision.resetSeconds) },
+          })
+        }
+      }
+      const account = await findAccountByEmail(db, email)
+      const member = account ? await findMemberOfAccount(db, account.id) : undefined
+      const matches = await verifyPassword(input.password, member ? account?.password_hash : undefined)
+      if (!account || !member || !matches) throw new AppError('sign_in_failed')
+      const token = await db.transaction().execute(async (trx) => {
+        await recordAudit(trx, clock, {
+          organizationId: member.organization_id,
+          actor: { accountId: account.id, label: member.email, address: meta.address },
+          action: 'member.signed_in',
+          subject: member.email,
+          details: { user_agent: meta.userAgent.slice(0, 200) },
+        })
+        return newSession(trx, account.id, meta)
+      })
+      return { token, member: memberView(member) }
+    },
+
+    /** The session of a cookie's token, or undefined when unknown, ended or expired. */
+    async authenticate(token: string | undefined): Promise<SessionContext | undefined> {
+      if (!token) return undefined
+      const session = await findLiveSession(db, sha256Hex(token))
+      if (!session) return undefined
+      const now = clock.now()
+      if (session.expires_at <= now) return undefined
+      if (now.getTime() - session.last_seen_at.getTime() >= SESSION_IDLE_MS) return undefined
+      const member = await findMemberOfAccount(db, session.account_id)
+      if (!member) return undefined
+      if (now.getTime() - session.last_seen_at.getTime() >= SESSION_TOUCH_MS) {
+        await touchSession(db, session.id, now)
+      }
+      return { sessionId: session.id, member }
+    },
+
+    me: (ctx: SessionContext): MemberView => memberView(ctx.member),
+
+    async signOut(ctx: SessionContext): Promise<void> {
+      await endSession(db, ctx.sessionId, clock.now())
+    },
+
+    async signOutOthers(ctx: SessionContext): Promise<number> {
+      return endOtherSessions(db, ctx.member.account_id, ctx.sessionId, clock.now())
+    },
+
+    async listSessions(ctx: SessionContext): Promise<SessionView[]> {
+      const now = clock.now()
+      const rows = await listLiveSessions(
+        db,
+        ctx.member.account_id,
+        now,
+        new Date(now.getTime() - SESSION_IDLE_MS),
+      )
+      return rows.map((s) => ({
+        id: s.id,
+        current: s.id === ctx.sessionId,
+        user_agent: s.user_agent,
+        address: s.address,
+        created_at: s.created_at.toISOString(),
+        last_seen_at: s.last_seen_at.toISOString(),
+        expires_at: s.expires_at.toISOString(),
+      }))
+    },
+
+    /** Changes the password and ends every other session of the account. */
+    async changePassword(
+      ctx: SessionContext,
+      input: { current_password: string; new_password: string },
+      meta: RequestMeta,
+    ): Promise<{ sessions_ended: number }> {
+      const account = await findAccount(db, ctx.member.account_id)
+      if (!account || !(await verifyPassword(input.current_password, account.password_hash))) {
+        throw new AppError('password_incorrect')
+      }
+      const hash = await hashPassword(input.new_password)
+      return db.transaction().execute(async (trx) => {
+        const now = clock.now()
+        await updatePassword(trx, account.id, hash, now)
+        const ended = await endOtherSessions(trx, account.id, ctx.sessionId, now)
+        await recordAudit(trx, clock, {
+          organizationId: ctx.member.organization_id,
+          actor: actorOf(ctx, meta),
+          action: 'member.password_changed',
+          subject: ctx.member.email,
+          details: { sessions_ended: ended },
+        })
+        return { sessions_ended: ended }
+      })
+    },
+
+    async listMembers(ctx: SessionContext): Promise<MemberView[]> {
+      return (await listMembers(db, ctx.member.organization_id)).map(memberView)
+    },
+
+    async changeRole(ctx: SessionContext, memberId: string, role: Role, meta: RequestMeta) {
+      const target = await memberOf(ctx, memberId)
+      return db.transaction().execute(async (trx) => {
+        const owners = await lockOwners(trx, ctx.member.organization_id)
+        if (role !== 'owner' && owners.length === 1 && owners[0] === target.id) {
+          throw new AppError('last_owner')
+        }
+        const current = (await findMember(trx, ctx.member.organization_id, target.id)) ?? target
+        if (current.role !== role) {
+          await updateRole(trx, target.id, role)
+          await recordAudit(trx, clock, {
+            organizationId: ctx.member.organization_id,
+            actor: actorOf(ctx, meta),
+            action: 'member.role_changed',
+            subject: target.email,
+            details: { from: current.role, to: role },
+          })
+        }
+        return memberView({ ...current, role })
+      })
+    },
+
+    /** Removes the member: its account and sessions end with it. */
+    async removeMember(ctx: SessionContext, memberId: string, meta: RequestMeta): Promise<MemberView> {
+      const target = await memberOf(ctx, memberId)
+      await db.transaction().execute(async (trx) => {
+        const owners = await lockOwners(trx, ctx.member.organization_id)
+        if (owners.length === 1 && owners[0] === target.id) throw new AppError('last_owner')
+        await deleteMemberAndAccount(trx, target.account_id)
+        await recordAudit(trx, clock, {
+          organizationId: ctx.member.organization_id,
+          actor: actorOf(ctx, meta),
+          action: 'member.removed',
+          subject: target.email,
+          details: { role: target.role },
+        })
+      })
+      return memberView(target)
+    },
+  }
+}
+
+export type AccountService = ReturnType<typeof createAccountService>

@@ -1,0 +1,44 @@
+import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:crypto'
+
+/**
+ * Passwords hashed with scrypt from node:crypto: `scrypt$N$r$p$salt$hash`
+ * (base64url), so the cost can be raised later and old hashes still verify.
+ * N = 2^15, r = 8, p = 1: 32 MiB and tens of milliseconds per hash.
+ */
+const COST = { N: 32_768, r: 8, p: 1 }
+const KEY_LENGTH = 32
+
+function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    // maxmem: 128 * N * r bytes, with room to spare.
+    const withMemory = { ...options, maxmem: 256 * (options.N ?? 0) * (options.r ?? 0) }
+    scrypt(password.normalize('NFC'), salt, KEY_LENGTH, withMemory, (err, key) =>
+      err ? reject(err) : resolve(key),
+    )
+  })
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16)
+  const key = await derive(password, salt, COST)
+  return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), key.toString('base64url')].join('$')
+}
+
+/** A hash of no one's password: verifying against it costs what a real check does. */
+const DECOY = await hashPassword(randomBytes(16).toString('hex'))
+
+/**
+ * Whether the password matches the stored hash, compared in constant time.
+ * Without a hash (unknown email) a decoy is checked, so both cases take as long.
+ */
+export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = (stored ?? DECOY).split('$')
+  if (scheme !== 'scrypt' || !salt || !hash) return false
+  const expected = Buffer.from(hash, 'base64url')
+  const key = await derive(password, Buffer.from(salt, 'base64url'), {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  })
+  return timingSafeEqual(key, expected) && stored !== undefined
+}

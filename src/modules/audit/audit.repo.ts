@@ -1,0 +1,27 @@
+import type { Database } from '../../db/database.ts'
+import type { AuditLogTable } from '../../db/schema.ts'
+
+export type AuditInsert = Omit<AuditLogTable, 'details'> & { details: Record<string, unknown> }
+
+export async function insertAuditEntry(db: Database, entry: AuditInsert): Promise<void> {
+  await db
+    .insertInto('audit_log')
+    .values({ ...entry, details: JSON.stringify(entry.details) })
+    .execute()
+}
+
+/** Newest first; `before` is the id of the last entry of the previous page. */
+export async function listAuditEntries(
+  db: Database,
+  organizationId: string,
+  options: { before: string | undefined; limit: number },
+) {
+  let query = db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('organization_id', '=', organizationId)
+    .orderBy('id', 'desc')
+    .limit(options.limit + 1)
+  if (options.before) query = query.where('id', '<', options.before)
+  return query.execute()
+}

@@ -1,0 +1,96 @@
+import type { Database } from '../../db/database.ts'
+import { AppError } from '../../http/errors.ts'
+import type { Clock } from '../../lib/clock.ts'
+import { isUuid, newId } from '../../lib/ids.ts'
+import { insertAuditEntry, listAuditEntries } from './audit.repo.ts'
+
+/** What the audit log records; later pages add keys, webhooks and products. */
+export const AUDIT_ACTIONS = [
+  'member.signed_in',
+  'member.invited',
+  'member.joined',
+  'member.role_changed',
+  'member.removed',
+  'member.password_changed',
+] as const
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
+export interface AuditActor {
+  accountId: string | null
+  /** A member's email, or `operator`. */
+  label: string
+  address: string | null
+}
+
+export interface AuditEntryView {
+  id: string
+  actor: string
+  action: string
+  subject: string
+  details: Record<string, unknown>
+  address: string | null
+  created_at: string
+}
+
+/**
+ * Records one entry: called by the service that makes the change, with its
+ * transaction, so the entry exists exactly when the change does.
+ */
+export async function recordAudit(
+  trx: Database,
+  clock: Clock,
+  entry: {
+    organizationId: string
+    actor: AuditActor
+    action: AuditAction
+    subject: string
+    details?: Record<string, unknown>
+  },
+): Promise<void> {
+  await insertAuditEntry(trx, {
+    id: newId(),
+    organization_id: entry.organizationId,
+    actor_account_id: entry.actor.accountId,
+    actor: entry.actor.label,
+    action: entry.action,
+    subject: entry.subject,
+    details: entry.details ?? {},
+    address: entry.actor.address,
+    created_at: clock.now(),
+  })
+}
+
+export function createAuditService(deps: { db: Database }) {
+  return {
+    /** One page of the organization's log, newest first. */
+    async list(
+      organizationId: string,
+      options: { cursor: string | undefined; limit: number },
+    ): Promise<{ data: AuditEntryView[]; next_cursor: string | null }> {
+      if (options.cursor !== undefined && !isUuid(options.cursor)) {
+        throw AppError.validation([
+          { code: 'invalid_format', message: 'cursor is not one this list returned.', field: 'cursor' },
+        ])
+      }
+      const rows = await listAuditEntries(deps.db, organizationId, {
+        before: options.cursor,
+        limit: options.limit,
+      })
+      const page = rows.slice(0, options.limit)
+      return {
+        data: page.map((r) => ({
+          id: r.id,
+          actor: r.actor,
+          action: r.action,
+          subject: r.subject,
+          details: r.details,
+          address: r.address,
+          created_at: r.created_at.toISOString(),
+        })),
+        next_cursor: rows.length > options.limit ? page[page.length - 1]!.id : null,
+      }
+    },
+  }
+}
+
+export type AuditService = ReturnType<typeof createAuditService>

@@ -1,0 +1,331 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Role } from '../../db/schema.ts'
+import type { AccountService, RequestMeta, SessionContext } from '../accounts/accounts.service.ts'
+import type { AuditService } from '../audit/audit.service.ts'
+import type { DashboardCookies } from './cookies.ts'
+import { dashboardOpenApi } from './dashboard.openapi.ts'
+import {
+  AcceptInvitationBody,
+  AuditPage,
+  AuditQuery,
+  Done,
+  InvitationCreated,
+  InvitationList,
+  InvitationLookupBody,
+  InvitationPreview,
+  InviteBody,
+  MemberAnswer,
+  MemberList,
+  MemberParams,
+  PasswordChangeBody,
+  RoleBody,
+  SessionList,
+  SessionState,
+  SessionsEnded,
+  SignedIn,
+  SignInBody,
+} from './dashboard.schemas.ts'
+import { dashboardGuard } from './dashboard-guard.ts'
+
+export const DASHBOARD_API_PREFIX = '/dashboard/api'
+export const DASHBOARD_TAG = 'dashboard'
+
+export interface DashboardDeps {
+  accounts: AccountService
+  audit: AuditService
+  cookies: DashboardCookies
+  publicBaseUrl: string
+}
+
+const meta = (request: FastifyRequest): RequestMeta => ({
+  address: request.ip,
+  userAgent: String(request.headers['user-agent'] ?? ''),
+})
+
+/** The session of a route with `auth: 'session'` (its hook has checked it). */
+const ctx = (request: FastifyRequest): SessionContext => request.dashboard!
+
+/**
+ * /dashboard/api: the dashboard's JSON API, authenticated by the session
+ * cookie. Its routes call the same services as /v1 and /admin/v1.
+ */
+export function dashboardApiRoutes(deps: DashboardDeps) {
+  const { accounts, cookies } = deps
+
+  function signedIn(reply: FastifyReply, token: string) {
+    reply.header('set-cookie', cookies.sessionCookie(token))
+  }
+
+  return async function routes(fastify: FastifyInstance) {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+    app.decorateRequest('dashboard', undefined)
+    app.addHook('onRequest', dashboardGuard(deps))
+    const openapi = dashboardOpenApi({
+      cookieName: cookies.session,
+      publicBaseUrl: deps.publicBaseUrl,
+    })
+    app.addHook('onRoute', openapi.collect)
+    app.get('/openapi.json', { config: { auth: 'none' }, schema: { hide: true } }, async () =>
+      openapi.document(),
+    )
+
+    const tags = [DASHBOARD_TAG]
+    const open = { auth: 'none' as const }
+    const openChange = { auth: 'none' as const, csrf: true, jsonBody: true }
+    const viewer = { auth: 'session' as const, role: 'viewer' as const }
+    const change = (role: Role, jsonBody = true) => ({
+      auth: 'session' as const,
+      role,
+      csrf: true,
+      jsonBody,
+    })
+
+    app.get(
+      '/session',
+      {
+        config: open,
+        schema: {
+          operationId: 'dashboardSession',
+          tags,
+          summary: 'The signed-in member (or null) and the CSRF token; sets the CSRF cookie',
+          response: { 200: SessionState },
+        },
+      },
+      async (request, reply) => {
+        let csrf = cookies.read(request.headers.cookie, cookies.csrf)
+        if (!csrf) {
+          csrf = cookies.newCsrfToken()
+          reply.header('set-cookie', cookies.csrfCookie(csrf))
+        }
+        const session = await accounts.authenticate(cookies.read(request.headers.cookie, cookies.session))
+        return { data: { csrf_token: csrf, member: session ? accounts.me(session) : null } }
+      },
+    )
+
+    app.post(
+      '/sign-in',
+      {
+        config: { ...openChange, errors: ['sign_in_failed', 'sign_in_throttled'] },
+        schema: {
+          operationId: 'dashboardSignIn',
+          tags,
+          summary: 'Sign in with email and password; sets the session cookie',
+          body: SignInBody,
+          response: { 200: SignedIn },
+        },
+      },
+      async (request, reply) => {
+        const { token, member } = await accounts.signIn(request.body, meta(request))
+        signedIn(reply, token)
+        return { data: { member } }
+      },
+    )
+
+    app.post(
+      '/sign-out',
+      {
+        config: change('viewer', false),
+        schema: {
+          operationId: 'dashboardSignOut',
+          tags,
+          summary: 'End this session',
+          response: { 200: Done },
+        },
+      },
+      async (request, reply) => {
+        await accounts.signOut(ctx(request))
+        reply.header('set-cookie', cookies.clearSession())
+        return { data: { ok: true } }
+      },
+    )
+
+    app.post(
+      '/invitations/lookup',
+      {
+        config: { ...openChange, errors: ['invitation_invalid'] },
+        schema: {
+          operationId: 'dashboardLookUpInvitation',
+          tags,
+          summary: 'What an invitation link is for (email, organization, role)',
+          body: InvitationLookupBody,
+          response: { 200: InvitationPreview },
+        },
+      },
+      async (request) => ({ data: await accounts.lookupInvitation(request.body.token) }),
+    )
+
+    app.post(
+      '/invitations/accept',
+      {
+        config: { ...openChange, errors: ['invitation_invalid', 'member_exists'] },
+        schema: {
+          operationId: 'dashboardAcceptInvitation',
+          tags,
+          summary: 'Set the password of an invited member and sign in; the link works once',
+          body: AcceptInvitationBody,
+          response: { 200: SignedIn },
+        },
+      },
+      async (request, reply) => {
+        const { token, member } = await accounts.acceptInvitation(
+          request.body.token,
+          request.body.password,
+          meta(request),
+        )
+        signedIn(reply, token)
+        return { data: { member } }
+      },
+    )
+
+    app.get(
+      '/account/sessions',
+      {
+        config: viewer,
+        schema: {
+          operationId: 'dashboardListSessions',
+          tags,
+          summary: 'The open sessions of the signed-in account',
+          response: { 200: SessionList },
+        },
+      },
+      async (request) => ({ data: await accounts.listSessions(ctx(request)) }),
+    )
+
+    app.post(
+      '/account/sessions/sign-out-others',
+      {
+        config: change('viewer', false),
+        schema: {
+          operationId: 'dashboardSignOutOthers',
+          tags,
+          summary: 'End every other session of the account',
+          response: { 200: SessionsEnded },
+        },
+      },
+      async (request) => ({ data: { sessions_ended: await accounts.signOutOthers(ctx(request)) } }),
+    )
+
+    app.post(
+      '/account/password',
+      {
+        config: { ...change('viewer'), errors: ['password_incorrect'] },
+        schema: {
+          operationId: 'dashboardChangePassword',
+          tags,
+          summary: 'Change the password; every other session ends',
+          body: PasswordChangeBody,
+          response: { 200: SessionsEnded },
+        },
+      },
+      async (request) => ({ data: await accounts.changePassword(ctx(request), request.body, meta(request)) }),
+    )
+
+    app.get(
+      '/members',
+      {
+        config: viewer,
+        schema: {
+          operationId: 'dashboardListMembers',
+          tags,
+          summary: "The organization's members",
+          response: { 200: MemberList },
+        },
+      },
+      async (request) => ({ data: await accounts.listMembers(ctx(request)) }),
+    )
+
+    app.patch(
+      '/members/:member_id',
+      {
+        config: { ...change('owner'), errors: ['last_owner'] },
+        schema: {
+          operationId: 'dashboardChangeRole',
+          tags,
+          summary: "Change a member's role",
+          params: MemberParams,
+          body: RoleBody,
+          response: { 200: MemberAnswer },
+        },
+      },
+      async (request) => ({
+        data: {
+          member: await accounts.changeRole(
+            ctx(request),
+            request.params.member_id,
+            request.body.role,
+            meta(request),
+          ),
+        },
+      }),
+    )
+
+    app.delete(
+      '/members/:member_id',
+      {
+        config: { ...change('owner', false), errors: ['last_owner'] },
+        schema: {
+          operationId: 'dashboardRemoveMember',
+          tags,
+          summary: 'Remove a member: the account and its sessions end',
+          params: MemberParams,
+          response: { 200: MemberAnswer },
+        },
+      },
+      async (request) => ({
+        data: { member: await accounts.removeMember(ctx(request), request.params.member_id, meta(request)) },
+      }),
+    )
+
+    app.get(
+      '/invitations',
+      {
+        config: { auth: 'session', role: 'owner' },
+        schema: {
+          operationId: 'dashboardListInvitations',
+          tags,
+          summary: 'Invitations not yet accepted or expired',
+          response: { 200: InvitationList },
+        },
+      },
+      async (request) => ({ data: await accounts.listInvitations(ctx(request)) }),
+    )
+
+    app.post(
+      '/invitations',
+      {
+        config: { ...change('owner'), errors: ['member_exists'] },
+        schema: {
+          operationId: 'dashboardInvite',
+          tags,
+          summary: 'Invite someone: the link is shown to copy (the service sends no email)',
+          body: InviteBody,
+          response: { 201: InvitationCreated },
+        },
+      },
+      async (request, reply) => {
+        reply.code(201)
+        return { data: await accounts.invite(ctx(request), request.body, meta(request)) }
+      },
+    )
+
+    app.get(
+      '/audit-log',
+      {
+        config: viewer,
+        schema: {
+          operationId: 'dashboardAuditLog',
+          tags,
+          summary: "The organization's audit log, newest first",
+          querystring: AuditQuery,
+          response: { 200: AuditPage },
+        },
+      },
+      async (request) =>
+        deps.audit.list(ctx(request).member.organization_id, {
+          cursor: request.query.cursor,
+          limit: request.query.limit ?? 50,
+        }),
+    )
+  }
+}

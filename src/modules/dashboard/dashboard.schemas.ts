@@ -1,0 +1,126 @@
+import Type, { type Static } from 'typebox'
+import { ROLES } from '../../db/schema.ts'
+import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { PASSWORD_MAX, PASSWORD_MIN } from '../accounts/limits.ts'
+
+/**
+ * The dashboard API's schemas: they validate requests, shape answers, make
+ * its OpenAPI document, and type the web app's client (web/src/lib/api.ts
+ * imports these types).
+ */
+const closed = { additionalProperties: false } as const
+
+export const Role = StringEnum(ROLES, { description: 'owner, developer or viewer' })
+export const Email = Type.String({ format: 'email', minLength: 3, maxLength: 320 })
+export const Password = Text({
+  minLength: PASSWORD_MIN,
+  maxLength: PASSWORD_MAX,
+  description: `${PASSWORD_MIN} to ${PASSWORD_MAX} characters`,
+})
+/** Invitation tokens are 43 base62 characters; anything else cannot be one. */
+export const InvitationToken = Type.String({ minLength: 1, maxLength: 100 })
+
+export const Member = Type.Object(
+  {
+    id: Uuid,
+    email: Type.String(),
+    role: Role,
+    organization: Type.Object({ id: Uuid, name: Type.String() }),
+    created_at: Timestamp,
+  },
+  { $id: 'DashboardMember', title: 'DashboardMember' },
+)
+export type Member = Static<typeof Member>
+
+export const Invitation = Type.Object({
+  id: Uuid,
+  email: Type.String(),
+  role: Role,
+  created_at: Timestamp,
+  expires_at: Timestamp,
+})
+export type Invitation = Static<typeof Invitation>
+
+export const Session = Type.Object({
+  id: Uuid,
+  current: Type.Boolean({ description: 'The session of this request.' }),
+  user_agent: Type.String(),
+  address: Type.String(),
+  created_at: Timestamp,
+  last_seen_at: Timestamp,
+  expires_at: Timestamp,
+})
+export type Session = Static<typeof Session>
+
+export const AuditEntry = Type.Object({
+  id: Uuid,
+  actor: Type.String({ description: "A member's email, or operator." }),
+  action: Type.String({ description: 'member.signed_in, member.invited, member.role_changed ...' }),
+  subject: Type.String(),
+  details: Type.Record(Type.String(), Type.Unknown()),
+  address: Type.Union([Type.String(), Type.Null()]),
+  created_at: Timestamp,
+})
+export type AuditEntry = Static<typeof AuditEntry>
+
+export const SessionState = Type.Object({
+  data: Type.Object({
+    csrf_token: Type.String({ description: 'Send it as X-CSRF-Token on every state-changing call.' }),
+    member: Type.Union([Member, Type.Null()]),
+  }),
+})
+export type SessionState = Static<typeof SessionState>
+
+export const SignInBody = Type.Object(
+  { email: Email, password: Type.String({ maxLength: PASSWORD_MAX }) },
+  closed,
+)
+export const SignedIn = Type.Object({ data: Type.Object({ member: Member }) })
+
+export const InvitationLookupBody = Type.Object({ token: InvitationToken }, closed)
+export const InvitationPreview = Type.Object({
+  data: Type.Object({
+    email: Type.String(),
+    role: Role,
+    organization: Type.Object({ id: Uuid, name: Type.String() }),
+    expires_at: Timestamp,
+  }),
+})
+export type InvitationPreview = Static<typeof InvitationPreview>
+export const AcceptInvitationBody = Type.Object({ token: InvitationToken, password: Password }, closed)
+
+export const PasswordChangeBody = Type.Object(
+  { current_password: Type.String({ maxLength: PASSWORD_MAX }), new_password: Password },
+  closed,
+)
+export const SessionsEnded = Type.Object({ data: Type.Object({ sessions_ended: Type.Integer() }) })
+export const SessionList = Type.Object({ data: Type.Array(Session) })
+export const MemberList = Type.Object({ data: Type.Array(Member) })
+export const MemberAnswer = Type.Object({ data: Type.Object({ member: Member }) })
+export const RoleBody = Type.Object({ role: Role }, closed)
+export const MemberParams = Type.Object({ member_id: Type.String() })
+
+export const InviteBody = Type.Object({ email: Email, role: Role }, closed)
+export const OperatorInviteBody = Type.Object({ email: Email, role: Type.Optional(Role) }, closed)
+export const InvitationCreated = Type.Object({
+  data: Type.Object({
+    invitation: Invitation,
+    url: Type.String({ description: 'The link to pass on; it is shown once and works once.' }),
+  }),
+})
+export type InvitationCreated = Static<typeof InvitationCreated>
+export const InvitationList = Type.Object({ data: Type.Array(Invitation) })
+
+export const AuditQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  closed,
+)
+export const AuditPage = Type.Object({
+  data: Type.Array(AuditEntry),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+})
+export type AuditPage = Static<typeof AuditPage>
+export const Done = Type.Object({ data: Type.Object({ ok: Type.Boolean() }) })

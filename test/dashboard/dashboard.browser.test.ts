@@ -1,0 +1,173 @@
+import assert from 'node:assert/strict'
+import type { AddressInfo } from 'node:net'
+import { after, before, describe, test } from 'node:test'
+import AxeBuilder from '@axe-core/playwright'
+import type { Browser, Page } from 'playwright-core'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { browserSkip, launchChromium, watchPage } from '../helpers/browser.ts'
+import { operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
+
+/**
+ * The dashboard as a person uses it, in headless Chromium: an owner accepts
+ * the operator's invitation, signs out and in, invites a developer; the
+ * developer joins and sees Members without its actions. Every page passes
+ * axe (no serious or critical violation), is reachable by keyboard, and
+ * loads nothing from elsewhere and nothing its CSP refuses.
+ */
+describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, () => {
+  let t: TestApp
+  let browser: Browser
+  let origin: string
+  let orgId: string
+
+  before(async () => {
+    t = await createTestApp()
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    orgId = (await t.createOrganization('Browser Prints')).id
+    browser = await launchChromium()
+  })
+  after(async () => {
+    await browser?.close()
+    await t?.close()
+  })
+
+  /** A fresh browser profile (its own cookies), with its requests and CSP violations watched. */
+  async function newPage() {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+    context.setDefaultTimeout(120_000)
+    const page = await context.newPage()
+    return { page, seen: await watchPage(page) }
+  }
+
+  async function assertAccessible(page: Page, name: string) {
+    const results = await new AxeBuilder({ page }).analyze()
+    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    assert.deepEqual(
+      serious.map(
+        (v) =>
+          `${v.id}: ${v.help} (${v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary}`).join(', ')})`,
+      ),
+      [],
+      `${name}: axe`,
+    )
+  }
+
+  /** Names of what Tab reaches from the top of the page, in order. */
+  async function tabStops(page: Page, count: number): Promise<string[]> {
+    await page.locator('body').focus()
+    const names: string[] = []
+    for (let i = 0; i < count; i++) {
+      await page.keyboard.press('Tab')
+      names.push(
+        await page.evaluate(() => {
+          const el = document.activeElement as HTMLElement | null
+          if (!el) return ''
+          const label =
+            el.getAttribute('aria-label') ?? (el as HTMLInputElement).labels?.[0]?.textContent ?? ''
+          return (label || el.textContent || '').trim()
+        }),
+      )
+    }
+    return names
+  }
+
+  const startingWith = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)
+
+  /** The invitation link on this test's origin (the service names PUBLIC_BASE_URL). */
+  const linkHere = (url: string) => `${origin}/dashboard/invitation${new URL(url).hash}`
+
+  const ownerEmail = uniqueEmail('owner')
+  let developerLink = ''
+  const developerEmail = uniqueEmail('developer')
+
+  test('an owner accepts the invitation, signs out and in, and invites a developer', async () => {
+    const token = await operatorInvite(t, orgId, ownerEmail, 'owner')
+    const { page, seen } = await newPage()
+    await page.goto(`${origin}/dashboard/invitation#token=${token}`)
+    await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
+    await page.getByText('Browser Prints').waitFor()
+    assert.equal(await page.getByLabel('Email').inputValue(), ownerEmail)
+    await assertAccessible(page, 'accept invitation')
+    await page.getByLabel('New password').fill(PASSWORD)
+    await page.getByLabel('Repeat the password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor()
+    await assertAccessible(page, 'sign in')
+    await page.getByLabel('Email').fill(ownerEmail)
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill('not the password at all')
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('alert').getByText('The email or password is incorrect.').waitFor()
+    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD)
+    await page.getByRole('button', { name: 'Sign in' }).click()
+    await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+    await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
+
+    const stops = await tabStops(page, 12)
+    for (const name of ['Sign out', 'Members', 'Audit log', 'Account']) {
+      assert.ok(stops.includes(name), `Tab reaches ${name}: ${stops.join(' | ')}`)
+    }
+
+    const invite = page.getByRole('region', { name: 'Invite a member' })
+    await invite.getByLabel('Email').fill(developerEmail)
+    await invite.getByRole('button', { name: 'Create invitation' }).click()
+    const link = page.getByLabel('Invitation link')
+    await link.waitFor()
+    developerLink = await link.inputValue()
+    assert.match(developerLink, /\/dashboard\/invitation#token=\w+$/)
+    await page.getByRole('region', { name: 'Pending invitations' }).getByText(developerEmail).waitFor()
+    await assertAccessible(page, 'members (owner)')
+
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Audit log' }).click()
+    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor()
+    await page.getByRole('cell', { name: developerEmail }).waitFor()
+    await page.getByText('member.signed_in').first().waitFor()
+    await assertAccessible(page, 'audit log')
+
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Account' }).click()
+    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor()
+    await page.getByText('This session').waitFor()
+    await assertAccessible(page, 'account')
+
+    assert.deepEqual(seen.cspViolations, [])
+    assert.deepEqual(
+      seen.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:')),
+      [],
+    )
+    await page.context().close()
+  })
+
+  test('the developer joins and sees Members without its actions', async () => {
+    assert.ok(developerLink, 'the owner made the link')
+    const { page, seen } = await newPage()
+    await page.goto(linkHere(developerLink))
+    await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
+    await page.getByLabel('New password').fill(PASSWORD)
+    await page.getByLabel('Repeat the password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+    await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
+    await page.getByRole('cell', { name: startingWith(developerEmail) }).waitFor()
+    assert.equal(await page.getByRole('button', { name: 'Create invitation' }).count(), 0)
+    assert.equal(await page.getByRole('button', { name: /^Remove/ }).count(), 0)
+    assert.equal(await page.getByRole('textbox', { name: /^Role of/ }).count(), 0)
+    assert.equal(await page.getByRole('columnheader', { name: 'Actions' }).count(), 0)
+    await assertAccessible(page, 'members (developer)')
+
+    // The link worked once.
+    const again = await browser.newContext()
+    const second = await again.newPage()
+    await second.goto(linkHere(developerLink))
+    await second
+      .getByRole('alert')
+      .getByText(/unknown, already used, revoked or expired/)
+      .waitFor()
+    await again.close()
+
+    assert.deepEqual(seen.cspViolations, [])
+    await page.context().close()
+  })
+})

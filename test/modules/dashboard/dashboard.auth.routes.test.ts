@@ -1,0 +1,224 @@
+import assert from 'node:assert/strict'
+import diagnostics from 'node:diagnostics_channel'
+import { after, before, describe, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import {
+  type DashboardClient,
+  dashboardClient,
+  memberOf,
+  PASSWORD,
+  uniqueEmail,
+} from '../../helpers/dashboard.ts'
+import { assertError } from '../../helpers/errors.ts'
+
+/**
+ * Generated authorization tests for the dashboard API, like the public
+ * routes' (test/http/auth.routes.test.ts): the route table is read from the
+ * app, and every route gets the same cases: no session, an ended session, an
+ * expired session, a role below the route's, another organization's member,
+ * and (for changes) a missing CSRF token or a foreign Origin.
+ */
+interface RouteEntry {
+  method: string
+  url: string
+  auth: string
+  role: string | undefined
+  csrf: boolean
+}
+const collected: RouteEntry[] = []
+const onInit = (message: unknown) => {
+  const { fastify } = message as { fastify: FastifyInstance }
+  fastify.addHook('onRoute', (route) => {
+    if (!route.url.startsWith('/dashboard/api/')) return
+    const config = (route.config ?? {}) as { auth?: string; role?: string; csrf?: boolean }
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      if (method === 'HEAD') continue
+      collected.push({
+        method,
+        url: route.url,
+        auth: config.auth ?? 'key',
+        role: config.role,
+        csrf: !!config.csrf,
+      })
+    }
+  })
+}
+diagnostics.subscribe('fastify.initialization', onInit)
+const t: TestApp = await createTestApp()
+diagnostics.unsubscribe('fastify.initialization', onInit)
+after(() => t.close())
+
+const routes = collected
+const label = (r: RouteEntry) => `${r.method} ${r.url}`
+const path = (r: RouteEntry, ids: Record<string, string>) =>
+  r.url.replace('/dashboard/api', '').replace(/:([A-Za-z_]+)/g, (_, name: string) => ids[name] ?? name)
+const sessionRoutes = routes.filter((r) => r.auth === 'session')
+const RANK: Record<string, number> = { viewer: 0, developer: 1, owner: 2 }
+
+/** The routes open without a session: its document, reading the session, signing in, invitations. */
+const OPEN = [
+  'GET /dashboard/api/openapi.json',
+  'GET /dashboard/api/session',
+  'POST /dashboard/api/sign-in',
+  'POST /dashboard/api/invitations/lookup',
+  'POST /dashboard/api/invitations/accept',
+]
+
+/** A valid body for each route that takes one, so that only authorization can refuse it. */
+const BODIES: Record<string, () => unknown> = {
+  'POST /dashboard/api/sign-in': () => ({ email: uniqueEmail(), password: PASSWORD }),
+  'POST /dashboard/api/invitations/lookup': () => ({ token: 'x'.repeat(43) }),
+  'POST /dashboard/api/invitations/accept': () => ({ token: 'x'.repeat(43), password: PASSWORD }),
+  'POST /dashboard/api/account/password': () => ({ current_password: PASSWORD, new_password: PASSWORD }),
+  'PATCH /dashboard/api/members/:member_id': () => ({ role: 'viewer' }),
+  'POST /dashboard/api/invitations': () => ({ email: uniqueEmail('generated'), role: 'viewer' }),
+}
+const bodyOf = (r: RouteEntry) => BODIES[label(r)]?.()
+
+let orgId: string
+let owner: Awaited<ReturnType<typeof memberOf>>
+let target: Awaited<ReturnType<typeof memberOf>>
+const byRole: Record<string, Awaited<ReturnType<typeof memberOf>>> = {}
+
+before(async () => {
+  orgId = (await t.createOrganization('Generated Auth Org')).id
+  owner = await memberOf(t, orgId, 'owner')
+  target = await memberOf(t, orgId, 'viewer')
+  for (const role of ['developer', 'viewer']) byRole[role] = await memberOf(t, orgId, role as 'viewer')
+})
+const ids = () => ({ member_id: target.id })
+
+async function call(
+  client: DashboardClient,
+  route: RouteEntry,
+  options: Parameters<DashboardClient['call']>[3] = {},
+) {
+  return client.call(route.method as 'GET', path(route, ids()), bodyOf(route), options)
+}
+
+describe('dashboard route table', () => {
+  test('every dashboard API route needs a session, except the open ones', () => {
+    assert.ok(sessionRoutes.length >= 8, `${sessionRoutes.length} session routes`)
+    for (const route of routes) {
+      assert.equal(route.auth === 'session', !OPEN.includes(label(route)), label(route))
+      if (route.auth !== 'session') assert.equal(route.auth, 'none', label(route))
+    }
+  })
+
+  test('every session route names its least role; every change checks CSRF; every body is in BODIES', () => {
+    for (const route of sessionRoutes) assert.ok(route.role && route.role in RANK, label(route))
+    for (const route of routes.filter((r) => r.method !== 'GET')) {
+      assert.ok(route.csrf, `${label(route)} checks CSRF`)
+    }
+    for (const route of routes.filter((r) => ['POST', 'PATCH', 'PUT'].includes(r.method))) {
+      const needsBody = ![
+        'POST /dashboard/api/sign-out',
+        'POST /dashboard/api/account/sessions/sign-out-others',
+      ].includes(label(route))
+      assert.equal(label(route) in BODIES, needsBody, `${label(route)}: a sample body`)
+    }
+  })
+})
+
+describe('dashboard routes: without a valid session', () => {
+  let ended: DashboardClient
+  let expired: DashboardClient
+  before(async () => {
+    ended = (await memberOf(t, orgId, 'owner')).client
+    assert.equal((await ended.call('POST', '/sign-out')).statusCode, 200)
+    // Signed in as an owner, then the session passes its absolute expiry.
+    const late = await memberOf(t, orgId, 'owner')
+    expired = late.client
+    await t.db
+      .updateTable('dashboard_sessions')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where(
+        'account_id',
+        '=',
+        (
+          await t.db
+            .selectFrom('accounts')
+            .select('id')
+            .where('email', '=', late.email)
+            .executeTakeFirstOrThrow()
+        ).id,
+      )
+      .execute()
+  })
+
+  for (const route of sessionRoutes) {
+    test(`${label(route)}: no session, an ended and an expired one get 401 session_required`, async () => {
+      const anonymous = await dashboardClient(t)
+      for (const [name, client] of [
+        ['no session', anonymous],
+        ['ended', ended],
+        ['expired', expired],
+      ] as const) {
+        assertError(await call(client, route), 401, 'session_required', `${label(route)} ${name}`)
+      }
+    })
+  }
+})
+
+describe('dashboard routes: roles', () => {
+  for (const route of sessionRoutes.filter((r) => RANK[r.role!]! > 0)) {
+    for (const role of ['viewer', 'developer'].filter((r) => RANK[r]! < RANK[route.role!]!)) {
+      test(`${label(route)}: a ${role} gets 403 role_required`, async () => {
+        const error = assertError(await call(byRole[role]!.client, route), 403, 'role_required', label(route))
+        assert.equal(error.message, `This needs the ${route.role} role.`)
+      })
+    }
+  }
+  test('the routes below owner pass for a viewer (nothing else is refused)', async () => {
+    for (const route of sessionRoutes.filter((r) => r.role === 'viewer' && r.method === 'GET')) {
+      const res = await call(byRole.viewer!.client, route)
+      assert.equal(res.statusCode, 200, `${label(route)}: ${res.body}`)
+    }
+  })
+})
+
+describe('dashboard routes: another organization', () => {
+  let stranger: Awaited<ReturnType<typeof memberOf>>
+  before(async () => {
+    stranger = await memberOf(t, (await t.createOrganization('Stranger Org')).id, 'owner')
+  })
+
+  // Signing out ends the stranger's session: last.
+  const signOutLast = [...sessionRoutes].sort(
+    (a, b) => Number(a.url.endsWith('/sign-out')) - Number(b.url.endsWith('/sign-out')),
+  )
+  for (const route of signOutLast) {
+    test(`${label(route)}: an owner of another organization sees and changes nothing of this one`, async () => {
+      const res = await call(stranger.client, route)
+      if (route.url.includes(':')) assertError(res, 404, 'not_found', label(route))
+      for (const marker of [owner.email, target.email, 'Generated Auth Org', orgId]) {
+        assert.ok(!res.body.includes(marker), `${label(route)} reveals ${marker}`)
+      }
+      const members = (await owner.client.call('GET', '/members')).json().data as {
+        id: string
+        role: string
+      }[]
+      assert.equal(
+        members.find((m) => m.id === target.id)?.role,
+        'viewer',
+        `${label(route)}: the target is unchanged`,
+      )
+    })
+  }
+})
+
+describe('dashboard routes: CSRF on every change', () => {
+  for (const route of routes.filter((r) => r.method !== 'GET')) {
+    test(`${label(route)}: without the token, or from another origin, 403 csrf_failed`, async () => {
+      const client = route.auth === 'session' ? owner.client : await dashboardClient(t)
+      assertError(await call(client, route, { csrf: null }), 403, 'csrf_failed', `${label(route)} no token`)
+      assertError(
+        await call(client, route, { origin: 'https://attacker.example' }),
+        403,
+        'csrf_failed',
+        `${label(route)} origin`,
+      )
+    })
+  }
+})

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { describe, test } from 'node:test'
+import Fastify from 'fastify'
+import { dashboardWebRoutes } from '../../../src/modules/dashboard/web.routes.ts'
+import { useTestApp } from '../../helpers/app.ts'
+import { assertError } from '../../helpers/errors.ts'
+
+/** /dashboard: the built app (npm ci builds it), its client routes, its hashed files. */
+const t = useTestApp()
+
+const get = (url: string) => t.app.inject({ method: 'GET', url })
+
+describe('the dashboard pages', () => {
+  test('GET /dashboard is the app with a strict CSP whose nonce the page carries, fresh per response', async () => {
+    const first = await get('/dashboard')
+    const second = await get('/dashboard')
+    assert.equal(first.statusCode, 200, first.body)
+    assert.match(String(first.headers['content-type']), /^text\/html; charset=utf-8/)
+    const csp = String(first.headers['content-security-policy'])
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1]
+    assert.ok(nonce, csp)
+    assert.ok(first.body.includes(`<meta name="csp-nonce" content="${nonce}" />`))
+    assert.notEqual(second.headers['content-security-policy'], csp)
+    for (const directive of [
+      "default-src 'none'",
+      "script-src 'self'",
+      `style-src 'self' 'nonce-${nonce}'`,
+      "connect-src 'self'",
+      "frame-ancestors 'none'",
+      "base-uri 'none'",
+    ]) {
+      assert.ok(csp.split('; ').includes(directive), `${directive} in ${csp}`)
+    }
+    assert.doesNotMatch(csp, /unsafe-inline|unsafe-eval/)
+    assert.equal(first.headers['cache-control'], 'no-store')
+    assert.equal(first.headers['x-content-type-options'], 'nosniff')
+    // No inline script: every script element loads a file of this origin.
+    assert.doesNotMatch(first.body, /<script(?![^>]*\ssrc="\/dashboard\/assets\/)[^>]*>/)
+    assert.doesNotMatch(first.body, /https?:\/\//, 'nothing from elsewhere')
+  })
+
+  test('client routes get the same app; the hashed files are cached for a year', async () => {
+    const page = await get('/dashboard/members')
+    assert.equal(page.statusCode, 200)
+    assert.ok(page.headers['content-security-policy'])
+    const deep = await get('/dashboard/invitation')
+    assert.equal(deep.statusCode, 200)
+    const files = [...page.body.matchAll(/(?:src|href)="(\/dashboard\/assets\/[^"]+)"/g)].map((m) => m[1]!)
+    assert.ok(files.some((f) => f.endsWith('.js')) && files.some((f) => f.endsWith('.css')), files.join())
+    for (const file of files) {
+      const res = await get(file)
+      assert.equal(res.statusCode, 200, file)
+      assert.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable')
+      assert.match(String(res.headers['content-type']), file.endsWith('.js') ? /javascript/ : /text\/css/)
+    }
+  })
+
+  test('a missing file and an unknown API path are 404 in the error shape, not the app', async () => {
+    for (const url of [
+      '/dashboard/assets/nope.js',
+      '/dashboard/assets/nested/nope.css',
+      '/dashboard/api/nope',
+      '/dashboard/api',
+    ]) {
+      const res = await get(url)
+      assertError(res, 404, 'not_found', url)
+      assert.equal(res.headers['content-security-policy'], undefined, url)
+    }
+  })
+
+  test('without a build, /dashboard says how to build it (503)', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'svc-web-'))
+    const app = Fastify()
+    try {
+      await app.register(dashboardWebRoutes({ dist: empty }))
+      const res = await app.inject({ method: 'GET', url: '/dashboard' })
+      assert.equal(res.statusCode, 503)
+      assert.match(res.body, /npm ci/)
+    } finally {
+      await app.close()
+      rmSync(empty, { recursive: true, force: true })
+    }
+  })
+})

@@ -1,0 +1,26 @@
+import { createBrowserRouter, Navigate } from 'react-router'
+import { AccountRoute } from '../features/account/routes/account.tsx'
+import { AuditLogRoute } from '../features/audit-log/routes/audit-log.tsx'
+import { AcceptInvitationRoute } from '../features/auth/routes/accept-invitation.tsx'
+import { SignInRoute } from '../features/auth/routes/sign-in.tsx'
+import { MembersRoute } from '../features/members/routes/members.tsx'
+import { Shell } from './shell.tsx'
+
+export const router = createBrowserRouter(
+  [
+    { path: '/sign-in', element: <SignInRoute /> },
+    { path: '/invitation', element: <AcceptInvitationRoute /> },
+    {
+      path: '/',
+      element: <Shell />,
+      children: [
+        { index: true, element: <Navigate to="/members" replace /> },
+        { path: 'members', element: <MembersRoute /> },
+        { path: 'audit-log', element: <AuditLogRoute /> },
+        { path: 'account', element: <AccountRoute /> },
+        { path: '*', element: <Navigate to="/members" replace /> },
+      ],
+    },
+  ],
+  { basename: '/dashboard' },
+)

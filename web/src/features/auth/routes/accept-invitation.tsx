@@ -1,0 +1,88 @@
+import { Button, Container, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core'
+import { type FormEvent, type ReactNode, useEffect, useState } from 'react'
+import { Link, useNavigate } from 'react-router'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { useAcceptInvitation, useInvitation } from '../api/session.ts'
+
+export const PASSWORD_MIN = 12
+
+/** /invitation#token=...: the token stays in the fragment, which browsers never send. */
+export function AcceptInvitationRoute() {
+  const [token] = useState(() => new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '')
+  const invitation = useInvitation(token)
+  const accept = useAcceptInvitation()
+  const navigate = useNavigate()
+  const [password, setPassword] = useState('')
+  const [repeat, setRepeat] = useState('')
+  const [mismatch, setMismatch] = useState(false)
+  useEffect(() => {
+    document.title = 'Accept invitation · Dashboard'
+  }, [])
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    setMismatch(password !== repeat)
+    if (password !== repeat) return
+    accept.mutate({ token, password }, { onSuccess: () => navigate('/', { replace: true }) })
+  }
+
+  let body: ReactNode
+  if (!token) {
+    body = <ErrorAlert error="This page needs the whole invitation link, as it was given to you." />
+  } else if (invitation.isPending) {
+    body = <Loader aria-label="Loading the invitation" />
+  } else if (invitation.error) {
+    body = (
+      <Stack>
+        <ErrorAlert error={invitation.error} title="This invitation cannot be used" />
+        <Text size="sm">
+          Already accepted it? <Link to="/sign-in">Sign in</Link>.
+        </Text>
+      </Stack>
+    )
+  } else {
+    const { email, role, organization } = invitation.data.data
+    body = (
+      <form onSubmit={submit}>
+        <Stack>
+          <Text>
+            You are invited to <strong>{organization.name}</strong> as <strong>{role}</strong>. Choose a
+            password to finish.
+          </Text>
+          <TextInput label="Email" value={email} readOnly autoComplete="username" />
+          <PasswordInput
+            label="New password"
+            description={`At least ${PASSWORD_MIN} characters`}
+            autoComplete="new-password"
+            required
+            minLength={PASSWORD_MIN}
+            value={password}
+            onChange={(e) => setPassword(e.currentTarget.value)}
+          />
+          <PasswordInput
+            label="Repeat the password"
+            autoComplete="new-password"
+            required
+            value={repeat}
+            error={mismatch ? 'The two passwords differ.' : undefined}
+            onChange={(e) => setRepeat(e.currentTarget.value)}
+          />
+          <ErrorAlert error={accept.error} title="The password was not set" />
+          <Button type="submit" loading={accept.isPending}>
+            Set password and sign in
+          </Button>
+        </Stack>
+      </form>
+    )
+  }
+  return (
+    <Container size={460} py="xl" component="main">
+      <Title order={1} ta="center" mb="md">
+        Accept your invitation
+      </Title>
+      <Paper withBorder p="lg" radius="md">
+        {body}
+      </Paper>
+    </Container>
+  )
+}
