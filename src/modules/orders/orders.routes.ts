@@ -1,7 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
+import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
 import {
   CreateOrderResponse,
   ListOrdersQuery,
@@ -10,18 +11,6 @@ import {
   OrderResponse,
 } from './orders.schemas.ts'
 import type { OrderService } from './orders.service.ts'
-
-/**
- * `?updated_since=2026-11-22T12:00:00+02:00` typed into a URL arrives as
- * "...12:00:00 02:00", because form decoding reads `+` as a space. A space can
- * never be meant there, so it is read back as the `+` the client wrote.
- */
-async function restorePlusInOffset(request: FastifyRequest) {
-  const query = request.query as { updated_since?: unknown }
-  if (typeof query.updated_since === 'string') {
-    query.updated_since = query.updated_since.replace(/^(\S+T[\d:.]+) (\d\d(:?\d\d)?)$/, '$1+$2')
-  }
-}
 
 export function ordersRoutes(deps: { orders: OrderService }) {
   return async function routes(fastify: FastifyInstance) {
@@ -65,7 +54,7 @@ export function ordersRoutes(deps: { orders: OrderService }) {
       '/orders',
       {
         config: { auth: 'key', scopes: ['orders:read'] },
-        preValidation: restorePlusInOffset,
+        preValidation: restorePlusInOffsets('updated_since'),
         schema: {
           operationId: 'listOrders',
           tags: ['orders'],

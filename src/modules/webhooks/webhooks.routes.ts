@@ -1,6 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
+import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
 import { FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './enabled-events.ts'
 import { EVENT_TYPES } from './outbox/outbox.service.ts'
@@ -161,18 +162,6 @@ const DeliveryLogPage = Type.Object({
   data: Type.Array(WebhookDelivery),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page.' }),
 })
-
-/**
- * `?created_since=2026-11-22T12:00:00+02:00` typed into a URL arrives with a
- * space for the `+` (form decoding); a space can never be meant there.
- */
-async function restorePlusInOffsets(request: FastifyRequest) {
-  const query = request.query as Record<string, unknown>
-  for (const name of ['created_since', 'created_until']) {
-    const value = query[name]
-    if (typeof value === 'string') query[name] = value.replace(/^(\S+T[\d:.]+) (\d\d(:?\d\d)?)$/, '$1+$2')
-  }
-}
 
 const WebhookEndpointRequest = Type.Object(
   {
@@ -503,7 +492,7 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
             200: DeliveryLogPage,
           },
         },
-        preValidation: restorePlusInOffsets,
+        preValidation: restorePlusInOffsets('created_since', 'created_until'),
       },
       async (request) => deps.webhooks.deliveries(request.principal!, request.query),
     )
@@ -542,7 +531,7 @@ export function webhooksOperatorRoutes(deps: { webhooks: WebhookService }) {
       '/webhook-deliveries',
       {
         config: { auth: 'operator' },
-        preValidation: restorePlusInOffsets,
+        preValidation: restorePlusInOffsets('created_since', 'created_until'),
         schema: {
           querystring: Type.Object(
             { organization_id: Type.Optional(Type.String()), ...DeliveryLogFilters },
