@@ -188,8 +188,8 @@ describe('answers to mistakes', () => {
       error(res, 405, 'method_not_allowed').message,
       'This path does not accept this method. It accepts GET, HEAD, POST.',
     )
-    const withoutKey = await t.api(undefined, 'PATCH', `/v1/webhook-endpoints/${crypto.randomUUID()}`)
-    assert.equal(withoutKey.headers.allow, 'DELETE')
+    const withoutKey = await t.api(undefined, 'PUT', `/v1/webhook-endpoints/${crypto.randomUUID()}`)
+    assert.equal(withoutKey.headers.allow, 'DELETE, PATCH')
     error(withoutKey, 405, 'method_not_allowed')
     const operator = await t.admin('PUT', '/admin/v1/organizations/')
     assert.equal(operator.headers.allow, 'GET, HEAD, POST')
