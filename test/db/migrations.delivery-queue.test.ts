@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
 import { createTestDatabase, type TestDatabase } from '../helpers/app.ts'
-import { migrate } from '../helpers/migrate.ts'
+import { migrate, seedOrgWithEndpoint } from '../helpers/migrate.ts'
 
 let t: TestDatabase
 before(async () => {
@@ -17,13 +17,7 @@ test('upgrading with deliveries pending: their attempts move to the queue and th
   const endpoint = '0193a000-0000-7000-8000-0000000000e1'
   const event = '0193a000-0000-7000-8000-0000000000a1'
   const [pending, claimed, done] = ['d1', 'd2', 'd3'].map((n) => `0193a000-0000-7000-8000-0000000000${n}`)
-  await sql`insert into organizations (id, name, created_at) values (${org}, 'Acme', now())`.execute(db)
-  await sql`
-    insert into webhook_endpoints
-      (id, organization_id, environment, url, description, secret_encrypted, pinned_addresses, is_active, created_at)
-    values (${endpoint}, ${org}, 'live', 'https://hooks.example.com/x', '', 'sealed', '{203.0.113.7}', true, now())`.execute(
-    db,
-  )
+  await seedOrgWithEndpoint(db, org, endpoint)
   await sql`
     insert into events (id, organization_id, environment, type, order_id, data, created_at)
     values (${event}, ${org}, 'live', 'order.received', null,

@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
 import { eventData, recordEvent } from '../../src/modules/webhooks/outbox/outbox.service.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/app.ts'
-import { migrate } from '../helpers/migrate.ts'
+import { migrate, seedOrgWithEndpoint } from '../helpers/migrate.ts'
 
 let t: TestDatabase
 before(async () => {
@@ -19,13 +19,7 @@ test('upgrading: endpoints receive every type, order events get their sequence, 
   const order = '0193a000-0000-7000-8000-0000000000b1'
   // Ids out of time order: the numbering follows created_at.
   const [first, second, ping] = ['a3', 'a2', 'a1'].map((n) => `0193a000-0000-7000-8000-0000000000${n}`)
-  await sql`insert into organizations (id, name, created_at) values (${org}, 'Acme', now())`.execute(db)
-  await sql`
-    insert into webhook_endpoints
-      (id, organization_id, environment, url, description, secret_encrypted, pinned_addresses, is_active, created_at)
-    values (${endpoint}, ${org}, 'live', 'https://hooks.example.com/x', '', 'sealed', '{203.0.113.7}', true, now())`.execute(
-    db,
-  )
+  await seedOrgWithEndpoint(db, org, endpoint)
   await sql`
     insert into orders (id, organization_id, environment, source, external_order_id, status, customer_name,
       ordered_at, created_at, updated_at, content_hash, content_bytes)

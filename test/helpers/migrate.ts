@@ -22,3 +22,14 @@ export async function migrate(db: Database, target: string | 'latest'): Promise<
     await admin?.end()
   }
 }
+
+/** An organization and one active live endpoint of it, written as the early schema knows them. */
+export async function seedOrgWithEndpoint(db: Database, org: string, endpoint: string): Promise<void> {
+  await sql`insert into organizations (id, name, created_at) values (${org}, 'Acme', now())`.execute(db)
+  await sql`
+    insert into webhook_endpoints
+      (id, organization_id, environment, url, description, secret_encrypted, pinned_addresses, is_active, created_at)
+    values (${endpoint}, ${org}, 'live', 'https://hooks.example.com/x', '', 'sealed', '{203.0.113.7}', true, now())`.execute(
+    db,
+  )
+}
