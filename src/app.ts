@@ -188,7 +188,7 @@ export async function buildApp(
   registerErrorHandler(app, errors)
 
   const { system, docs, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
-  const { accounts, audit } = services
+  const { accounts } = services
 
   registerAuth(app, {
     apiKeys,
@@ -237,8 +237,7 @@ export async function buildApp(
   )
   await app.register(
     dashboardApiRoutes({
-      accounts,
-      audit,
+      services,
       cookies: dashboardCookies(deps.config.publicBaseUrl),
       publicBaseUrl: deps.config.publicBaseUrl,
     }),

@@ -1,9 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Role } from '../../db/schema.ts'
-import type { AccountService, RequestMeta, SessionContext } from '../accounts/accounts.service.ts'
-import type { AuditService } from '../audit/audit.service.ts'
-import type { DashboardCookies } from './cookies.ts'
+import type { FastifyInstance, FastifyReply } from 'fastify'
 import { dashboardOpenApi } from './dashboard.openapi.ts'
 import {
   AcceptInvitationBody,
@@ -27,31 +23,34 @@ import {
   SignInBody,
 } from './dashboard.schemas.ts'
 import { dashboardGuard } from './dashboard-guard.ts'
+import {
+  change,
+  ctx,
+  DASHBOARD_TAG,
+  type DashboardArea,
+  type DashboardDeps,
+  meta,
+  open,
+  openChange,
+  viewer,
+} from './route-config.ts'
 
 export const DASHBOARD_API_PREFIX = '/dashboard/api'
-export const DASHBOARD_TAG = 'dashboard'
+export { DASHBOARD_TAG }
 
-export interface DashboardDeps {
-  accounts: AccountService
-  audit: AuditService
-  cookies: DashboardCookies
-  publicBaseUrl: string
-}
-
-const meta = (request: FastifyRequest): RequestMeta => ({
-  address: request.ip,
-  userAgent: String(request.headers['user-agent'] ?? ''),
-})
-
-/** The session of a route with `auth: 'session'` (its hook has checked it). */
-const ctx = (request: FastifyRequest): SessionContext => request.dashboard!
+/**
+ * The areas of the dashboard API besides accounts, each in a file of its own
+ * (`<area>.routes.ts`), registered in this order.
+ */
+const AREAS: DashboardArea[] = []
 
 /**
  * /dashboard/api: the dashboard's JSON API, authenticated by the session
  * cookie. Its routes call the same services as /v1 and /admin/v1.
  */
 export function dashboardApiRoutes(deps: DashboardDeps) {
-  const { accounts, cookies } = deps
+  const { cookies } = deps
+  const { accounts } = deps.services
 
   function signedIn(reply: FastifyReply, token: string) {
     reply.header('set-cookie', cookies.sessionCookie(token))
@@ -60,7 +59,7 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
     app.decorateRequest('dashboard', undefined)
-    app.addHook('onRequest', dashboardGuard(deps))
+    app.addHook('onRequest', dashboardGuard({ accounts, cookies, publicBaseUrl: deps.publicBaseUrl }))
     const openapi = dashboardOpenApi({
       cookieName: cookies.session,
       publicBaseUrl: deps.publicBaseUrl,
@@ -71,15 +70,6 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
     )
 
     const tags = [DASHBOARD_TAG]
-    const open = { auth: 'none' as const }
-    const openChange = { auth: 'none' as const, csrf: true, jsonBody: true }
-    const viewer = { auth: 'session' as const, role: 'viewer' as const }
-    const change = (role: Role, jsonBody = true) => ({
-      auth: 'session' as const,
-      role,
-      csrf: true,
-      jsonBody,
-    })
 
     app.get(
       '/session',
@@ -322,10 +312,12 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
         },
       },
       async (request) =>
-        deps.audit.list(ctx(request).member.organization_id, {
+        deps.services.audit.list(ctx(request).member.organization_id, {
           cursor: request.query.cursor,
           limit: request.query.limit ?? 50,
         }),
     )
+
+    for (const area of AREAS) area(app, deps)
   }
 }

@@ -1,0 +1,52 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  FastifyRequest,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify'
+import type { Services } from '../../app.ts'
+import type { Role } from '../../db/schema.ts'
+import type { RequestMeta, SessionContext } from '../accounts/accounts.service.ts'
+import type { DashboardCookies } from './cookies.ts'
+
+export const DASHBOARD_TAG = 'dashboard'
+
+export interface DashboardDeps {
+  services: Services
+  cookies: DashboardCookies
+  publicBaseUrl: string
+}
+
+/** The dashboard API's Fastify instance, with TypeBox types. */
+export type DashboardApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>
+
+/** An area of the dashboard API (orders, keys, webhooks...): adds its routes. */
+export type DashboardArea = (app: DashboardApp, deps: DashboardDeps) => void
+
+/** Route configs: who may call a route, and whether it changes something. */
+export const open = { auth: 'none' as const }
+export const openChange = { auth: 'none' as const, csrf: true, jsonBody: true }
+export const viewer = { auth: 'session' as const, role: 'viewer' as const }
+export const change = (role: Role, jsonBody = true) => ({
+  auth: 'session' as const,
+  role,
+  csrf: true,
+  jsonBody,
+})
+
+export const meta = (request: FastifyRequest): RequestMeta => ({
+  address: request.ip,
+  userAgent: String(request.headers['user-agent'] ?? ''),
+})
+
+/** The session of a route with `auth: 'session'` (its hook has checked it). */
+export const ctx = (request: FastifyRequest): SessionContext => request.dashboard!
