@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
 import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
-import AxeBuilder from '@axe-core/playwright'
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { browserSkip, launchChromium, watchPage } from '../helpers/browser.ts'
+import { assertAccessible, browserSkip, launchChromium, tabStops, watchPage } from '../helpers/browser.ts'
 import { operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
 
 /**
@@ -38,38 +37,6 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, 
     context.setDefaultTimeout(120_000)
     const page = await context.newPage()
     return { page, seen: await watchPage(page) }
-  }
-
-  async function assertAccessible(page: Page, name: string) {
-    const results = await new AxeBuilder({ page }).analyze()
-    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    assert.deepEqual(
-      serious.map(
-        (v) =>
-          `${v.id}: ${v.help} (${v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary}`).join(', ')})`,
-      ),
-      [],
-      `${name}: axe`,
-    )
-  }
-
-  /** Names of what Tab reaches from the top of the page, in order. */
-  async function tabStops(page: Page, count: number): Promise<string[]> {
-    await page.locator('body').focus()
-    const names: string[] = []
-    for (let i = 0; i < count; i++) {
-      await page.keyboard.press('Tab')
-      names.push(
-        await page.evaluate(() => {
-          const el = document.activeElement as HTMLElement | null
-          if (!el) return ''
-          const label =
-            el.getAttribute('aria-label') ?? (el as HTMLInputElement).labels?.[0]?.textContent ?? ''
-          return (label || el.textContent || '').trim()
-        }),
-      )
-    }
-    return names
   }
 
   const startingWith = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)

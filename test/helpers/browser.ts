@@ -1,5 +1,7 @@
+import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
-import { type Browser, chromium, type Page } from 'playwright-core'
+import AxeBuilder from '@axe-core/playwright'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it). */
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
@@ -44,4 +46,51 @@ export async function watchPage(page: Page): Promise<{ requests: string[]; cspVi
     })
   })
   return { requests, cspViolations }
+}
+
+/** No serious or critical axe violation on the page as it stands. */
+export async function assertAccessible(page: Page, name: string) {
+  const results = await new AxeBuilder({ page }).analyze()
+  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  assert.deepEqual(
+    serious.map(
+      (v) =>
+        `${v.id}: ${v.help} (${v.nodes.map((n) => `${n.target.join(' ')}: ${n.failureSummary}`).join(', ')})`,
+    ),
+    [],
+    `${name}: axe`,
+  )
+}
+
+/** Names of what Tab reaches from the top of the page, in order. */
+export async function tabStops(page: Page, count: number): Promise<string[]> {
+  await page.locator('body').focus()
+  const names: string[] = []
+  for (let i = 0; i < count; i++) {
+    await page.keyboard.press('Tab')
+    names.push(
+      await page.evaluate(() => {
+        const el = document.activeElement as HTMLElement | null
+        if (!el) return ''
+        const label = el.getAttribute('aria-label') ?? (el as HTMLInputElement).labels?.[0]?.textContent ?? ''
+        return (label || el.textContent || '').trim()
+      }),
+    )
+  }
+  return names
+}
+
+/**
+ * A browser profile signed in as a dashboard client's member (its session and
+ * CSRF cookies), at desktop width: pages open signed in, without the forms.
+ */
+export async function signedInContext(
+  browser: Browser,
+  client: { cookies: Map<string, string> },
+  origin: string,
+): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  context.setDefaultTimeout(60_000)
+  await context.addCookies([...client.cookies].map(([name, value]) => ({ name, value, url: origin })))
+  return context
 }
