@@ -11,7 +11,7 @@ import { type AttemptResult, completeAttempts } from './outbox/complete.repo.ts'
 import { WAKE_CHANNEL } from './outbox/outbox.service.ts'
 import { ReplayFeeder } from './replay-feeder.ts'
 import { disabledResult, ResultWriter, sentResult } from './result-writer.ts'
-import { disableFailingEndpoints } from './webhooks.service.ts'
+import { settleDisabledEndpoints } from './webhooks.service.ts'
 
 export type { DispatcherOptions } from './dispatcher-options.ts'
 export const DISABLE_AFTER_FAILURES = 25
@@ -55,7 +55,7 @@ export function createDispatcher(input: DispatcherOptions) {
       const disabled = await completeAttempts(db, workerId, batch, DISABLE_AFTER_FAILURES)
       feeder.resultsStored()
       if (disabled.length === 0) return
-      await disableFailingEndpoints(db, disabled, batch[batch.length - 1]!.at)
+      await settleDisabledEndpoints(db, disabled, batch[batch.length - 1]!.at)
       for (const id of disabled) {
         log.warn({ endpoint_id: id }, 'webhook endpoint disabled after too many consecutive failures')
         // Its attempts waiting for a slot are dropped before any slot frees: it receives nothing further.

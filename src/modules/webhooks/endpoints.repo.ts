@@ -107,20 +107,6 @@ export async function deactivateEndpoint(trx: Transaction<DB>, id: string, at: D
     .execute()
 }
 
-/** Disabled by the worker after too many consecutive failures (those still active). */
-export async function disableEndpoints(
-  trx: Transaction<DB>,
-  ids: readonly string[],
-  at: Date,
-): Promise<void> {
-  await trx
-    .updateTable('webhook_endpoints')
-    .set({ is_active: false, disabled_reason: 'too_many_failures', disabled_at: at })
-    .where('id', 'in', ids)
-    .where('is_active', '=', true)
-    .execute()
-}
-
 /** An endpoint of the scope, locked until the transaction ends (a rotation reads and replaces its secrets). */
 export async function lockEndpoint(
   trx: Transaction<DB>,

@@ -10,7 +10,6 @@ import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPa
 import { checkEnabledEvents, parseEnabledEvents } from './enabled-events.ts'
 import {
   deactivateEndpoint,
-  disableEndpoints,
   type EndpointScope,
   findEndpoint,
   insertEndpoint,
@@ -359,12 +358,12 @@ export function createWebhookService(deps: {
 export type WebhookService = ReturnType<typeof createWebhookService>
 
 /**
- * Disables endpoints whose failure streak reached the limit (the worker's
- * call) and fails their pending deliveries with endpoint_disabled.
+ * After the statement that recorded the results disabled endpoints whose
+ * failure streak reached the limit (the worker's call): fails their pending
+ * deliveries with endpoint_disabled and cancels their replays.
  */
-export async function disableFailingEndpoints(db: Database, ids: readonly string[], at: Date): Promise<void> {
+export async function settleDisabledEndpoints(db: Database, ids: readonly string[], at: Date): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    await disableEndpoints(trx, ids, at)
     for (const id of ids) {
       await failPendingDeliveries(trx, id)
       await cancelReplays(trx, id, at)

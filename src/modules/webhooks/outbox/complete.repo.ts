@@ -108,13 +108,25 @@ const COMPLETE_SQL = `
       update webhook_endpoints w
       set consecutive_failures = case when s.reset then s.failures else w.consecutive_failures + s.failures end,
           last_success_at = coalesce(s.last_success, w.last_success_at),
-          last_failure_at = coalesce(s.last_failure, w.last_failure_at)
+          last_failure_at = coalesce(s.last_failure, w.last_failure_at),
+          is_active = w.is_active and
+            (case when s.reset then s.failures else w.consecutive_failures + s.failures end) < $13::int,
+          disabled_reason = case
+            when w.is_active and (case when s.reset then s.failures else w.consecutive_failures + s.failures end)
+              >= $13::int then 'too_many_failures' else w.disabled_reason end,
+          disabled_at = case
+            when w.is_active and (case when s.reset then s.failures else w.consecutive_failures + s.failures end)
+              >= $13::int then s.last_failure else w.disabled_at end
       from streaks s
       where w.id = s.endpoint_id
-      returning w.id, w.is_active, w.consecutive_failures
+      returning w.id, w.is_active, w.disabled_reason, w.consecutive_failures, s.reset, s.failures
     )
     select (select ${ASYNC_COMMIT}) as async_commit,
-      array(select id from endpoints where is_active and consecutive_failures >= $13::int) as ids`
+      array(
+        select id from endpoints
+        where not is_active and disabled_reason = 'too_many_failures' and consecutive_failures >= $13::int
+          and (reset or consecutive_failures - failures < $13::int)
+      ) as ids`
 
 /**
  * Records a batch of attempt results in ONE statement: the queue rows this
@@ -130,8 +142,10 @@ const COMPLETE_SQL = `
  * records nothing for it, as for a disabled endpoint) and its log row turns
  * `failed` with `superseded_by` set, unless its own result is in the same
  * batch. In the common case no result is a redelivery's, and those two steps
- * read only the batch. Returns the active endpoints whose streak reached
- * `disableAfter` (the webhooks module disables them). See
+ * read only the batch. An active endpoint whose streak reaches `disableAfter`
+ * is disabled by the same statement, so no claim can see it active after its
+ * last allowed failure is stored; returns the endpoints this statement
+ * disabled (the webhooks module fails their pending deliveries). See
  * docs/decisions/2026-11-26-webhook-redelivery-cancels-retry.md.
  */
 export async function completeAttempts(
