@@ -24,8 +24,8 @@ test('upgrading: existing live orders are counted per UTC day and status, test o
   for (const [id, environment, status, created, quantities] of orders) {
     await sql`
       insert into orders (id, organization_id, environment, source, external_order_id, status, customer_name,
-        ordered_at, created_at, updated_at, content_hash)
-      values (${id}, ${org}, ${environment}, 'api', ${id}, ${status}, 'Jo', ${created}, ${created}, ${created}, 'h')`.execute(
+        ordered_at, created_at, updated_at, content_hash, content_bytes)
+      values (${id}, ${org}, ${environment}, 'api', ${id}, ${status}, 'Jo', ${created}, ${created}, ${created}, 'h', 0)`.execute(
       db,
     )
     for (const [position, quantity] of quantities.entries()) {

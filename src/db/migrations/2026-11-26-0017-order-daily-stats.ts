@@ -55,3 +55,12 @@ export async function backfillOrderDailyStats(db: Kysely<any>): Promise<void> {
       items = order_daily_stats.items + excluded.items,
       quantity = order_daily_stats.quantity + excluded.quantity`.execute(db)
 }
+
+export async function down(db: Kysely<any>): Promise<void> {
+  await sql`drop index webhook_deliveries_unsuccessful_idx`.execute(db)
+  for (const column of ['external_order_id', 'customer_email', 'customer_name']) {
+    await sql`drop index ${sql.raw(`orders_search_${column}_idx`)}`.execute(db)
+  }
+  await sql`drop index orders_created_idx`.execute(db)
+  await sql`drop table order_daily_stats`.execute(db)
+}
