@@ -148,7 +148,8 @@ async function main() {
     })
     await backfillOrderDailyStats(kysely)
     await kysely.destroy()
-    for (const table of ['orders', 'order_items', 'order_daily_stats']) await db.query(`vacuum analyze ${table}`)
+    for (const table of ['orders', 'order_items', 'order_daily_stats'])
+      await db.query(`vacuum analyze ${table}`)
     const counts = await db.query(
       `select count(*) filter (where environment = 'live') as live, count(*) as all from orders`,
     )
