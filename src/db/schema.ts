@@ -319,6 +319,19 @@ export interface AuditLogTable {
   created_at: Date
 }
 
+/** Live orders per organization, UTC day of creation, status and slot (migration 0017). */
+export interface OrderDailyStatsTable {
+  organization_id: string
+  /** YYYY-MM-DD (UTC). */
+  day: ColumnType<Date, string, string>
+  status: string
+  slot: number
+  orders: number
+  items: number
+  /** bigint: read as a string. */
+  quantity: ColumnType<string, number, number>
+}
+
 export interface DB {
   organizations: OrganizationTable
   api_keys: ApiKeyTable
@@ -344,6 +357,7 @@ export interface DB {
   invitations: InvitationTable
   dashboard_sessions: DashboardSessionTable
   audit_log: AuditLogTable
+  order_daily_stats: OrderDailyStatsTable
 }
 
 export type OrganizationRow = Selectable<OrganizationTable>

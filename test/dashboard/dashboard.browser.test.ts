@@ -59,6 +59,9 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, 
     await page.getByLabel('New password').fill(PASSWORD)
     await page.getByLabel('Repeat the password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    // Signing in lands on Home; Members is a section of the navigation.
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Members' }).click()
     await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
 
     await page.getByRole('button', { name: 'Sign out' }).click()
@@ -70,6 +73,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, 
     await page.getByRole('alert').getByText('The email or password is incorrect.').waitFor()
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
+    // Back where the session ended (Members).
     await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
     await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
 
@@ -115,6 +119,9 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, 
     await page.getByLabel('New password').fill(PASSWORD)
     await page.getByLabel('Repeat the password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    // Signing in lands on Home; Members is a section of the navigation.
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Members' }).click()
     await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
     await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
     await page.getByRole('cell', { name: startingWith(developerEmail) }).waitFor()

@@ -3,6 +3,7 @@ import type { Database } from '../../db/database.ts'
 import type { Environment, OrderRow, ProductionOrderRow } from '../../db/schema.ts'
 import { newProductionCtes } from '../production/production.repo.ts'
 import { type NewEventInput, outboxCtes, outboxWake } from '../webhooks/outbox/outbox.service.ts'
+import { newOrderStatsCte, setOrderStatusCounted } from './daily-stats.repo.ts'
 import type { OrderStatus } from './orders.schemas.ts'
 
 export interface OrderScope {
@@ -63,8 +64,11 @@ export async function insertOrderGraph(
 ): Promise<(string | null)[] | undefined> {
   const o = graph.order
   const production = graph.production
+  // Live orders (those with production) are counted in the statistics.
+  const from = { order: 'new_order', items: 'item_input' }
   const productionCtes = production
-    ? sql`,${newProductionCtes(production.id, o.created_at, { order: 'new_order', items: 'item_input' })}`
+    ? sql`,${newProductionCtes(production.id, o.created_at, from)},
+      ${newOrderStatsCte({ organizationId: o.organization_id, createdAt: o.created_at, status: o.status }, from)}`
     : sql``
   const event = graph.event
   const outbox = event ? sql`, ${outboxCtes(event.id, event.input, 'new_order')}` : sql``
@@ -110,8 +114,9 @@ export async function touchOrders(db: Database, orderIds: string[], at: Date): P
   await db.updateTable('orders').set({ updated_at: at }).where('id', 'in', orderIds).execute()
 }
 
+/** Sets an order's status (and moves it in the statistics); the caller holds the order's lock. */
 export async function setOrderStatus(db: Database, orderId: string, status: OrderStatus, at: Date) {
-  await db.updateTable('orders').set({ status, updated_at: at }).where('id', '=', orderId).execute()
+  await setOrderStatusCounted(db, orderId, status, at)
 }
 
 /**
@@ -237,23 +242,57 @@ export async function findOrganizationOrdersPage(
     .execute()
 }
 
-export async function countLiveOrders(db: Database, organizationId: string) {
-  const byStatus = await db
+export interface NewestPage {
+  scope: OrderScope
+  status: string | undefined
+  /** created_at >= from */
+  from: Date | undefined
+  /** created_at < until */
+  until: Date | undefined
+  /** A prefix of the external order id, the customer's email or name (any case). */
+  search: string | undefined
+  /** The last row of the previous page: (created_at, id). */
+  before: { createdAt: Date; id: string } | undefined
+  limit: number
+}
+
+const likePrefix = (text: string) => `${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+/**
+ * The dashboard's list: newest first by (created_at, id) with a keyset
+ * condition, so a page costs the same at any depth and orders arriving
+ * meanwhile only ever appear above the first page. The search is a prefix
+ * match on lower(column), each read from an index of migration 0017.
+ */
+export async function findNewestOrdersPage(db: Database, page: NewestPage): Promise<OrderRow[]> {
+  let query = db
     .selectFrom('orders')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('count')])
-    .where('organization_id', '=', organizationId)
-    .where('environment', '=', 'live')
-    .groupBy('status')
+    .selectAll()
+    .where('organization_id', '=', page.scope.organizationId)
+    .where('environment', '=', page.scope.environment)
+  if (page.status) query = query.where('status', '=', page.status)
+  if (page.from) query = query.where('created_at', '>=', page.from)
+  if (page.until) query = query.where('created_at', '<', page.until)
+  const search = page.search
+  if (search) {
+    const pattern = likePrefix(search)
+    query = query.where((eb) =>
+      eb.or(
+        (['external_order_id', 'customer_email', 'customer_name'] as const).map((column) =>
+          eb(eb.fn('lower', [column]), 'like', pattern),
+        ),
+      ),
+    )
+  }
+  const before = page.before
+  if (before) {
+    query = query.where((eb) =>
+      eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(before.createdAt, before.id)),
+    )
+  }
+  return query
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(page.limit + 1)
     .execute()
-  const items = await db
-    .selectFrom('order_items')
-    .innerJoin('orders', 'orders.id', 'order_items.order_id')
-    .select([
-      (eb) => eb.fn.countAll<number>().as('items_total'),
-      (eb) => eb.fn.coalesce(eb.fn.sum<number>('order_items.quantity'), eb.lit(0)).as('quantity_total'),
-    ])
-    .where('orders.organization_id', '=', organizationId)
-    .where('orders.environment', '=', 'live')
-    .executeTakeFirstOrThrow()
-  return { byStatus, items }
 }

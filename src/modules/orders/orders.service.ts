@@ -6,12 +6,13 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import { FileConflictError, type UploadService } from '../uploads/uploads.service.ts'
-import { decodeCursor, encodeCursor } from './cursor.ts'
+import { decodeCursor, encodeCursor, type Position } from './cursor.ts'
+import { type DailyTotals, sumDailyStats } from './daily-stats.repo.ts'
 import { buildOrderGraph, linkProducts, type OrderContext } from './order-graph.ts'
 import { type OrderAggregate, toOperatorOrder, toPublicOrder } from './orders.mappers.ts'
 import {
-  countLiveOrders,
   findItemsWithJobs,
+  findNewestOrdersPage,
   findOrderByExternalId,
   findOrderById,
   findOrdersPage,
@@ -159,19 +160,27 @@ export function createOrderService(deps: {
     }
   }
 
-  /** One page of a list: the rows fetched (one more than the limit), cut to the limit and the byte budget. */
+  /**
+   * One page of a list: the rows fetched (one more than the limit), cut to the
+   * limit and the byte budget; the cursor is the last row's position in the
+   * list's order (default: the polling order's (updated_at, id)).
+   */
   async function page<View>(
     rows: OrderRow[],
     limit: number,
-    view: { withProduction: boolean; map: (aggregate: OrderAggregate) => View },
+    view: {
+      withProduction: boolean
+      map: (aggregate: OrderAggregate) => View
+      position?: (row: OrderRow) => Position
+    },
   ): Promise<{ data: View[]; next_cursor: string | null }> {
+    const position = view.position ?? ((row: OrderRow) => ({ updatedAt: row.updated_at, id: row.id }))
     const shown = withinBudget(rows.slice(0, limit), pageBudgetBytes)
     const last = shown.at(-1)
     const aggregates = await aggregatesFor(shown, view.withProduction)
     return {
       data: aggregates.map(view.map),
-      next_cursor:
-        rows.length > shown.length && last ? encodeCursor({ updatedAt: last.updated_at, id: last.id }) : null,
+      next_cursor: rows.length > shown.length && last ? encodeCursor(position(last)) : null,
     }
   }
 
@@ -259,20 +268,88 @@ export function createOrderService(deps: {
     /** Live orders of an existing organization (else 404) only: test orders never appear in statistics. */
     async stats(organizationId: string) {
       const organization = await deps.organizations.require(organizationId)
-      const { byStatus, items } = await countLiveOrders(db, organization.id)
-      const ordersByStatus: Record<string, number> = Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0]))
-      let total = 0
-      for (const { status, count } of byStatus) {
-        ordersByStatus[status] = Number(count)
-        total += Number(count)
-      }
+      const { all } = await sumDailyStats(db, organization.id, { all: null })
+      return totalsView(all!)
+    },
+
+    /**
+     * The dashboard's list of one environment's orders, newest first by
+     * creation, with its filters; the cursor carries (created_at, id).
+     */
+    async listNewest(
+      scope: OrderScope,
+      query: {
+        status?: string | undefined
+        from?: Date | undefined
+        until?: Date | undefined
+        search?: string | undefined
+        cursor?: string | undefined
+        limit: number
+      },
+    ): Promise<{ data: Order[]; next_cursor: string | null }> {
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+      const rows = await findNewestOrdersPage(db, {
+        scope,
+        status: query.status,
+        from: query.from,
+        until: query.until,
+        search: query.search?.trim() || undefined,
+        before: after && { createdAt: after.updatedAt, id: after.id },
+        limit: query.limit,
+      })
+      return page(rows, query.limit, {
+        withProduction: false,
+        map: toPublicOrder,
+        position: (row) => ({ updatedAt: row.created_at, id: row.id }),
+      })
+    },
+
+    /**
+     * Live orders created today, in the last 7 and 30 days (UTC days: today
+     * and the 6 or 29 before it) and in all, and how many are in production
+     * now, read from the daily statistics (never by counting orders).
+     */
+    async dashboardStats(organizationId: string) {
+      const now = clock.now()
+      const day = (back: number) => new Date(now.getTime() - back * 86_400_000).toISOString().slice(0, 10)
+      const windows = await sumDailyStats(db, organizationId, {
+        today: day(0),
+        last_7_days: day(6),
+        last_30_days: day(29),
+        all_time: null,
+      })
+      const all = totalsView(windows.all_time!)
       return {
-        orders_total: total,
-        orders_by_status: ordersByStatus,
-        items_total: Number(items.items_total),
-        quantity_total: Number(items.quantity_total),
+        today: day(0),
+        windows: {
+          today: totalsView(windows.today!),
+          last_7_days: totalsView(windows.last_7_days!),
+          last_30_days: totalsView(windows.last_30_days!),
+          all_time: all,
+        },
+        in_production: all.orders_by_status.in_production ?? 0,
       }
     },
+  }
+}
+
+/** Daily totals per status as the statistics answer them: every status a key (0 when none). */
+function totalsView(rows: DailyTotals[]) {
+  const ordersByStatus: Record<string, number> = Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0]))
+  let orders = 0
+  let items = 0
+  let quantity = 0
+  for (const row of rows) {
+    ordersByStatus[row.status] = row.orders
+    orders += row.orders
+    items += row.items
+    quantity += row.quantity
+  }
+  return {
+    orders_total: orders,
+    orders_by_status: ordersByStatus,
+    items_total: items,
+    quantity_total: quantity,
   }
 }
 

@@ -20,6 +20,7 @@ import {
   replaceSecret,
   updateActiveEndpoint,
 } from './endpoints.repo.ts'
+import { webhookHealth } from './health.repo.ts'
 import {
   enqueueRedelivery,
   eventData,
@@ -170,6 +171,11 @@ export function createWebhookService(deps: {
         await insertEndpoint(trx, row)
       })
       return { endpoint: endpointView(row, now), secret }
+    },
+
+    /** Active and automatically disabled endpoints, and deliveries that failed in the last 24 hours. */
+    async health(scope: WebhookScope) {
+      return webhookHealth(db, scope, new Date(clock.now().getTime() - 24 * 3600_000))
     },
 
     async list(scope: WebhookScope) {

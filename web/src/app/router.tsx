@@ -3,7 +3,9 @@ import { AccountRoute } from '../features/account/routes/account.tsx'
 import { AuditLogRoute } from '../features/audit-log/routes/audit-log.tsx'
 import { AcceptInvitationRoute } from '../features/auth/routes/accept-invitation.tsx'
 import { SignInRoute } from '../features/auth/routes/sign-in.tsx'
+import { HomeRoute } from '../features/home/routes/home.tsx'
 import { MembersRoute } from '../features/members/routes/members.tsx'
+import { OrdersRoute } from '../features/orders/routes/orders.tsx'
 import { Shell } from './shell.tsx'
 
 export const router = createBrowserRouter(
@@ -14,11 +16,13 @@ export const router = createBrowserRouter(
       path: '/',
       element: <Shell />,
       children: [
-        { index: true, element: <Navigate to="/members" replace /> },
+        { index: true, element: <Navigate to="/home" replace /> },
+        { path: 'home', element: <HomeRoute /> },
+        { path: 'orders', element: <OrdersRoute /> },
         { path: 'members', element: <MembersRoute /> },
         { path: 'audit-log', element: <AuditLogRoute /> },
         { path: 'account', element: <AccountRoute /> },
-        { path: '*', element: <Navigate to="/members" replace /> },
+        { path: '*', element: <Navigate to="/home" replace /> },
       ],
     },
   ],

@@ -4,10 +4,12 @@ import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
 import { useSession, useSignOut } from '../features/auth/api/session.ts'
 
 /**
- * The sections of the dashboard that exist. Later pages (Home, Orders, API
+ * The sections of the dashboard that exist. Later pages (API
  * keys, Webhooks, Products, and the operator's console) add entries here.
  */
 const SECTIONS = [
+  { to: '/home', label: 'Home' },
+  { to: '/orders', label: 'Orders' },
   { to: '/members', label: 'Members' },
   { to: '/audit-log', label: 'Audit log' },
   { to: '/account', label: 'Account' },

@@ -1,0 +1,186 @@
+// The dashboard's Home and first Orders page with 1 000 000 orders in one
+// organization (PostgreSQL only). Not part of npm test.
+//
+//   npm run bench:dashboard                          # DATABASE_URL, else postgres://postgres@127.0.0.1:5432
+//   npm run bench:dashboard -- --orders=200000 --requests=100
+//
+// Creates a database of its own (bench_dashboard, dropped first and after),
+// starts the real service on it, signs a viewer in through an operator
+// invitation, seeds the orders with generate_series inserts (spread over 90
+// days, mixed statuses, 5% test orders, 1 to 3 items each) and counts them
+// into the daily statistics with migration 0017's backfill, then times
+// GET /dashboard/api/home, the first page of GET /dashboard/api/orders and a
+// search, sequentially, and prints p50/p99 against the 100 ms target.
+import { parseArgs } from 'node:util'
+import { Kysely, PostgresDialect } from 'kysely'
+import pg from 'pg'
+import { backfillOrderDailyStats } from '../src/db/migrations/2026-11-26-0017-order-daily-stats.ts'
+import { percentile, startService, tenant } from './lib/service.ts'
+
+const { values: flags } = parseArgs({
+  options: {
+    orders: { type: 'string', default: '1000000' },
+    requests: { type: 'string', default: '200' },
+    'pg-url': { type: 'string' },
+    keep: { type: 'boolean', default: false },
+  },
+})
+const ORDERS = Number(flags.orders)
+const REQUESTS = Number(flags.requests)
+const TARGET_MS = 100
+const DB_NAME = 'bench_dashboard'
+
+const adminUrl = new URL(
+  flags['pg-url'] ?? process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+)
+const benchUrl = new URL(adminUrl)
+benchUrl.pathname = `/${DB_NAME}`
+
+async function admin(statement: string) {
+  const client = new pg.Client({ connectionString: adminUrl.toString() })
+  await client.connect()
+  try {
+    await client.query(statement)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Orders in chunks, each one statement: ids, days, statuses and items from generate_series. */
+async function seed(db: pg.Client, orgId: string) {
+  const CHUNK = 100_000
+  for (let start = 0; start < ORDERS; start += CHUNK) {
+    const end = Math.min(ORDERS, start + CHUNK) - 1
+    await db.query(
+      `with new_orders as (
+        insert into orders (id, organization_id, environment, source, external_order_id, status, currency,
+          total_amount, customer_name, customer_email, customer_phone, ordered_at, created_at, updated_at,
+          content_hash, content_bytes)
+        select gen_random_uuid(), $1::uuid, case when n % 20 = 0 then 'test' else 'live' end, 'api',
+          'ORD-' || lpad(n::text, 8, '0'),
+          (array['pending', 'in_production', 'completed', 'completed', 'completed', 'failed', 'cancelled'])[1 + n % 7],
+          'EUR', 19.90 + n % 50, 'Customer ' || (n % 50000), 'customer' || (n % 50000) || '@example.com', null,
+          t, t, t, md5(n::text), 120
+        from generate_series($2::int, $3::int) as n,
+          -- scattered over the last 90 days (129600 minutes)
+          lateral (select now() - ((n::bigint * 7919) % 129600) * interval '1 minute' as t) as at
+        returning id, organization_id
+      )
+      insert into order_items (id, order_id, organization_id, position, sku, name, quantity, price,
+        personalization, files)
+      select gen_random_uuid(), o.id, o.organization_id, p, 'SKU-' || (p + 1), 'Mug ' || (p + 1), 1 + p, 12.5,
+        '{"text": "Hello"}'::json, '[]'::json
+      from new_orders o, lateral generate_series(0, (get_byte(uuid_send(o.id), 3) % 3)) as p`,
+      [orgId, start, end],
+    )
+    process.stdout.write(`\rseeded ${end + 1} orders`)
+  }
+  process.stdout.write('\n')
+}
+
+async function signIn(base: string, service: Awaited<ReturnType<typeof startService>>, orgId: string) {
+  const email = `viewer-${Date.now()}@example.com`
+  const invitation = await service.admin('POST', `/organizations/${orgId}/invitations`, {
+    email,
+    role: 'viewer',
+  })
+  const token = new URL(invitation.data.url).hash.replace(/^#token=/, '')
+  const jar = new Map<string, string>()
+  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  const keep = (res: Response) => {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';')
+      const eq = pair!.indexOf('=')
+      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1))
+    }
+  }
+  const state = await fetch(`${base}/dashboard/api/session`)
+  keep(state)
+  const csrf = ((await state.json()) as { data: { csrf_token: string } }).data.csrf_token
+  const accepted = await fetch(`${base}/dashboard/api/invitations/accept`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: base, 'x-csrf-token': csrf, cookie: cookie() },
+    body: JSON.stringify({ token, password: 'correct horse battery staple' }),
+  })
+  if (!accepted.ok) throw new Error(`accept: ${accepted.status} ${await accepted.text()}`)
+  keep(accepted)
+  return cookie()
+}
+
+async function time(base: string, cookie: string, path: string) {
+  const get = async () => {
+    const started = performance.now()
+    const res = await fetch(`${base}/dashboard/api${path}`, { headers: { cookie } })
+    const text = await res.text()
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`)
+    return { ms: performance.now() - started, text }
+  }
+  for (let i = 0; i < 10; i++) await get()
+  const times: number[] = []
+  let last = ''
+  for (let i = 0; i < REQUESTS; i++) {
+    const r = await get()
+    times.push(r.ms)
+    last = r.text
+  }
+  const p50 = percentile(times, 50)
+  const p99 = percentile(times, 99)
+  const verdict = p50 < TARGET_MS ? 'under' : 'OVER'
+  console.log(
+    `${`GET ${path}`.padEnd(46)} p50 ${p50.toFixed(1)} ms  p99 ${p99.toFixed(1)} ms  (${verdict} the ${TARGET_MS} ms p50 target)  ${last.length} bytes`,
+  )
+  return { p50, last }
+}
+
+async function main() {
+  await admin(`drop database if exists ${DB_NAME} with (force)`)
+  await admin(`create database ${DB_NAME}`)
+  const service = await startService({ DATABASE_URL: benchUrl.toString(), WEBHOOK_WORKER: 'off' })
+  let failed = false
+  try {
+    const { orgId } = await tenant(service, 'Dashboard bench')
+    const db = new pg.Client({ connectionString: benchUrl.toString() })
+    await db.connect()
+    const started = performance.now()
+    await seed(db, orgId)
+    const kysely = new Kysely<unknown>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: benchUrl.toString(), max: 1 }) }),
+    })
+    await backfillOrderDailyStats(kysely)
+    await kysely.destroy()
+    for (const table of ['orders', 'order_items', 'order_daily_stats'])
+      await db.query(`vacuum analyze ${table}`)
+    const counts = await db.query(
+      `select count(*) filter (where environment = 'live') as live, count(*) as all from orders`,
+    )
+    const rows = await db.query('select count(*) as n from order_daily_stats')
+    console.log(
+      `${counts.rows[0].all} orders (${counts.rows[0].live} live) seeded and counted in ${((performance.now() - started) / 1000).toFixed(0)} s; ${rows.rows[0].n} daily statistics rows`,
+    )
+    const plan = await db.query(
+      `explain select * from orders where organization_id = $1 and environment = 'live'
+        and (lower(external_order_id) like 'customer1234%' or lower(customer_email) like 'customer1234%'
+          or lower(customer_name) like 'customer1234%')
+        order by created_at desc, id desc limit 51`,
+      [orgId],
+    )
+    const usesIndexes = plan.rows.map((r) => r['QUERY PLAN']).join('\n')
+    console.log(`search plan uses the search indexes: ${/orders_search_/.test(usesIndexes)}`)
+    await db.end()
+
+    const cookie = await signIn(service.base, service, orgId)
+    const home = await time(service.base, cookie, '/home')
+    const total = JSON.parse(home.last).data.live_orders.all_time.orders_total
+    if (total !== Number(counts.rows[0].live)) throw new Error(`home counts ${total} live orders`)
+    const list = await time(service.base, cookie, '/orders?environment=live&limit=50')
+    await time(service.base, cookie, '/orders?environment=live&limit=50&q=customer1234')
+    await time(service.base, cookie, '/orders?environment=live&limit=50&status=failed')
+    failed = home.p50 >= TARGET_MS || list.p50 >= TARGET_MS
+  } finally {
+    await service.stop()
+    if (!flags.keep) await admin(`drop database if exists ${DB_NAME} with (force)`)
+  }
+  if (failed) process.exitCode = 1
+}
+
+await main()

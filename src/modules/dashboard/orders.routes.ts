@@ -1,0 +1,55 @@
+import type { Order } from '../orders/orders.schemas.ts'
+import { OrderListPage, OrderListQuery, type OrderSummary } from './orders.schemas.ts'
+import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from './route-config.ts'
+
+const DAY_MS = 86_400_000
+
+function summary(order: Order): OrderSummary {
+  return {
+    id: order.id,
+    external_order_id: order.external_order_id,
+    status: order.status,
+    is_test: order.is_test,
+    customer_name: order.customer.name,
+    customer_email: order.customer.email,
+    items: order.items.length,
+    quantity: order.items.reduce((sum, item) => sum + item.quantity, 0),
+    currency: order.currency,
+    total_amount: order.total_amount,
+    ordered_at: order.ordered_at,
+    created_at: order.created_at,
+  }
+}
+
+/** Orders: one environment's orders, newest first, with filters and keyset paging. */
+export const ordersRoutes: DashboardArea = (app, deps) => {
+  const { orders } = deps.services
+  app.get(
+    '/orders',
+    {
+      config: viewer,
+      schema: {
+        operationId: 'dashboardOrders',
+        tags: [DASHBOARD_TAG],
+        summary: 'Orders of one environment, newest first, filtered by status, UTC days and a search',
+        querystring: OrderListQuery,
+        response: { 200: OrderListPage },
+      },
+    },
+    async (request) => {
+      const q = request.query
+      const page = await orders.listNewest(
+        { organizationId: ctx(request).member.organization_id, environment: q.environment ?? 'live' },
+        {
+          status: q.status,
+          from: q.from ? new Date(`${q.from}T00:00:00.000Z`) : undefined,
+          until: q.to ? new Date(new Date(`${q.to}T00:00:00.000Z`).getTime() + DAY_MS) : undefined,
+          search: q.q,
+          cursor: q.cursor,
+          limit: q.limit ?? 50,
+        },
+      )
+      return { data: page.data.map(summary), next_cursor: page.next_cursor }
+    },
+  )
+}

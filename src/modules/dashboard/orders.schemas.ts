@@ -1,0 +1,52 @@
+import Type, { type Static } from 'typebox'
+import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { ORDER_STATUSES } from '../orders/orders.schemas.ts'
+
+const closed = { additionalProperties: false } as const
+const Day = Type.String({ format: 'date', description: 'A UTC day, YYYY-MM-DD.' })
+
+export const OrderListQuery = Type.Object(
+  {
+    environment: Type.Optional(
+      StringEnum(['test', 'live'], { description: 'live unless test is asked for' }),
+    ),
+    status: Type.Optional(StringEnum(ORDER_STATUSES)),
+    from: Type.Optional({ ...Day, description: 'Orders created on this UTC day or later.' }),
+    to: Type.Optional({ ...Day, description: 'Orders created on this UTC day or earlier.' }),
+    q: Type.Optional(
+      Text({
+        maxLength: 200,
+        description: 'The beginning of the external order id, the customer’s email or name (any case).',
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    cursor: Type.Optional(Type.String({ maxLength: 512, description: 'next_cursor of the previous page.' })),
+  },
+  closed,
+)
+export type OrderListQuery = Static<typeof OrderListQuery>
+
+export const OrderSummary = Type.Object(
+  {
+    id: Uuid,
+    external_order_id: Type.String(),
+    status: Type.String(),
+    is_test: Type.Boolean(),
+    customer_name: Type.String(),
+    customer_email: Type.Union([Type.String(), Type.Null()]),
+    items: Type.Integer({ description: 'Item lines.' }),
+    quantity: Type.Integer(),
+    currency: Type.Union([Type.String(), Type.Null()]),
+    total_amount: Type.Union([Type.Number(), Type.Null()]),
+    ordered_at: Timestamp,
+    created_at: Timestamp,
+  },
+  { $id: 'DashboardOrderSummary', title: 'DashboardOrderSummary' },
+)
+export type OrderSummary = Static<typeof OrderSummary>
+
+export const OrderListPage = Type.Object({
+  data: Type.Array(OrderSummary),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page.' }),
+})
+export type OrderListPage = Static<typeof OrderListPage>

@@ -1,0 +1,29 @@
+import { sql } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import type { EndpointScope } from './endpoints.repo.ts'
+
+/**
+ * An environment's endpoints (active, disabled) and its deliveries whose last
+ * attempt since `since` failed (still retrying or given up). The deliveries
+ * come from the partial index of migration 0017, which holds only the
+ * unsuccessful ones.
+ */
+export async function webhookHealth(db: Database, scope: EndpointScope, since: Date) {
+  const result = await sql<{ active: string; disabled: string; failed: string }>`
+    select
+      (select count(*) from webhook_endpoints e
+        where e.organization_id = ${scope.organizationId}::uuid and e.environment = ${scope.environment}
+          and e.is_active) as active,
+      (select count(*) from webhook_endpoints e
+        where e.organization_id = ${scope.organizationId}::uuid and e.environment = ${scope.environment}
+          and not e.is_active and e.disabled_reason is not null) as disabled,
+      (select count(*) from webhook_deliveries d
+        where d.organization_id = ${scope.organizationId}::uuid and d.environment = ${scope.environment}
+          and d.status <> 'succeeded' and d.last_attempt_at >= ${since}::timestamptz) as failed`.execute(db)
+  const row = result.rows[0]!
+  return {
+    active_endpoints: Number(row.active),
+    disabled_endpoints: Number(row.disabled),
+    failed_deliveries_24h: Number(row.failed),
+  }
+}

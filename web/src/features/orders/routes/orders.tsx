@@ -1,0 +1,175 @@
+import {
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Loader,
+  NativeSelect,
+  SegmentedControl,
+  Table,
+  Text,
+  TextInput,
+} from '@mantine/core'
+import { type FormEvent, useState } from 'react'
+import { Link, useSearchParams } from 'react-router'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { Page } from '../../../components/page.tsx'
+import { formatTime } from '../../../lib/api.ts'
+import { type OrderFilters, useOrders } from '../api/orders.ts'
+
+const STATUSES = [
+  ['', 'Any status'],
+  ['pending', 'Pending'],
+  ['in_production', 'In production'],
+  ['completed', 'Completed'],
+  ['failed', 'Failed'],
+  ['cancelled', 'Cancelled'],
+] as const
+
+const money = (amount: number | null, currency: string | null) =>
+  amount === null ? '' : `${amount.toFixed(2)}${currency ? ` ${currency}` : ''}`
+
+export function OrdersRoute() {
+  const [params, setParams] = useSearchParams()
+  const filters: OrderFilters = {
+    environment: params.get('environment') === 'test' ? 'test' : 'live',
+    status: params.get('status') ?? '',
+    from: params.get('from') ?? '',
+    to: params.get('to') ?? '',
+    q: params.get('q') ?? '',
+  }
+  const [search, setSearch] = useState(filters.q)
+  const orders = useOrders(filters)
+  const rows = orders.data?.pages.flatMap((p) => p.data) ?? []
+
+  const set = (changes: Partial<OrderFilters>) => {
+    const next = { ...filters, ...changes }
+    const query = new URLSearchParams()
+    for (const [key, value] of Object.entries(next)) if (value) query.set(key, value)
+    setParams(query, { replace: true })
+  }
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    set({ q: search.trim() })
+  }
+
+  return (
+    <Page
+      title="Orders"
+      lead="Newest first. Dates are UTC days of creation. The list refreshes every few seconds."
+    >
+      <SegmentedControl
+        aria-label="Environment"
+        w="fit-content"
+        value={filters.environment}
+        onChange={(value) => set({ environment: value as 'test' | 'live' })}
+        data={[
+          { value: 'live', label: 'Live' },
+          { value: 'test', label: 'Test' },
+        ]}
+      />
+      <form onSubmit={submit} aria-label="Filter orders">
+        <Group align="flex-end" wrap="wrap">
+          <TextInput
+            label="Search"
+            description="Start of the order id, customer email or name"
+            value={search}
+            onChange={(e) => setSearch(e.currentTarget.value)}
+            maxLength={200}
+          />
+          <NativeSelect
+            label="Status"
+            value={filters.status}
+            onChange={(e) => set({ status: e.currentTarget.value })}
+            data={STATUSES.map(([value, label]) => ({ value, label }))}
+          />
+          <TextInput
+            type="date"
+            label="Created from (UTC)"
+            value={filters.from}
+            onChange={(e) => set({ from: e.currentTarget.value })}
+          />
+          <TextInput
+            type="date"
+            label="Created to (UTC)"
+            value={filters.to}
+            onChange={(e) => set({ to: e.currentTarget.value })}
+          />
+          <Button type="submit">Search</Button>
+          <Button
+            variant="default"
+            onClick={() => {
+              setSearch('')
+              set({ status: '', from: '', to: '', q: '' })
+            }}
+          >
+            Clear filters
+          </Button>
+        </Group>
+      </form>
+      <ErrorAlert error={orders.error} />
+      {orders.isPending ? (
+        <Loader aria-label="Loading the orders" />
+      ) : rows.length === 0 ? (
+        <Text>No {filters.environment} orders match.</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={860}>
+          <Table striped>
+            <Table.Caption>
+              {filters.environment === 'live' ? 'Live' : 'Test'} orders, newest first
+            </Table.Caption>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Order</Table.Th>
+                <Table.Th scope="col">Status</Table.Th>
+                <Table.Th scope="col">Customer</Table.Th>
+                <Table.Th scope="col">Items</Table.Th>
+                <Table.Th scope="col">Quantity</Table.Th>
+                <Table.Th scope="col">Total</Table.Th>
+                <Table.Th scope="col">Created</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((o) => (
+                <Table.Tr key={o.id}>
+                  <Table.Td>
+                    <Anchor component={Link} to={`/orders/${o.id}`}>
+                      {o.external_order_id}
+                    </Anchor>
+                  </Table.Td>
+                  <Table.Td>
+                    <Badge variant="light" color="dark">
+                      {o.status}
+                    </Badge>
+                  </Table.Td>
+                  <Table.Td>
+                    {o.customer_name}
+                    {o.customer_email && (
+                      <Text size="xs" c="dimmed">
+                        {o.customer_email}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>{o.items}</Table.Td>
+                  <Table.Td>{o.quantity}</Table.Td>
+                  <Table.Td>{money(o.total_amount, o.currency)}</Table.Td>
+                  <Table.Td>{formatTime(o.created_at)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {orders.hasNextPage && (
+        <Button
+          variant="default"
+          w="fit-content"
+          loading={orders.isFetchingNextPage}
+          onClick={() => orders.fetchNextPage()}
+        >
+          Show older orders
+        </Button>
+      )}
+    </Page>
+  )
+}
