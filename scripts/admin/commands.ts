@@ -121,8 +121,9 @@ const orderListColumns: Column<Json>[] = [
 ]
 
 function invitationText(data: Json, what: string): string {
+  const role = data.invitation.role ? ` (${data.invitation.role})` : ''
   return [
-    `${what} for ${data.invitation.email}, valid until ${data.invitation.expires_at} (${relativeTime(data.invitation.expires_at)}):`,
+    `${what} for ${data.invitation.email}${role}, valid until ${data.invitation.expires_at} (${relativeTime(data.invitation.expires_at)}):`,
     `  ${data.url}`,
     '',
     'The link is shown once and works once: pass it on to set the password and sign in.',
@@ -218,7 +219,7 @@ export const COMMANDS: Command[] = [
     name: 'keys list',
     args: ['ORG_ID'],
     summary: "An organization's API keys, newest first",
-    example: 'keys list 0193a000-0000-7000-8000-000000000001',
+    example: 'keys list ORG_ID',
     async run(ctx) {
       const { data } = await ctx.call('GET', `/organizations/${ctx.args[0]}/api-keys`)
       ctx.print(data, () => table(data, keyColumns, 'No keys.'))
@@ -589,7 +590,7 @@ export const COMMANDS: Command[] = [
           role: str(ctx, 'role') ?? 'owner',
         })
       ).data
-      ctx.print(data, () => invitationText(data, `Invitation (${data.invitation.role})`))
+      ctx.print(data, () => invitationText(data, 'Invitation'))
     },
   },
   {

@@ -262,7 +262,7 @@ describe('admin CLI: the operator API', () => {
     const org = json(['organizations', 'create', 'Invite Org'])
     const invited = admin(['invitations', 'create', org.id, 'owner@example.com'])
     assert.equal(invited.status, 0, invited.stderr)
-    assert.match(invited.stdout, /Invitation \(owner\) for owner@example\.com, valid until .* \(in 7 days\):/)
+    assert.match(invited.stdout, /Invitation for owner@example\.com \(owner\), valid until .* \(in 7 days\):/)
     const op = admin(['operators', 'invite', 'ops@example.com'])
     assert.equal(op.status, 0, op.stderr)
     const link = /http:\/\/localhost:\d+\/dashboard\/invitation#token=(\w+)/.exec(op.stdout)
@@ -302,4 +302,12 @@ describe('admin CLI: the operator API', () => {
 test('the operator token stays out of the service log and the CLI output', () => {
   assert.ok(!service.output().includes(token))
   assert.ok(!admin(['organizations', 'list']).stdout.includes(token))
+})
+
+test('docs/cli.md lists every command with its usage and example', () => {
+  const doc = readFileSync('docs/cli.md', 'utf8')
+  for (const c of COMMANDS) {
+    assert.ok(doc.includes(`- \`${[c.name, ...c.args].join(' ')}\``), `${c.name} listed`)
+    assert.ok(doc.includes(`Example: \`npm run admin -- ${c.example}\``), `${c.name} example`)
+  }
 })
