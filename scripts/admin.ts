@@ -1,217 +1,264 @@
 /**
- * npm run admin -- <command>: a small client of the operator API (/admin/v1) of
- * a running service. It talks HTTP rather than opening the database, because
+ * npm run admin -- <command>: the command line of the operator API (/admin/v1)
+ * of a running service. It talks HTTP rather than opening the database, because
  * the embedded database belongs to the one service process that opened it.
+ * Every command and its example: docs/cli.md; `--help` after any command.
  *
- *   bootstrap [--name NAME]                 organization + a test and a live key with every scope
- *   create-org NAME
- *   list-orgs
- *   create-key ORG_ID --env test|live [--scopes a,b] [--name NAME] [--expires-at ISO]
- *   list-keys ORG_ID
- *   revoke-key KEY_ID
- *   create-product ORG_ID SKU NAME
- *   stats ORG_ID
- *   get-order ORDER_ID                      operator view: production order id, each item's job id
- *   set-status PRODUCTION_ORDER_ID pending|in_progress|completed|failed|cancelled
- *   complete-job PRODUCTION_JOB_ID
- *   list-deliveries [--org ORG_ID] [--endpoint ENDPOINT_ID] [--limit N]
- *   redeliver DELIVERY_ID                   the same event again, as a new delivery sent at once
- *   invite ORG_ID EMAIL [--role owner|developer|viewer]
- *                                           a dashboard invitation (owner by default): prints the link
- *
- * Service address: --url, else the service's own (PUBLIC_BASE_URL, else http://localhost:$PORT).
- * Token: OPERATOR_TOKEN, else the file DATA_DIR/operator-token. Unset variables
- * take the service's defaults.
+ * Exit codes: 0 done; 1 the service answered with an error; 2 usage error (the
+ * command line); 3 the service cannot be reached; 4 no operator token or a bad
+ * configuration.
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfig } from '../src/config.ts'
 import { OPERATOR_TOKEN_FILE } from '../src/operator-token.ts'
+import { ALIASES, COMMANDS, type Command, type OptionSpec } from './admin/commands.ts'
 
-const ALL_SCOPES = ['orders:read', 'orders:write', 'files:write', 'webhooks:manage']
+export const EXIT = { ok: 0, service: 1, usage: 2, unreachable: 3, config: 4 } as const
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    url: { type: 'string' },
-    name: { type: 'string' },
-    env: { type: 'string' },
-    scopes: { type: 'string' },
-    'expires-at': { type: 'string' },
-    org: { type: 'string' },
-    endpoint: { type: 'string' },
-    limit: { type: 'string' },
-    role: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
+class Exit extends Error {
+  readonly code: number
+  constructor(code: number, message: string) {
+    super(message)
+    this.code = code
+  }
+}
+
+const GLOBAL_OPTIONS: Record<string, OptionSpec & { short?: string }> = {
+  url: {
+    type: 'string',
+    value: 'URL',
+    description: 'the service (else PUBLIC_BASE_URL, else http://localhost:$PORT)',
   },
-})
-
-function fail(message: string): never {
-  console.error(message)
-  process.exit(1)
+  json: { type: 'boolean', description: 'the answer as JSON, for scripts' },
+  help: { type: 'boolean', short: 'h', description: 'this help' },
 }
 
-function usage(): never {
-  const source = readFileSync(new URL(import.meta.url), 'utf8')
-  console.log(source.slice(source.indexOf('/**') + 3, source.indexOf('*/')).replace(/^ \* ?/gm, ''))
-  process.exit(0)
+const EXIT_CODES_HELP = `Exit codes:
+  0  done
+  1  the service answered with an error (its code and message are printed)
+  2  usage error: unknown command or option, missing argument
+  3  the service cannot be reached (--url, PORT)
+  4  no operator token, or a bad configuration`
+
+function topHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => usageLine(c).length))
+  return [
+    'Usage: npm run admin -- <command> [arguments] [options]',
+    '',
+    'The operator API (/admin/v1) of a running service, with the operator token',
+    '(OPERATOR_TOKEN, else the file DATA_DIR/operator-token).',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${usageLine(c).padEnd(width)}  ${c.summary}`),
+    '',
+    'Options of every command:',
+    ...optionLines(GLOBAL_OPTIONS),
+    '',
+    EXIT_CODES_HELP,
+    '',
+    'npm run admin -- <command> --help says more about one command; docs/cli.md lists them all.',
+  ].join('\n')
 }
 
-function serviceConfig() {
+const usageLine = (c: Command) =>
+  [c.name, ...c.args.map((a) => (a.endsWith('?') ? `[${a.slice(0, -1)}]` : a))].join(' ')
+
+function optionLines(options: Record<string, OptionSpec & { short?: string }>): string[] {
+  const entries = Object.entries(options).map(([name, o]) => [
+    `--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}${o.short ? `, -${o.short}` : ''}`,
+    o.description,
+  ])
+  const width = Math.max(...entries.map(([f]) => f!.length))
+  return entries.map(([f, d]) => `  ${f!.padEnd(width)}  ${d}`)
+}
+
+function commandHelp(c: Command): string {
+  return [
+    `Usage: npm run admin -- ${usageLine(c)}${c.options ? ' [options]' : ''}`,
+    '',
+    c.summary,
+    '',
+    ...(c.options ? ['Options:', ...optionLines(c.options), ''] : []),
+    'Options of every command:',
+    ...optionLines(GLOBAL_OPTIONS),
+    '',
+    `Example: npm run admin -- ${c.example}`,
+  ].join('\n')
+}
+
+/** The command named by the first words of the positionals (or an earlier alias). */
+function findCommand(words: string[]): { command: Command; rest: string[] } | undefined {
+  const aliased = words[0] && ALIASES[words[0]]
+  if (aliased) words = [...aliased.split(' '), ...words.slice(1)]
+  for (const length of [2, 1]) {
+    const name = words.slice(0, length).join(' ')
+    const command = COMMANDS.find((c) => c.name === name)
+    if (command) return { command, rest: words.slice(length) }
+  }
+  return undefined
+}
+
+function allOptions() {
+  const options: Record<string, { type: 'string' | 'boolean'; short?: string }> = {}
+  for (const [name, o] of Object.entries(GLOBAL_OPTIONS)) {
+    options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}) }
+  }
+  for (const c of COMMANDS)
+    for (const [name, o] of Object.entries(c.options ?? {})) options[name] = { type: o.type }
+  return options
+}
+
+async function main(argv: string[]): Promise<void> {
+  const parse = () => parseArgs({ args: argv, options: allOptions(), allowPositionals: true, strict: true })
+  let parsed: ReturnType<typeof parse>
   try {
-    return loadConfig()
+    parsed = parse()
   } catch (err) {
-    if (err instanceof ConfigError) fail(`configuration error: ${err.message}`)
+    throw new Exit(EXIT.usage, `${(err as Error).message}\nSee npm run admin -- --help`)
+  }
+  const { values, positionals } = parsed
+  const words = positionals[0] === 'help' ? positionals.slice(1) : positionals
+  const found = findCommand(words)
+  if (!found) {
+    if (words.length === 0) {
+      console.log(topHelp())
+      if (values.help || positionals[0] === 'help') return
+      throw new Exit(EXIT.usage, '')
+    }
+    const group = COMMANDS.filter((c) => c.name.startsWith(`${words[0]} `))
+    const hint = group.length
+      ? `${words[0]} takes one of: ${group.map((c) => c.name.split(' ')[1]).join(', ')}`
+      : 'See npm run admin -- --help'
+    throw new Exit(EXIT.usage, `Unknown command: ${words.join(' ')}. ${hint}`)
+  }
+  const { command, rest } = found
+  if (values.help || positionals[0] === 'help') {
+    console.log(commandHelp(command))
+    return
+  }
+  for (const name of Object.keys(values)) {
+    if (!(name in GLOBAL_OPTIONS) && !(name in (command.options ?? {}))) {
+      throw new Exit(EXIT.usage, `${command.name} takes no --${name}.\n\n${commandHelp(command)}`)
+    }
+  }
+  const requiredCount = command.args.filter((a) => !a.endsWith('?')).length
+  if (rest.length < requiredCount || rest.length > command.args.length) {
+    throw new Exit(
+      EXIT.usage,
+      `Usage: npm run admin -- ${usageLine(command)}\nSee npm run admin -- ${command.name} --help`,
+    )
+  }
+
+  let config: ReturnType<typeof loadConfig>
+  try {
+    config = loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) throw new Exit(EXIT.config, `configuration error: ${err.message}`)
     throw err
   }
-}
-const config = serviceConfig()
-const baseUrl = (values.url || config.publicBaseUrl).replace(/\/+$/, '')
+  const fromUrl = typeof values.url === 'string' && values.url !== ''
+  const baseUrl = (fromUrl ? (values.url as string) : config.publicBaseUrl).replace(/\/+$/, '')
+  const json = values.json === true
 
-function operatorToken(): string {
-  if (config.operatorToken) return config.operatorToken
-  const path = join(config.dataDir, OPERATOR_TOKEN_FILE)
-  try {
-    return readFileSync(path, 'utf8').trim()
-  } catch {
-    return fail(
-      `No OPERATOR_TOKEN set and no token file at ${path}. Start the service once (npm start) first.`,
-    )
-  }
-}
-
-/** The operator API's answer; `data` has the shape the caller names (unchecked: the service defines it). */
-async function call<T = unknown>(method: string, path: string, body?: unknown): Promise<{ data: T }> {
-  let res: Response
-  try {
-    res = await fetch(`${baseUrl}/admin/v1${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${operatorToken()}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
-  } catch (err) {
-    return fail(
-      `Cannot reach the service at ${baseUrl}: ${(err as Error).message}. Is it running (npm start)?`,
-    )
-  }
-  const json = (await res.json().catch(() => undefined)) as { data: T; error?: unknown } | undefined
-  if (!res.ok || !json) fail(`${method} ${path}: ${res.status} ${JSON.stringify(json?.error ?? json)}`)
-  return json
-}
-
-const print = (value: unknown) => console.log(JSON.stringify(value, null, 2))
-const [command, ...args] = positionals
-if (values.help || !command) usage()
-
-switch (command) {
-  case 'bootstrap': {
-    const { organization } = (
-      await call<{ organization: { id: string; name: string } }>('POST', '/organizations', {
-        name: values.name ?? 'My organization',
-      })
-    ).data
-    const keys: Record<string, string> = {}
-    for (const environment of ['test', 'live']) {
-      const created = (
-        await call<{ key: string }>('POST', `/organizations/${organization.id}/api-keys`, {
-          environment,
-          scopes: ALL_SCOPES,
-          name: `${environment} key (bootstrap)`,
-        })
-      ).data
-      keys[environment] = created.key
-    }
-    console.log(`Organization: ${organization.name} (${organization.id})`)
-    console.log(`Test key:     ${keys.test}`)
-    console.log(`Live key:     ${keys.live}`)
-    console.log('\nThe keys are shown once; store them now. Try:')
-    console.log(`  curl -H "Authorization: Bearer ${keys.test}" ${baseUrl}/v1/ping`)
-    break
-  }
-  case 'create-org':
-    print((await call('POST', '/organizations', { name: args[0] ?? fail('create-org NAME') })).data)
-    break
-  case 'list-orgs':
-    print((await call('GET', '/organizations')).data)
-    break
-  case 'create-key': {
-    const orgId = args[0] ?? fail('create-key ORG_ID --env test|live')
-    print(
-      (
-        await call('POST', `/organizations/${orgId}/api-keys`, {
-          environment: values.env ?? fail('--env test|live is required'),
-          scopes: values.scopes ? values.scopes.split(',').map((s) => s.trim()) : ALL_SCOPES,
-          ...(values.name ? { name: values.name } : {}),
-          ...(values['expires-at'] ? { expires_at: values['expires-at'] } : {}),
-        })
-      ).data,
-    )
-    break
-  }
-  case 'list-keys':
-    print((await call('GET', `/organizations/${args[0] ?? fail('list-keys ORG_ID')}/api-keys`)).data)
-    break
-  case 'revoke-key':
-    print((await call('DELETE', `/api-keys/${args[0] ?? fail('revoke-key KEY_ID')}`)).data)
-    break
-  case 'create-product': {
-    const [orgId, sku, name] = args
-    if (!orgId || !sku || !name) fail('create-product ORG_ID SKU NAME')
-    print((await call('POST', `/organizations/${orgId}/products`, { sku, name })).data)
-    break
-  }
-  case 'stats':
-    print((await call('GET', `/organizations/${args[0] ?? fail('stats ORG_ID')}/stats`)).data)
-    break
-  case 'get-order':
-    print((await call('GET', `/orders/${args[0] ?? fail('get-order ORDER_ID')}`)).data)
-    break
-  case 'set-status': {
-    const [id, status] = args
-    if (!id || !status) fail('set-status PRODUCTION_ORDER_ID STATUS')
-    print((await call('POST', `/production-orders/${id}/status`, { status })).data)
-    break
-  }
-  case 'complete-job':
-    print(
-      (await call('POST', `/production-jobs/${args[0] ?? fail('complete-job PRODUCTION_JOB_ID')}/complete`))
-        .data,
-    )
-    break
-  case 'list-deliveries': {
-    const query = new URLSearchParams()
-    if (values.org) query.set('organization_id', values.org)
-    if (values.endpoint) query.set('endpoint_id', values.endpoint)
-    if (values.limit) query.set('limit', values.limit)
-    print((await call('GET', `/webhook-deliveries?${query}`)).data)
-    break
-  }
-  case 'redeliver':
-    print(
-      (await call('POST', `/webhook-deliveries/${args[0] ?? fail('redeliver DELIVERY_ID')}/redeliver`)).data,
-    )
-    break
-  case 'invite': {
-    const [orgId, email] = args
-    if (!orgId || !email) fail('invite ORG_ID EMAIL [--role owner|developer|viewer]')
-    const { invitation, url } = (
-      await call<{ invitation: { email: string; role: string; expires_at: string }; url: string }>(
-        'POST',
-        `/organizations/${orgId}/invitations`,
-        { email, role: values.role ?? 'owner' },
+  function operatorToken(): string {
+    if (config.operatorToken) return config.operatorToken
+    const path = join(config.dataDir, OPERATOR_TOKEN_FILE)
+    try {
+      return readFileSync(path, 'utf8').trim()
+    } catch {
+      throw new Exit(
+        EXIT.config,
+        `No OPERATOR_TOKEN set and no token file at ${path}. Start the service once (npm start), or set OPERATOR_TOKEN.`,
       )
-    ).data
-    console.log(
-      `Invitation for ${invitation.email} (${invitation.role}), valid until ${invitation.expires_at}:`,
-    )
-    console.log(`  ${url}`)
-    console.log('\nThe link is shown once and works once: pass it on to set the password and sign in.')
-    break
+    }
   }
-  default:
-    fail(`Unknown command ${command}; see npm run admin -- --help`)
+
+  async function request(method: string, path: string, body?: unknown): Promise<Response> {
+    try {
+      return await fetch(`${baseUrl}/admin/v1${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${operatorToken()}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+    } catch (err) {
+      if (err instanceof Exit) throw err
+      const cause = (err as { cause?: { code?: string; message?: string } }).cause
+      const source = fromUrl
+        ? 'from --url'
+        : process.env.PUBLIC_BASE_URL
+          ? 'from PUBLIC_BASE_URL'
+          : `from PORT=${config.port}`
+      throw new Exit(
+        EXIT.unreachable,
+        `Cannot reach the service at ${baseUrl} (${source}): ${cause?.code ?? cause?.message ?? (err as Error).message}.\n` +
+          'Is it running (npm start)? Point the CLI at it with --url URL, or set PORT to the port it listens on.',
+      )
+    }
+  }
+
+  async function failure(method: string, path: string, res: Response): Promise<never> {
+    const text = await res.text()
+    let envelope:
+      | { error?: { code?: string; message?: string; errors?: { field?: string; message?: string }[] } }
+      | undefined
+    try {
+      envelope = JSON.parse(text)
+    } catch {
+      envelope = undefined
+    }
+    if (json) {
+      console.log(JSON.stringify(envelope ?? { error: { status: res.status, body: text } }, null, 2))
+      throw new Exit(EXIT.service, '')
+    }
+    const error = envelope?.error
+    const lines = [
+      `Error: ${res.status} ${error?.code ?? ''}${error?.message ? `: ${error.message}` : ''}`.trimEnd(),
+    ]
+    for (const e of error?.errors ?? []) lines.push(`  ${e.field ? `${e.field}: ` : ''}${e.message ?? ''}`)
+    if (!error) lines.push(`  (${method} ${path}: ${text.slice(0, 200)})`)
+    throw new Exit(EXIT.service, lines.join('\n'))
+  }
+
+  await command.run({
+    args: rest,
+    options: values as Record<string, string | boolean | undefined>,
+    baseUrl,
+    async call(method, path, body) {
+      const res = await request(method, path, body)
+      if (!res.ok) return failure(method, path, res)
+      return res.json()
+    },
+    async download(path) {
+      const res = await request('GET', path)
+      if (!res.ok) return failure('GET', path, res)
+      const disposition = res.headers.get('content-disposition') ?? ''
+      return {
+        bytes: Buffer.from(await res.arrayBuffer()),
+        contentType: res.headers.get('content-type') ?? 'application/octet-stream',
+        filename: /filename="([^"]*)"/.exec(disposition)?.[1],
+      }
+    },
+    print(value, human) {
+      console.log(json ? JSON.stringify(value, null, 2) : human())
+    },
+    note(message) {
+      console.error(message)
+    },
+    usageError(message): never {
+      throw new Exit(EXIT.usage, `${message}\nSee npm run admin -- ${command.name} --help`)
+    },
+  })
+}
+
+try {
+  await main(process.argv.slice(2))
+} catch (err) {
+  if (!(err instanceof Exit)) throw err
+  if (err.message) console.error(err.message)
+  process.exitCode = err.code
 }

@@ -53,6 +53,8 @@ const OWNERS: Record<string, string[]> = {
   invitations: ['accounts'],
   dashboard_sessions: ['accounts'],
   audit_log: ['audit'],
+  operators: ['accounts'],
+  operator_invitations: ['accounts'],
 }
 
 function writtenTables(source: string): string[] {

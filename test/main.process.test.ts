@@ -82,20 +82,24 @@ describe('the dashboard of the service process', () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  test('npm run admin -- invite prints a link that makes the first owner; /dashboard serves the app', async () => {
+  test('npm run admin -- invitations create prints a link that makes the first owner; /dashboard serves the app', async () => {
     const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim()
     const org = (await callService(service.port, token, 'POST', '/admin/v1/organizations', { name: 'Dash' }))
       .body.data.organization
-    const cli = spawnSync(process.execPath, ['scripts/admin.ts', 'invite', org.id, 'first@example.com'], {
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: String(service.port),
-        PUBLIC_BASE_URL: '',
-        OPERATOR_TOKEN: '',
+    const cli = spawnSync(
+      process.execPath,
+      ['scripts/admin.ts', 'invitations', 'create', org.id, 'first@example.com'],
+      {
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          PORT: String(service.port),
+          PUBLIC_BASE_URL: '',
+          OPERATOR_TOKEN: '',
+        },
+        encoding: 'utf8',
       },
-      encoding: 'utf8',
-    })
+    )
     assert.equal(cli.status, 0, cli.stderr)
     const link = /(http:\/\/localhost:\d+\/dashboard\/invitation#token=(\w+))/.exec(cli.stdout)
     assert.ok(link, cli.stdout)

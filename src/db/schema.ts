@@ -1,4 +1,4 @@
-import type { ColumnType, Selectable } from 'kysely'
+import type { ColumnType, Generated, Selectable } from 'kysely'
 
 export const ENVIRONMENTS = ['test', 'live'] as const
 export type Environment = (typeof ENVIRONMENTS)[number]
@@ -306,12 +306,34 @@ export interface DashboardSessionTable {
   address: string
 }
 
+export interface OperatorTable {
+  id: string
+  account_id: string
+  created_at: Date
+}
+
+/** An invitation to become an operator: no organization, no role. */
+export interface OperatorInvitationTable {
+  id: string
+  email: string
+  token_hash: string
+  /** The inviting operator account; null when the operator token invited. */
+  invited_by: string | null
+  created_at: Date
+  expires_at: Date
+  accepted_at: Date | null
+  revoked_at: Date | null
+}
+
 export interface AuditLogTable {
   id: string
-  organization_id: string
+  /** The organization the entry concerns; null for the platform's own changes (operators). */
+  organization_id: string | null
   actor_account_id: string | null
-  /** The actor as shown: a member's email, or `operator`. */
+  /** The actor as shown: an account's email, or `operator token`. */
   actor: string
+  /** Done by an operator (an operator account or the operator token): the platform-wide log. */
+  by_operator: Generated<boolean>
   action: string
   subject: string
   details: Json<Record<string, unknown>>
@@ -358,6 +380,8 @@ export interface DB {
   dashboard_sessions: DashboardSessionTable
   audit_log: AuditLogTable
   order_daily_stats: OrderDailyStatsTable
+  operators: OperatorTable
+  operator_invitations: OperatorInvitationTable
 }
 
 export type OrganizationRow = Selectable<OrganizationTable>

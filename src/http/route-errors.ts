@@ -38,6 +38,7 @@ export function routeErrorCodes(route: RouteLike): ErrorCode[] {
     scopes?: string[]
     jsonBody?: boolean | 'optional'
     errors?: ErrorCode[]
+    accounts?: 'member' | 'operator' | 'any'
   }
   const schema = (route.schema ?? {}) as Record<string, unknown>
   const codes = new Set<ErrorCode>(EVERY_ROUTE)
@@ -48,6 +49,8 @@ export function routeErrorCodes(route: RouteLike): ErrorCode[] {
   if (config.scopes?.length) codes.add('insufficient_scope')
   if (config.auth === 'session') codes.add('session_required')
   if (config.role && config.role !== 'viewer') codes.add('role_required')
+  // A session route for one kind of account refuses the other (members, operators).
+  if (config.auth === 'session' && config.accounts !== 'any') codes.add('role_required')
   if (config.csrf) codes.add('csrf_failed')
   if (config.jsonBody) {
     codes.add('invalid_json')

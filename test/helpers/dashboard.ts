@@ -112,3 +112,17 @@ export async function memberOf(
   assert.equal(res.statusCode, 200, res.body)
   return { client, email, id: res.json().data.member.id as string }
 }
+
+/** An operator account signed in through an accepted operator invitation: its client, email and operator id. */
+export async function operatorOf(t: TestApp, options: { origin?: string } = {}) {
+  const email = uniqueEmail('operator')
+  const invited = await t.admin('POST', '/admin/v1/operators/invitations', { email })
+  assert.equal(invited.statusCode, 201, invited.body)
+  const client = await dashboardClient(t, options)
+  const res = await client.call('POST', '/invitations/accept', {
+    token: tokenOf(invited.json().data.url),
+    password: PASSWORD,
+  })
+  assert.equal(res.statusCode, 200, res.body)
+  return { client, email, id: res.json().data.operator.id as string }
+}

@@ -6,6 +6,8 @@ import type {
   DB,
   InvitationTable,
   MemberTable,
+  OperatorInvitationTable,
+  OperatorTable,
   Role,
 } from '../../db/schema.ts'
 
@@ -197,4 +199,69 @@ export async function listLiveSessions(db: Database, accountId: string, now: Dat
     .where('last_seen_at', '>', idleSince)
     .orderBy('id', 'desc')
     .execute()
+}
+
+/** An operator with its account's email. */
+function operatorQuery(db: Database) {
+  return db
+    .selectFrom('operators')
+    .innerJoin('accounts', 'accounts.id', 'operators.account_id')
+    .select(['operators.id', 'operators.account_id', 'operators.created_at', 'accounts.email'])
+}
+export type OperatorRecord = Awaited<ReturnType<ReturnType<typeof operatorQuery>['executeTakeFirstOrThrow']>>
+
+export async function findOperatorOfAccount(db: Database, accountId: string) {
+  return operatorQuery(db).where('operators.account_id', '=', accountId).executeTakeFirst()
+}
+
+export async function listOperators(db: Database) {
+  return operatorQuery(db).orderBy('operators.id').execute()
+}
+
+export async function insertOperator(db: Database, row: OperatorTable): Promise<void> {
+  await db.insertInto('operators').values(row).execute()
+}
+
+export async function insertOperatorInvitation(db: Database, row: OperatorInvitationTable): Promise<void> {
+  await db.insertInto('operator_invitations').values(row).execute()
+}
+
+/** An unused, unrevoked operator invitation by its token's hash, locked against a second use. */
+export async function lockOpenOperatorInvitation(trx: Transaction<DB>, tokenHash: string, now: Date) {
+  return trx
+    .selectFrom('operator_invitations')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .forUpdate()
+    .executeTakeFirst()
+}
+
+export async function findOpenOperatorInvitation(db: Database, tokenHash: string, now: Date) {
+  return db
+    .selectFrom('operator_invitations')
+    .select(['id', 'email', 'expires_at'])
+    .where('token_hash', '=', tokenHash)
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst()
+}
+
+/** Operator invitations not yet accepted, revoked or expired. */
+export async function listOpenOperatorInvitations(db: Database, now: Date) {
+  return db
+    .selectFrom('operator_invitations')
+    .selectAll()
+    .where('accepted_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('id')
+    .execute()
+}
+
+export async function markOperatorInvitationAccepted(db: Database, id: string, at: Date): Promise<void> {
+  await db.updateTable('operator_invitations').set({ accepted_at: at }).where('id', '=', id).execute()
 }

@@ -5,7 +5,7 @@ import type { RateLimiter } from '../../http/rate-limit.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { randomBase62, sha256Hex } from '../../lib/secrets.ts'
-import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
+import { type AuditActor, OPERATOR_TOKEN_ACTOR, recordAudit } from '../audit/audit.service.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import {
   deleteMemberAndAccount,
@@ -17,17 +17,25 @@ import {
   findMember,
   findMemberOfAccount,
   findOpenInvitation,
+  findOpenOperatorInvitation,
+  findOperatorOfAccount,
   insertAccount,
   insertInvitation,
   insertMember,
+  insertOperator,
+  insertOperatorInvitation,
   insertSession,
   listLiveSessions,
   listMembers,
   listOpenInvitations,
+  listOperators,
   lockOpenInvitation,
+  lockOpenOperatorInvitation,
   lockOwners,
   type MemberRecord,
   markInvitationAccepted,
+  markOperatorInvitationAccepted,
+  type OperatorRecord,
   touchSession,
   updatePassword,
   updateRole,
@@ -52,6 +60,30 @@ export interface SessionContext {
   sessionId: string
   member: MemberRecord
 }
+
+/** The signed-in operator behind a request (an account without an organization). */
+export interface OperatorContext {
+  sessionId: string
+  operator: OperatorRecord
+}
+
+/** Either kind of signed-in account: what the account's own routes (sessions, password) take. */
+export type AccountContext = SessionContext | OperatorContext
+
+export const isOperator = (ctx: AccountContext): ctx is OperatorContext => 'operator' in ctx
+const accountIdOf = (ctx: AccountContext) => (isOperator(ctx) ? ctx.operator : ctx.member).account_id
+const emailOf = (ctx: AccountContext) => (isOperator(ctx) ? ctx.operator : ctx.member).email
+
+export interface OperatorView {
+  id: string
+  email: string
+  created_at: string
+}
+
+/** Who is signed in: a member of an organization or an operator of the platform. */
+export type AccountView =
+  | { kind: 'member'; member: MemberView; operator: null }
+  | { kind: 'operator'; member: null; operator: OperatorView }
 
 export interface MemberView {
   id: string
@@ -87,14 +119,26 @@ const memberView = (m: MemberRecord): MemberView => ({
   created_at: m.created_at.toISOString(),
 })
 
+const operatorView = (o: OperatorRecord): OperatorView => ({
+  id: o.id,
+  email: o.email,
+  created_at: o.created_at.toISOString(),
+})
+
+const accountView = (found: { member?: MemberRecord; operator?: OperatorRecord }): AccountView =>
+  found.operator
+    ? { kind: 'operator', member: null, operator: operatorView(found.operator) }
+    : { kind: 'member', member: memberView(found.member!), operator: null }
+
 export const normalizeEmail = (email: string) => email.trim().toLowerCase()
 
-const actorOf = (ctx: SessionContext, meta: RequestMeta): AuditActor => ({
-  accountId: ctx.member.account_id,
-  label: ctx.member.email,
+/** The audit actor of a signed-in account; an operator's entries go to the platform-wide log. */
+export const actorOf = (ctx: AccountContext, meta: RequestMeta): AuditActor => ({
+  accountId: accountIdOf(ctx),
+  label: emailOf(ctx),
   address: meta.address,
+  operator: isOperator(ctx),
 })
-const OPERATOR: AuditActor = { accountId: null, label: 'operator', address: null }
 
 export interface AccountDeps {
   db: Database
@@ -182,10 +226,60 @@ export function createAccountService(deps: AccountDeps) {
   }
 
   return {
-    /** The operator invites (an organization's first owner, usually). */
-    async inviteByOperator(organizationId: string, input: { email: string; role: Role }) {
+    /** The operator invites (an organization's first owner, usually): the token, or an operator account. */
+    async inviteByOperator(
+      organizationId: string,
+      input: { email: string; role: Role },
+      actor: AuditActor = OPERATOR_TOKEN_ACTOR,
+    ) {
       await deps.organizations.require(organizationId)
-      return invite(organizationId, input, OPERATOR)
+      return invite(organizationId, input, actor)
+    },
+
+    /** An invitation to become an operator: the link (7 days, single use) is shown once. */
+    async inviteOperator(
+      input: { email: string },
+      actor: AuditActor = OPERATOR_TOKEN_ACTOR,
+    ): Promise<{
+      invitation: { id: string; email: string; created_at: string; expires_at: string }
+      url: string
+    }> {
+      const email = normalizeEmail(input.email)
+      if (await findAccountByEmail(db, email)) throw new AppError('member_exists')
+      const token = randomBase62(43)
+      const now = clock.now()
+      const row = {
+        id: newId(),
+        email,
+        token_hash: sha256Hex(token),
+        invited_by: actor.accountId,
+        created_at: now,
+        expires_at: new Date(now.getTime() + INVITATION_TTL_MS),
+        accepted_at: null,
+        revoked_at: null,
+      }
+      await db.transaction().execute(async (trx) => {
+        await insertOperatorInvitation(trx, row)
+        await recordAudit(trx, clock, {
+          organizationId: null,
+          actor,
+          action: 'operator.invited',
+          subject: email,
+        })
+      })
+      return {
+        invitation: {
+          id: row.id,
+          email,
+          created_at: now.toISOString(),
+          expires_at: row.expires_at.toISOString(),
+        },
+        url: `${deps.publicBaseUrl}/dashboard/invitation#token=${token}`,
+      }
+    },
+
+    async listOperators(): Promise<OperatorView[]> {
+      return (await listOperators(db)).map(operatorView)
     },
 
     async invite(ctx: SessionContext, input: { email: string; role: Role }, meta: RequestMeta) {
@@ -206,22 +300,60 @@ export function createAccountService(deps: AccountDeps) {
     /** What the invitation page shows before the password is set. */
     async lookupInvitation(token: string) {
       const row = await findOpenInvitation(db, sha256Hex(token), clock.now())
-      if (!row) throw new AppError('invitation_invalid')
+      if (row) {
+        return {
+          kind: 'member' as const,
+          email: row.email,
+          role: row.role,
+          organization: { id: row.organization_id, name: row.organization_name },
+          expires_at: row.expires_at.toISOString(),
+        }
+      }
+      const operator = await findOpenOperatorInvitation(db, sha256Hex(token), clock.now())
+      if (!operator) throw new AppError('invitation_invalid')
       return {
-        email: row.email,
-        role: row.role,
-        organization: { id: row.organization_id, name: row.organization_name },
-        expires_at: row.expires_at.toISOString(),
+        kind: 'operator' as const,
+        email: operator.email,
+        role: null,
+        organization: null,
+        expires_at: operator.expires_at.toISOString(),
       }
     },
 
-    /** Sets the password, makes the member and signs in; the link works once. */
-    async acceptInvitation(token: string, password: string, meta: RequestMeta) {
+    /** Sets the password, makes the member (or the operator) and signs in; the link works once. */
+    async acceptInvitation(
+      token: string,
+      password: string,
+      meta: RequestMeta,
+    ): Promise<{ token: string; account: AccountView }> {
       const passwordHash = await hashPassword(password)
       return db.transaction().execute(async (trx) => {
         const now = clock.now()
         const invitation = await lockOpenInvitation(trx, sha256Hex(token), now)
-        if (!invitation) throw new AppError('invitation_invalid')
+        if (!invitation) {
+          const forOperator = await lockOpenOperatorInvitation(trx, sha256Hex(token), now)
+          if (!forOperator) throw new AppError('invitation_invalid')
+          if (await findAccountByEmail(trx, forOperator.email)) throw new AppError('member_exists')
+          const accountId = newId()
+          await insertAccount(trx, {
+            id: accountId,
+            email: forOperator.email,
+            password_hash: passwordHash,
+            created_at: now,
+            password_changed_at: now,
+          })
+          await insertOperator(trx, { id: newId(), account_id: accountId, created_at: now })
+          await markOperatorInvitationAccepted(trx, forOperator.id, now)
+          await recordAudit(trx, clock, {
+            organizationId: null,
+            actor: { accountId, label: forOperator.email, address: meta.address, operator: true },
+            action: 'operator.joined',
+            subject: forOperator.email,
+          })
+          const sessionToken = await newSession(trx, accountId, meta)
+          const operator = (await findOperatorOfAccount(trx, accountId))!
+          return { token: sessionToken, account: accountView({ operator }) }
+        }
         if (await findAccountByEmail(trx, invitation.email)) throw new AppError('member_exists')
         const accountId = newId()
         await insertAccount(trx, {
@@ -248,7 +380,7 @@ export function createAccountService(deps: AccountDeps) {
         })
         const sessionToken = await newSession(trx, accountId, meta)
         const member = (await findMemberOfAccount(trx, accountId))!
-        return { token: sessionToken, member: memberView(member) }
+        return { token: sessionToken, account: accountView({ member }) }
       })
     },
 
@@ -269,23 +401,25 @@ export function createAccountService(deps: AccountDeps) {
       }
       const account = await findAccountByEmail(db, email)
       const member = account ? await findMemberOfAccount(db, account.id) : undefined
-      const matches = await verifyPassword(input.password, member ? account?.password_hash : undefined)
-      if (!account || !member || !matches) throw new AppError('sign_in_failed')
+      const operator = account && !member ? await findOperatorOfAccount(db, account.id) : undefined
+      const known = member ?? operator
+      const matches = await verifyPassword(input.password, known ? account?.password_hash : undefined)
+      if (!account || !known || !matches) throw new AppError('sign_in_failed')
       const token = await db.transaction().execute(async (trx) => {
         await recordAudit(trx, clock, {
-          organizationId: member.organization_id,
-          actor: { accountId: account.id, label: member.email, address: meta.address },
-          action: 'member.signed_in',
-          subject: member.email,
+          organizationId: member ? member.organization_id : null,
+          actor: { accountId: account.id, label: known.email, address: meta.address, operator: !member },
+          action: member ? 'member.signed_in' : 'operator.signed_in',
+          subject: known.email,
           details: { user_agent: meta.userAgent.slice(0, 200) },
         })
         return newSession(trx, account.id, meta)
       })
-      return { token, member: memberView(member) }
+      return { token, account: accountView(member ? { member } : { operator: operator! }) }
     },
 
     /** The session of a cookie's token, or undefined when unknown, ended or expired. */
-    async authenticate(token: string | undefined): Promise<SessionContext | undefined> {
+    async authenticate(token: string | undefined): Promise<AccountContext | undefined> {
       if (!token) return undefined
       const session = await findLiveSession(db, sha256Hex(token))
       if (!session) return undefined
@@ -293,28 +427,30 @@ export function createAccountService(deps: AccountDeps) {
       if (session.expires_at <= now) return undefined
       if (now.getTime() - session.last_seen_at.getTime() >= SESSION_IDLE_MS) return undefined
       const member = await findMemberOfAccount(db, session.account_id)
-      if (!member) return undefined
+      const operator = member ? undefined : await findOperatorOfAccount(db, session.account_id)
+      if (!member && !operator) return undefined
       if (now.getTime() - session.last_seen_at.getTime() >= SESSION_TOUCH_MS) {
         await touchSession(db, session.id, now)
       }
-      return { sessionId: session.id, member }
+      return member ? { sessionId: session.id, member } : { sessionId: session.id, operator: operator! }
     },
 
-    me: (ctx: SessionContext): MemberView => memberView(ctx.member),
+    me: (ctx: AccountContext): AccountView =>
+      isOperator(ctx) ? accountView({ operator: ctx.operator }) : accountView({ member: ctx.member }),
 
-    async signOut(ctx: SessionContext): Promise<void> {
+    async signOut(ctx: AccountContext): Promise<void> {
       await endSession(db, ctx.sessionId, clock.now())
     },
 
-    async signOutOthers(ctx: SessionContext): Promise<number> {
-      return endOtherSessions(db, ctx.member.account_id, ctx.sessionId, clock.now())
+    async signOutOthers(ctx: AccountContext): Promise<number> {
+      return endOtherSessions(db, accountIdOf(ctx), ctx.sessionId, clock.now())
     },
 
-    async listSessions(ctx: SessionContext): Promise<SessionView[]> {
+    async listSessions(ctx: AccountContext): Promise<SessionView[]> {
       const now = clock.now()
       const rows = await listLiveSessions(
         db,
-        ctx.member.account_id,
+        accountIdOf(ctx),
         now,
         new Date(now.getTime() - SESSION_IDLE_MS),
       )
@@ -331,11 +467,11 @@ export function createAccountService(deps: AccountDeps) {
 
     /** Changes the password and ends every other session of the account. */
     async changePassword(
-      ctx: SessionContext,
+      ctx: AccountContext,
       input: { current_password: string; new_password: string },
       meta: RequestMeta,
     ): Promise<{ sessions_ended: number }> {
-      const account = await findAccount(db, ctx.member.account_id)
+      const account = await findAccount(db, accountIdOf(ctx))
       if (!account || !(await verifyPassword(input.current_password, account.password_hash))) {
         throw new AppError('password_incorrect')
       }
@@ -345,10 +481,10 @@ export function createAccountService(deps: AccountDeps) {
         await updatePassword(trx, account.id, hash, now)
         const ended = await endOtherSessions(trx, account.id, ctx.sessionId, now)
         await recordAudit(trx, clock, {
-          organizationId: ctx.member.organization_id,
+          organizationId: isOperator(ctx) ? null : ctx.member.organization_id,
           actor: actorOf(ctx, meta),
-          action: 'member.password_changed',
-          subject: ctx.member.email,
+          action: isOperator(ctx) ? 'operator.password_changed' : 'member.password_changed',
+          subject: emailOf(ctx),
           details: { sessions_ended: ended },
         })
         return { sessions_ended: ended }

@@ -1,7 +1,10 @@
 import type { Database } from '../../db/database.ts'
 import type { AuditLogTable } from '../../db/schema.ts'
 
-export type AuditInsert = Omit<AuditLogTable, 'details'> & { details: Record<string, unknown> }
+export type AuditInsert = Omit<AuditLogTable, 'details' | 'by_operator'> & {
+  details: Record<string, unknown>
+  by_operator: boolean
+}
 
 export async function insertAuditEntry(db: Database, entry: AuditInsert): Promise<void> {
   await db
@@ -20,6 +23,21 @@ export async function listAuditEntries(
     .selectFrom('audit_log')
     .selectAll()
     .where('organization_id', '=', organizationId)
+    .orderBy('id', 'desc')
+    .limit(options.limit + 1)
+  if (options.before) query = query.where('id', '<', options.before)
+  return query.execute()
+}
+
+/** What operators did, newest first (the partial index audit_log_operator_idx). */
+export async function listOperatorAuditEntries(
+  db: Database,
+  options: { before: string | undefined; limit: number },
+) {
+  let query = db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('by_operator', '=', true)
     .orderBy('id', 'desc')
     .limit(options.limit + 1)
   if (options.before) query = query.where('id', '<', options.before)

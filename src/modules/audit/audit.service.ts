@@ -2,7 +2,7 @@ import type { Database } from '../../db/database.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
-import { insertAuditEntry, listAuditEntries } from './audit.repo.ts'
+import { insertAuditEntry, listAuditEntries, listOperatorAuditEntries } from './audit.repo.ts'
 
 /** What the audit log records; later pages add keys, webhooks and products. */
 export const AUDIT_ACTIONS = [
@@ -12,14 +12,45 @@ export const AUDIT_ACTIONS = [
   'member.role_changed',
   'member.removed',
   'member.password_changed',
+  // What operators do (an operator account or the operator token): the platform-wide log.
+  'operator.invited',
+  'operator.joined',
+  'operator.signed_in',
+  'operator.password_changed',
+  'organization.created',
+  'api_key.created',
+  'api_key.revoked',
+  'product.created',
+  'shop_order.created',
+  'production.status_set',
+  'production.partner_set',
+  'production.job_completed',
+  'order.cancelled',
+  'webhook_delivery.redelivered',
+  'webhook_endpoint.replayed',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
 export interface AuditActor {
   accountId: string | null
-  /** A member's email, or `operator`. */
+  /** An account's email, or `operator token`. */
   label: string
   address: string | null
+  /** An operator (account or token): the entry is in the platform-wide log. */
+  operator?: boolean
+}
+
+/** The shared OPERATOR_TOKEN (/admin/v1 and the CLI): no account behind it. */
+export const OPERATOR_TOKEN_ACTOR: AuditActor = {
+  accountId: null,
+  label: 'operator token',
+  address: null,
+  operator: true,
+}
+
+/** An entry of the platform-wide log: with the organization it concerns. */
+export interface OperatorAuditEntryView extends AuditEntryView {
+  organization_id: string | null
 }
 
 export interface AuditEntryView {
@@ -40,7 +71,8 @@ export async function recordAudit(
   trx: Database,
   clock: Clock,
   entry: {
-    organizationId: string
+    /** null: a change of the platform itself (operators), in the platform-wide log only. */
+    organizationId: string | null
     actor: AuditActor
     action: AuditAction
     subject: string
@@ -52,6 +84,7 @@ export async function recordAudit(
     organization_id: entry.organizationId,
     actor_account_id: entry.actor.accountId,
     actor: entry.actor.label,
+    by_operator: entry.actor.operator ?? false,
     action: entry.action,
     subject: entry.subject,
     details: entry.details ?? {},
@@ -60,8 +93,39 @@ export async function recordAudit(
   })
 }
 
+function checkCursor(cursor: string | undefined): void {
+  if (cursor !== undefined && !isUuid(cursor)) {
+    throw AppError.validation([
+      { code: 'invalid_format', message: 'cursor is not one this list returned.', field: 'cursor' },
+    ])
+  }
+}
+
 export function createAuditService(deps: { db: Database }) {
   return {
+    /** One page of what operators did, across organizations, newest first. */
+    async listOperatorActions(options: {
+      cursor: string | undefined
+      limit: number
+    }): Promise<{ data: OperatorAuditEntryView[]; next_cursor: string | null }> {
+      checkCursor(options.cursor)
+      const rows = await listOperatorAuditEntries(deps.db, { before: options.cursor, limit: options.limit })
+      const page = rows.slice(0, options.limit)
+      return {
+        data: page.map((r) => ({
+          id: r.id,
+          organization_id: r.organization_id,
+          actor: r.actor,
+          action: r.action,
+          subject: r.subject,
+          details: r.details,
+          address: r.address,
+          created_at: r.created_at.toISOString(),
+        })),
+        next_cursor: rows.length > options.limit ? page[page.length - 1]!.id : null,
+      }
+    },
+
     /** One page of the organization's log, newest first. */
     async list(
       organizationId: string,

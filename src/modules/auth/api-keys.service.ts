@@ -5,6 +5,7 @@ import type { Principal } from '../../http/principal.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { randomBase62, secretsEqual, sha256Hex } from '../../lib/secrets.ts'
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import { findKeyWithOrganization, insertApiKey, listKeys, revokeKey } from './api-keys.repo.ts'
 
@@ -63,6 +64,7 @@ export function createApiKeyService(deps: {
       scopes: string[]
       name?: string | null | undefined
       expiresAt?: Date | null | undefined
+      actor?: AuditActor | undefined
     }): Promise<{ apiKey: ApiKeyView; key: string }> {
       const organization = await deps.organizations.require(input.organizationId)
       const key = `svc_${input.environment}_${randomBase62(SECRET_LENGTH)}`
@@ -78,7 +80,19 @@ export function createApiKeyService(deps: {
         revoked_at: null,
         created_at: clock.now(),
       }
-      await insertApiKey(db, row)
+      const { actor } = input
+      await db.transaction().execute(async (trx) => {
+        await insertApiKey(trx, row)
+        if (actor) {
+          await recordAudit(trx, clock, {
+            organizationId: row.organization_id,
+            actor,
+            action: 'api_key.created',
+            subject: row.key_prefix,
+            details: { id: row.id, environment: row.environment, scopes: row.scopes, name: row.name },
+          })
+        }
+      })
       return { apiKey: apiKeyRowToView(row), key }
     },
 
@@ -120,8 +134,24 @@ export function createApiKeyService(deps: {
     },
 
     /** Revokes the key (a second revocation keeps the first time), or 404 not_found. */
-    async revoke(keyId: string): Promise<ApiKeyView> {
-      const row = isUuid(keyId) ? await revokeKey(db, keyId, clock.now()) : undefined
+    async revoke(keyId: string, actor?: AuditActor): Promise<ApiKeyView> {
+      const row = !isUuid(keyId)
+        ? undefined
+        : await db.transaction().execute(async (trx) => {
+            const at = clock.now()
+            const revoked = await revokeKey(trx, keyId, at)
+            // Only the revocation that happened is recorded, not a repeat.
+            if (revoked && actor && revoked.revoked_at?.getTime() === at.getTime()) {
+              await recordAudit(trx, clock, {
+                organizationId: revoked.organization_id,
+                actor,
+                action: 'api_key.revoked',
+                subject: revoked.key_prefix,
+                details: { id: revoked.id },
+              })
+            }
+            return revoked
+          })
       if (!row) throw new AppError('not_found', { message: 'No API key with this id.' })
       cache?.delete(row.key_hash)
       return apiKeyRowToView(row)

@@ -2,7 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Role } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 import { secretsEqual } from '../../lib/secrets.ts'
-import type { AccountService, SessionContext } from '../accounts/accounts.service.ts'
+import {
+  type AccountContext,
+  type AccountService,
+  isOperator,
+  type SessionContext,
+} from '../accounts/accounts.service.ts'
 import type { DashboardCookies } from './cookies.ts'
 
 declare module 'fastify' {
@@ -11,9 +16,17 @@ declare module 'fastify' {
     role?: Role
     /** Dashboard routes that change something: Origin and X-CSRF-Token are checked. */
     csrf?: boolean
+    /**
+     * Which accounts a session route is for: members of an organization (the
+     * default), operators only, or any (the account's own sessions and password).
+     */
+    accounts?: 'member' | 'operator' | 'any'
   }
   interface FastifyRequest {
+    /** The member of a member route (or of an `any` route signed in as a member). */
     dashboard: SessionContext | undefined
+    /** Either kind of account, on every session route. */
+    account: AccountContext | undefined
   }
 }
 
@@ -55,9 +68,23 @@ export function dashboardGuard(deps: {
     if (config.auth === 'session') {
       const session = await accounts.authenticate(cookies.read(request.headers.cookie, cookies.session))
       if (!session) throw new AppError('session_required')
-      request.dashboard = session
+      request.account = session
+      if (!isOperator(session)) request.dashboard = session
     }
     if (config.csrf) checkCsrf(request)
+    const account = request.account
+    if (config.auth === 'session' && account) {
+      const wants = config.accounts ?? 'member'
+      // Members never reach operator routes; operators have no organization for member routes.
+      if (wants === 'operator' && !isOperator(account)) {
+        throw new AppError('role_required', { message: 'This needs an operator account.' })
+      }
+      if (wants === 'member' && isOperator(account)) {
+        throw new AppError('role_required', {
+          message: 'This needs a member of an organization; an operator account has none.',
+        })
+      }
+    }
     const member = request.dashboard?.member
     if (config.role && member && RANK[member.role] < RANK[config.role]) {
       throw new AppError('role_required', { message: `This needs the ${config.role} role.` })

@@ -25,7 +25,11 @@ import {
 import { dashboardGuard } from './dashboard-guard.ts'
 import { homeRoutes } from './home.routes.ts'
 import { ordersRoutes } from './orders.routes.ts'
+import { operatorArea } from './operator.routes.ts'
 import {
+  account,
+  anyAccount,
+  anyAccountChange,
   change,
   ctx,
   DASHBOARD_TAG,
@@ -44,7 +48,7 @@ export { DASHBOARD_TAG }
  * The areas of the dashboard API besides accounts, each in a file of its own
  * (`<area>.routes.ts`), registered in this order.
  */
-const AREAS: DashboardArea[] = [homeRoutes, ordersRoutes]
+const AREAS: DashboardArea[] = [homeRoutes, ordersRoutes, operatorArea]
 
 /**
  * /dashboard/api: the dashboard's JSON API, authenticated by the session
@@ -80,7 +84,7 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
         schema: {
           operationId: 'dashboardSession',
           tags,
-          summary: 'The signed-in member (or null) and the CSRF token; sets the CSRF cookie',
+          summary: 'The signed-in member or operator (or null) and the CSRF token; sets the CSRF cookie',
           response: { 200: SessionState },
         },
       },
@@ -91,7 +95,8 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
           reply.header('set-cookie', cookies.csrfCookie(csrf))
         }
         const session = await accounts.authenticate(cookies.read(request.headers.cookie, cookies.session))
-        return { data: { csrf_token: csrf, member: session ? accounts.me(session) : null } }
+        const signedIn = session ? accounts.me(session) : { kind: null, member: null, operator: null }
+        return { data: { csrf_token: csrf, ...signedIn } }
       },
     )
 
@@ -108,16 +113,16 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
         },
       },
       async (request, reply) => {
-        const { token, member } = await accounts.signIn(request.body, meta(request))
+        const { token, account } = await accounts.signIn(request.body, meta(request))
         signedIn(reply, token)
-        return { data: { member } }
+        return { data: account }
       },
     )
 
     app.post(
       '/sign-out',
       {
-        config: change('viewer', false),
+        config: anyAccountChange(false),
         schema: {
           operationId: 'dashboardSignOut',
           tags,
@@ -126,7 +131,7 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
         },
       },
       async (request, reply) => {
-        await accounts.signOut(ctx(request))
+        await accounts.signOut(account(request))
         reply.header('set-cookie', cookies.clearSession())
         return { data: { ok: true } }
       },
@@ -139,7 +144,7 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
         schema: {
           operationId: 'dashboardLookUpInvitation',
           tags,
-          summary: 'What an invitation link is for (email, organization, role)',
+          summary: 'What an invitation link is for (email, organization and role, or operator)',
           body: InvitationLookupBody,
           response: { 200: InvitationPreview },
         },
@@ -154,26 +159,26 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
         schema: {
           operationId: 'dashboardAcceptInvitation',
           tags,
-          summary: 'Set the password of an invited member and sign in; the link works once',
+          summary: 'Set the password of an invited member or operator and sign in; the link works once',
           body: AcceptInvitationBody,
           response: { 200: SignedIn },
         },
       },
       async (request, reply) => {
-        const { token, member } = await accounts.acceptInvitation(
+        const { token, account } = await accounts.acceptInvitation(
           request.body.token,
           request.body.password,
           meta(request),
         )
         signedIn(reply, token)
-        return { data: { member } }
+        return { data: account }
       },
     )
 
     app.get(
       '/account/sessions',
       {
-        config: viewer,
+        config: anyAccount,
         schema: {
           operationId: 'dashboardListSessions',
           tags,
@@ -181,13 +186,13 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
           response: { 200: SessionList },
         },
       },
-      async (request) => ({ data: await accounts.listSessions(ctx(request)) }),
+      async (request) => ({ data: await accounts.listSessions(account(request)) }),
     )
 
     app.post(
       '/account/sessions/sign-out-others',
       {
-        config: change('viewer', false),
+        config: anyAccountChange(false),
         schema: {
           operationId: 'dashboardSignOutOthers',
           tags,
@@ -195,13 +200,13 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
           response: { 200: SessionsEnded },
         },
       },
-      async (request) => ({ data: { sessions_ended: await accounts.signOutOthers(ctx(request)) } }),
+      async (request) => ({ data: { sessions_ended: await accounts.signOutOthers(account(request)) } }),
     )
 
     app.post(
       '/account/password',
       {
-        config: { ...change('viewer'), errors: ['password_incorrect'] },
+        config: { ...anyAccountChange(), errors: ['password_incorrect'] },
         schema: {
           operationId: 'dashboardChangePassword',
           tags,
@@ -210,7 +215,9 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
           response: { 200: SessionsEnded },
         },
       },
-      async (request) => ({ data: await accounts.changePassword(ctx(request), request.body, meta(request)) }),
+      async (request) => ({
+        data: await accounts.changePassword(account(request), request.body, meta(request)),
+      }),
     )
 
     app.get(

@@ -54,7 +54,7 @@ export type Session = Static<typeof Session>
 
 export const AuditEntry = Type.Object({
   id: Uuid,
-  actor: Type.String({ description: "A member's email, or operator." }),
+  actor: Type.String({ description: "An account's email, or operator token." }),
   action: Type.String({ description: 'member.signed_in, member.invited, member.role_changed ...' }),
   subject: Type.String(),
   details: Type.Record(Type.String(), Type.Unknown()),
@@ -63,10 +63,28 @@ export const AuditEntry = Type.Object({
 })
 export type AuditEntry = Static<typeof AuditEntry>
 
+export const Operator = Type.Object(
+  { id: Uuid, email: Type.String(), created_at: Timestamp },
+  { $id: 'DashboardOperator', title: 'DashboardOperator' },
+)
+export type Operator = Static<typeof Operator>
+
+const AccountKind = StringEnum(['member', 'operator'] as const, {
+  description: 'member: of an organization (member is set); operator: of the platform (operator is set).',
+})
+/** Who is signed in: exactly one of member and operator is set, as kind says. */
+const SignedInAccount = {
+  kind: AccountKind,
+  member: Type.Union([Member, Type.Null()]),
+  operator: Type.Union([Operator, Type.Null()]),
+}
+
 export const SessionState = Type.Object({
   data: Type.Object({
     csrf_token: Type.String({ description: 'Send it as X-CSRF-Token on every state-changing call.' }),
+    kind: Type.Union([AccountKind, Type.Null()], { description: 'null when nobody is signed in.' }),
     member: Type.Union([Member, Type.Null()]),
+    operator: Type.Union([Operator, Type.Null()]),
   }),
 })
 export type SessionState = Static<typeof SessionState>
@@ -75,14 +93,16 @@ export const SignInBody = Type.Object(
   { email: Email, password: Type.String({ maxLength: PASSWORD_MAX }) },
   closed,
 )
-export const SignedIn = Type.Object({ data: Type.Object({ member: Member }) })
+export const SignedIn = Type.Object({ data: Type.Object(SignedInAccount) })
+export type SignedIn = Static<typeof SignedIn>
 
 export const InvitationLookupBody = Type.Object({ token: InvitationToken }, closed)
 export const InvitationPreview = Type.Object({
   data: Type.Object({
+    kind: AccountKind,
     email: Type.String(),
-    role: Role,
-    organization: Type.Object({ id: Uuid, name: Type.String() }),
+    role: Type.Union([Role, Type.Null()], { description: 'null for an operator invitation' }),
+    organization: Type.Union([Type.Object({ id: Uuid, name: Type.String() }), Type.Null()]),
     expires_at: Timestamp,
   }),
 })
@@ -124,3 +144,16 @@ export const AuditPage = Type.Object({
 })
 export type AuditPage = Static<typeof AuditPage>
 export const Done = Type.Object({ data: Type.Object({ ok: Type.Boolean() }) })
+
+export const OperatorAuditEntry = Type.Object({
+  ...AuditEntry.properties,
+  organization_id: Type.Union([Uuid, Type.Null()], {
+    description: 'The organization the action concerns; null for the platform itself (operators).',
+  }),
+})
+export const OperatorAuditPage = Type.Object({
+  data: Type.Array(OperatorAuditEntry),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+})
+export type OperatorAuditPage = Static<typeof OperatorAuditPage>
+export const OperatorList = Type.Object({ data: Type.Array(Operator) })

@@ -9,7 +9,12 @@ import type {
 } from 'fastify'
 import type { Services } from '../../app.ts'
 import type { Role } from '../../db/schema.ts'
-import type { RequestMeta, SessionContext } from '../accounts/accounts.service.ts'
+import type {
+  AccountContext,
+  OperatorContext,
+  RequestMeta,
+  SessionContext,
+} from '../accounts/accounts.service.ts'
 import type { DashboardCookies } from './cookies.ts'
 
 export const DASHBOARD_TAG = 'dashboard'
@@ -43,6 +48,17 @@ export const change = (role: Role, jsonBody = true) => ({
   jsonBody,
 })
 
+/** The account's own routes (sessions, password, signing out): members and operators alike. */
+export const anyAccount = { ...viewer, accounts: 'any' as const }
+export const anyAccountChange = (jsonBody = true) => ({
+  ...change('viewer', jsonBody),
+  accounts: 'any' as const,
+})
+
+/** Operator-only routes: an operator account's session; a member's gets 403 role_required. */
+export const operatorOnly = { auth: 'session' as const, accounts: 'operator' as const }
+export const operatorChange = (jsonBody = true) => ({ ...operatorOnly, csrf: true, jsonBody })
+
 export const meta = (request: FastifyRequest): RequestMeta => ({
   address: request.ip,
   userAgent: String(request.headers['user-agent'] ?? ''),
@@ -50,3 +66,9 @@ export const meta = (request: FastifyRequest): RequestMeta => ({
 
 /** The session of a route with `auth: 'session'` (its hook has checked it). */
 export const ctx = (request: FastifyRequest): SessionContext => request.dashboard!
+
+/** The account of a route with `auth: 'session'`, member or operator. */
+export const account = (request: FastifyRequest): AccountContext => request.account!
+
+/** The operator of an operator-only route (its hook has checked it). */
+export const operatorCtx = (request: FastifyRequest): OperatorContext => request.account as OperatorContext

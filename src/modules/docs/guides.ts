@@ -28,6 +28,7 @@ const LABELS: Record<string, string> = {
   webhooks: 'Webhooks',
   client: 'Client',
   operations: 'Operations',
+  cli: 'Admin CLI',
   architecture: 'Architecture',
 }
 

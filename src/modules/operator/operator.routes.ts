@@ -6,8 +6,9 @@ import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
 import { SCOPES } from '../../http/principal.ts'
 import { StringEnum, Text, Timestamp } from '../../http/schemas.ts'
 import type { AccountService } from '../accounts/accounts.service.ts'
+import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
 import type { ApiKeyService } from '../auth/api-keys.service.ts'
-import { OperatorInviteBody } from '../dashboard/dashboard.schemas.ts'
+import { Email, OperatorInviteBody } from '../dashboard/dashboard.schemas.ts'
 import { OrderRequest } from '../orders/orders.schemas.ts'
 import type { OrderService } from '../orders/orders.service.ts'
 import type { OrganizationService } from '../organizations/organizations.service.ts'
@@ -43,7 +44,9 @@ export function operatorRoutes(deps: OperatorDeps) {
       },
       async (request, reply) => {
         reply.code(201)
-        return { data: { organization: await deps.organizations.create(request.body.name) } }
+        return {
+          data: { organization: await deps.organizations.create(request.body.name, OPERATOR_TOKEN_ACTOR) },
+        }
       },
     )
 
@@ -65,6 +68,21 @@ export function operatorRoutes(deps: OperatorDeps) {
     )
 
     app.get('/organizations', { config: op }, async () => ({ data: await deps.organizations.list() }))
+
+    app.post(
+      '/operators/invitations',
+      {
+        config: { ...opCreate, errors: ['member_exists'] },
+        schema: { body: Type.Object({ email: Email }, closed) },
+      },
+      async (request, reply) => {
+        const created = await deps.accounts.inviteOperator({ email: request.body.email })
+        reply.code(201)
+        return { data: created }
+      },
+    )
+
+    app.get('/operators', { config: op }, async () => ({ data: await deps.accounts.listOperators() }))
 
     app.post(
       '/organizations/:org_id/api-keys',
@@ -91,6 +109,7 @@ export function operatorRoutes(deps: OperatorDeps) {
           scopes,
           name,
           expiresAt: expires_at ? new Date(expires_at) : null,
+          actor: OPERATOR_TOKEN_ACTOR,
         })
         reply.code(201)
         return { data: { api_key: created.apiKey, key: created.key } }
@@ -107,7 +126,7 @@ export function operatorRoutes(deps: OperatorDeps) {
       '/api-keys/:key_id',
       { config: op, schema: { params: Type.Object({ key_id: Type.String() }) } },
       async (request) => {
-        const key = await deps.apiKeys.revoke(request.params.key_id)
+        const key = await deps.apiKeys.revoke(request.params.key_id, OPERATOR_TOKEN_ACTOR)
         return { data: { id: key.id, revoked_at: key.revoked_at } }
       },
     )
@@ -125,7 +144,7 @@ export function operatorRoutes(deps: OperatorDeps) {
         },
       },
       async (request, reply) => {
-        const product = await deps.products.create(request.params.org_id, request.body)
+        const product = await deps.products.create(request.params.org_id, request.body, OPERATOR_TOKEN_ACTOR)
         reply.code(201)
         return { data: { product } }
       },
@@ -191,7 +210,11 @@ export function operatorRoutes(deps: OperatorDeps) {
       '/organizations/:org_id/shop-orders',
       { config: opCreate, bodyLimit: ORDER_BODY_LIMIT, schema: { params: OrgParams, body: OrderRequest } },
       async (request, reply) => {
-        const result = await deps.orders.createShopOrder(request.params.org_id, request.body)
+        const result = await deps.orders.createShopOrder(
+          request.params.org_id,
+          request.body,
+          OPERATOR_TOKEN_ACTOR,
+        )
         reply.code(result.created ? 201 : 200)
         return { data: { order: result.order, warnings: result.warnings } }
       },

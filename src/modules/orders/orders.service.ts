@@ -4,6 +4,7 @@ import { AppError } from '../../http/errors.ts'
 import { contentHash } from '../../lib/canonical-json.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import { FileConflictError, type UploadService } from '../uploads/uploads.service.ts'
 import { decodeCursor, encodeCursor, type Position } from './cursor.ts'
@@ -94,6 +95,8 @@ export function createOrderService(deps: {
     ctx: OrderContext,
     body: OrderRequest,
     attempt = 1,
+    /** Written in the transaction that inserts the order (the operator's audit entry), only when it is new. */
+    onCreated?: (trx: Database, orderId: string) => Promise<void>,
   ): Promise<Created<OrderAggregate>> {
     const hash = contentHash(body)
     const orderedAt = body.ordered_at ? new Date(body.ordered_at) : undefined
@@ -122,16 +125,19 @@ export function createOrderService(deps: {
     let productIds: (string | null)[] | undefined
     try {
       productIds =
-        plan.finalize.length === 0
+        plan.finalize.length === 0 && !onCreated
           ? await insertOrderGraph(db, graph)
           : await db.transaction().execute(async (trx) => {
               const inserted = await insertOrderGraph(trx, graph)
-              if (inserted) await uploads.commit(trx, plan, now)
+              if (inserted && plan.finalize.length > 0) await uploads.commit(trx, plan, now)
+              if (inserted && onCreated) await onCreated(trx, graph.order.id)
               return inserted
             })
     } catch (err) {
       await uploads.discard(plan)
-      if (err instanceof FileConflictError && attempt < MAX_ATTEMPTS) return create(ctx, body, attempt + 1)
+      if (err instanceof FileConflictError && attempt < MAX_ATTEMPTS) {
+        return create(ctx, body, attempt + 1, onCreated)
+      }
       throw err
     }
 
@@ -204,10 +210,24 @@ export function createOrderService(deps: {
     },
 
     /** An order from the shop (operator API): always live, never emits events. */
-    async createShopOrder(organizationId: string, body: OrderRequest): Promise<Created<OperatorOrder>> {
+    async createShopOrder(
+      organizationId: string,
+      body: OrderRequest,
+      actor?: AuditActor,
+    ): Promise<Created<OperatorOrder>> {
       const organization = await deps.organizations.require(organizationId)
       const ctx: OrderContext = { organizationId: organization.id, environment: 'live', source: 'shop' }
-      const result = await create(ctx, body)
+      const audit = actor
+        ? (trx: Database, orderId: string) =>
+            recordAudit(trx, clock, {
+              organizationId: organization.id,
+              actor,
+              action: 'shop_order.created',
+              subject: orderId,
+              details: { external_order_id: body.external_order_id },
+            })
+        : undefined
+      const result = await create(ctx, body, 1, audit)
       return { ...result, order: toOperatorOrder(result.order) }
     },
 

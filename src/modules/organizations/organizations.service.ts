@@ -3,6 +3,7 @@ import type { OrganizationRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { findOrganization, insertOrganization, listOrganizations } from './organizations.repo.ts'
 
 export interface OrganizationView {
@@ -20,9 +21,20 @@ const view = (r: OrganizationRow): OrganizationView => ({
 export function createOrganizationService(deps: { db: Database; clock: Clock }) {
   const { db, clock } = deps
   return {
-    async create(name: string): Promise<OrganizationView> {
+    /** A new organization; an operator's creation is in the audit log, written with it. */
+    async create(name: string, actor?: AuditActor): Promise<OrganizationView> {
       const row = { id: newId(), name, created_at: clock.now() }
-      await insertOrganization(db, row)
+      await db.transaction().execute(async (trx) => {
+        await insertOrganization(trx, row)
+        if (actor) {
+          await recordAudit(trx, clock, {
+            organizationId: row.id,
+            actor,
+            action: 'organization.created',
+            subject: name,
+          })
+        }
+      })
       return view(row)
     },
 

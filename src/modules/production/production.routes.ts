@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { StringEnum } from '../../http/schemas.ts'
+import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
 import { PRODUCTION_STATUSES, type ProductionService } from './production.service.ts'
 
 const IdParams = Type.Object({ id: Type.String() })
@@ -23,7 +24,11 @@ export function productionRoutes(deps: { production: ProductionService }) {
       },
       async (request) => ({
         data: {
-          production_order: await deps.production.setStatus(request.params.id, request.body.status),
+          production_order: await deps.production.setStatus(
+            request.params.id,
+            request.body.status,
+            OPERATOR_TOKEN_ACTOR,
+          ),
         },
       }),
     )
@@ -42,6 +47,7 @@ export function productionRoutes(deps: { production: ProductionService }) {
           production_order: await deps.production.setPartner(
             request.params.id,
             request.body.produced_by_partner,
+            OPERATOR_TOKEN_ACTOR,
           ),
         },
       }),
@@ -51,7 +57,7 @@ export function productionRoutes(deps: { production: ProductionService }) {
       '/production-jobs/:id/complete',
       { config: op, schema: { params: IdParams } },
       async (request) => ({
-        data: { production_job: await deps.production.completeJob(request.params.id) },
+        data: { production_job: await deps.production.completeJob(request.params.id, OPERATOR_TOKEN_ACTOR) },
       }),
     )
 
@@ -59,7 +65,7 @@ export function productionRoutes(deps: { production: ProductionService }) {
       '/orders/:order_id/cancel',
       { config: op, schema: { params: Type.Object({ order_id: Type.String() }) } },
       async (request) => ({
-        data: { order: await deps.production.cancelOrder(request.params.order_id) },
+        data: { order: await deps.production.cancelOrder(request.params.order_id, OPERATOR_TOKEN_ACTOR) },
       }),
     )
   }

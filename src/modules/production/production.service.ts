@@ -2,6 +2,7 @@ import type { Database } from '../../db/database.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
+import { type AuditAction, type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { findOrderById, setOrderStatus, touchOrders } from '../orders/orders.repo.ts'
 import type { OperatorOrder, OrderStatus } from '../orders/orders.schemas.ts'
 import { type EventType, eventData, recordEvent } from '../webhooks/outbox/outbox.service.ts'
@@ -86,10 +87,29 @@ export function createProductionService(deps: {
     await setOrderStatus(trx, p.order_id, ORDER_STATUS_FOR[status], at)
   }
 
+  /** The operator's audit entry, in the change's transaction (only for changes that happened). */
+  async function audit(
+    trx: Database,
+    actor: AuditActor | undefined,
+    p: LockedProduction,
+    action: AuditAction,
+    subject: string,
+    details: Record<string, unknown>,
+  ) {
+    if (!actor) return
+    await recordAudit(trx, clock, {
+      organizationId: p.organization_id,
+      actor,
+      action,
+      subject,
+      details: { order_id: p.order_id, external_order_id: p.external_order_id, ...details },
+    })
+  }
+
   const notFound = () => new AppError('not_found', { message: 'No production order with this id.' })
 
   return {
-    async setStatus(productionOrderId: string, status: ProductionStatus) {
+    async setStatus(productionOrderId: string, status: ProductionStatus, actor?: AuditActor) {
       if (!isUuid(productionOrderId)) throw notFound()
       return db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { productionOrderId })
@@ -97,6 +117,7 @@ export function createProductionService(deps: {
         if (p.status === status) return productionOrderView(p)
         const at = clock.now()
         await transition(trx, p, status, at)
+        await audit(trx, actor, p, 'production.status_set', p.id, { from: p.status, to: status })
         const type = STATUS_EVENTS[status]
         if (type) {
           const production = {
@@ -110,20 +131,23 @@ export function createProductionService(deps: {
       })
     },
 
-    async setPartner(productionOrderId: string, producedByPartner: boolean) {
+    async setPartner(productionOrderId: string, producedByPartner: boolean, actor?: AuditActor) {
       if (!isUuid(productionOrderId)) throw notFound()
       return db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { productionOrderId })
         if (!p) throw notFound()
         if (p.produced_by_partner !== producedByPartner) {
           await setProducedByPartner(trx, p.id, producedByPartner, clock.now())
+          await audit(trx, actor, p, 'production.partner_set', p.id, {
+            produced_by_partner: producedByPartner,
+          })
         }
         return productionOrderView({ ...p, produced_by_partner: producedByPartner })
       })
     },
 
     /** Completes one item's job; order_item.completed unless the order is partner-produced. */
-    async completeJob(jobId: string) {
+    async completeJob(jobId: string, actor?: AuditActor) {
       return db.transaction().execute(async (trx) => {
         const job = isUuid(jobId) ? await findJob(trx, jobId) : undefined
         if (!job) throw new AppError('not_found', { message: 'No production job with this id.' })
@@ -138,6 +162,7 @@ export function createProductionService(deps: {
         const at = clock.now()
         await completeJob(trx, job.id, at)
         await touchOrders(trx, [p.order_id], at)
+        await audit(trx, actor, p, 'production.job_completed', job.id, { sku: job.sku })
         if (!p.produced_by_partner) {
           const item = {
             order_item_id: job.order_item_id,
@@ -152,7 +177,7 @@ export function createProductionService(deps: {
     },
 
     /** Cancels the order as a whole (order.cancelled without production_status); answers the operator's view of it. */
-    async cancelOrder(orderId: string): Promise<OperatorOrder> {
+    async cancelOrder(orderId: string, actor?: AuditActor): Promise<OperatorOrder> {
       if (!isUuid(orderId)) throw new AppError('not_found', { message: 'No order with this id.' })
       await db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { orderId })
@@ -174,6 +199,7 @@ export function createProductionService(deps: {
         if (p.status === 'cancelled') return
         const at = clock.now()
         await transition(trx, p, 'cancelled', at)
+        await audit(trx, actor, p, 'order.cancelled', p.order_id, { from: p.status })
         const production = { production_order_id: p.id, produced_by_partner: p.produced_by_partner }
         await emit(trx, p, 'order.cancelled', (order) => eventData.production(order, production), at)
       })

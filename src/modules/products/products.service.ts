@@ -3,6 +3,7 @@ import type { ProductRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { newId } from '../../lib/ids.ts'
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { linkItemsToProduct } from '../orders/orders.repo.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import { insertProduct, listProducts } from './products.repo.ts'
@@ -30,7 +31,11 @@ export function createProductService(deps: {
      * the change; a second product with the same sku is 409. Future items link
      * at creation.
      */
-    async create(organizationId: string, input: { sku: string; name: string }): Promise<ProductView> {
+    async create(
+      organizationId: string,
+      input: { sku: string; name: string },
+      actor?: AuditActor,
+    ): Promise<ProductView> {
       const organization = await deps.organizations.require(organizationId)
       const row: ProductRow = {
         id: newId(),
@@ -47,6 +52,15 @@ export function createProductService(deps: {
           productId: row.id,
           at: row.created_at,
         })
+        if (actor) {
+          await recordAudit(trx, clock, {
+            organizationId: row.organization_id,
+            actor,
+            action: 'product.created',
+            subject: row.sku,
+            details: { id: row.id, name: row.name },
+          })
+        }
         return true
       })
       if (!created) throw new AppError('product_already_exists', { field: 'sku' })

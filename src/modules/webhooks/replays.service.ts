@@ -59,6 +59,8 @@ export async function requestReplay(
   endpoint: WebhookEndpointRow,
   input: ReplayRequest,
   now: Date,
+  /** Written in the replay's transaction once it is queued (the operator's audit entry). */
+  onQueued?: (trx: Database, replay: WebhookReplayRow) => Promise<void>,
 ): Promise<WebhookReplayRow> {
   if (!endpoint.is_active) {
     throw AppError.validation(
@@ -89,6 +91,7 @@ export async function requestReplay(
       }
       const row = await settleReplayTotal(trx, id, chosen, now)
       if (chosen > 0) await notifyReplays(trx)
+      if (onQueued) await onQueued(trx, row)
       return row
     })
   } catch (err) {

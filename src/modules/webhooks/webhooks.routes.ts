@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
 import { FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './enabled-events.ts'
 import { EVENT_TYPES } from './outbox/outbox.service.ts'
 import { REPLAY_AHEAD } from './replay-feeder.ts'
@@ -553,7 +554,11 @@ export function webhooksOperatorRoutes(deps: { webhooks: WebhookService }) {
       { config: { auth: 'operator' }, schema: { params: DeliveryIdParams } },
       async (request, reply) => {
         reply.code(202)
-        return { data: { delivery: await deps.webhooks.redeliver(undefined, request.params.id) } }
+        return {
+          data: {
+            delivery: await deps.webhooks.redeliver(undefined, request.params.id, OPERATOR_TOKEN_ACTOR),
+          },
+        }
       },
     )
 
@@ -565,7 +570,13 @@ export function webhooksOperatorRoutes(deps: { webhooks: WebhookService }) {
       },
       async (request, reply) => {
         reply.code(202)
-        return { data: { replay: await deps.webhooks.replay(undefined, request.params.id, request.body) } }
+        const replay = await deps.webhooks.replay(
+          undefined,
+          request.params.id,
+          request.body,
+          OPERATOR_TOKEN_ACTOR,
+        )
+        return { data: { replay } }
       },
     )
 

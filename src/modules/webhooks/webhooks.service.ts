@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
+import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
 import { checkEnabledEvents, parseEnabledEvents } from './enabled-events.ts'
 import {
@@ -336,7 +337,7 @@ export function createWebhookService(deps: {
      * (the key's organization and environment only). Its success ends the
      * retries of the entry it repeats.
      */
-    async redeliver(scope: WebhookScope | undefined, deliveryId: string) {
+    async redeliver(scope: WebhookScope | undefined, deliveryId: string, actor?: AuditActor) {
       const original = isUuid(deliveryId) ? await findDelivery(db, deliveryId, scope) : undefined
       if (!original) throw new AppError('not_found', { message: 'No delivery with this id.' })
       if (!(await isEndpointActive(db, original.endpoint_id))) {
@@ -345,13 +346,41 @@ export function createWebhookService(deps: {
           'The delivery’s endpoint is disabled; it receives nothing further.',
         )
       }
-      return deliveryView(await enqueueRedelivery(db, original, clock.now()))
+      const queued = await db.transaction().execute(async (trx) => {
+        const row = await enqueueRedelivery(trx, original, clock.now())
+        if (actor) {
+          await recordAudit(trx, clock, {
+            organizationId: original.organization_id,
+            actor,
+            action: 'webhook_delivery.redelivered',
+            subject: original.id,
+            details: { new_delivery_id: row.id, endpoint_id: original.endpoint_id },
+          })
+        }
+        return row
+      })
+      return deliveryView(queued)
     },
 
     /** Queues the endpoint's matching events again, in the background (see replays.service.ts). */
-    async replay(scope: WebhookScope | undefined, endpointId: string, input: ReplayRequest) {
+    async replay(
+      scope: WebhookScope | undefined,
+      endpointId: string,
+      input: ReplayRequest,
+      actor?: AuditActor,
+    ) {
       const endpoint = await ownEndpoint(scope, endpointId)
-      return replayView(await requestReplay(db, endpoint, input, clock.now()))
+      const audit = actor
+        ? (trx: Database, replay: { id: string; total: number }) =>
+            recordAudit(trx, clock, {
+              organizationId: endpoint.organization_id,
+              actor,
+              action: 'webhook_endpoint.replayed',
+              subject: endpoint.id,
+              details: { replay_id: replay.id, events: replay.total, since: input.since },
+            })
+        : undefined
+      return replayView(await requestReplay(db, endpoint, input, clock.now(), audit))
     },
 
     /** The endpoint's newest replay and how far it got. */

@@ -7,6 +7,7 @@ import {
   type DashboardClient,
   dashboardClient,
   memberOf,
+  operatorOf,
   PASSWORD,
   uniqueEmail,
 } from '../../helpers/dashboard.ts'
@@ -25,13 +26,15 @@ interface RouteEntry {
   auth: string
   role: string | undefined
   csrf: boolean
+  /** Which accounts a session route is for: member (the default), operator, or any. */
+  accounts: string
 }
 const collected: RouteEntry[] = []
 const onInit = (message: unknown) => {
   const { fastify } = message as { fastify: FastifyInstance }
   fastify.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/dashboard/api/')) return
-    const config = (route.config ?? {}) as { auth?: string; role?: string; csrf?: boolean }
+    const config = (route.config ?? {}) as { auth?: string; role?: string; csrf?: boolean; accounts?: string }
     for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
       if (method === 'HEAD') continue
       collected.push({
@@ -40,6 +43,7 @@ const onInit = (message: unknown) => {
         auth: config.auth ?? 'key',
         role: config.role,
         csrf: !!config.csrf,
+        accounts: config.accounts ?? 'member',
       })
     }
   })
@@ -54,6 +58,9 @@ const label = (r: RouteEntry) => `${r.method} ${r.url}`
 const path = (r: RouteEntry, ids: Record<string, string>) =>
   r.url.replace('/dashboard/api', '').replace(/:([A-Za-z_]+)/g, (_, name: string) => ids[name] ?? name)
 const sessionRoutes = routes.filter((r) => r.auth === 'session')
+/** Routes of an organization's members (and of any account): they name a least role. */
+const memberRoutes = sessionRoutes.filter((r) => r.accounts !== 'operator')
+const operatorRoutes = sessionRoutes.filter((r) => r.accounts === 'operator')
 const RANK: Record<string, number> = { viewer: 0, developer: 1, owner: 2 }
 
 /** The routes open without a session: its document, reading the session, signing in, invitations. */
@@ -107,7 +114,16 @@ describe('dashboard route table', () => {
   })
 
   test('every session route names its least role; every change checks CSRF; every body is in BODIES', () => {
-    for (const route of sessionRoutes) assert.ok(route.role && route.role in RANK, label(route))
+    for (const route of memberRoutes) assert.ok(route.role && route.role in RANK, label(route))
+    for (const route of operatorRoutes) assert.equal(route.role, undefined, `${label(route)}: no member role`)
+    for (const route of sessionRoutes) {
+      assert.ok(['member', 'operator', 'any'].includes(route.accounts), label(route))
+      assert.equal(
+        route.url.startsWith('/dashboard/api/operator/'),
+        route.accounts === 'operator',
+        label(route),
+      )
+    }
     for (const route of routes.filter((r) => r.method !== 'GET')) {
       assert.ok(route.csrf, `${label(route)} checks CSRF`)
     }
@@ -162,7 +178,7 @@ describe('dashboard routes: without a valid session', () => {
 })
 
 describe('dashboard routes: roles', () => {
-  for (const route of sessionRoutes.filter((r) => RANK[r.role!]! > 0)) {
+  for (const route of memberRoutes.filter((r) => RANK[r.role!]! > 0)) {
     for (const role of ['viewer', 'developer'].filter((r) => RANK[r]! < RANK[route.role!]!)) {
       test(`${label(route)}: a ${role} gets 403 role_required`, async () => {
         const error = assertError(await call(byRole[role]!.client, route), 403, 'role_required', label(route))
@@ -171,8 +187,49 @@ describe('dashboard routes: roles', () => {
     }
   }
   test('the routes below owner pass for a viewer (nothing else is refused)', async () => {
-    for (const route of sessionRoutes.filter((r) => r.role === 'viewer' && r.method === 'GET')) {
+    for (const route of memberRoutes.filter((r) => r.role === 'viewer' && r.method === 'GET')) {
       const res = await call(byRole.viewer!.client, route)
+      assert.equal(res.statusCode, 200, `${label(route)}: ${res.body}`)
+    }
+  })
+})
+
+describe('dashboard routes: operators and members', () => {
+  let operator: Awaited<ReturnType<typeof operatorOf>>
+  before(async () => {
+    operator = await operatorOf(t)
+  })
+
+  test('there are operator routes, and the account routes are open to both kinds', () => {
+    assert.ok(operatorRoutes.length >= 1, `${operatorRoutes.length} operator routes`)
+    assert.ok(sessionRoutes.some((r) => r.accounts === 'any'))
+  })
+
+  for (const route of operatorRoutes) {
+    test(`${label(route)}: every member session (owner, developer, viewer) gets 403 role_required`, async () => {
+      for (const client of [owner.client, byRole.developer!.client, byRole.viewer!.client]) {
+        const error = assertError(await call(client, route), 403, 'role_required', label(route))
+        assert.equal(error.message, 'This needs an operator account.')
+      }
+    })
+    if (route.method === 'GET') {
+      test(`${label(route)}: an operator passes`, async () => {
+        const res = await call(operator.client, route)
+        assert.equal(res.statusCode, 200, `${label(route)}: ${res.body}`)
+      })
+    }
+  }
+
+  for (const route of memberRoutes.filter((r) => r.accounts === 'member')) {
+    test(`${label(route)}: an operator's session gets 403 role_required`, async () => {
+      const error = assertError(await call(operator.client, route), 403, 'role_required', label(route))
+      assert.match(error.message, /member of an organization/)
+    })
+  }
+
+  test('the account routes (any account) pass for an operator', async () => {
+    for (const route of sessionRoutes.filter((r) => r.accounts === 'any' && r.method === 'GET')) {
+      const res = await call(operator.client, route)
       assert.equal(res.statusCode, 200, `${label(route)}: ${res.body}`)
     }
   })

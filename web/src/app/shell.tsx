@@ -1,7 +1,7 @@
 import { AppShell, Burger, Button, Group, Loader, NavLink, Text } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
-import { useSession, useSignOut } from '../features/auth/api/session.ts'
+import { useAccount, useSignOut } from '../features/auth/api/session.ts'
 
 /**
  * The sections of the dashboard that exist. Later pages (API
@@ -15,8 +15,11 @@ const SECTIONS = [
   { to: '/account', label: 'Account' },
 ] as const
 
+/** An operator has no organization: of the member pages, only Account (the console's pages come later). */
+const OPERATOR_SECTIONS = [{ to: '/account', label: 'Account' }] as const
+
 export function Shell() {
-  const session = useSession()
+  const session = useAccount()
   const signOut = useSignOut()
   const location = useLocation()
   const navigate = useNavigate()
@@ -24,7 +27,12 @@ export function Shell() {
 
   if (session.isPending) return <Loader aria-label="Loading" m="xl" />
   if (!session.data) return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />
-  const member = session.data
+  const { member, operator } = session.data
+  const sections = operator ? OPERATOR_SECTIONS : SECTIONS
+  // The member pages need an organization: an operator is sent to the pages it has.
+  if (operator && !sections.some((s) => location.pathname.startsWith(s.to))) {
+    return <Navigate to={sections[0].to} replace />
+  }
 
   return (
     <AppShell
@@ -36,11 +44,11 @@ export function Shell() {
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
           <Group wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
-            <Text fw={700}>{member.organization.name}</Text>
+            <Text fw={700}>{member ? member.organization.name : 'Platform operator'}</Text>
           </Group>
           <Group wrap="nowrap">
             <Text size="sm" visibleFrom="sm">
-              {member.email} ({member.role})
+              {member ? `${member.email} (${member.role})` : `${operator?.email} (operator)`}
             </Text>
             <Button
               variant="default"
@@ -54,7 +62,7 @@ export function Shell() {
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Dashboard">
-        {SECTIONS.map((s) => (
+        {sections.map((s) => (
           <NavLink
             key={s.to}
             component={Link}

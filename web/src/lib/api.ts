@@ -10,8 +10,10 @@ export type {
   InvitationCreated,
   InvitationPreview,
   Member,
+  Operator,
   Session,
   SessionState,
+  SignedIn,
 } from '../../../src/modules/dashboard/dashboard.schemas.ts'
 
 export class ApiError extends Error {

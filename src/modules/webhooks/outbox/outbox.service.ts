@@ -5,8 +5,9 @@
  * worker uses one file per queue operation: claim.ts, complete.ts,
  * next-due.ts, release.ts.
  */
+import type { Transaction } from 'kysely'
 import type { Database } from '../../../db/database.ts'
-import type { WebhookDeliveryRow } from '../../../db/schema.ts'
+import type { DB, WebhookDeliveryRow } from '../../../db/schema.ts'
 import { newId } from '../../../lib/ids.ts'
 import type { NewEventInput, RecordedEvent } from './events.ts'
 import { insertDelivery, insertEvent } from './outbox.repo.ts'
@@ -59,5 +60,7 @@ export async function enqueueRedelivery(
   original: WebhookDeliveryRow,
   at: Date,
 ): Promise<WebhookDeliveryRow> {
+  // Inside the caller's transaction when it has one (the operator's audit entry is written with it).
+  if (db.isTransaction) return insertDelivery(db as Transaction<DB>, original, newId(), at, original.id)
   return db.transaction().execute((trx) => insertDelivery(trx, original, newId(), at, original.id))
 }

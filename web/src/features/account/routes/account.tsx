@@ -1,15 +1,18 @@
 import { Page } from '../../../components/page.tsx'
-import { useSession } from '../../auth/api/session.ts'
+import { useAccount } from '../../auth/api/session.ts'
 import { ChangePassword } from '../components/change-password.tsx'
 import { Sessions } from '../components/sessions.tsx'
 
 export function AccountRoute() {
-  const member = useSession().data
+  const account = useAccount().data
+  const { member, operator } = account ?? {}
+  const lead = member
+    ? `${member.email} · ${member.role} of ${member.organization.name}`
+    : operator
+      ? `${operator.email} · operator of the platform`
+      : undefined
   return (
-    <Page
-      title="Account"
-      lead={member ? `${member.email} · ${member.role} of ${member.organization.name}` : undefined}
-    >
+    <Page title="Account" lead={lead}>
       <ChangePassword />
       <Sessions />
     </Page>

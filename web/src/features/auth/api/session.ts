@@ -2,36 +2,49 @@ import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tansta
 import {
   api,
   type InvitationPreview,
-  type Member,
   type SessionState,
+  type SignedIn,
   setCsrfToken,
 } from '../../../lib/api.ts'
 
 export const SESSION_KEY = ['session'] as const
 
-async function fetchSession(): Promise<Member | null> {
+/** Who is signed in: a member (member set) or an operator (operator set). */
+export type SignedInAccount = SignedIn['data']
+
+async function fetchAccount(): Promise<SignedInAccount | null> {
   const state = await api<SessionState>('GET', '/session')
   setCsrfToken(state.data.csrf_token)
-  return state.data.member
+  const { kind, member, operator } = state.data
+  return kind ? { kind, member, operator } : null
 }
 
-/** The signed-in member, or null. */
+/** The signed-in account, member or operator, or null. */
+export function useAccount() {
+  return useQuery({ queryKey: SESSION_KEY, queryFn: fetchAccount, staleTime: 60_000 })
+}
+
+/** The signed-in member, or null (also for an operator, who is no member). */
 export function useSession() {
-  return useQuery({ queryKey: SESSION_KEY, queryFn: fetchSession, staleTime: 60_000 })
+  return useQuery({
+    queryKey: SESSION_KEY,
+    queryFn: fetchAccount,
+    staleTime: 60_000,
+    select: (account) => account?.member ?? null,
+  })
 }
 
 /** After the session changes: drop every cached answer of the previous one. */
-function signedInAs(queryClient: QueryClient, member: Member | null) {
+function signedInAs(queryClient: QueryClient, account: SignedInAccount | null) {
   queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== SESSION_KEY[0] })
-  queryClient.setQueryData(SESSION_KEY, member)
+  queryClient.setQueryData(SESSION_KEY, account)
 }
 
 export function useSignIn() {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: (input: { email: string; password: string }) =>
-      api<{ data: { member: Member } }>('POST', '/sign-in', input),
-    onSuccess: (res) => signedInAs(queryClient, res.data.member),
+    mutationFn: (input: { email: string; password: string }) => api<SignedIn>('POST', '/sign-in', input),
+    onSuccess: (res) => signedInAs(queryClient, res.data),
   })
 }
 
@@ -56,7 +69,7 @@ export function useAcceptInvitation() {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (input: { token: string; password: string }) =>
-      api<{ data: { member: Member } }>('POST', '/invitations/accept', input),
-    onSuccess: (res) => signedInAs(queryClient, res.data.member),
+      api<SignedIn>('POST', '/invitations/accept', input),
+    onSuccess: (res) => signedInAs(queryClient, res.data),
   })
 }

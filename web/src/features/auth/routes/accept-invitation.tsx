@@ -42,13 +42,19 @@ export function AcceptInvitationRoute() {
     )
   } else {
     const { email, role, organization } = invitation.data.data
+    const invitedTo = organization ? (
+      <>
+        You are invited to <strong>{organization.name}</strong> as <strong>{role}</strong>.
+      </>
+    ) : (
+      <>
+        You are invited as an <strong>operator</strong> of the platform.
+      </>
+    )
     body = (
       <form onSubmit={submit}>
         <Stack>
-          <Text>
-            You are invited to <strong>{organization.name}</strong> as <strong>{role}</strong>. Choose a
-            password to finish.
-          </Text>
+          <Text>{invitedTo} Choose a password to finish.</Text>
           <TextInput label="Email" value={email} readOnly autoComplete="username" />
           <PasswordInput
             label="New password"

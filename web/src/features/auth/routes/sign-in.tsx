@@ -2,10 +2,10 @@ import { Button, Container, Paper, PasswordInput, Stack, Text, TextInput, Title 
 import { type FormEvent, useEffect, useState } from 'react'
 import { Navigate, useLocation, useNavigate } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { useSession, useSignIn } from '../api/session.ts'
+import { useAccount, useSignIn } from '../api/session.ts'
 
 export function SignInRoute() {
-  const session = useSession()
+  const session = useAccount()
   const signIn = useSignIn()
   const navigate = useNavigate()
   const from = (useLocation().state as { from?: string } | null)?.from ?? '/'

@@ -1,0 +1,313 @@
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { after, before, describe, test } from 'node:test'
+import { COMMANDS } from '../../scripts/admin/commands.ts'
+import { orderBody } from '../helpers/app.ts'
+import {
+  callService,
+  freePort,
+  type ServiceProcess,
+  startServiceProcess,
+} from '../helpers/service-process.ts'
+
+/**
+ * The admin CLI as a process (npm run admin runs scripts/admin.ts) against the
+ * service as a process: what a person or a script sees, and the exit codes.
+ */
+let dataDir: string
+let service: ServiceProcess
+let token: string
+before(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'svc-cli-'))
+  service = await startServiceProcess({ DATA_DIR: dataDir, DATABASE_URL: '' })
+  token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim()
+})
+after(() => {
+  service.child.kill('SIGKILL')
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+function admin(args: string[], env: Record<string, string> = {}) {
+  const res = spawnSync(process.execPath, ['scripts/admin.ts', ...args], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(service.port),
+      PUBLIC_BASE_URL: '',
+      OPERATOR_TOKEN: '',
+      ...env,
+    },
+    encoding: 'utf8',
+  })
+  return { status: res.status, stdout: res.stdout, stderr: res.stderr }
+}
+
+/** The --json answer of a command that must succeed. */
+// biome-ignore lint/suspicious/noExplicitAny: answers read field by field
+function json(args: string[]): any {
+  const res = admin([...args, '--json'])
+  assert.equal(res.status, 0, `${args.join(' ')}: ${res.stderr}`)
+  return JSON.parse(res.stdout)
+}
+
+/** The columns of a table's header line start where each column's values start. */
+function assertAligned(output: string, headers: string[]): string[] {
+  const lines = output.trimEnd().split('\n')
+  const header = lines[0]!
+  const starts = headers.map((h) => header.indexOf(h))
+  for (const s of starts) assert.ok(s >= 0, `header ${header}`)
+  for (const line of lines.slice(1)) {
+    for (const s of starts.slice(1)) {
+      assert.equal(line[s - 1], ' ', `column at ${s} in "${line}"`)
+      assert.notEqual(line[s], ' ', `column at ${s} in "${line}"`)
+    }
+  }
+  return lines
+}
+
+describe('admin CLI: help and usage', () => {
+  test('--help lists every command; each command has its own --help with an example (exit 0)', () => {
+    const top = admin(['--help'])
+    assert.equal(top.status, 0)
+    for (const c of COMMANDS) assert.match(top.stdout, new RegExp(`^  ${c.name} `, 'm'), c.name)
+    assert.match(top.stdout, /Exit codes:\n {2}0 {2}done\n {2}1 .*\n {2}2 .*\n {2}3 .*\n {2}4 /)
+    for (const c of COMMANDS) {
+      const help = admin([...c.name.split(' '), '--help'])
+      assert.equal(help.status, 0, c.name)
+      assert.ok(help.stdout.includes(`Usage: npm run admin -- ${c.name}`), help.stdout)
+      assert.ok(help.stdout.includes(`Example: npm run admin -- ${c.example}`), help.stdout)
+      for (const option of Object.keys(c.options ?? {}))
+        assert.ok(help.stdout.includes(`--${option}`), option)
+    }
+  })
+
+  test('usage errors exit 2 and say what is wrong', () => {
+    const unknown = admin(['keys', 'lst'])
+    assert.equal(unknown.status, 2)
+    assert.match(unknown.stderr, /Unknown command: keys lst\. keys takes one of: list, create, revoke/)
+    const missing = admin(['products', 'create', 'ORG'])
+    assert.equal(missing.status, 2)
+    assert.match(missing.stderr, /Usage: npm run admin -- products create ORG_ID SKU NAME/)
+    const option = admin(['organizations', 'list', '--env', 'live'])
+    assert.equal(option.status, 2)
+    assert.match(option.stderr, /organizations list takes no --env/)
+    const flag = admin(['production', 'partner', 'x', 'maybe'])
+    assert.equal(flag.status, 2)
+    assert.match(flag.stderr, /on or off/)
+    const none = admin([])
+    assert.equal(none.status, 2)
+    assert.match(none.stdout, /^Usage: npm run admin -- <command>/)
+  })
+
+  test('a service out of reach exits 3 and names --url and PORT', async () => {
+    const port = await freePort()
+    const byPort = admin(['organizations', 'list'], { PORT: String(port) })
+    assert.equal(byPort.status, 3)
+    assert.match(
+      byPort.stderr,
+      new RegExp(`Cannot reach the service at http://localhost:${port} \\(from PORT=${port}\\)`),
+    )
+    assert.match(byPort.stderr, /--url URL/)
+    assert.match(byPort.stderr, /PORT/)
+    const byUrl = admin(['organizations', 'list', '--url', `http://127.0.0.1:${port}`])
+    assert.equal(byUrl.status, 3)
+    assert.match(byUrl.stderr, /\(from --url\)/)
+  })
+
+  test('no operator token exits 4', () => {
+    const empty = mkdtempSync(join(tmpdir(), 'svc-cli-empty-'))
+    try {
+      const res = admin(['organizations', 'list'], { DATA_DIR: empty })
+      assert.equal(res.status, 4)
+      assert.match(res.stderr, /No OPERATOR_TOKEN set and no token file/)
+    } finally {
+      rmSync(empty, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('admin CLI: the operator API', () => {
+  test('bootstrap, then a second bootstrap warns that organizations exist', () => {
+    const first = admin(['bootstrap', '--name', 'First Org'])
+    assert.equal(first.status, 0, first.stderr)
+    assert.match(first.stdout, /Test key: +svc_test_\w+/)
+    const second = admin(['bootstrap', '--name', 'Second Org'])
+    assert.equal(second.status, 0, second.stderr)
+    assert.match(second.stderr, /Warning: 1 organization\(s\) already exist \(First Org\)/)
+    const list = admin(['organizations', 'list'])
+    const lines = assertAligned(list.stdout, ['ID', 'NAME', 'CREATED'])
+    assert.equal(lines.length, 3)
+    assert.match(lines[1]!, /First Org +just now$/)
+  })
+
+  test('organizations, keys and products: human tables and --json', async () => {
+    const org = json(['organizations', 'create', 'Keys Org'])
+    assert.equal(org.name, 'Keys Org')
+    const key = json(['keys', 'create', org.id, '--env', 'live', '--scopes', 'orders:read', '--name', 'Sync'])
+    assert.match(key.key, /^svc_live_/)
+    const ping = await fetch(`http://127.0.0.1:${service.port}/v1/ping`, {
+      headers: { authorization: `Bearer ${key.key}` },
+    })
+    assert.equal(ping.status, 200)
+    const created = admin(['keys', 'create', org.id, '--env', 'test'])
+    assert.equal(created.status, 0, created.stderr)
+    assert.match(created.stdout, /^Key: svc_test_\w+$/m)
+    const keys = admin(['keys', 'list', org.id])
+    assertAligned(keys.stdout, ['ID', 'ENV', 'PREFIX', 'NAME', 'SCOPES', 'STATE', 'CREATED'])
+    assert.match(keys.stdout, /live +svc_live_\w+ +Sync +orders:read +active +just now/)
+    const revoked = admin(['keys', 'revoke', key.api_key.id])
+    assert.equal(revoked.status, 0)
+    assert.match(revoked.stdout, new RegExp(`Revoked key ${key.api_key.id}`))
+    assert.match(admin(['keys', 'list', org.id]).stdout, /revoked just now/)
+
+    assert.equal(admin(['products', 'create', org.id, 'MUG-01', 'Photo mug']).status, 0)
+    const duplicate = admin(['products', 'create', org.id, 'MUG-01', 'Again'])
+    assert.equal(duplicate.status, 1)
+    assert.match(duplicate.stderr, /^Error: 409 product_already_exists/)
+    const products = admin(['products', 'list', org.id])
+    assertAligned(products.stdout, ['ID', 'SKU', 'NAME', 'CREATED'])
+    assert.match(products.stdout, /MUG-01 +Photo mug/)
+  })
+
+  test('orders and production: an order moved item by item, partner flag, cancel; stats', async () => {
+    const org = json(['organizations', 'create', 'Production Org'])
+    const key = json(['keys', 'create', org.id, '--env', 'live']).key
+    const body = orderBody()
+    const order = (await callService(service.port, key, 'POST', '/v1/orders', body)).body.data.order
+    const list = admin(['orders', 'list', org.id])
+    assertAligned(list.stdout, ['ID', 'NUMBER', 'EXTERNAL ID', 'ENV', 'SOURCE', 'STATUS', 'PRODUCTION'])
+    assert.match(list.stdout, new RegExp(`${body.external_order_id} +live +api +pending +pending`))
+
+    const shown = admin(['orders', 'show', order.id])
+    assert.equal(shown.status, 0)
+    assert.match(shown.stdout, /^Source: +api$/m)
+    const view = json(['orders', 'show', order.id])
+    const po = view.production_order.id
+    const [job0, job1] = view.items.map((i: { production_job: { id: string } }) => i.production_job.id)
+
+    assert.match(admin(['production', 'status', po, 'in_progress']).stdout, /is in_progress/)
+    assert.match(
+      admin(['production', 'complete-job', job0]).stdout,
+      new RegExp(`Job ${job0} .* is completed`),
+    )
+    assert.equal(json(['production', 'partner', po, 'on']).produced_by_partner, true)
+    assert.equal(json(['production', 'partner', po, 'off']).produced_by_partner, false)
+    assert.equal(json(['production', 'complete-job', job1]).status, 'completed')
+    assert.equal(json(['production', 'status', po, 'completed']).status, 'completed')
+    const after = json(['orders', 'show', order.id])
+    assert.equal(after.status, 'completed')
+
+    const bad = admin(['production', 'status', po, 'shipped', '--json'])
+    assert.equal(bad.status, 1)
+    assert.equal(JSON.parse(bad.stdout).error.code, 'validation_failed')
+
+    const second = (await callService(service.port, key, 'POST', '/v1/orders', orderBody())).body.data.order
+    assert.match(admin(['production', 'cancel', second.id]).stdout, /is cancelled/)
+
+    const stats = json(['stats', org.id])
+    assert.equal(stats.orders_total, 2)
+    assert.equal(stats.orders_by_status.completed, 1)
+    assert.equal(stats.orders_by_status.cancelled, 1)
+    const human = admin(['stats', org.id])
+    assert.match(human.stdout, /^Live orders: +2$/m)
+    assertAligned(human.stdout.split('\n\n')[1]!, ['STATUS', 'ORDERS'])
+  })
+
+  test('shop orders from a file or stdin; they are live and send no events', () => {
+    const org = json(['organizations', 'create', 'Shop Org'])
+    const file = join(dataDir, 'shop-order.json')
+    writeFileSync(file, JSON.stringify(orderBody({ external_order_id: 'SHOP-1' })))
+    const created = admin(['shop-orders', 'create', org.id, '--file', file])
+    assert.equal(created.status, 0, created.stderr)
+    assert.match(created.stdout, /\(SHOP-1\), pending; it sends no webhook events\./)
+    const fromStdin = spawnSync(
+      process.execPath,
+      ['scripts/admin.ts', 'shop-orders', 'create', org.id, '--file', '-', '--json'],
+      {
+        input: JSON.stringify(orderBody({ external_order_id: 'SHOP-2' })),
+        env: {
+          ...process.env,
+          DATA_DIR: dataDir,
+          PORT: String(service.port),
+          PUBLIC_BASE_URL: '',
+          OPERATOR_TOKEN: '',
+        },
+        encoding: 'utf8',
+      },
+    )
+    assert.equal(fromStdin.status, 0, fromStdin.stderr)
+    assert.equal(JSON.parse(fromStdin.stdout).order.source, 'shop')
+    const notJson = admin(['shop-orders', 'create', org.id, '--file', join(dataDir, 'missing.json')])
+    assert.equal(notJson.status, 2)
+    assert.equal(json(['stats', org.id]).orders_total, 2)
+  })
+
+  test('deliveries: the log, one entry, redelivery of an unknown one (exit 1)', () => {
+    const page = json(['deliveries', 'list', '--limit', '5'])
+    assert.ok(Array.isArray(page.data))
+    assert.ok('next_cursor' in page)
+    const empty = admin(['deliveries', 'list', '--status', 'failed'])
+    assert.equal(empty.status, 0)
+    const missing = admin(['deliveries', 'redeliver', '0193a000-0000-7000-8000-000000000099'])
+    assert.equal(missing.status, 1)
+    assert.match(missing.stderr, /^Error: 404 not_found/)
+    assert.equal(admin(['deliveries', 'show', 'nope']).status, 1)
+    assert.equal(admin(['deliveries', 'list', '--limit', 'many']).status, 2)
+  })
+
+  test('invitations and operators: links printed once; operators listed once accepted', async () => {
+    const org = json(['organizations', 'create', 'Invite Org'])
+    const invited = admin(['invitations', 'create', org.id, 'owner@example.com'])
+    assert.equal(invited.status, 0, invited.stderr)
+    assert.match(invited.stdout, /Invitation for owner@example\.com \(owner\), valid until .* \(in 7 days\):/)
+    const op = admin(['operators', 'invite', 'ops@example.com'])
+    assert.equal(op.status, 0, op.stderr)
+    const link = /http:\/\/localhost:\d+\/dashboard\/invitation#token=(\w+)/.exec(op.stdout)
+    assert.ok(link, op.stdout)
+    assert.match(admin(['operators', 'list']).stdout, /No operator accounts yet/)
+
+    const base = `http://127.0.0.1:${service.port}`
+    const session = await fetch(`${base}/dashboard/api/session`)
+    const csrf = (await session.json()).data.csrf_token as string
+    const cookie = session.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ')
+    const accepted = await fetch(`${base}/dashboard/api/invitations/accept`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: base, cookie, 'x-csrf-token': csrf },
+      body: JSON.stringify({ token: link[1], password: 'correct horse battery staple' }),
+    })
+    assert.equal(accepted.status, 200)
+    assert.equal((await accepted.json()).data.kind, 'operator')
+    const operators = admin(['operators', 'list'])
+    assertAligned(operators.stdout, ['ID', 'EMAIL', 'SINCE'])
+    assert.match(operators.stdout, /ops@example\.com +just now/)
+    const again = admin(['operators', 'invite', 'ops@example.com'])
+    assert.equal(again.status, 1)
+    assert.match(again.stderr, /409 member_exists/)
+  })
+
+  test('the earlier one-word commands still work', () => {
+    const org = json(['create-org', 'Alias Org'])
+    assert.equal(org.name, 'Alias Org')
+    assert.match(admin(['list-orgs']).stdout, /Alias Org/)
+    assert.equal(admin(['list-keys', org.id]).status, 0)
+  })
+})
+
+test('the operator token stays out of the service log and the CLI output', () => {
+  assert.ok(!service.output().includes(token))
+  assert.ok(!admin(['organizations', 'list']).stdout.includes(token))
+})
+
+test('docs/cli.md lists every command with its usage and example', () => {
+  const doc = readFileSync('docs/cli.md', 'utf8')
+  for (const c of COMMANDS) {
+    assert.ok(doc.includes(`- \`${[c.name, ...c.args].join(' ')}\``), `${c.name} listed`)
+    assert.ok(doc.includes(`Example: \`npm run admin -- ${c.example}\``), `${c.name} example`)
+  }
+})
