@@ -12,6 +12,7 @@ export const AUDIT_ACTIONS = [
   'member.role_changed',
   'member.removed',
   'member.password_changed',
+  'product.created',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -21,6 +22,9 @@ export interface AuditActor {
   label: string
   address: string | null
 }
+
+/** Changes made through /admin/v1: the operator acts for the organization. */
+export const OPERATOR_ACTOR: AuditActor = { accountId: null, label: 'operator', address: null }
 
 export interface AuditEntryView {
   id: string

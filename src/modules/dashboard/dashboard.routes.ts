@@ -23,6 +23,8 @@ import {
   SignInBody,
 } from './dashboard.schemas.ts'
 import { dashboardGuard } from './dashboard-guard.ts'
+import { orderArea } from './order.routes.ts'
+import { productsArea } from './products.routes.ts'
 import {
   change,
   ctx,
@@ -42,7 +44,7 @@ export { DASHBOARD_TAG }
  * The areas of the dashboard API besides accounts, each in a file of its own
  * (`<area>.routes.ts`), registered in this order.
  */
-const AREAS: DashboardArea[] = []
+const AREAS: DashboardArea[] = [orderArea, productsArea]
 
 /**
  * /dashboard/api: the dashboard's JSON API, authenticated by the session

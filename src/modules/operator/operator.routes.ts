@@ -125,7 +125,7 @@ export function operatorRoutes(deps: OperatorDeps) {
         },
       },
       async (request, reply) => {
-        const product = await deps.products.create(request.params.org_id, request.body)
+        const { product } = await deps.products.create(request.params.org_id, request.body)
         reply.code(201)
         return { data: { product } }
       },
