@@ -21,7 +21,7 @@ import {
   replaceSecret,
   updateActiveEndpoint,
 } from './endpoints.repo.ts'
-import { orderTimeline } from './order-timeline.ts'
+import { orderTimeline } from './order-timeline.repo.ts'
 import {
   enqueueRedelivery,
   eventData,
