@@ -4,6 +4,8 @@ import { AuditLogRoute } from '../features/audit-log/routes/audit-log.tsx'
 import { AcceptInvitationRoute } from '../features/auth/routes/accept-invitation.tsx'
 import { SignInRoute } from '../features/auth/routes/sign-in.tsx'
 import { MembersRoute } from '../features/members/routes/members.tsx'
+import { OrderRoute } from '../features/orders/routes/order.tsx'
+import { ProductsRoute } from '../features/products/routes/products.tsx'
 import { Shell } from './shell.tsx'
 
 export const router = createBrowserRouter(
@@ -16,6 +18,8 @@ export const router = createBrowserRouter(
       children: [
         { index: true, element: <Navigate to="/members" replace /> },
         { path: 'members', element: <MembersRoute /> },
+        { path: 'orders/:order_id', element: <OrderRoute /> },
+        { path: 'products', element: <ProductsRoute /> },
         { path: 'audit-log', element: <AuditLogRoute /> },
         { path: 'account', element: <AccountRoute /> },
         { path: '*', element: <Navigate to="/members" replace /> },

@@ -8,6 +8,7 @@ import { useSession, useSignOut } from '../features/auth/api/session.ts'
  * keys, Webhooks, Products, and the operator's console) add entries here.
  */
 const SECTIONS = [
+  { to: '/products', label: 'Products' },
   { to: '/members', label: 'Members' },
   { to: '/audit-log', label: 'Audit log' },
   { to: '/account', label: 'Account' },
