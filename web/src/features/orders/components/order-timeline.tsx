@@ -36,7 +36,7 @@ export function OrderTimeline({
             </Table.Thead>
             <Table.Tbody>
               <Table.Tr>
-                <Table.Td>{formatTime(receivedAt)}</Table.Td>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(receivedAt)}</Table.Td>
                 <Table.Td>Order received</Table.Td>
                 <Table.Td>
                   <Text size="sm" c="dimmed">
@@ -46,7 +46,7 @@ export function OrderTimeline({
               </Table.Tr>
               {timeline.data?.map((event) => (
                 <Table.Tr key={event.id}>
-                  <Table.Td>{formatTime(event.created_at)}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(event.created_at)}</Table.Td>
                   <Table.Td>
                     <Text size="sm" ff="monospace">
                       {event.type}
@@ -58,22 +58,29 @@ export function OrderTimeline({
                         No endpoint received it.
                       </Text>
                     ) : (
-                      <Stack gap={4}>
+                      <Stack gap="xs">
                         {event.deliveries.map((d) => (
-                          <Group key={d.id} gap="xs" wrap="nowrap">
-                            <Badge color={STATUS_COLOR[d.status] ?? 'gray'} variant="dot">
-                              {d.status}
-                            </Badge>
-                            <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                              {d.endpoint_url}
-                            </Text>
-                            <Text size="sm" c="dimmed">
+                          <div key={d.id}>
+                            <Group gap="xs" wrap="nowrap">
+                              <Badge
+                                color={STATUS_COLOR[d.status] ?? 'gray'}
+                                variant="dot"
+                                style={{ flexShrink: 0 }}
+                              >
+                                {d.status}
+                              </Badge>
+                              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                                {d.endpoint_url}
+                              </Text>
+                            </Group>
+                            <Text size="sm" c="dimmed" lineClamp={2}>
                               {d.attempts} {d.attempts === 1 ? 'attempt' : 'attempts'}
                               {d.response_status !== null ? `, HTTP ${d.response_status}` : ''}
                               {d.redelivery_of ? ', redelivery' : ''}
+                              {d.next_attempt_at ? `, next ${formatTime(d.next_attempt_at)}` : ''}
                               {d.error_message ? `: ${d.error_message}` : ''}
                             </Text>
-                          </Group>
+                          </div>
                         ))}
                       </Stack>
                     )}
