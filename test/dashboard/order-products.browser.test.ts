@@ -8,6 +8,7 @@ import {
   browserSkip,
   launchChromium,
   signedInContext,
+  tabStops,
   watchPage,
 } from '../helpers/browser.ts'
 import { memberOf } from '../helpers/dashboard.ts'
@@ -134,6 +135,10 @@ describe('the order page and Products in a browser', { skip: browserSkip, timeou
     await received.getByText('pending').waitFor()
     await received.getByText('0 attempts').waitFor()
     await assertAccessible(page, 'order page')
+    const orderStops = await tabStops(page, 20)
+    for (const name of [sanitized, 'logo.svg', 'proof.pdf', 'Create product for MUG-WHITE']) {
+      assert.ok(orderStops.includes(name), `Tab reaches ${name}: ${orderStops.join(' | ')}`)
+    }
 
     // The page follows production without a reload.
     const view = (await t.admin('GET', `/admin/v1/orders/${order.id}`)).json().data.order
@@ -159,6 +164,15 @@ describe('the order page and Products in a browser', { skip: browserSkip, timeou
       ['MUG-WHITE', '1', '1'],
     )
     await assertAccessible(page, 'products (developer)')
+    const productStops = await tabStops(page, 16)
+    for (const name of [
+      'Products',
+      'Add product',
+      'Create product for MUG-WHITE',
+      'Create product for POSTER-A2',
+    ]) {
+      assert.ok(productStops.includes(name), `Tab reaches ${name}: ${productStops.join(' | ')}`)
+    }
     await row.getByRole('button', { name: 'Create product for MUG-WHITE' }).click()
     const form = page.getByRole('region', { name: 'Add a product' })
     assert.equal(await form.getByRole('textbox', { name: 'SKU' }).inputValue(), 'MUG-WHITE')
