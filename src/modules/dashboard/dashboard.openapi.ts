@@ -44,7 +44,8 @@ export function dashboardOpenApi(options: { cookieName: string; publicBaseUrl: s
             status,
             {
               description: String(s.description ?? (Number(status) < 300 ? 'Success.' : 'Error.')),
-              content: { 'application/json': { schema: plain(s) } },
+              // A response that is not JSON (a file) names its media types itself.
+              content: s.content ? plain(s.content) : { 'application/json': { schema: plain(s) } },
             },
           ]),
         )

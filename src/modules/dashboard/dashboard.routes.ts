@@ -24,8 +24,10 @@ import {
 } from './dashboard.schemas.ts'
 import { dashboardGuard } from './dashboard-guard.ts'
 import { homeRoutes } from './home.routes.ts'
-import { ordersRoutes } from './orders.routes.ts'
 import { operatorArea } from './operator.routes.ts'
+import { orderArea } from './order.routes.ts'
+import { ordersRoutes } from './orders.routes.ts'
+import { productsArea } from './products.routes.ts'
 import {
   account,
   anyAccount,
@@ -48,7 +50,7 @@ export { DASHBOARD_TAG }
  * The areas of the dashboard API besides accounts, each in a file of its own
  * (`<area>.routes.ts`), registered in this order.
  */
-const AREAS: DashboardArea[] = [homeRoutes, ordersRoutes, operatorArea]
+const AREAS: DashboardArea[] = [homeRoutes, ordersRoutes, orderArea, productsArea, operatorArea]
 
 /**
  * /dashboard/api: the dashboard's JSON API, authenticated by the session

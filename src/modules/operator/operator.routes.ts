@@ -144,7 +144,11 @@ export function operatorRoutes(deps: OperatorDeps) {
         },
       },
       async (request, reply) => {
-        const product = await deps.products.create(request.params.org_id, request.body, OPERATOR_TOKEN_ACTOR)
+        const { product } = await deps.products.create(
+          request.params.org_id,
+          request.body,
+          OPERATOR_TOKEN_ACTOR,
+        )
         reply.code(201)
         return { data: { product } }
       },

@@ -121,13 +121,13 @@ export async function setOrderStatus(db: Database, orderId: string, status: Orde
 
 /**
  * Links the organization's unlinked items with this sku to a new product and
- * touches their orders, in one statement.
+ * touches their orders, in one statement; returns how many items it linked.
  */
 export async function linkItemsToProduct(
   db: Database,
   link: { organizationId: string; sku: string; productId: string; at: Date },
-): Promise<void> {
-  await db
+): Promise<number> {
+  const row = await db
     .with('linked', (w) =>
       w
         .updateTable('order_items')
@@ -137,10 +137,58 @@ export async function linkItemsToProduct(
         .where('product_id', 'is', null)
         .returning('order_id'),
     )
-    .updateTable('orders')
-    .set({ updated_at: link.at })
-    .where('id', 'in', (eb) => eb.selectFrom('linked').select('order_id'))
+    .with('touched', (w) =>
+      w
+        .updateTable('orders')
+        .set({ updated_at: link.at })
+        .where('id', 'in', (eb) => eb.selectFrom('linked').select('order_id'))
+        .returning('id'),
+    )
+    .selectFrom('linked')
+    .select((eb) => eb.fn.countAll<string>().as('items'))
+    .executeTakeFirstOrThrow()
+  return Number(row.items)
+}
+
+export interface UnmatchedSku {
+  sku: string
+  items: number
+  orders: number
+  last_seen_at: Date
+}
+
+/**
+ * The skus of the organization's items that no product matches (items sent
+ * without a sku never match and are left out), most recently seen first.
+ */
+export async function findUnmatchedSkus(
+  db: Database,
+  organizationId: string,
+  limit: number,
+): Promise<UnmatchedSku[]> {
+  const rows = await db
+    .selectFrom('order_items as i')
+    .innerJoin('orders as o', 'o.id', 'i.order_id')
+    .select((eb) => [
+      'i.sku',
+      eb.fn.countAll<string>().as('items'),
+      eb.fn.count<string>('i.order_id').distinct().as('orders'),
+      eb.fn.max('o.created_at').as('last_seen_at'),
+    ])
+    .where('i.organization_id', '=', organizationId)
+    .where('i.product_id', 'is', null)
+    .where('i.sku', 'is not', null)
+    .groupBy('i.sku')
+    .orderBy('last_seen_at', 'desc')
+    .orderBy('i.sku')
+    .limit(limit)
     .execute()
+  return rows.map((r) => ({
+    sku: r.sku!,
+    items: Number(r.items),
+    orders: Number(r.orders),
+    last_seen_at: new Date(r.last_seen_at),
+  }))
 }
 
 export async function findOrderById(db: Database, id: string): Promise<OrderRow | undefined> {

@@ -190,9 +190,17 @@ export function createOrderService(deps: {
     }
   }
 
-  async function operatorAggregate(id: string): Promise<OrderAggregate> {
+  /** The order with this id (of this organization when one is named), else 404. */
+  async function orderRow(id: string, organizationId?: string): Promise<OrderRow> {
     const row = isUuid(id) ? await findOrderById(db, id) : undefined
-    if (!row) throw new AppError('not_found', { message: 'No order with this id.' })
+    if (!row || (organizationId !== undefined && row.organization_id !== organizationId)) {
+      throw new AppError('not_found', { message: 'No order with this id.' })
+    }
+    return row
+  }
+
+  async function operatorAggregate(id: string, organizationId?: string): Promise<OrderAggregate> {
+    const row = await orderRow(id, organizationId)
     const [aggregate] = await aggregatesFor([row], true)
     return aggregate!
   }
@@ -259,6 +267,21 @@ export function createOrderService(deps: {
       return toOperatorOrder(await operatorAggregate(id))
     },
 
+    /**
+     * The dashboard's order: the operator's view (items with their jobs and
+     * files), of either environment, for a member of its organization only;
+     * any other id is 404.
+     */
+    async getForOrganization(organizationId: string, id: string): Promise<OperatorOrder> {
+      return toOperatorOrder(await operatorAggregate(id, organizationId))
+    },
+
+    /** 404 unless the order exists and belongs to the organization. */
+    async requireOwn(organizationId: string, id: string): Promise<{ id: string; environment: Environment }> {
+      const row = await orderRow(id, organizationId)
+      return { id: row.id, environment: row.environment }
+    },
+
     /** The operator's list of an existing organization's orders (else 404), newest first. */
     async listForOrganization(input: {
       organizationId: string
@@ -276,8 +299,13 @@ export function createOrderService(deps: {
       return page(rows, input.limit, { withProduction: true, map: toOperatorOrder })
     },
 
-    /** A file of an order, for the operator: only through an order that references it (else 404). */
-    async openFile(orderId: string, uploadId: string) {
+    /**
+     * A file of an order, for the operator or (naming the organization) a
+     * member of the order's organization: only through an order that
+     * references it (else 404).
+     */
+    async openFile(orderId: string, uploadId: string, organizationId?: string) {
+      if (organizationId !== undefined) await orderRow(orderId, organizationId)
       const items = isUuid(orderId) ? await findItemsWithJobs(db, [orderId]) : []
       if (!items.some((item) => item.files.some((f) => f.upload_id === uploadId))) {
         throw new AppError('not_found', { message: 'This order has no file with this upload_id.' })

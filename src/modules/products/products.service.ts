@@ -4,7 +4,7 @@ import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { newId } from '../../lib/ids.ts'
 import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
-import { linkItemsToProduct } from '../orders/orders.repo.ts'
+import { findUnmatchedSkus, linkItemsToProduct } from '../orders/orders.repo.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import { insertProduct, listProducts } from './products.repo.ts'
 
@@ -15,6 +15,18 @@ export interface ProductView {
   name: string
   created_at: string
 }
+
+export interface UnmatchedSkuView {
+  sku: string
+  /** Items with this sku and no product, in orders of both environments. */
+  items: number
+  orders: number
+  /** When the newest order with such an item was received. */
+  last_seen_at: string
+}
+
+/** The unmatched skus a page lists at most (the most recently seen). */
+export const MAX_UNMATCHED_SKUS = 200
 
 const view = (row: ProductRow): ProductView => ({ ...row, created_at: row.created_at.toISOString() })
 
@@ -29,13 +41,14 @@ export function createProductService(deps: {
      * Creates the product of an existing organization (else 404) and links every
      * existing unlinked item of the organization with that sku, so pollers see
      * the change; a second product with the same sku is 409. Future items link
-     * at creation.
+     * at creation. The audit entry is written in the same transaction; the
+     * answer says how many existing items the product linked.
      */
     async create(
       organizationId: string,
       input: { sku: string; name: string },
       actor?: AuditActor,
-    ): Promise<ProductView> {
+    ): Promise<{ product: ProductView; linkedItems: number }> {
       const organization = await deps.organizations.require(organizationId)
       const row: ProductRow = {
         id: newId(),
@@ -44,9 +57,9 @@ export function createProductService(deps: {
         name: input.name,
         created_at: clock.now(),
       }
-      const created = await db.transaction().execute(async (trx) => {
-        if (!(await insertProduct(trx, row))) return false
-        await linkItemsToProduct(trx, {
+      const linked = await db.transaction().execute(async (trx) => {
+        if (!(await insertProduct(trx, row))) return undefined
+        const items = await linkItemsToProduct(trx, {
           organizationId: row.organization_id,
           sku: row.sku,
           productId: row.id,
@@ -58,18 +71,25 @@ export function createProductService(deps: {
             actor,
             action: 'product.created',
             subject: row.sku,
-            details: { id: row.id, name: row.name },
+            details: { id: row.id, name: row.name, linked_items: items },
           })
         }
-        return true
+        return items
       })
-      if (!created) throw new AppError('product_already_exists', { field: 'sku' })
-      return view(row)
+      if (linked === undefined) throw new AppError('product_already_exists', { field: 'sku' })
+      return { product: view(row), linkedItems: linked }
     },
 
     async list(organizationId: string): Promise<ProductView[]> {
       const organization = await deps.organizations.require(organizationId)
       return (await listProducts(db, organization.id)).map(view)
+    },
+
+    /** Skus seen in the organization's orders that no product matches, most recently seen first. */
+    async unmatchedSkus(organizationId: string): Promise<UnmatchedSkuView[]> {
+      const organization = await deps.organizations.require(organizationId)
+      const rows = await findUnmatchedSkus(db, organization.id, MAX_UNMATCHED_SKUS)
+      return rows.map((r) => ({ ...r, last_seen_at: r.last_seen_at.toISOString() }))
     },
   }
 }

@@ -22,6 +22,7 @@ import {
   updateActiveEndpoint,
 } from './endpoints.repo.ts'
 import { webhookHealth } from './health.repo.ts'
+import { orderTimeline } from './order-timeline.repo.ts'
 import {
   enqueueRedelivery,
   eventData,
@@ -309,6 +310,14 @@ export function createWebhookService(deps: {
         throw new AppError('not_found', { message: 'No delivery with this id.' })
       }
       return { delivery: deliveryView(row), attempts: (await listAttempts(db, row.id)).map(attemptView) }
+    },
+
+    /**
+     * An order's events and their deliveries, for the dashboard's order page;
+     * the caller has checked that the order is the organization's.
+     */
+    async orderTimeline(organizationId: string, orderId: string) {
+      return orderTimeline(db, { organizationId, orderId })
     },
 
     async operatorDeliveries(query: DeliveryLogQuery & { organization_id?: string | undefined }) {

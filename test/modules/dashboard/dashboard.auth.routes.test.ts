@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import diagnostics from 'node:diagnostics_channel'
 import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
-import { createTestApp, type TestApp } from '../../helpers/app.ts'
+import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
 import {
   type DashboardClient,
   dashboardClient,
@@ -12,6 +13,7 @@ import {
   uniqueEmail,
 } from '../../helpers/dashboard.ts'
 import { assertError } from '../../helpers/errors.ts'
+import { createOrder, png, uploadFile } from '../../helpers/order-files.ts'
 
 /**
  * Generated authorization tests for the dashboard API, like the public
@@ -80,10 +82,13 @@ const BODIES: Record<string, () => unknown> = {
   'POST /dashboard/api/account/password': () => ({ current_password: PASSWORD, new_password: PASSWORD }),
   'PATCH /dashboard/api/members/:member_id': () => ({ role: 'viewer' }),
   'POST /dashboard/api/invitations': () => ({ email: uniqueEmail('generated'), role: 'viewer' }),
+  'POST /dashboard/api/products': () => ({ sku: `GEN-${randomBytes(4).toString('hex')}`, name: 'Generated' }),
 }
 const bodyOf = (r: RouteEntry) => BODIES[label(r)]?.()
 
 let orgId: string
+/** A live order of the organization with a file, for the order routes' ids. */
+let order: { id: string; file: string }
 let owner: Awaited<ReturnType<typeof memberOf>>
 let target: Awaited<ReturnType<typeof memberOf>>
 const byRole: Record<string, Awaited<ReturnType<typeof memberOf>>> = {}
@@ -93,8 +98,16 @@ before(async () => {
   owner = await memberOf(t, orgId, 'owner')
   target = await memberOf(t, orgId, 'viewer')
   for (const role of ['developer', 'viewer']) byRole[role] = await memberOf(t, orgId, role as 'viewer')
+  const key = (await t.createKey(orgId, { environment: 'live' })).key
+  const file = await uploadFile(t, key, png(), 'generated.png')
+  const created = await createOrder(
+    t,
+    key,
+    orderBody({ items: [{ sku: 'GEN-SKU', name: 'Generated', quantity: 1, files: [{ upload_id: file }] }] }),
+  )
+  order = { id: created.id, file }
 })
-const ids = () => ({ member_id: target.id })
+const ids = () => ({ member_id: target.id, order_id: order.id, upload_id: order.file })
 
 async function call(
   client: DashboardClient,

@@ -5,7 +5,9 @@ import { AcceptInvitationRoute } from '../features/auth/routes/accept-invitation
 import { SignInRoute } from '../features/auth/routes/sign-in.tsx'
 import { HomeRoute } from '../features/home/routes/home.tsx'
 import { MembersRoute } from '../features/members/routes/members.tsx'
+import { OrderRoute } from '../features/orders/routes/order.tsx'
 import { OrdersRoute } from '../features/orders/routes/orders.tsx'
+import { ProductsRoute } from '../features/products/routes/products.tsx'
 import { Shell } from './shell.tsx'
 
 export const router = createBrowserRouter(
@@ -20,6 +22,8 @@ export const router = createBrowserRouter(
         { path: 'home', element: <HomeRoute /> },
         { path: 'orders', element: <OrdersRoute /> },
         { path: 'members', element: <MembersRoute /> },
+        { path: 'orders/:order_id', element: <OrderRoute /> },
+        { path: 'products', element: <ProductsRoute /> },
         { path: 'audit-log', element: <AuditLogRoute /> },
         { path: 'account', element: <AccountRoute /> },
         { path: '*', element: <Navigate to="/home" replace /> },

@@ -10,6 +10,7 @@ import { useAccount, useSignOut } from '../features/auth/api/session.ts'
 const SECTIONS = [
   { to: '/home', label: 'Home' },
   { to: '/orders', label: 'Orders' },
+  { to: '/products', label: 'Products' },
   { to: '/members', label: 'Members' },
   { to: '/audit-log', label: 'Audit log' },
   { to: '/account', label: 'Account' },

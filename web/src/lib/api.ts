@@ -15,6 +15,12 @@ export type {
   SessionState,
   SignedIn,
 } from '../../../src/modules/dashboard/dashboard.schemas.ts'
+export type { DashboardOrder, TimelineEvent } from '../../../src/modules/dashboard/order.schemas.ts'
+export type {
+  Product,
+  ProductCreated,
+  UnmatchedSku,
+} from '../../../src/modules/dashboard/products.schemas.ts'
 
 export class ApiError extends Error {
   readonly status: number

@@ -11,6 +11,7 @@ const ACTIONS: Record<string, string> = {
   'member.role_changed': 'Changed a role',
   'member.removed': 'Removed a member',
   'member.password_changed': 'Changed the password',
+  'product.created': 'Created a product',
 }
 
 const describe = (details: Record<string, unknown>) =>

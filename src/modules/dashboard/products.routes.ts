@@ -1,0 +1,67 @@
+import type { AuditActor } from '../audit/audit.service.ts'
+import { ProductBody, ProductCreated, ProductList, UnmatchedSkuList } from './products.schemas.ts'
+import { change, ctx, DASHBOARD_TAG, type DashboardArea, meta, viewer } from './route-config.ts'
+
+const tags = [DASHBOARD_TAG]
+
+/**
+ * Products: the catalog, adding a product (it links the existing items with
+ * its sku at once, and later ones as they arrive), and the skus seen in
+ * orders that no product matches. The same service as /admin/v1.
+ */
+export const productsArea: DashboardArea = (app, deps) => {
+  const { products } = deps.services
+
+  app.get(
+    '/products',
+    {
+      config: viewer,
+      schema: {
+        operationId: 'dashboardListProducts',
+        tags,
+        summary: "The organization's products, by sku",
+        response: { 200: ProductList },
+      },
+    },
+    async (request) => ({ data: await products.list(ctx(request).member.organization_id) }),
+  )
+
+  app.post(
+    '/products',
+    {
+      config: { ...change('developer'), errors: ['product_already_exists'] },
+      schema: {
+        operationId: 'dashboardCreateProduct',
+        tags,
+        summary: 'Add a product; it links the existing items with its sku and says how many',
+        body: ProductBody,
+        response: { 201: ProductCreated },
+      },
+    },
+    async (request, reply) => {
+      const { member } = ctx(request)
+      const actor: AuditActor = {
+        accountId: member.account_id,
+        label: member.email,
+        address: meta(request).address,
+      }
+      const created = await products.create(member.organization_id, request.body, actor)
+      reply.code(201)
+      return { data: { product: created.product, linked_items: created.linkedItems } }
+    },
+  )
+
+  app.get(
+    '/products/unmatched-skus',
+    {
+      config: viewer,
+      schema: {
+        operationId: 'dashboardUnmatchedSkus',
+        tags,
+        summary: 'Skus of order items that no product matches, with counts, most recently seen first',
+        response: { 200: UnmatchedSkuList },
+      },
+    },
+    async (request) => ({ data: await products.unmatchedSkus(ctx(request).member.organization_id) }),
+  )
+}

@@ -1,0 +1,43 @@
+import Type, { type Static } from 'typebox'
+import { Text, Timestamp, Uuid } from '../../http/schemas.ts'
+
+/** The Products page's schemas. */
+
+const closed = { additionalProperties: false } as const
+
+export const Product = Type.Object({
+  id: Uuid,
+  sku: Type.String(),
+  name: Type.String(),
+  created_at: Timestamp,
+})
+export type Product = Static<typeof Product>
+
+export const ProductList = Type.Object({ data: Type.Array(Product) })
+
+export const ProductBody = Type.Object(
+  { sku: Text({ minLength: 1, maxLength: 255 }), name: Text({ minLength: 1, maxLength: 255 }) },
+  closed,
+)
+
+export const ProductCreated = Type.Object({
+  data: Type.Object({
+    product: Product,
+    linked_items: Type.Integer({
+      description: 'Existing items with this sku that the product linked (later orders link as they arrive).',
+    }),
+  }),
+})
+export type ProductCreated = Static<typeof ProductCreated>
+
+export const UnmatchedSku = Type.Object({
+  sku: Type.String(),
+  items: Type.Integer({ description: 'Items with this sku and no product, test and live orders.' }),
+  orders: Type.Integer(),
+  last_seen_at: Timestamp,
+})
+export type UnmatchedSku = Static<typeof UnmatchedSku>
+
+export const UnmatchedSkuList = Type.Object({
+  data: Type.Array(UnmatchedSku, { description: 'Most recently seen first; at most 200.' }),
+})

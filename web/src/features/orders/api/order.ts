@@ -1,0 +1,46 @@
+import { useQuery } from '@tanstack/react-query'
+import { api, type DashboardOrder, type TimelineEvent } from '../../../lib/api.ts'
+
+/** Order pages follow production and deliveries without a reload. */
+export const ORDER_POLL_MS = 5_000
+
+export const orderKey = (id: string) => ['order', id] as const
+
+export function useOrder(id: string) {
+  return useQuery({
+    queryKey: orderKey(id),
+    queryFn: () =>
+      api<{ data: { order: DashboardOrder } }>('GET', `/orders/${encodeURIComponent(id)}`).then(
+        (r) => r.data.order,
+      ),
+    refetchInterval: ORDER_POLL_MS,
+    retry: false,
+  })
+}
+
+export function useOrderTimeline(id: string) {
+  return useQuery({
+    queryKey: ['order', id, 'timeline'],
+    queryFn: () =>
+      api<{ data: TimelineEvent[] }>('GET', `/orders/${encodeURIComponent(id)}/timeline`).then((r) => r.data),
+    refetchInterval: ORDER_POLL_MS,
+    retry: false,
+  })
+}
+
+/** A file of the order, through the session (the service has no public address for files). */
+export const fileUrl = (orderId: string, uploadId: string) =>
+  `/dashboard/api/orders/${encodeURIComponent(orderId)}/files/${encodeURIComponent(uploadId)}`
+
+/** Types the browser shows as an image; the others (PDF, TIFF, HEIC, ...) are links only. */
+const SHOWN_AS_IMAGE = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/gif',
+  'image/webp',
+  'image/avif',
+  'image/bmp',
+  'image/svg+xml',
+])
+export const isShownAsImage = (contentType: string | null) =>
+  contentType !== null && SHOWN_AS_IMAGE.has(contentType)

@@ -1,0 +1,42 @@
+import { Anchor, Group, Image, Paper, Stack, Text } from '@mantine/core'
+import type { DashboardOrder } from '../../../lib/api.ts'
+import { fileUrl, isShownAsImage } from '../api/order.ts'
+
+type ItemFile = DashboardOrder['items'][number]['files'][number]
+
+const size = (bytes: number | null) =>
+  bytes === null ? '' : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KB`
+
+/**
+ * An item's files: images (the sanitized SVG too) as thumbnails in <img>,
+ * where no script of a file can run; every file as a download link through
+ * the session. Names and roles are shown as text.
+ */
+export function OrderFiles({ orderId, files }: { orderId: string; files: ItemFile[] }) {
+  if (files.length === 0) return <Text c="dimmed">No files.</Text>
+  return (
+    <Group align="flex-start" gap="md" component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+      {files.map((file) => {
+        const name = file.name ?? 'file'
+        const url = fileUrl(orderId, file.upload_id)
+        return (
+          <Paper key={file.upload_id} component="li" withBorder p="xs" radius="sm" w={200}>
+            <Stack gap={4}>
+              {isShownAsImage(file.content_type) && (
+                <Image src={url} alt={`Preview of ${name}`} h={120} fit="contain" loading="lazy" />
+              )}
+              <Anchor href={url} download={name} size="sm" style={{ overflowWrap: 'anywhere' }}>
+                {name}
+              </Anchor>
+              <Text size="xs" c="dimmed">
+                {[file.role && `Role: ${file.role}`, file.content_type, size(file.size_bytes)]
+                  .filter(Boolean)
+                  .join(' · ')}
+              </Text>
+            </Stack>
+          </Paper>
+        )
+      })}
+    </Group>
+  )
+}

@@ -1,0 +1,82 @@
+import { Anchor, Badge, Group, Paper, Stack, Table, Text, Title } from '@mantine/core'
+import { Link } from 'react-router'
+import type { DashboardOrder } from '../../../lib/api.ts'
+import { OrderFiles } from './order-files.tsx'
+
+type Item = DashboardOrder['items'][number]
+
+const value = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
+
+/** One item: its product link, production status, personalization fields and files, all as text. */
+export function OrderItem({
+  orderId,
+  item,
+  position,
+  canCreateProduct,
+}: {
+  orderId: string
+  item: Item
+  position: number
+  canCreateProduct: boolean
+}) {
+  const headingId = `item-${item.id}`
+  const fields = Object.entries(item.personalization)
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby={headingId}>
+      <Stack gap="sm">
+        <Title order={3} size="h4" id={headingId}>
+          Item {position}: {item.name}
+        </Title>
+        <Group gap="xl">
+          <Text size="sm">
+            SKU: <strong>{item.sku ?? 'none'}</strong>
+          </Text>
+          <Text size="sm">Quantity: {item.quantity}</Text>
+          {item.price !== null && <Text size="sm">Unit price: {item.price}</Text>}
+          <Text size="sm">Production: {item.production_status ?? 'none (test order)'}</Text>
+          {item.product_linked ? (
+            <Badge color="green" variant="dot">
+              Linked to a product
+            </Badge>
+          ) : (
+            <Badge color="orange" variant="dot">
+              {item.sku ? 'No product for this SKU' : 'No SKU: never linked'}
+            </Badge>
+          )}
+          {!item.product_linked && item.sku && canCreateProduct && (
+            <Anchor component={Link} to={`/products?sku=${encodeURIComponent(item.sku)}`} size="sm">
+              Create product for {item.sku}
+            </Anchor>
+          )}
+        </Group>
+        <Title order={4} size="h5">
+          Personalization
+        </Title>
+        {fields.length === 0 ? (
+          <Text c="dimmed">No personalization.</Text>
+        ) : (
+          <Table withTableBorder aria-label={`Personalization of item ${position}`} maw={720}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th w="30%">Field</Table.Th>
+                <Table.Th>Value</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {fields.map(([k, v]) => (
+                <Table.Tr key={k}>
+                  <Table.Td style={{ overflowWrap: 'anywhere' }}>{k}</Table.Td>
+                  <Table.Td style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}>{value(v)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        )}
+        <Title order={4} size="h5">
+          Files
+        </Title>
+        <OrderFiles orderId={orderId} files={item.files} />
+      </Stack>
+    </Paper>
+  )
+}

@@ -1,0 +1,96 @@
+import { Badge, Group, Loader, Paper, Stack, Table, Text, Title } from '@mantine/core'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { formatTime } from '../../../lib/api.ts'
+import { useOrderTimeline } from '../api/order.ts'
+
+const STATUS_COLOR: Record<string, string> = { succeeded: 'green', failed: 'red', pending: 'yellow' }
+
+/** The order's events, oldest first, each with its webhook deliveries (status, attempts). */
+export function OrderTimeline({
+  orderId,
+  receivedAt,
+  isTest,
+}: {
+  orderId: string
+  receivedAt: string
+  isTest: boolean
+}) {
+  const timeline = useOrderTimeline(orderId)
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="timeline-heading">
+      <Title order={2} size="h3" id="timeline-heading" mb="sm">
+        Timeline
+      </Title>
+      <ErrorAlert error={timeline.error} />
+      {timeline.isPending ? (
+        <Loader aria-label="Loading the timeline" />
+      ) : (
+        <Table.ScrollContainer minWidth={720}>
+          <Table striped aria-label="Events of the order and their webhook deliveries">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>When</Table.Th>
+                <Table.Th>Event</Table.Th>
+                <Table.Th>Webhook deliveries</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              <Table.Tr>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(receivedAt)}</Table.Td>
+                <Table.Td>Order received</Table.Td>
+                <Table.Td>
+                  <Text size="sm" c="dimmed">
+                    {isTest ? 'Test orders produce no events.' : ''}
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
+              {timeline.data?.map((event) => (
+                <Table.Tr key={event.id}>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(event.created_at)}</Table.Td>
+                  <Table.Td>
+                    <Text size="sm" ff="monospace">
+                      {event.type}
+                    </Text>
+                  </Table.Td>
+                  <Table.Td>
+                    {event.deliveries.length === 0 ? (
+                      <Text size="sm" c="dimmed">
+                        No endpoint received it.
+                      </Text>
+                    ) : (
+                      <Stack gap="xs">
+                        {event.deliveries.map((d) => (
+                          <div key={d.id}>
+                            <Group gap="xs" wrap="nowrap">
+                              <Badge
+                                color={STATUS_COLOR[d.status] ?? 'gray'}
+                                variant="dot"
+                                style={{ flexShrink: 0 }}
+                              >
+                                {d.status}
+                              </Badge>
+                              <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+                                {d.endpoint_url}
+                              </Text>
+                            </Group>
+                            <Text size="sm" c="dimmed" lineClamp={2}>
+                              {d.attempts} {d.attempts === 1 ? 'attempt' : 'attempts'}
+                              {d.response_status !== null ? `, HTTP ${d.response_status}` : ''}
+                              {d.redelivery_of ? ', redelivery' : ''}
+                              {d.next_attempt_at ? `, next ${formatTime(d.next_attempt_at)}` : ''}
+                              {d.error_message ? `: ${d.error_message}` : ''}
+                            </Text>
+                          </div>
+                        ))}
+                      </Stack>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Paper>
+  )
+}
