@@ -71,7 +71,7 @@ export function createProductService(deps: {
             actor,
             action: 'product.created',
             subject: row.sku,
-            details: { id: row.id, name: row.name, linked_items: items },
+            details: { name: row.name, linked_items: items },
           })
         }
         return items
