@@ -14,6 +14,7 @@ import * as webhookSecretRotation from './2026-11-26-0013-webhook-secret-rotatio
 import * as webhookAttemptLog from './2026-11-26-0014-webhook-attempt-log.ts'
 import * as webhookReplays from './2026-11-26-0015-webhook-replays.ts'
 import * as dashboardAccounts from './2026-11-26-0016-dashboard-accounts.ts'
+import * as apiKeyUsage from './2026-11-26-0019-api-key-usage.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-0014-webhook-attempt-log': webhookAttemptLog,
   '2026-11-26-0015-webhook-replays': webhookReplays,
   '2026-11-26-0016-dashboard-accounts': dashboardAccounts,
+  '2026-11-26-0019-api-key-usage': apiKeyUsage,
 }
 
 export const migrationProvider: MigrationProvider = {

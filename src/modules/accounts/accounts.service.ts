@@ -5,7 +5,7 @@ import type { RateLimiter } from '../../http/rate-limit.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { randomBase62, sha256Hex } from '../../lib/secrets.ts'
-import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
+import { type AuditActor, OPERATOR_ACTOR, recordAudit } from '../audit/audit.service.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import {
   deleteMemberAndAccount,
@@ -94,7 +94,7 @@ const actorOf = (ctx: SessionContext, meta: RequestMeta): AuditActor => ({
   label: ctx.member.email,
   address: meta.address,
 })
-const OPERATOR: AuditActor = { accountId: null, label: 'operator', address: null }
+const OPERATOR = OPERATOR_ACTOR
 
 export interface AccountDeps {
   db: Database

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { insertAuditEntry, listAuditEntries } from './audit.repo.ts'
 
-/** What the audit log records; later pages add keys, webhooks and products. */
+/** What the audit log records; later pages add products. */
 export const AUDIT_ACTIONS = [
   'member.signed_in',
   'member.invited',
@@ -12,6 +12,14 @@ export const AUDIT_ACTIONS = [
   'member.role_changed',
   'member.removed',
   'member.password_changed',
+  'api_key.created',
+  'api_key.revoked',
+  'webhook_endpoint.created',
+  'webhook_endpoint.updated',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.secret_rotated',
+  'webhook_endpoint.replayed',
+  'webhook_delivery.redelivered',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 
@@ -21,6 +29,9 @@ export interface AuditActor {
   label: string
   address: string | null
 }
+
+/** The operator API and CLI. */
+export const OPERATOR_ACTOR: AuditActor = { accountId: null, label: 'operator', address: null }
 
 export interface AuditEntryView {
   id: string

@@ -23,6 +23,7 @@ import {
   SignInBody,
 } from './dashboard.schemas.ts'
 import { dashboardGuard } from './dashboard-guard.ts'
+import { keysRoutes } from './keys.routes.ts'
 import {
   change,
   ctx,
@@ -34,6 +35,7 @@ import {
   openChange,
   viewer,
 } from './route-config.ts'
+import { webhooksRoutes } from './webhooks.routes.ts'
 
 export const DASHBOARD_API_PREFIX = '/dashboard/api'
 export { DASHBOARD_TAG }
@@ -42,7 +44,7 @@ export { DASHBOARD_TAG }
  * The areas of the dashboard API besides accounts, each in a file of its own
  * (`<area>.routes.ts`), registered in this order.
  */
-const AREAS: DashboardArea[] = []
+const AREAS: DashboardArea[] = [keysRoutes, webhooksRoutes]
 
 /**
  * /dashboard/api: the dashboard's JSON API, authenticated by the session

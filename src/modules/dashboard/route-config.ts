@@ -10,6 +10,7 @@ import type {
 import type { Services } from '../../app.ts'
 import type { Role } from '../../db/schema.ts'
 import type { RequestMeta, SessionContext } from '../accounts/accounts.service.ts'
+import type { AuditActor } from '../audit/audit.service.ts'
 import type { DashboardCookies } from './cookies.ts'
 
 export const DASHBOARD_TAG = 'dashboard'
@@ -50,3 +51,10 @@ export const meta = (request: FastifyRequest): RequestMeta => ({
 
 /** The session of a route with `auth: 'session'` (its hook has checked it). */
 export const ctx = (request: FastifyRequest): SessionContext => request.dashboard!
+
+/** The signed-in member as the audit log names who made a change. */
+export const actor = (request: FastifyRequest): AuditActor => ({
+  accountId: ctx(request).member.account_id,
+  label: ctx(request).member.email,
+  address: request.ip,
+})

@@ -59,6 +59,8 @@ export async function requestReplay(
   endpoint: WebhookEndpointRow,
   input: ReplayRequest,
   now: Date,
+  /** Also written in the replay's transaction (the dashboard's audit entry). */
+  alongside?: (trx: Database, row: WebhookReplayRow) => Promise<void>,
 ): Promise<WebhookReplayRow> {
   if (!endpoint.is_active) {
     throw AppError.validation(
@@ -89,6 +91,7 @@ export async function requestReplay(
       }
       const row = await settleReplayTotal(trx, id, chosen, now)
       if (chosen > 0) await notifyReplays(trx)
+      await alongside?.(trx, row)
       return row
     })
   } catch (err) {

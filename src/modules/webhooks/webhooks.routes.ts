@@ -18,7 +18,7 @@ const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
 
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
 
-const EnabledEvents = Type.Array(
+export const EnabledEvents = Type.Array(
   Type.String({
     maxLength: 64,
     description: `An event type (${FILTERABLE_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}), or \`*\` alone for all.`,
@@ -138,7 +138,7 @@ export const WebhookDeliveryAttempt = Type.Object(
 const LOG_ORDER =
   'Newest first (with created_since or created_until: by created_at, then id). Follow next_cursor, sending the same filters, until it is null; entries recorded meanwhile never shift a page (they are newer than its first entry).'
 
-const DeliveryLogFilters = {
+export const DeliveryLogFilters = {
   endpoint_id: Type.Optional(Type.String({ description: 'Only this endpoint\u2019s entries.' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
   status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only entries in this status.' })),
@@ -158,7 +158,7 @@ const DeliveryLogFilters = {
   ),
 }
 
-const DeliveryLogPage = Type.Object({
+export const DeliveryLogPage = Type.Object({
   data: Type.Array(WebhookDelivery),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page.' }),
 })
@@ -172,7 +172,7 @@ const WebhookEndpointRequest = Type.Object(
   { additionalProperties: false, $id: 'WebhookEndpointRequest', title: 'WebhookEndpointRequest' },
 )
 
-const WebhookEndpointUpdate = Type.Object(
+export const WebhookEndpointUpdate = Type.Object(
   {
     description: Type.Optional(Text({ maxLength: 500 })),
     enabled_events: Type.Optional(EnabledEvents),
@@ -187,7 +187,7 @@ const WebhookEndpointUpdate = Type.Object(
   { additionalProperties: false, $id: 'WebhookEndpointUpdate', title: 'WebhookEndpointUpdate' },
 )
 
-const RotateSecretRequest = Type.Object(
+export const RotateSecretRequest = Type.Object(
   {
     grace_period_seconds: Type.Optional(
       Type.Integer({
@@ -202,7 +202,7 @@ const RotateSecretRequest = Type.Object(
 )
 
 /** Order event types: a ping tests one endpoint and is never replayed. */
-const REPLAYABLE_TYPES = EVENT_TYPES.filter((type) => type !== 'ping')
+export const REPLAYABLE_TYPES = EVENT_TYPES.filter((type) => type !== 'ping')
 
 export const WebhookReplay = Type.Object(
   {
@@ -230,7 +230,7 @@ export const WebhookReplay = Type.Object(
   },
 )
 
-const WebhookReplayRequest = Type.Object(
+export const WebhookReplayRequest = Type.Object(
   {
     since: { ...Timestamp, description: 'Events recorded at or after this instant (ISO 8601).' },
     until: Type.Optional({ ...Timestamp, description: 'Events recorded before this instant; default: now.' }),

@@ -6,6 +6,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
+import { type AuditAction, type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
 import { checkEnabledEvents, parseEnabledEvents } from './enabled-events.ts'
 import {
@@ -126,6 +127,28 @@ export function createWebhookService(deps: {
    * The caller's endpoint, or 404 for unknown, foreign and other-environment
    * ids alike; without a scope (the operator), any endpoint.
    */
+  /**
+   * The audit entry of a change made by a dashboard member (`actor`), in the
+   * change's transaction; /v1 calls pass no actor and record none. Never a secret.
+   */
+  async function audit(
+    trx: Database,
+    actor: AuditActor | undefined,
+    scope: { organizationId: string },
+    action: AuditAction,
+    endpoint: { id: string; url: string },
+    details: Record<string, unknown> = {},
+  ) {
+    if (!actor) return
+    await recordAudit(trx, clock, {
+      organizationId: scope.organizationId,
+      actor,
+      action,
+      subject: endpoint.url,
+      details: { endpoint_id: endpoint.id, ...details },
+    })
+  }
+
   async function ownEndpoint(scope: WebhookScope | undefined, id: string): Promise<WebhookEndpointRow> {
     const row = isUuid(id) ? await findEndpoint(db, scope, id) : undefined
     if (!row) throw endpointNotFound()
@@ -136,6 +159,7 @@ export function createWebhookService(deps: {
     async create(
       scope: WebhookScope,
       input: { url: string; description?: string | undefined; enabled_events?: string[] | undefined },
+      actor?: AuditActor,
     ) {
       const enabledEvents = checkEnabledEvents(input.enabled_events ?? ['*'])
       const { url, addresses } = await checkWebhookUrl(input.url, { resolver: deps.resolver, allowed })
@@ -169,8 +193,18 @@ export function createWebhookService(deps: {
           })
         }
         await insertEndpoint(trx, row)
+        await audit(trx, actor, scope, 'webhook_endpoint.created', row, {
+          environment: row.environment,
+          description: row.description,
+          enabled_events: row.enabled_events,
+        })
       })
       return { endpoint: endpointView(row, now), secret }
+    },
+
+    /** One endpoint of the caller's (disabled ones too), or 404. */
+    async get(scope: WebhookScope, id: string) {
+      return endpointView(await ownEndpoint(scope, id), clock.now())
     },
 
     async list(scope: WebhookScope) {
@@ -188,6 +222,7 @@ export function createWebhookService(deps: {
       scope: WebhookScope,
       id: string,
       input: { grace_period_seconds?: number | undefined },
+      actor?: AuditActor,
     ) {
       if (!isUuid(id)) throw endpointNotFound()
       const grace = input.grace_period_seconds ?? DEFAULT_ROTATION_GRACE_S
@@ -211,11 +246,16 @@ export function createWebhookService(deps: {
             'The endpoint is disabled; its secret cannot be rotated.',
           )
         }
-        return replaceSecret(trx, current.id, {
+        const rotated = await replaceSecret(trx, current.id, {
           secret_encrypted: sealed,
           previous_secret_encrypted: grace > 0 ? current.secret_encrypted : null,
           previous_secret_expires_at: grace > 0 ? endsAt : null,
         })
+        await audit(trx, actor, scope, 'webhook_endpoint.secret_rotated', current, {
+          grace_period_seconds: grace,
+          previous_secret_expires_at: endsAt.toISOString(),
+        })
+        return rotated
       })
       return { endpoint: endpointView(row, now), secret, previous_secret_expires_at: endsAt.toISOString() }
     },
@@ -229,6 +269,7 @@ export function createWebhookService(deps: {
       scope: WebhookScope,
       id: string,
       input: { url?: unknown; description?: string | undefined; enabled_events?: string[] | undefined },
+      actor?: AuditActor,
     ) {
       const endpoint = await ownEndpoint(scope, id)
       const { events, errors } = parseEnabledEvents(input.enabled_events ?? ['*'])
@@ -249,17 +290,22 @@ export function createWebhookService(deps: {
         ...(input.enabled_events === undefined ? {} : { enabled_events: events }),
       }
       if (!endpoint.is_active) throw disabled('The endpoint is disabled and cannot be changed.')
-      const updated = await updateActiveEndpoint(db, endpoint.id, changes)
+      const updated = await db.transaction().execute(async (trx) => {
+        const row = await updateActiveEndpoint(trx, endpoint.id, changes)
+        if (row) await audit(trx, actor, scope, 'webhook_endpoint.updated', row, { changes })
+        return row
+      })
       if (!updated) throw disabled('The endpoint is disabled and cannot be changed.')
       return { endpoint: endpointView(updated, clock.now()) }
     },
 
     /** Permanent; a second delete answers the same. Pending deliveries fail with endpoint_disabled. */
-    async remove(scope: WebhookScope, id: string) {
+    async remove(scope: WebhookScope, id: string, actor?: AuditActor) {
       const endpoint = await ownEndpoint(scope, id)
       if (endpoint.is_active) {
         await db.transaction().execute(async (trx) => {
           await deactivateEndpoint(trx, endpoint.id, clock.now())
+          await audit(trx, actor, scope, 'webhook_endpoint.deleted', endpoint)
           await failPendingDeliveries(trx, endpoint.id)
           await cancelReplays(trx, endpoint.id, clock.now())
         })
@@ -331,7 +377,7 @@ export function createWebhookService(deps: {
      * (the key's organization and environment only). Its success ends the
      * retries of the entry it repeats.
      */
-    async redeliver(scope: WebhookScope | undefined, deliveryId: string) {
+    async redeliver(scope: WebhookScope | undefined, deliveryId: string, actor?: AuditActor) {
       const original = isUuid(deliveryId) ? await findDelivery(db, deliveryId, scope) : undefined
       if (!original) throw new AppError('not_found', { message: 'No delivery with this id.' })
       if (!(await isEndpointActive(db, original.endpoint_id))) {
@@ -340,13 +386,51 @@ export function createWebhookService(deps: {
           'The delivery’s endpoint is disabled; it receives nothing further.',
         )
       }
-      return deliveryView(await enqueueRedelivery(db, original, clock.now()))
+      const endpoint = actor ? await findEndpoint(db, undefined, original.endpoint_id) : undefined
+      const row = await enqueueRedelivery(db, original, clock.now(), (trx, created) =>
+        audit(
+          trx,
+          actor,
+          { organizationId: original.organization_id },
+          'webhook_delivery.redelivered',
+          { id: original.endpoint_id, url: endpoint?.url ?? '' },
+          {
+            delivery_id: original.id,
+            redelivery_id: created.id,
+            event_id: original.event_id,
+            event_type: original.event_type,
+          },
+        ),
+      )
+      return deliveryView(row)
     },
 
     /** Queues the endpoint's matching events again, in the background (see replays.service.ts). */
-    async replay(scope: WebhookScope | undefined, endpointId: string, input: ReplayRequest) {
+    async replay(
+      scope: WebhookScope | undefined,
+      endpointId: string,
+      input: ReplayRequest,
+      actor?: AuditActor,
+    ) {
       const endpoint = await ownEndpoint(scope, endpointId)
-      return replayView(await requestReplay(db, endpoint, input, clock.now()))
+      const row = await requestReplay(db, endpoint, input, clock.now(), (trx, replay) =>
+        audit(
+          trx,
+          actor,
+          { organizationId: endpoint.organization_id },
+          'webhook_endpoint.replayed',
+          endpoint,
+          {
+            replay_id: replay.id,
+            since: replay.since.toISOString(),
+            until: replay.until?.toISOString() ?? null,
+            event_types: replay.event_types,
+            only_failed: replay.only_failed,
+            total: replay.total,
+          },
+        ),
+      )
+      return replayView(row)
     },
 
     /** The endpoint's newest replay and how far it got. */

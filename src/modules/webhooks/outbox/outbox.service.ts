@@ -58,6 +58,12 @@ export async function enqueueRedelivery(
   db: Database,
   original: WebhookDeliveryRow,
   at: Date,
+  /** Also written in the redelivery's transaction (the dashboard's audit entry). */
+  alongside?: (trx: Database, row: WebhookDeliveryRow) => Promise<void>,
 ): Promise<WebhookDeliveryRow> {
-  return db.transaction().execute((trx) => insertDelivery(trx, original, newId(), at, original.id))
+  return db.transaction().execute(async (trx) => {
+    const row = await insertDelivery(trx, original, newId(), at, original.id)
+    await alongside?.(trx, row)
+    return row
+  })
 }
