@@ -10,7 +10,7 @@ import {
   WebhookEndpoint,
   WebhookReplay,
   WebhookReplayRequest,
-} from '../webhooks/webhooks.routes.ts'
+} from '../webhooks/webhooks.schemas.ts'
 import { Environment } from './keys.schemas.ts'
 
 /**

@@ -34,12 +34,12 @@ import {
 import { cancelReplays } from './replays.repo.ts'
 import { type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
 import { checkWebhookUrl, parseCidrs, type Resolver } from './ssrf.ts'
+import { DEFAULT_ROTATION_GRACE_S, MAX_ROTATION_GRACE_S } from './webhooks.schemas.ts'
 
 export const MAX_ACTIVE_ENDPOINTS = 5
 export const MAX_LISTED_ENDPOINTS = 50
 /** How long a rotated secret keeps signing beside the new one, unless the request says otherwise. */
-export const DEFAULT_ROTATION_GRACE_S = 24 * 3600
-export const MAX_ROTATION_GRACE_S = 7 * 24 * 3600
+export { DEFAULT_ROTATION_GRACE_S, MAX_ROTATION_GRACE_S }
 
 export type WebhookScope = EndpointScope
 

@@ -1,9 +1,12 @@
 import { createBrowserRouter, Navigate } from 'react-router'
 import { AccountRoute } from '../features/account/routes/account.tsx'
+import { ApiKeysRoute } from '../features/api-keys/routes/api-keys.tsx'
 import { AuditLogRoute } from '../features/audit-log/routes/audit-log.tsx'
 import { AcceptInvitationRoute } from '../features/auth/routes/accept-invitation.tsx'
 import { SignInRoute } from '../features/auth/routes/sign-in.tsx'
 import { MembersRoute } from '../features/members/routes/members.tsx'
+import { EndpointRoute } from '../features/webhooks/routes/endpoint.tsx'
+import { WebhooksRoute } from '../features/webhooks/routes/webhooks.tsx'
 import { Shell } from './shell.tsx'
 
 export const router = createBrowserRouter(
@@ -15,6 +18,9 @@ export const router = createBrowserRouter(
       element: <Shell />,
       children: [
         { index: true, element: <Navigate to="/members" replace /> },
+        { path: 'api-keys', element: <ApiKeysRoute /> },
+        { path: 'webhooks', element: <WebhooksRoute /> },
+        { path: 'webhooks/:endpointId', element: <EndpointRoute /> },
         { path: 'members', element: <MembersRoute /> },
         { path: 'audit-log', element: <AuditLogRoute /> },
         { path: 'account', element: <AccountRoute /> },

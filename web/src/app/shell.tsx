@@ -8,6 +8,8 @@ import { useSession, useSignOut } from '../features/auth/api/session.ts'
  * keys, Webhooks, Products, and the operator's console) add entries here.
  */
 const SECTIONS = [
+  { to: '/api-keys', label: 'API keys' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/members', label: 'Members' },
   { to: '/audit-log', label: 'Audit log' },
   { to: '/account', label: 'Account' },

@@ -13,6 +13,14 @@ export type {
   Session,
   SessionState,
 } from '../../../src/modules/dashboard/dashboard.schemas.ts'
+export type { ApiKey, ApiKeyCreated, CreateApiKeyBody } from '../../../src/modules/dashboard/keys.schemas.ts'
+export type {
+  Delivery,
+  DeliveryAttempt,
+  DeliveryLog,
+  Endpoint,
+  Replay,
+} from '../../../src/modules/dashboard/webhooks.schemas.ts'
 
 export class ApiError extends Error {
   readonly status: number
