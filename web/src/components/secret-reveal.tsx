@@ -12,7 +12,7 @@ export function SecretReveal({ title, label, value }: { title: string; label: st
           </Code>
           <CopyButton value={value}>
             {({ copied, copy }) => (
-              <Button variant="light" onClick={copy}>
+              <Button variant="default" onClick={copy}>
                 {copied ? 'Copied' : `Copy ${label.toLowerCase()}`}
               </Button>
             )}

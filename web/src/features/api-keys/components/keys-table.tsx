@@ -1,6 +1,7 @@
-import { Badge, Button, Code, Group, Loader, Modal, Table, Text } from '@mantine/core'
+import { Button, Code, Group, Loader, Modal, Table, Text } from '@mantine/core'
 import { useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { StatusBadge } from '../../../components/status-badge.tsx'
 import { type ApiKey, formatTime } from '../../../lib/api.ts'
 import { useApiKeys, useRevokeApiKey } from '../api/api-keys.ts'
 
@@ -47,9 +48,9 @@ export function KeysTable({ canManage }: { canManage: boolean }) {
                       {k.name && <Text size="xs">{k.name}</Text>}
                     </Table.Td>
                     <Table.Td>
-                      <Badge variant="light" color={k.environment === 'live' ? 'blue' : 'yellow'}>
+                      <StatusBadge color={k.environment === 'live' ? 'blue' : 'yellow'}>
                         {k.environment}
-                      </Badge>
+                      </StatusBadge>
                     </Table.Td>
                     <Table.Td>
                       <Text size="sm">{k.scopes.join(', ')}</Text>
@@ -59,9 +60,7 @@ export function KeysTable({ canManage }: { canManage: boolean }) {
                     <Table.Td>{k.last_used_at ? formatTime(k.last_used_at) : 'Never'}</Table.Td>
                     <Table.Td>{k.expires_at ? formatTime(k.expires_at) : 'Never'}</Table.Td>
                     <Table.Td>
-                      <Badge variant="outline" color={s.color}>
-                        {s.label}
-                      </Badge>
+                      <StatusBadge color={s.color}>{s.label}</StatusBadge>
                     </Table.Td>
                     {canManage && (
                       <Table.Td>
@@ -84,7 +83,12 @@ export function KeysTable({ canManage }: { canManage: boolean }) {
           </Table>
         </Table.ScrollContainer>
       )}
-      <Modal opened={revoking !== null} onClose={() => setRevoking(null)} title="Revoke API key">
+      <Modal
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        opened={revoking !== null}
+        onClose={() => setRevoking(null)}
+        title="Revoke API key"
+      >
         <Text mb="md">
           Revoke {revoking?.key_prefix}…? Every request with it fails from now on. This cannot be undone.
         </Text>
@@ -93,7 +97,7 @@ export function KeysTable({ canManage }: { canManage: boolean }) {
             Cancel
           </Button>
           <Button
-            color="red"
+            color="red.9"
             loading={revoke.isPending}
             onClick={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
           >

@@ -1,5 +1,4 @@
 import {
-  Badge,
   Button,
   Code,
   Group,
@@ -15,6 +14,7 @@ import {
 } from '@mantine/core'
 import { useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { StatusBadge } from '../../../components/status-badge.tsx'
 import { type Delivery, formatTime } from '../../../lib/api.ts'
 import {
   type Env,
@@ -28,12 +28,8 @@ import { localToIso } from './replay-form.tsx'
 
 const STATUS_COLOR: Record<string, string> = { succeeded: 'green', failed: 'red', pending: 'yellow' }
 
-function StatusBadge({ status }: { status: string }) {
-  return (
-    <Badge variant="light" color={STATUS_COLOR[status] ?? 'gray'}>
-      {status}
-    </Badge>
-  )
+function DeliveryStatus({ status }: { status: string }) {
+  return <StatusBadge color={STATUS_COLOR[status] ?? 'gray'}>{status}</StatusBadge>
 }
 
 /** The endpoint's delivery log, newest first, read again every 5 s; an entry opens its attempts. */
@@ -148,7 +144,7 @@ export function DeliveryLog({
                     {d.replay_id && <Text size="xs">Replay</Text>}
                   </Table.Td>
                   <Table.Td>
-                    <StatusBadge status={d.status} />
+                    <DeliveryStatus status={d.status} />
                   </Table.Td>
                   <Table.Td>{d.attempts}</Table.Td>
                   <Table.Td>
@@ -157,7 +153,7 @@ export function DeliveryLog({
                   <Table.Td>
                     <Group gap="xs" wrap="nowrap">
                       <Button
-                        variant="subtle"
+                        variant="default"
                         size="xs"
                         aria-label={`Attempts of ${d.event_type} ${d.id}`}
                         onClick={() => setOpen(d.id)}
@@ -166,7 +162,7 @@ export function DeliveryLog({
                       </Button>
                       {canManage && (
                         <Button
-                          variant="subtle"
+                          variant="default"
                           size="xs"
                           aria-label={`Redeliver ${d.event_type} ${d.id}`}
                           loading={redeliver.isPending && redeliver.variables === d.id}
@@ -215,7 +211,13 @@ function Attempts({ env, id, onClose }: { env: Env; id: string | null; onClose: 
   const detail = useDelivery(env, id)
   const delivery: Delivery | undefined = detail.data?.delivery
   return (
-    <Modal opened={id !== null} onClose={onClose} title="Attempts" size="xl">
+    <Modal
+      closeButtonProps={{ 'aria-label': 'Close' }}
+      opened={id !== null}
+      onClose={onClose}
+      title="Attempts"
+      size="xl"
+    >
       {detail.isPending ? (
         <Loader aria-label="Loading attempts" />
       ) : (
@@ -223,7 +225,8 @@ function Attempts({ env, id, onClose }: { env: Env; id: string | null; onClose: 
           <ErrorAlert error={detail.error} />
           {delivery && (
             <Text size="sm">
-              {delivery.event_type} <Code>{delivery.event_id}</Code> <StatusBadge status={delivery.status} />
+              {delivery.event_type} <Code>{delivery.event_id}</Code>{' '}
+              <DeliveryStatus status={delivery.status} />
               {delivery.next_attempt_at && ` Next attempt ${formatTime(delivery.next_attempt_at)}.`}
             </Text>
           )}

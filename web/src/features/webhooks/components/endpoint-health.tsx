@@ -1,4 +1,4 @@
-import { Badge } from '@mantine/core'
+import { StatusBadge } from '../../../components/status-badge.tsx'
 import type { Endpoint } from '../../../lib/api.ts'
 
 const REASONS: Record<string, string> = {
@@ -9,17 +9,13 @@ const REASONS: Record<string, string> = {
 export function EndpointHealth({ endpoint }: { endpoint: Endpoint }) {
   if (endpoint.is_active) {
     return (
-      <Badge color={endpoint.consecutive_failures > 0 ? 'orange' : 'green'} variant="light">
+      <StatusBadge color={endpoint.consecutive_failures > 0 ? 'orange' : 'green'}>
         {endpoint.consecutive_failures > 0 ? 'Active, failing' : 'Active'}
-      </Badge>
+      </StatusBadge>
     )
   }
   const reason = endpoint.disabled_reason
     ? (REASONS[endpoint.disabled_reason] ?? endpoint.disabled_reason)
     : 'deleted'
-  return (
-    <Badge color="gray" variant="outline">
-      Disabled: {reason}
-    </Badge>
-  )
+  return <StatusBadge color="gray">Disabled: {reason}</StatusBadge>
 }

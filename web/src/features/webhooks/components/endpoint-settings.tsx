@@ -105,7 +105,12 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
         </div>
         <ErrorAlert error={ping.error ?? rotate.error ?? remove.error} />
       </Stack>
-      <Modal opened={deleting} onClose={() => setDeleting(false)} title="Delete endpoint">
+      <Modal
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        opened={deleting}
+        onClose={() => setDeleting(false)}
+        title="Delete endpoint"
+      >
         <Text mb="md">
           Delete {endpoint.url}? It receives nothing more, its pending deliveries fail, and it cannot be
           enabled again (add a new endpoint instead).
@@ -115,7 +120,7 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
             Cancel
           </Button>
           <Button
-            color="red"
+            color="red.9"
             loading={remove.isPending}
             onClick={() =>
               remove.mutate(undefined, {
