@@ -9,6 +9,8 @@ export function StatusBadge({ color, children }: { color: string; children: Reac
   return (
     <Badge
       variant="default"
+      // Never cut to an ellipsis in a narrow table column.
+      styles={{ label: { overflow: 'visible' } }}
       leftSection={
         <span
           aria-hidden="true"

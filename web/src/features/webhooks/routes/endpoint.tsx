@@ -59,8 +59,10 @@ export function EndpointRoute() {
           </SimpleGrid>
           {canManage && e.is_active && (
             <>
-              <EndpointSettings key={e.id} env={env} endpoint={e} />
-              <EndpointActions env={env} endpoint={e} />
+              <SimpleGrid cols={2}>
+                <EndpointSettings key={e.id} env={env} endpoint={e} />
+                <EndpointActions env={env} endpoint={e} />
+              </SimpleGrid>
               <ReplayForm env={env} endpointId={e.id} />
             </>
           )}
