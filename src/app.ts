@@ -212,6 +212,8 @@ export async function buildApp(
   observeListenStreams(metrics, listen.openCount)
   // Open streams end before the server stops waiting for in-flight requests.
   app.addHook('preClose', () => listen.close())
+  // The last minute's last_used_at writes land before the database closes.
+  app.addHook('onClose', () => apiKeys.flushUsage())
   await app.register(systemRoutes({ system, errors }))
   await app.register(docsRoutes({ docs }))
   await app.register(

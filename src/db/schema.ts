@@ -27,6 +27,10 @@ export interface ApiKeyTable {
   expires_at: Date | null
   revoked_at: Date | null
   created_at: Date
+  /** A member's email, or `operator`. */
+  created_by: string
+  /** At most a minute behind the latest use (written once a minute per key). */
+  last_used_at: Date | null
 }
 
 export interface ProductTable {

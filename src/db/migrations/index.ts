@@ -15,6 +15,7 @@ import * as webhookAttemptLog from './2026-11-26-0014-webhook-attempt-log.ts'
 import * as webhookReplays from './2026-11-26-0015-webhook-replays.ts'
 import * as dashboardAccounts from './2026-11-26-0016-dashboard-accounts.ts'
 import * as orderDailyStats from './2026-11-26-0017-order-daily-stats.ts'
+import * as apiKeyUsage from './2026-11-26-0019-api-key-usage.ts'
 import * as operatorAccounts from './2026-11-26-0020-operator-accounts.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
@@ -37,6 +38,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-0016-dashboard-accounts': dashboardAccounts,
   '2026-11-26-0017-order-daily-stats': orderDailyStats,
   '2026-11-26-0020-operator-accounts': operatorAccounts,
+  '2026-11-26-0019-api-key-usage': apiKeyUsage,
 }
 
 export const migrationProvider: MigrationProvider = {

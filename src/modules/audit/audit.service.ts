@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { insertAuditEntry, listAuditEntries, listOperatorAuditEntries } from './audit.repo.ts'
 
-/** What the audit log records; later pages add keys, webhooks and products. */
+/** What the audit log records. */
 export const AUDIT_ACTIONS = [
   'member.signed_in',
   'member.invited',
@@ -26,8 +26,12 @@ export const AUDIT_ACTIONS = [
   'production.partner_set',
   'production.job_completed',
   'order.cancelled',
-  'webhook_delivery.redelivered',
+  'webhook_endpoint.created',
+  'webhook_endpoint.updated',
+  'webhook_endpoint.deleted',
+  'webhook_endpoint.secret_rotated',
   'webhook_endpoint.replayed',
+  'webhook_delivery.redelivered',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]
 

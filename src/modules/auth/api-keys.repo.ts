@@ -33,13 +33,45 @@ export async function listKeys(db: Database, organizationId: string): Promise<Ap
     .execute()
 }
 
-/** Sets revoked_at once; a second revocation keeps the first time. */
-export async function revokeKey(db: Database, keyId: string, at: Date): Promise<ApiKeyRow | undefined> {
-  await db
+/**
+ * Sets revoked_at once: the row when this call revoked it, else undefined
+ * (unknown, of another organization, or revoked before).
+ */
+export async function revokeKey(
+  db: Database,
+  keyId: string,
+  at: Date,
+  organizationId?: string,
+): Promise<ApiKeyRow | undefined> {
+  let query = db
     .updateTable('api_keys')
     .set({ revoked_at: at })
     .where('id', '=', keyId)
     .where('revoked_at', 'is', null)
+  if (organizationId !== undefined) query = query.where('organization_id', '=', organizationId)
+  return query.returningAll().executeTakeFirst()
+}
+
+export async function findKey(
+  db: Database,
+  keyId: string,
+  organizationId?: string,
+): Promise<ApiKeyRow | undefined> {
+  let query = db.selectFrom('api_keys').selectAll().where('id', '=', keyId)
+  if (organizationId !== undefined) query = query.where('organization_id', '=', organizationId)
+  return query.executeTakeFirst()
+}
+
+/**
+ * Sets last_used_at unless it is already in the minute that starts at
+ * `minuteStart` (another instance wrote it): at most one row change per key
+ * per minute, however many instances.
+ */
+export async function recordKeyUse(db: Database, keyId: string, at: Date, minuteStart: Date): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ last_used_at: at })
+    .where('id', '=', keyId)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', minuteStart)]))
     .execute()
-  return db.selectFrom('api_keys').selectAll().where('id', '=', keyId).executeTakeFirst()
 }

@@ -5,9 +5,10 @@ import type { Principal } from '../../http/principal.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { randomBase62, secretsEqual, sha256Hex } from '../../lib/secrets.ts'
-import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
+import { type AuditActor, OPERATOR_TOKEN_ACTOR, recordAudit } from '../audit/audit.service.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
-import { findKeyWithOrganization, insertApiKey, listKeys, revokeKey } from './api-keys.repo.ts'
+import { findKey, findKeyWithOrganization, insertApiKey, listKeys, revokeKey } from './api-keys.repo.ts'
+import { createKeyUsage } from './key-usage.ts'
 
 /** 43 base62 characters carry 256 bits. */
 const SECRET_LENGTH = 43
@@ -25,6 +26,10 @@ export interface ApiKeyView {
   expires_at: string | null
   revoked_at: string | null
   created_at: string
+  /** A member's email, or `operator`. */
+  created_by: string
+  /** The first use in the minute of the latest use: at most a minute behind. */
+  last_used_at: string | null
 }
 
 export function apiKeyRowToView(row: ApiKeyRow): ApiKeyView {
@@ -38,6 +43,8 @@ export function apiKeyRowToView(row: ApiKeyRow): ApiKeyView {
     expires_at: row.expires_at?.toISOString() ?? null,
     revoked_at: row.revoked_at?.toISOString() ?? null,
     created_at: row.created_at.toISOString(),
+    created_by: row.created_by,
+    last_used_at: row.last_used_at?.toISOString() ?? null,
   }
 }
 
@@ -56,16 +63,23 @@ export function createApiKeyService(deps: {
   type Found = NonNullable<Awaited<ReturnType<typeof findKeyWithOrganization>>>
   const cache = deps.cacheKeys ? new Map<string, Found>() : undefined
   const MAX_CACHED = 10_000
+  const usage = createKeyUsage({ db, clock })
   return {
-    /** Creates a key of an existing organization (else 404); the plaintext is returned here once and never stored. */
-    async create(input: {
-      organizationId: string
-      environment: Environment
-      scopes: string[]
-      name?: string | null | undefined
-      expiresAt?: Date | null | undefined
-      actor?: AuditActor | undefined
-    }): Promise<{ apiKey: ApiKeyView; key: string }> {
+    /**
+     * Creates a key of an existing organization (else 404); the plaintext is
+     * returned here once and never stored. The audit entry (without the key)
+     * is written with it; the actor is the operator unless a member is named.
+     */
+    async create(
+      input: {
+        organizationId: string
+        environment: Environment
+        scopes: string[]
+        name?: string | null | undefined
+        expiresAt?: Date | null | undefined
+      },
+      actor: AuditActor = OPERATOR_TOKEN_ACTOR,
+    ): Promise<{ apiKey: ApiKeyView; key: string }> {
       const organization = await deps.organizations.require(input.organizationId)
       const key = `svc_${input.environment}_${randomBase62(SECRET_LENGTH)}`
       const row: ApiKeyRow = {
@@ -79,19 +93,23 @@ export function createApiKeyService(deps: {
         expires_at: input.expiresAt ?? null,
         revoked_at: null,
         created_at: clock.now(),
+        created_by: actor.label,
+        last_used_at: null,
       }
-      const { actor } = input
       await db.transaction().execute(async (trx) => {
         await insertApiKey(trx, row)
-        if (actor) {
-          await recordAudit(trx, clock, {
-            organizationId: row.organization_id,
-            actor,
-            action: 'api_key.created',
-            subject: row.key_prefix,
-            details: { id: row.id, environment: row.environment, scopes: row.scopes, name: row.name },
-          })
-        }
+        await recordAudit(trx, clock, {
+          organizationId: row.organization_id,
+          actor,
+          action: 'api_key.created',
+          subject: row.key_prefix,
+          details: {
+            key_id: row.id,
+            environment: row.environment,
+            scopes: row.scopes,
+            expires_at: row.expires_at?.toISOString() ?? null,
+          },
+        })
       })
       return { apiKey: apiKeyRowToView(row), key }
     },
@@ -117,6 +135,7 @@ export function createApiKeyService(deps: {
       if (row.revoked_at) return undefined
       if (row.expires_at && row.expires_at.getTime() <= clock.now().getTime()) return undefined
       if (!presented.startsWith(`svc_${row.environment}_`)) return undefined
+      usage.used(row.id)
       return {
         keyId: row.id,
         keyPrefix: row.key_prefix,
@@ -127,35 +146,42 @@ export function createApiKeyService(deps: {
       }
     },
 
-    /** The keys of an existing organization (else 404), newest first. */
+    /** The keys of an existing organization (else 404), newest first, revoked ones too. */
     async list(organizationId: string): Promise<ApiKeyView[]> {
       const organization = await deps.organizations.require(organizationId)
       return (await listKeys(db, organization.id)).map(apiKeyRowToView)
     },
 
-    /** Revokes the key (a second revocation keeps the first time), or 404 not_found. */
-    async revoke(keyId: string, actor?: AuditActor): Promise<ApiKeyView> {
+    /**
+     * Revokes the key (a second revocation keeps the first time), or 404
+     * not_found; with an organization, only that organization's keys. The
+     * revocation and its audit entry are one transaction.
+     */
+    async revoke(
+      keyId: string,
+      options: { organizationId?: string; actor?: AuditActor } = {},
+    ): Promise<ApiKeyView> {
       const row = !isUuid(keyId)
         ? undefined
         : await db.transaction().execute(async (trx) => {
-            const at = clock.now()
-            const revoked = await revokeKey(trx, keyId, at)
-            // Only the revocation that happened is recorded, not a repeat.
-            if (revoked && actor && revoked.revoked_at?.getTime() === at.getTime()) {
-              await recordAudit(trx, clock, {
-                organizationId: revoked.organization_id,
-                actor,
-                action: 'api_key.revoked',
-                subject: revoked.key_prefix,
-                details: { id: revoked.id },
-              })
-            }
+            const revoked = await revokeKey(trx, keyId, clock.now(), options.organizationId)
+            if (!revoked) return findKey(trx, keyId, options.organizationId)
+            await recordAudit(trx, clock, {
+              organizationId: revoked.organization_id,
+              actor: options.actor ?? OPERATOR_TOKEN_ACTOR,
+              action: 'api_key.revoked',
+              subject: revoked.key_prefix,
+              details: { key_id: revoked.id, environment: revoked.environment },
+            })
             return revoked
           })
       if (!row) throw new AppError('not_found', { message: 'No API key with this id.' })
       cache?.delete(row.key_hash)
       return apiKeyRowToView(row)
     },
+
+    /** Waits for the last_used_at writes under way (shutdown, tests). */
+    flushUsage: () => usage.flush(),
   }
 }
 

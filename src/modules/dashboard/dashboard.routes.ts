@@ -24,6 +24,7 @@ import {
 } from './dashboard.schemas.ts'
 import { dashboardGuard } from './dashboard-guard.ts'
 import { homeRoutes } from './home.routes.ts'
+import { keysRoutes } from './keys.routes.ts'
 import { operatorArea } from './operator.routes.ts'
 import { orderArea } from './order.routes.ts'
 import { ordersRoutes } from './orders.routes.ts'
@@ -42,6 +43,7 @@ import {
   openChange,
   viewer,
 } from './route-config.ts'
+import { webhooksRoutes } from './webhooks.routes.ts'
 
 export const DASHBOARD_API_PREFIX = '/dashboard/api'
 export { DASHBOARD_TAG }
@@ -50,7 +52,15 @@ export { DASHBOARD_TAG }
  * The areas of the dashboard API besides accounts, each in a file of its own
  * (`<area>.routes.ts`), registered in this order.
  */
-const AREAS: DashboardArea[] = [homeRoutes, ordersRoutes, orderArea, productsArea, operatorArea]
+const AREAS: DashboardArea[] = [
+  homeRoutes,
+  ordersRoutes,
+  orderArea,
+  keysRoutes,
+  webhooksRoutes,
+  productsArea,
+  operatorArea,
+]
 
 /**
  * /dashboard/api: the dashboard's JSON API, authenticated by the session

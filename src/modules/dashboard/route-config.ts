@@ -15,6 +15,7 @@ import type {
   RequestMeta,
   SessionContext,
 } from '../accounts/accounts.service.ts'
+import type { AuditActor } from '../audit/audit.service.ts'
 import type { DashboardCookies } from './cookies.ts'
 
 export const DASHBOARD_TAG = 'dashboard'
@@ -72,3 +73,9 @@ export const account = (request: FastifyRequest): AccountContext => request.acco
 
 /** The operator of an operator-only route (its hook has checked it). */
 export const operatorCtx = (request: FastifyRequest): OperatorContext => request.account as OperatorContext
+/** The signed-in member as the audit log names who made a change. */
+export const actor = (request: FastifyRequest): AuditActor => ({
+  accountId: ctx(request).member.account_id,
+  label: ctx(request).member.email,
+  address: request.ip,
+})

@@ -103,14 +103,16 @@ export function operatorRoutes(deps: OperatorDeps) {
       },
       async (request, reply) => {
         const { environment, scopes, name, expires_at } = request.body
-        const created = await deps.apiKeys.create({
-          organizationId: request.params.org_id,
-          environment,
-          scopes,
-          name,
-          expiresAt: expires_at ? new Date(expires_at) : null,
-          actor: OPERATOR_TOKEN_ACTOR,
-        })
+        const created = await deps.apiKeys.create(
+          {
+            organizationId: request.params.org_id,
+            environment,
+            scopes,
+            name,
+            expiresAt: expires_at ? new Date(expires_at) : null,
+          },
+          OPERATOR_TOKEN_ACTOR,
+        )
         reply.code(201)
         return { data: { api_key: created.apiKey, key: created.key } }
       },
@@ -126,7 +128,7 @@ export function operatorRoutes(deps: OperatorDeps) {
       '/api-keys/:key_id',
       { config: op, schema: { params: Type.Object({ key_id: Type.String() }) } },
       async (request) => {
-        const key = await deps.apiKeys.revoke(request.params.key_id, OPERATOR_TOKEN_ACTOR)
+        const key = await deps.apiKeys.revoke(request.params.key_id, { actor: OPERATOR_TOKEN_ACTOR })
         return { data: { id: key.id, revoked_at: key.revoked_at } }
       },
     )

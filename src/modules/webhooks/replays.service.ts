@@ -59,8 +59,8 @@ export async function requestReplay(
   endpoint: WebhookEndpointRow,
   input: ReplayRequest,
   now: Date,
-  /** Written in the replay's transaction once it is queued (the operator's audit entry). */
-  onQueued?: (trx: Database, replay: WebhookReplayRow) => Promise<void>,
+  /** Also written in the replay's transaction (the dashboard's audit entry). */
+  alongside?: (trx: Database, row: WebhookReplayRow) => Promise<void>,
 ): Promise<WebhookReplayRow> {
   if (!endpoint.is_active) {
     throw AppError.validation(
@@ -91,7 +91,7 @@ export async function requestReplay(
       }
       const row = await settleReplayTotal(trx, id, chosen, now)
       if (chosen > 0) await notifyReplays(trx)
-      if (onQueued) await onQueued(trx, row)
+      await alongside?.(trx, row)
       return row
     })
   } catch (err) {

@@ -2,256 +2,29 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
-import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { Uuid } from '../../http/schemas.ts'
 import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
-import { FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './enabled-events.ts'
-import { EVENT_TYPES } from './outbox/outbox.service.ts'
 import { REPLAY_AHEAD } from './replay-feeder.ts'
 import { MAX_REPLAY_EVENTS } from './replays.service.ts'
 import {
-  DEFAULT_ROTATION_GRACE_S,
-  MAX_LISTED_ENDPOINTS,
-  MAX_ROTATION_GRACE_S,
-  type WebhookService,
-} from './webhooks.service.ts'
+  DeliveryLogFilters,
+  DeliveryLogPage,
+  RotateSecretRequest,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  WebhookEndpoint,
+  WebhookEndpointRequest,
+  WebhookEndpointUpdate,
+  WebhookReplay,
+  WebhookReplayRequest,
+} from './webhooks.schemas.ts'
+import { MAX_LISTED_ENDPOINTS, type WebhookService } from './webhooks.service.ts'
 
-const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
-
-const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
-
-const EnabledEvents = Type.Array(
-  Type.String({
-    maxLength: 64,
-    description: `An event type (${FILTERABLE_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}), or \`*\` alone for all.`,
-  }),
-  {
-    minItems: 1,
-    maxItems: MAX_ENABLED_EVENTS,
-    description:
-      'The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once.',
-  },
-)
-
-export const WebhookEndpoint = Type.Object(
-  {
-    id: Uuid,
-    url: Type.String(),
-    description: Type.String(),
-    enabled_events: EnabledEvents,
-    is_active: Type.Boolean(),
-    disabled_reason: Type.Union([
-      Type.String({ description: '`too_many_failures` when disabled automatically' }),
-      Type.Null(),
-    ]),
-    consecutive_failures: Type.Integer(),
-    last_success_at: NullableTimestamp,
-    last_failure_at: NullableTimestamp,
-    created_at: Timestamp,
-    secret_rotation_ends_at: Type.Union([Timestamp, Type.Null()], {
-      description:
-        'While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise.',
-    }),
-  },
-  {
-    $id: 'WebhookEndpoint',
-    title: 'WebhookEndpoint',
-    description: 'An address that receives events; never its secret.',
-  },
-)
-
-export const WebhookDelivery = Type.Object(
-  {
-    id: Uuid,
-    endpoint_id: Uuid,
-    event_id: Uuid,
-    event_type: Type.String(),
-    status: Type.String({
-      description: 'pending, succeeded or failed (permanent); tolerate unknown values.',
-    }),
-    attempts: Type.Integer(),
-    next_attempt_at: NullableTimestamp,
-    last_attempt_at: NullableTimestamp,
-    response_status: Type.Union([Type.Integer(), Type.Null()]),
-    response_snippet: Type.Union([
-      Type.String({ description: 'First 1024 characters of the response.' }),
-      Type.Null(),
-    ]),
-    error_code: Type.Union([
-      Type.String({ description: 'timeout, connection_error, tls_error, http_error or endpoint_disabled' }),
-      Type.Null(),
-    ]),
-    error_message: Type.Union([
-      Type.String({
-        description:
-          'The last attempt\u2019s error in words, e.g. "HTTP 500" or "self-signed certificate"; null after success. For people: may change, never branch on it.',
-      }),
-      Type.Null(),
-    ]),
-    created_at: Timestamp,
-    redelivery_of: Type.Union([Uuid, Type.Null()], {
-      description: 'The entry this one repeats, when it is a redelivery; else null.',
-    }),
-    superseded_by: Type.Union([Uuid, Type.Null()], {
-      description:
-        'The redelivery whose success ended this entry\u2019s retries (its status is then failed, and its error_code that of its last failed attempt); else null.',
-    }),
-    replay_id: Type.Union([Uuid, Type.Null()], {
-      description: 'The replay that queued this entry; else null.',
-    }),
-  },
-  {
-    $id: 'WebhookDelivery',
-    title: 'WebhookDelivery',
-    description: 'The log entry of one event sent to one endpoint.',
-  },
-)
-
-export const WebhookDeliveryAttempt = Type.Object(
-  {
-    attempt: Type.Integer({ minimum: 1, description: '1 for the first attempt of this entry.' }),
-    started_at: Timestamp,
-    duration_ms: Type.Union([Type.Integer(), Type.Null()]),
-    response_status: Type.Union([
-      Type.Integer({ description: 'The receiver\u2019s status code.' }),
-      Type.Null({ description: 'No response came.' }),
-    ]),
-    response_snippet: Type.Union([
-      Type.String({ description: 'First 1024 characters of the response.' }),
-      Type.Null(),
-    ]),
-    error_code: Type.Union([
-      Type.String({ description: 'timeout, connection_error, tls_error or http_error' }),
-      Type.Null({ description: 'The attempt succeeded.' }),
-    ]),
-    error_message: Type.Union([
-      Type.String({ description: 'The error in words; may change, never branch on it.' }),
-      Type.Null(),
-    ]),
-  },
-  {
-    $id: 'WebhookDeliveryAttempt',
-    title: 'WebhookDeliveryAttempt',
-    description: 'One request sent for a delivery, and what came of it.',
-  },
-)
+export { WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint, WebhookReplay }
 
 /** A stable newest-first order: ids are time-ordered (UUID v7). */
 const LOG_ORDER =
   'Newest first (with created_since or created_until: by created_at, then id). Follow next_cursor, sending the same filters, until it is null; entries recorded meanwhile never shift a page (they are newer than its first entry).'
-
-const DeliveryLogFilters = {
-  endpoint_id: Type.Optional(Type.String({ description: 'Only this endpoint\u2019s entries.' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
-  status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only entries in this status.' })),
-  event_type: Type.Optional(StringEnum(EVENT_TYPES, { description: 'Only entries of this event type.' })),
-  event_id: Type.Optional({ ...Uuid, description: 'Only entries of this event (redeliveries included).' }),
-  order_id: Type.Optional({ ...Uuid, description: 'Only entries of this order\u2019s events.' }),
-  created_since: Type.Optional({
-    ...Timestamp,
-    description: 'ISO 8601 timestamp with Z or an offset; inclusive (created_at >= created_since).',
-  }),
-  created_until: Type.Optional({
-    ...Timestamp,
-    description: 'ISO 8601 timestamp with Z or an offset; exclusive (created_at < created_until).',
-  }),
-  cursor: Type.Optional(
-    Type.String({ maxLength: 512, description: 'Opaque; next_cursor of the previous page.' }),
-  ),
-}
-
-const DeliveryLogPage = Type.Object({
-  data: Type.Array(WebhookDelivery),
-  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page.' }),
-})
-
-const WebhookEndpointRequest = Type.Object(
-  {
-    url: Type.String({ maxLength: 2048, description: 'An https URL without credentials, on a public host.' }),
-    description: Type.Optional(Text({ maxLength: 500 })),
-    enabled_events: Type.Optional(EnabledEvents),
-  },
-  { additionalProperties: false, $id: 'WebhookEndpointRequest', title: 'WebhookEndpointRequest' },
-)
-
-const WebhookEndpointUpdate = Type.Object(
-  {
-    description: Type.Optional(Text({ maxLength: 500 })),
-    enabled_events: Type.Optional(EnabledEvents),
-    url: Type.Optional(
-      Type.String({
-        maxLength: 2048,
-        description:
-          'Not changeable: any value gives 422 validation_failed. For a new URL, register a new endpoint and delete this one.',
-      }),
-    ),
-  },
-  { additionalProperties: false, $id: 'WebhookEndpointUpdate', title: 'WebhookEndpointUpdate' },
-)
-
-const RotateSecretRequest = Type.Object(
-  {
-    grace_period_seconds: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: MAX_ROTATION_GRACE_S,
-        default: DEFAULT_ROTATION_GRACE_S,
-        description: `How long the current secret keeps signing beside the new one, in seconds (default ${DEFAULT_ROTATION_GRACE_S}: 24 hours; at most ${MAX_ROTATION_GRACE_S}: 7 days). 0 switches to the new secret at once.`,
-      }),
-    ),
-  },
-  { additionalProperties: false, $id: 'RotateSecretRequest', title: 'RotateSecretRequest' },
-)
-
-/** Order event types: a ping tests one endpoint and is never replayed. */
-const REPLAYABLE_TYPES = EVENT_TYPES.filter((type) => type !== 'ping')
-
-export const WebhookReplay = Type.Object(
-  {
-    id: Uuid,
-    endpoint_id: Uuid,
-    status: Type.String({
-      description:
-        'running (deliveries are being queued), completed (all were queued) or cancelled (the endpoint was disabled or deleted first); tolerate unknown values.',
-    }),
-    since: Timestamp,
-    until: NullableTimestamp,
-    event_types: Type.Union([Type.Array(Type.String()), Type.Null()], {
-      description: 'The types asked for; null: every order event type.',
-    }),
-    only_failed: Type.Boolean(),
-    total: Type.Integer({ description: 'Events matched when the replay was requested: one delivery each.' }),
-    queued: Type.Integer({ description: 'Deliveries queued so far; total once completed.' }),
-    created_at: Timestamp,
-    finished_at: NullableTimestamp,
-  },
-  {
-    $id: 'WebhookReplay',
-    title: 'WebhookReplay',
-    description: 'A replay of an endpoint\u2019s events and how far it got.',
-  },
-)
-
-const WebhookReplayRequest = Type.Object(
-  {
-    since: { ...Timestamp, description: 'Events recorded at or after this instant (ISO 8601).' },
-    until: Type.Optional({ ...Timestamp, description: 'Events recorded before this instant; default: now.' }),
-    event_types: Type.Optional(
-      Type.Array(StringEnum(REPLAYABLE_TYPES), {
-        minItems: 1,
-        maxItems: REPLAYABLE_TYPES.length,
-        description: 'Only these order event types (default: all; `ping` is never replayed).',
-      }),
-    ),
-    only_failed: Type.Optional(
-      Type.Boolean({
-        default: false,
-        description:
-          'Only events that have deliveries to this endpoint and all of them failed (none succeeded, none pending).',
-      }),
-    ),
-  },
-  { additionalProperties: false, $id: 'WebhookReplayRequest', title: 'WebhookReplayRequest' },
-)
 
 const REPLAY_DESCRIPTION = `Queues one new delivery to this endpoint for each event of its organization and environment recorded in [since, until) that matches, in the order the events were recorded, and answers at once with the count (\`total\`). The deliveries go out in the background, at most ${REPLAY_AHEAD} due at a time for the endpoint, so fresh events are never queued behind the whole replay. At most ${MAX_REPLAY_EVENTS} events per replay (more: 422 validation_failed with the count; narrow the window) and one running replay per endpoint (409 replay_in_progress). Pings are never replayed, so a test endpoint's replay matches nothing. Each delivery is a new log entry with \`replay_id\`; receivers see the same event ids again and deduplicate on them.`
 

@@ -6,7 +6,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
-import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
+import { type AuditAction, type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
 import { checkEnabledEvents, parseEnabledEvents } from './enabled-events.ts'
 import {
@@ -35,12 +35,12 @@ import {
 import { cancelReplays } from './replays.repo.ts'
 import { type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
 import { checkWebhookUrl, parseCidrs, type Resolver } from './ssrf.ts'
+import { DEFAULT_ROTATION_GRACE_S, MAX_ROTATION_GRACE_S } from './webhooks.schemas.ts'
 
 export const MAX_ACTIVE_ENDPOINTS = 5
 export const MAX_LISTED_ENDPOINTS = 50
 /** How long a rotated secret keeps signing beside the new one, unless the request says otherwise. */
-export const DEFAULT_ROTATION_GRACE_S = 24 * 3600
-export const MAX_ROTATION_GRACE_S = 7 * 24 * 3600
+export { DEFAULT_ROTATION_GRACE_S, MAX_ROTATION_GRACE_S }
 
 export type WebhookScope = EndpointScope
 
@@ -128,6 +128,28 @@ export function createWebhookService(deps: {
    * The caller's endpoint, or 404 for unknown, foreign and other-environment
    * ids alike; without a scope (the operator), any endpoint.
    */
+  /**
+   * The audit entry of a change made by a dashboard member (`actor`), in the
+   * change's transaction; /v1 calls pass no actor and record none. Never a secret.
+   */
+  async function audit(
+    trx: Database,
+    actor: AuditActor | undefined,
+    scope: { organizationId: string },
+    action: AuditAction,
+    endpoint: { id: string; url: string },
+    details: Record<string, unknown> = {},
+  ) {
+    if (!actor) return
+    await recordAudit(trx, clock, {
+      organizationId: scope.organizationId,
+      actor,
+      action,
+      subject: endpoint.url,
+      details: { endpoint_id: endpoint.id, ...details },
+    })
+  }
+
   async function ownEndpoint(scope: WebhookScope | undefined, id: string): Promise<WebhookEndpointRow> {
     const row = isUuid(id) ? await findEndpoint(db, scope, id) : undefined
     if (!row) throw endpointNotFound()
@@ -138,6 +160,7 @@ export function createWebhookService(deps: {
     async create(
       scope: WebhookScope,
       input: { url: string; description?: string | undefined; enabled_events?: string[] | undefined },
+      actor?: AuditActor,
     ) {
       const enabledEvents = checkEnabledEvents(input.enabled_events ?? ['*'])
       const { url, addresses } = await checkWebhookUrl(input.url, { resolver: deps.resolver, allowed })
@@ -171,6 +194,11 @@ export function createWebhookService(deps: {
           })
         }
         await insertEndpoint(trx, row)
+        await audit(trx, actor, scope, 'webhook_endpoint.created', row, {
+          environment: row.environment,
+          description: row.description,
+          enabled_events: row.enabled_events,
+        })
       })
       return { endpoint: endpointView(row, now), secret }
     },
@@ -178,6 +206,11 @@ export function createWebhookService(deps: {
     /** Active and automatically disabled endpoints, and deliveries that failed in the last 24 hours. */
     async health(scope: WebhookScope) {
       return webhookHealth(db, scope, new Date(clock.now().getTime() - 24 * 3600_000))
+    },
+
+    /** One endpoint of the caller's (disabled ones too), or 404. */
+    async get(scope: WebhookScope, id: string) {
+      return endpointView(await ownEndpoint(scope, id), clock.now())
     },
 
     async list(scope: WebhookScope) {
@@ -195,6 +228,7 @@ export function createWebhookService(deps: {
       scope: WebhookScope,
       id: string,
       input: { grace_period_seconds?: number | undefined },
+      actor?: AuditActor,
     ) {
       if (!isUuid(id)) throw endpointNotFound()
       const grace = input.grace_period_seconds ?? DEFAULT_ROTATION_GRACE_S
@@ -218,11 +252,16 @@ export function createWebhookService(deps: {
             'The endpoint is disabled; its secret cannot be rotated.',
           )
         }
-        return replaceSecret(trx, current.id, {
+        const rotated = await replaceSecret(trx, current.id, {
           secret_encrypted: sealed,
           previous_secret_encrypted: grace > 0 ? current.secret_encrypted : null,
           previous_secret_expires_at: grace > 0 ? endsAt : null,
         })
+        await audit(trx, actor, scope, 'webhook_endpoint.secret_rotated', current, {
+          grace_period_seconds: grace,
+          previous_secret_expires_at: endsAt.toISOString(),
+        })
+        return rotated
       })
       return { endpoint: endpointView(row, now), secret, previous_secret_expires_at: endsAt.toISOString() }
     },
@@ -236,6 +275,7 @@ export function createWebhookService(deps: {
       scope: WebhookScope,
       id: string,
       input: { url?: unknown; description?: string | undefined; enabled_events?: string[] | undefined },
+      actor?: AuditActor,
     ) {
       const endpoint = await ownEndpoint(scope, id)
       const { events, errors } = parseEnabledEvents(input.enabled_events ?? ['*'])
@@ -256,17 +296,22 @@ export function createWebhookService(deps: {
         ...(input.enabled_events === undefined ? {} : { enabled_events: events }),
       }
       if (!endpoint.is_active) throw disabled('The endpoint is disabled and cannot be changed.')
-      const updated = await updateActiveEndpoint(db, endpoint.id, changes)
+      const updated = await db.transaction().execute(async (trx) => {
+        const row = await updateActiveEndpoint(trx, endpoint.id, changes)
+        if (row) await audit(trx, actor, scope, 'webhook_endpoint.updated', row, { changes })
+        return row
+      })
       if (!updated) throw disabled('The endpoint is disabled and cannot be changed.')
       return { endpoint: endpointView(updated, clock.now()) }
     },
 
     /** Permanent; a second delete answers the same. Pending deliveries fail with endpoint_disabled. */
-    async remove(scope: WebhookScope, id: string) {
+    async remove(scope: WebhookScope, id: string, actor?: AuditActor) {
       const endpoint = await ownEndpoint(scope, id)
       if (endpoint.is_active) {
         await db.transaction().execute(async (trx) => {
           await deactivateEndpoint(trx, endpoint.id, clock.now())
+          await audit(trx, actor, scope, 'webhook_endpoint.deleted', endpoint)
           await failPendingDeliveries(trx, endpoint.id)
           await cancelReplays(trx, endpoint.id, clock.now())
         })
@@ -355,20 +400,23 @@ export function createWebhookService(deps: {
           'The delivery’s endpoint is disabled; it receives nothing further.',
         )
       }
-      const queued = await db.transaction().execute(async (trx) => {
-        const row = await enqueueRedelivery(trx, original, clock.now())
-        if (actor) {
-          await recordAudit(trx, clock, {
-            organizationId: original.organization_id,
-            actor,
-            action: 'webhook_delivery.redelivered',
-            subject: original.id,
-            details: { new_delivery_id: row.id, endpoint_id: original.endpoint_id },
-          })
-        }
-        return row
-      })
-      return deliveryView(queued)
+      const endpoint = actor ? await findEndpoint(db, undefined, original.endpoint_id) : undefined
+      const row = await enqueueRedelivery(db, original, clock.now(), (trx, created) =>
+        audit(
+          trx,
+          actor,
+          { organizationId: original.organization_id },
+          'webhook_delivery.redelivered',
+          { id: original.endpoint_id, url: endpoint?.url ?? '' },
+          {
+            delivery_id: original.id,
+            redelivery_id: created.id,
+            event_id: original.event_id,
+            event_type: original.event_type,
+          },
+        ),
+      )
+      return deliveryView(row)
     },
 
     /** Queues the endpoint's matching events again, in the background (see replays.service.ts). */
@@ -379,17 +427,24 @@ export function createWebhookService(deps: {
       actor?: AuditActor,
     ) {
       const endpoint = await ownEndpoint(scope, endpointId)
-      const audit = actor
-        ? (trx: Database, replay: { id: string; total: number }) =>
-            recordAudit(trx, clock, {
-              organizationId: endpoint.organization_id,
-              actor,
-              action: 'webhook_endpoint.replayed',
-              subject: endpoint.id,
-              details: { replay_id: replay.id, events: replay.total, since: input.since },
-            })
-        : undefined
-      return replayView(await requestReplay(db, endpoint, input, clock.now(), audit))
+      const row = await requestReplay(db, endpoint, input, clock.now(), (trx, replay) =>
+        audit(
+          trx,
+          actor,
+          { organizationId: endpoint.organization_id },
+          'webhook_endpoint.replayed',
+          endpoint,
+          {
+            replay_id: replay.id,
+            since: replay.since.toISOString(),
+            until: replay.until?.toISOString() ?? null,
+            event_types: replay.event_types,
+            only_failed: replay.only_failed,
+            total: replay.total,
+          },
+        ),
+      )
+      return replayView(row)
     },
 
     /** The endpoint's newest replay and how far it got. */

@@ -13,6 +13,7 @@ import {
   uniqueEmail,
 } from '../../helpers/dashboard.ts'
 import { assertError } from '../../helpers/errors.ts'
+import { loopbackResolver } from '../../helpers/https-receiver.ts'
 import { createOrder, png, uploadFile } from '../../helpers/order-files.ts'
 
 /**
@@ -51,7 +52,11 @@ const onInit = (message: unknown) => {
   })
 }
 diagnostics.subscribe('fastify.initialization', onInit)
-const t: TestApp = await createTestApp()
+// Endpoints on loopback names (nothing receives: no dispatcher runs here).
+const t: TestApp = await createTestApp({
+  resolver: loopbackResolver,
+  webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+})
 diagnostics.unsubscribe('fastify.initialization', onInit)
 after(() => t.close())
 
@@ -83,7 +88,19 @@ const BODIES: Record<string, () => unknown> = {
   'PATCH /dashboard/api/members/:member_id': () => ({ role: 'viewer' }),
   'POST /dashboard/api/invitations': () => ({ email: uniqueEmail('generated'), role: 'viewer' }),
   'POST /dashboard/api/products': () => ({ sku: `GEN-${randomBytes(4).toString('hex')}`, name: 'Generated' }),
+  'POST /dashboard/api/api-keys': () => ({ environment: 'test', scopes: ['orders:read'] }),
+  'POST /dashboard/api/webhook-endpoints': () => ({ url: 'https://webhook.test/generated' }),
+  'PATCH /dashboard/api/webhook-endpoints/:endpoint_id': () => ({ description: 'generated' }),
+  'POST /dashboard/api/webhook-endpoints/:endpoint_id/rotate-secret': () => ({ grace_period_seconds: 0 }),
+  'POST /dashboard/api/webhook-endpoints/:endpoint_id/replay': () => ({ since: '2026-01-01T00:00:00Z' }),
 }
+/** Changes whose path says it all. */
+const NO_BODY = [
+  'POST /dashboard/api/sign-out',
+  'POST /dashboard/api/account/sessions/sign-out-others',
+  'POST /dashboard/api/webhook-endpoints/:endpoint_id/test',
+  'POST /dashboard/api/webhook-deliveries/:delivery_id/redeliver',
+]
 const bodyOf = (r: RouteEntry) => BODIES[label(r)]?.()
 
 let orgId: string
@@ -91,6 +108,9 @@ let orgId: string
 let order: { id: string; file: string }
 let owner: Awaited<ReturnType<typeof memberOf>>
 let target: Awaited<ReturnType<typeof memberOf>>
+let keyId: string
+let endpointId: string
+let deliveryId: string
 const byRole: Record<string, Awaited<ReturnType<typeof memberOf>>> = {}
 
 before(async () => {
@@ -106,8 +126,33 @@ before(async () => {
     orderBody({ items: [{ sku: 'GEN-SKU', name: 'Generated', quantity: 1, files: [{ upload_id: file }] }] }),
   )
   order = { id: created.id, file }
+  const apiKey = await owner.client.call('POST', '/api-keys', {
+    environment: 'test',
+    scopes: ['orders:read'],
+  })
+  assert.equal(apiKey.statusCode, 201, apiKey.body)
+  keyId = apiKey.json().data.api_key.id
+  const endpoint = await owner.client.call('POST', '/webhook-endpoints', { url: 'https://webhook.test/auth' })
+  assert.equal(endpoint.statusCode, 201, endpoint.body)
+  endpointId = endpoint.json().data.endpoint.id
+  const ping = await owner.client.call('POST', `/webhook-endpoints/${endpointId}/test`)
+  assert.equal(ping.statusCode, 202, ping.body)
+  deliveryId = (
+    await t.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', endpointId)
+      .executeTakeFirstOrThrow()
+  ).id
 })
-const ids = () => ({ member_id: target.id, order_id: order.id, upload_id: order.file })
+const ids = () => ({
+  member_id: target.id,
+  order_id: order.id,
+  upload_id: order.file,
+  key_id: keyId,
+  endpoint_id: endpointId,
+  delivery_id: deliveryId,
+})
 
 async function call(
   client: DashboardClient,
@@ -141,10 +186,7 @@ describe('dashboard route table', () => {
       assert.ok(route.csrf, `${label(route)} checks CSRF`)
     }
     for (const route of routes.filter((r) => ['POST', 'PATCH', 'PUT'].includes(r.method))) {
-      const needsBody = ![
-        'POST /dashboard/api/sign-out',
-        'POST /dashboard/api/account/sessions/sign-out-others',
-      ].includes(label(route))
+      const needsBody = !NO_BODY.includes(label(route))
       assert.equal(label(route) in BODIES, needsBody, `${label(route)}: a sample body`)
     }
   })

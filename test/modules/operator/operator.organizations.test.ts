@@ -7,10 +7,12 @@ import { count, hex, ISO_MS, UUID } from '../../helpers/operator.ts'
 
 const API_KEY_FIELDS = [
   'created_at',
+  'created_by',
   'environment',
   'expires_at',
   'id',
   'key_prefix',
+  'last_used_at',
   'name',
   'organization_id',
   'revoked_at',
@@ -93,6 +95,8 @@ describe('API keys', () => {
     assert.deepEqual([...api_key.scopes].sort(), ['orders:read', 'orders:write'])
     assert.equal(api_key.name, 'ERP')
     assert.equal(api_key.expires_at, expiresAt)
+    assert.equal(api_key.created_by, 'operator token')
+    assert.equal(api_key.last_used_at, null)
     assert.equal(api_key.revoked_at, null)
     assert.match(api_key.created_at, ISO_MS)
     assert.match(key, /^svc_live_[0-9A-Za-z]{32,}$/)

@@ -8,7 +8,13 @@ import { styleNonce } from '../lib/nonce.ts'
 import { router } from './router.tsx'
 
 // The system font stack: no web fonts, nothing fetched from elsewhere.
-const theme = createTheme({ primaryColor: 'indigo', primaryShade: { light: 8, dark: 4 } })
+// Modals leave the page's scrolling alone: locking it writes a style element
+// without the CSP nonce (react-remove-scroll), which the policy refuses.
+const theme = createTheme({
+  primaryColor: 'indigo',
+  primaryShade: { light: 8, dark: 4 },
+  components: { Modal: { defaultProps: { lockScroll: false } } },
+})
 
 // Mantine's dimmed text (gray 6) is below 4.5:1 on white; one shade darker
 // passes (axe checks every page). Alerts use the default variant for the same reason.

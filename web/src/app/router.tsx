@@ -1,5 +1,6 @@
 import { createBrowserRouter, Navigate } from 'react-router'
 import { AccountRoute } from '../features/account/routes/account.tsx'
+import { ApiKeysRoute } from '../features/api-keys/routes/api-keys.tsx'
 import { AuditLogRoute } from '../features/audit-log/routes/audit-log.tsx'
 import { AcceptInvitationRoute } from '../features/auth/routes/accept-invitation.tsx'
 import { SignInRoute } from '../features/auth/routes/sign-in.tsx'
@@ -8,6 +9,8 @@ import { MembersRoute } from '../features/members/routes/members.tsx'
 import { OrderRoute } from '../features/orders/routes/order.tsx'
 import { OrdersRoute } from '../features/orders/routes/orders.tsx'
 import { ProductsRoute } from '../features/products/routes/products.tsx'
+import { EndpointRoute } from '../features/webhooks/routes/endpoint.tsx'
+import { WebhooksRoute } from '../features/webhooks/routes/webhooks.tsx'
 import { Shell } from './shell.tsx'
 
 export const router = createBrowserRouter(
@@ -21,6 +24,9 @@ export const router = createBrowserRouter(
         { index: true, element: <Navigate to="/home" replace /> },
         { path: 'home', element: <HomeRoute /> },
         { path: 'orders', element: <OrdersRoute /> },
+        { path: 'api-keys', element: <ApiKeysRoute /> },
+        { path: 'webhooks', element: <WebhooksRoute /> },
+        { path: 'webhooks/:endpointId', element: <EndpointRoute /> },
         { path: 'members', element: <MembersRoute /> },
         { path: 'orders/:order_id', element: <OrderRoute /> },
         { path: 'products', element: <ProductsRoute /> },

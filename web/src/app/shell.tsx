@@ -10,6 +10,8 @@ import { useAccount, useSignOut } from '../features/auth/api/session.ts'
 const SECTIONS = [
   { to: '/home', label: 'Home' },
   { to: '/orders', label: 'Orders' },
+  { to: '/api-keys', label: 'API keys' },
+  { to: '/webhooks', label: 'Webhooks' },
   { to: '/products', label: 'Products' },
   { to: '/members', label: 'Members' },
   { to: '/audit-log', label: 'Audit log' },

@@ -15,12 +15,20 @@ export type {
   SessionState,
   SignedIn,
 } from '../../../src/modules/dashboard/dashboard.schemas.ts'
+export type { ApiKey, ApiKeyCreated, CreateApiKeyBody } from '../../../src/modules/dashboard/keys.schemas.ts'
 export type { DashboardOrder, TimelineEvent } from '../../../src/modules/dashboard/order.schemas.ts'
 export type {
   Product,
   ProductCreated,
   UnmatchedSku,
 } from '../../../src/modules/dashboard/products.schemas.ts'
+export type {
+  Delivery,
+  DeliveryAttempt,
+  DeliveryLog,
+  Endpoint,
+  Replay,
+} from '../../../src/modules/dashboard/webhooks.schemas.ts'
 
 export class ApiError extends Error {
   readonly status: number

@@ -5,9 +5,8 @@
  * worker uses one file per queue operation: claim.ts, complete.ts,
  * next-due.ts, release.ts.
  */
-import type { Transaction } from 'kysely'
 import type { Database } from '../../../db/database.ts'
-import type { DB, WebhookDeliveryRow } from '../../../db/schema.ts'
+import type { WebhookDeliveryRow } from '../../../db/schema.ts'
 import { newId } from '../../../lib/ids.ts'
 import type { NewEventInput, RecordedEvent } from './events.ts'
 import { insertDelivery, insertEvent } from './outbox.repo.ts'
@@ -59,8 +58,12 @@ export async function enqueueRedelivery(
   db: Database,
   original: WebhookDeliveryRow,
   at: Date,
+  /** Also written in the redelivery's transaction (the dashboard's audit entry). */
+  alongside?: (trx: Database, row: WebhookDeliveryRow) => Promise<void>,
 ): Promise<WebhookDeliveryRow> {
-  // Inside the caller's transaction when it has one (the operator's audit entry is written with it).
-  if (db.isTransaction) return insertDelivery(db as Transaction<DB>, original, newId(), at, original.id)
-  return db.transaction().execute((trx) => insertDelivery(trx, original, newId(), at, original.id))
+  return db.transaction().execute(async (trx) => {
+    const row = await insertDelivery(trx, original, newId(), at, original.id)
+    await alongside?.(trx, row)
+    return row
+  })
 }

@@ -12,6 +12,14 @@ const ACTIONS: Record<string, string> = {
   'member.removed': 'Removed a member',
   'member.password_changed': 'Changed the password',
   'product.created': 'Created a product',
+  'api_key.created': 'Created an API key',
+  'api_key.revoked': 'Revoked an API key',
+  'webhook_endpoint.created': 'Added a webhook endpoint',
+  'webhook_endpoint.updated': 'Changed a webhook endpoint',
+  'webhook_endpoint.deleted': 'Deleted a webhook endpoint',
+  'webhook_endpoint.secret_rotated': 'Rotated a webhook secret',
+  'webhook_endpoint.replayed': 'Replayed webhook events',
+  'webhook_delivery.redelivered': 'Redelivered a webhook delivery',
 }
 
 const describe = (details: Record<string, unknown>) =>

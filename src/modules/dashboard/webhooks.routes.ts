@@ -1,0 +1,258 @@
+import type { FastifyRequest } from 'fastify'
+import type { ErrorCode } from '../../http/errors.ts'
+import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
+import type { WebhookScope } from '../webhooks/webhooks.service.ts'
+import { actor, change, ctx, DASHBOARD_TAG, type DashboardArea, viewer } from './route-config.ts'
+import {
+  CreateEndpointBody,
+  DeliveryAnswer,
+  DeliveryDetail,
+  DeliveryPage,
+  DeliveryParams,
+  DeliveryQuery,
+  EndpointAnswer,
+  EndpointCreated,
+  EndpointDeleted,
+  EndpointList,
+  EndpointParams,
+  EnvironmentQuery,
+  PingQueued,
+  ReplayAnswer,
+  ReplayBody,
+  RotateSecretBody,
+  SecretRotated,
+  UpdateEndpointBody,
+} from './webhooks.schemas.ts'
+
+/**
+ * Webhooks: the same service as /v1's webhook routes, scoped to the member's
+ * organization and the environment of the page's test/live switch (the
+ * `environment` query parameter, test by default). An endpoint or delivery
+ * of another organization or environment is 404. Changes are recorded in the
+ * audit log in their own transaction (never a secret).
+ */
+export const webhooksRoutes: DashboardArea = (app, deps) => {
+  const { webhooks } = deps.services
+  const tags = [DASHBOARD_TAG]
+  const scope = (request: FastifyRequest): WebhookScope => ({
+    organizationId: ctx(request).member.organization_id,
+    environment: (request.query as { environment?: 'test' | 'live' }).environment ?? 'test',
+  })
+  const invalid: ErrorCode[] = ['validation_failed']
+
+  app.get(
+    '/webhook-endpoints',
+    {
+      config: viewer,
+      schema: {
+        operationId: 'dashboardListWebhookEndpoints',
+        tags,
+        summary: "The environment's endpoints, newest first, with their health (never a secret)",
+        querystring: EnvironmentQuery,
+        response: { 200: EndpointList },
+      },
+    },
+    async (request) => ({ data: await webhooks.list(scope(request)) }),
+  )
+
+  app.post(
+    '/webhook-endpoints',
+    {
+      config: {
+        ...change('developer'),
+        errors: ['webhook_url_invalid', 'webhook_target_blocked', 'webhook_limit_reached'],
+      },
+      schema: {
+        operationId: 'dashboardCreateWebhookEndpoint',
+        tags,
+        summary: 'Register an endpoint: its secret is in this answer only',
+        querystring: EnvironmentQuery,
+        body: CreateEndpointBody,
+        response: { 201: EndpointCreated },
+      },
+    },
+    async (request, reply) => {
+      reply.code(201)
+      return { data: await webhooks.create(scope(request), request.body, actor(request)) }
+    },
+  )
+
+  app.get(
+    '/webhook-endpoints/:endpoint_id',
+    {
+      config: viewer,
+      schema: {
+        operationId: 'dashboardGetWebhookEndpoint',
+        tags,
+        summary: 'One endpoint and its health',
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        response: { 200: EndpointAnswer },
+      },
+    },
+    async (request) => ({
+      data: { endpoint: await webhooks.get(scope(request), request.params.endpoint_id) },
+    }),
+  )
+
+  app.patch(
+    '/webhook-endpoints/:endpoint_id',
+    {
+      config: { ...change('developer'), errors: invalid },
+      schema: {
+        operationId: 'dashboardUpdateWebhookEndpoint',
+        tags,
+        summary: 'Change the description or event filter of an active endpoint',
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        body: UpdateEndpointBody,
+        response: { 200: EndpointAnswer },
+      },
+    },
+    async (request) => ({
+      data: await webhooks.update(scope(request), request.params.endpoint_id, request.body, actor(request)),
+    }),
+  )
+
+  app.delete(
+    '/webhook-endpoints/:endpoint_id',
+    {
+      config: change('developer', false),
+      schema: {
+        operationId: 'dashboardDeleteWebhookEndpoint',
+        tags,
+        summary: 'Disable an endpoint permanently; its pending deliveries fail',
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        response: { 200: EndpointDeleted },
+      },
+    },
+    async (request) => ({
+      data: await webhooks.remove(scope(request), request.params.endpoint_id, actor(request)),
+    }),
+  )
+
+  app.post(
+    '/webhook-endpoints/:endpoint_id/test',
+    {
+      config: { ...change('developer', false), errors: invalid },
+      schema: {
+        operationId: 'dashboardTestWebhookEndpoint',
+        tags,
+        summary: 'Queue a ping event to the endpoint',
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        response: { 202: PingQueued },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202)
+      return { data: await webhooks.test(scope(request), request.params.endpoint_id) }
+    },
+  )
+
+  app.post(
+    '/webhook-endpoints/:endpoint_id/rotate-secret',
+    {
+      config: { ...change('developer'), errors: invalid },
+      schema: {
+        operationId: 'dashboardRotateWebhookSecret',
+        tags,
+        summary: 'A new secret (in this answer only); the old one signs beside it for the grace period',
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        body: RotateSecretBody,
+        response: { 200: SecretRotated },
+      },
+    },
+    async (request) => ({
+      data: await webhooks.rotateSecret(
+        scope(request),
+        request.params.endpoint_id,
+        request.body,
+        actor(request),
+      ),
+    }),
+  )
+
+  app.post(
+    '/webhook-endpoints/:endpoint_id/replay',
+    {
+      config: { ...change('developer'), errors: [...invalid, 'replay_in_progress'] },
+      schema: {
+        operationId: 'dashboardReplayWebhookEndpoint',
+        tags,
+        summary: 'Send the endpoint the events of a time window again, in the background; answers the count',
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        body: ReplayBody,
+        response: { 202: ReplayAnswer },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202)
+      const replay = await webhooks.replay(
+        scope(request),
+        request.params.endpoint_id,
+        request.body,
+        actor(request),
+      )
+      return { data: { replay } }
+    },
+  )
+
+  app.get(
+    '/webhook-deliveries',
+    {
+      config: { ...viewer, errors: ['not_found'] },
+      preValidation: restorePlusInOffsets('created_since', 'created_until'),
+      schema: {
+        operationId: 'dashboardListWebhookDeliveries',
+        tags,
+        summary: 'The delivery log, newest first, with the filters of /v1 (next_cursor pages on)',
+        querystring: DeliveryQuery,
+        response: { 200: DeliveryPage },
+      },
+    },
+    async (request) => {
+      const { environment: _, ...query } = request.query
+      return webhooks.deliveries(scope(request), query)
+    },
+  )
+
+  app.get(
+    '/webhook-deliveries/:delivery_id',
+    {
+      config: viewer,
+      schema: {
+        operationId: 'dashboardGetWebhookDelivery',
+        tags,
+        summary: 'One log entry and its attempts, oldest first',
+        params: DeliveryParams,
+        querystring: EnvironmentQuery,
+        response: { 200: DeliveryDetail },
+      },
+    },
+    async (request) => ({ data: await webhooks.delivery(scope(request), request.params.delivery_id) }),
+  )
+
+  app.post(
+    '/webhook-deliveries/:delivery_id/redeliver',
+    {
+      config: { ...change('developer', false), errors: invalid },
+      schema: {
+        operationId: 'dashboardRedeliverWebhookDelivery',
+        tags,
+        summary: "Send a delivery's event again, as a new log entry",
+        params: DeliveryParams,
+        querystring: EnvironmentQuery,
+        response: { 202: DeliveryAnswer },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202)
+      const delivery = await webhooks.redeliver(scope(request), request.params.delivery_id, actor(request))
+      return { data: { delivery } }
+    },
+  )
+}

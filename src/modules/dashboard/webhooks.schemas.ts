@@ -1,0 +1,83 @@
+import Type, { type Static } from 'typebox'
+import { Text } from '../../http/schemas.ts'
+import {
+  DeliveryLogFilters,
+  DeliveryLogPage,
+  EnabledEvents,
+  RotateSecretRequest,
+  WebhookDelivery,
+  WebhookDeliveryAttempt,
+  WebhookEndpoint,
+  WebhookReplay,
+  WebhookReplayRequest,
+} from '../webhooks/webhooks.schemas.ts'
+import { Environment } from './keys.schemas.ts'
+
+/**
+ * The dashboard's webhook schemas: the public API's own objects (one
+ * definition), plus the environment, which a key carries on /v1 and the
+ * dashboard takes from the page's test/live switch.
+ */
+const closed = { additionalProperties: false } as const
+
+export const EnvironmentQuery = Type.Object(
+  { environment: Type.Optional({ ...Environment, default: 'test', description: 'test (default) or live' }) },
+  closed,
+)
+
+export const EndpointParams = Type.Object({ endpoint_id: Type.String() })
+export const DeliveryParams = Type.Object({ delivery_id: Type.String() })
+
+export const EndpointList = Type.Object({ data: Type.Array(WebhookEndpoint) })
+export const EndpointAnswer = Type.Object({ data: Type.Object({ endpoint: WebhookEndpoint }) })
+
+export const CreateEndpointBody = Type.Object(
+  {
+    url: Type.String({ maxLength: 2048, description: 'An https URL without credentials, on a public host.' }),
+    description: Type.Optional(Text({ maxLength: 500 })),
+    enabled_events: Type.Optional(EnabledEvents),
+  },
+  closed,
+)
+export const EndpointCreated = Type.Object({
+  data: Type.Object({
+    endpoint: WebhookEndpoint,
+    secret: Type.String({ description: 'whsec_...; shown only here.' }),
+  }),
+})
+
+export const UpdateEndpointBody = Type.Object(
+  {
+    description: Type.Optional(Text({ maxLength: 500 })),
+    enabled_events: Type.Optional(EnabledEvents),
+  },
+  closed,
+)
+export const RotateSecretBody = RotateSecretRequest
+export const SecretRotated = Type.Object({
+  data: Type.Object({
+    endpoint: WebhookEndpoint,
+    secret: Type.String({ description: 'The new whsec_... secret; shown only here.' }),
+    previous_secret_expires_at: Type.String({ format: 'date-time' }),
+  }),
+})
+export const EndpointDeleted = Type.Object({
+  data: Type.Object({ id: Type.String(), is_active: Type.Boolean() }),
+})
+export const PingQueued = Type.Object({ data: Type.Object({ queued: Type.Boolean() }) })
+
+export const ReplayBody = WebhookReplayRequest
+export const ReplayAnswer = Type.Object({ data: Type.Object({ replay: WebhookReplay }) })
+
+export const DeliveryQuery = Type.Object({ ...EnvironmentQuery.properties, ...DeliveryLogFilters }, closed)
+export const DeliveryPage = DeliveryLogPage
+export const DeliveryDetail = Type.Object({
+  data: Type.Object({ delivery: WebhookDelivery, attempts: Type.Array(WebhookDeliveryAttempt) }),
+})
+export const DeliveryAnswer = Type.Object({ data: Type.Object({ delivery: WebhookDelivery }) })
+
+export type Endpoint = Static<typeof WebhookEndpoint>
+export type Delivery = Static<typeof WebhookDelivery>
+export type DeliveryAttempt = Static<typeof WebhookDeliveryAttempt>
+export type Replay = Static<typeof WebhookReplay>
+export type DeliveryLog = Static<typeof DeliveryLogPage>

@@ -1,0 +1,24 @@
+import { Alert, Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core'
+
+/** A secret shown once (an API key, a webhook signing secret), with a button to copy it. */
+export function SecretReveal({ title, label, value }: { title: string; label: string; value: string }) {
+  return (
+    <Alert color="green" variant="default" role="status" title={title}>
+      <Stack gap="xs">
+        <Text size="sm">Copy it now: it is shown only this once and cannot be shown again.</Text>
+        <Group align="center" wrap="nowrap">
+          <Code block aria-label={label} style={{ flex: 1, wordBreak: 'break-all' }}>
+            {value}
+          </Code>
+          <CopyButton value={value}>
+            {({ copied, copy }) => (
+              <Button variant="default" onClick={copy}>
+                {copied ? 'Copied' : `Copy ${label.toLowerCase()}`}
+              </Button>
+            )}
+          </CopyButton>
+        </Group>
+      </Stack>
+    </Alert>
+  )
+}

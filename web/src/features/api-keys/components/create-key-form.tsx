@@ -1,0 +1,109 @@
+import {
+  Button,
+  Checkbox,
+  Group,
+  Paper,
+  SegmentedControl,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core'
+import { type FormEvent, useState } from 'react'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { SecretReveal } from '../../../components/secret-reveal.tsx'
+import { SCOPES, useCreateApiKey } from '../api/api-keys.ts'
+
+type Env = 'test' | 'live'
+const SCOPE_TEXT: Record<string, string> = {
+  'orders:read': 'Read orders',
+  'orders:write': 'Create and cancel orders',
+  'files:write': 'Upload files',
+  'webhooks:manage': 'Manage webhooks',
+}
+
+/** Developers create keys: the key is shown once, to copy. */
+export function CreateKeyForm() {
+  const create = useCreateApiKey()
+  const [environment, setEnvironment] = useState<Env>('test')
+  const [scopes, setScopes] = useState<string[]>(['orders:read', 'orders:write', 'files:write'])
+  const [name, setName] = useState('')
+  const [expires, setExpires] = useState('')
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    create.mutate(
+      {
+        environment,
+        scopes: scopes as never,
+        name: name.trim() || null,
+        // The end of the chosen day, in the reader's time zone.
+        expires_at: expires ? new Date(`${expires}T23:59:59`).toISOString() : null,
+      },
+      { onSuccess: () => setName('') },
+    )
+  }
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="create-key-heading">
+      <Title order={2} size="h3" id="create-key-heading" mb="sm">
+        Create a key
+      </Title>
+      <form onSubmit={submit}>
+        <Stack gap="sm">
+          <div>
+            <Text size="sm" fw={500} id="key-environment-label">
+              Environment
+            </Text>
+            <SegmentedControl
+              aria-labelledby="key-environment-label"
+              value={environment}
+              onChange={(v) => setEnvironment(v as Env)}
+              data={[
+                { value: 'test', label: 'Test' },
+                { value: 'live', label: 'Live' },
+              ]}
+            />
+          </div>
+          <Checkbox.Group label="Scopes" value={scopes} onChange={setScopes} withAsterisk>
+            <Group mt="xs">
+              {SCOPES.map((s) => (
+                <Checkbox key={s} value={s} label={`${SCOPE_TEXT[s] ?? s} (${s})`} />
+              ))}
+            </Group>
+          </Checkbox.Group>
+          <Group align="flex-end">
+            <TextInput
+              label="Name (optional)"
+              value={name}
+              maxLength={255}
+              onChange={(e) => setName(e.currentTarget.value)}
+              w={260}
+            />
+            <TextInput
+              label="Expires (optional)"
+              description="Never, when left empty"
+              type="date"
+              value={expires}
+              min={new Date().toISOString().slice(0, 10)}
+              onChange={(e) => setExpires(e.currentTarget.value)}
+              w={200}
+            />
+            <Button type="submit" loading={create.isPending} disabled={scopes.length === 0}>
+              Create key
+            </Button>
+          </Group>
+        </Stack>
+      </form>
+      <Stack mt="md">
+        <ErrorAlert error={create.error} title="No key was created" />
+        {create.data && (
+          <SecretReveal
+            title={`New ${create.data.api_key.environment} key ${create.data.api_key.key_prefix}…`}
+            label="API key"
+            value={create.data.key}
+          />
+        )}
+      </Stack>
+    </Paper>
+  )
+}

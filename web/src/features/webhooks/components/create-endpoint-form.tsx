@@ -1,0 +1,75 @@
+import { Anchor, Button, Paper, Stack, TextInput, Title } from '@mantine/core'
+import { type FormEvent, useState } from 'react'
+import { Link } from 'react-router'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { SecretReveal } from '../../../components/secret-reveal.tsx'
+import { type Env, useCreateEndpoint } from '../api/webhooks.ts'
+import { EventsPicker } from './events-picker.tsx'
+
+export function CreateEndpointForm({ env }: { env: Env }) {
+  const create = useCreateEndpoint(env)
+  const [url, setUrl] = useState('')
+  const [description, setDescription] = useState('')
+  const [events, setEvents] = useState<string[]>(['*'])
+
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    create.mutate(
+      { url, description, enabled_events: events },
+      {
+        onSuccess: () => {
+          setUrl('')
+          setDescription('')
+          setEvents(['*'])
+        },
+      },
+    )
+  }
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="create-endpoint-heading">
+      <Title order={2} size="h3" id="create-endpoint-heading" mb="sm">
+        Add a {env} endpoint
+      </Title>
+      <form onSubmit={submit}>
+        <Stack gap="sm">
+          <TextInput
+            label="URL"
+            description="https, on a public host; it cannot be changed later"
+            type="url"
+            required
+            placeholder="https://example.com/webhooks"
+            value={url}
+            onChange={(e) => setUrl(e.currentTarget.value)}
+          />
+          <TextInput
+            label="Description (optional)"
+            maxLength={500}
+            value={description}
+            onChange={(e) => setDescription(e.currentTarget.value)}
+          />
+          <EventsPicker value={events} onChange={setEvents} />
+          <div>
+            <Button type="submit" loading={create.isPending} disabled={events.length === 0}>
+              Add endpoint
+            </Button>
+          </div>
+        </Stack>
+      </form>
+      <Stack mt="md">
+        <ErrorAlert error={create.error} title="No endpoint was added" />
+        {create.data && (
+          <>
+            <SecretReveal
+              title={`Endpoint added: ${create.data.endpoint.url}`}
+              label="Signing secret"
+              value={create.data.secret}
+            />
+            <Anchor component={Link} to={`/webhooks/${create.data.endpoint.id}?environment=${env}`}>
+              Open the endpoint
+            </Anchor>
+          </>
+        )}
+      </Stack>
+    </Paper>
+  )
+}

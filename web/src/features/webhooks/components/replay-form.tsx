@@ -1,0 +1,77 @@
+import { Alert, Button, Checkbox, Group, MultiSelect, Paper, Stack, TextInput, Title } from '@mantine/core'
+import { type FormEvent, useState } from 'react'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { type Env, FILTERABLE_TYPES, type ReplayInput, useReplay } from '../api/webhooks.ts'
+
+/** A datetime-local value (the reader's time zone) as an ISO instant. */
+export const localToIso = (value: string) => (value ? new Date(value).toISOString() : undefined)
+
+/** Send the endpoint the events of a window again (after an outage); shows the count or why not. */
+export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }) {
+  const replay = useReplay(env, endpointId)
+  const [since, setSince] = useState('')
+  const [until, setUntil] = useState('')
+  const [types, setTypes] = useState<string[]>([])
+  const [onlyFailed, setOnlyFailed] = useState(false)
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    const input: ReplayInput = { since: localToIso(since)!, only_failed: onlyFailed }
+    if (until) input.until = localToIso(until)!
+    if (types.length > 0) input.event_types = types
+    replay.mutate(input)
+  }
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="replay-heading">
+      <Title order={2} size="h3" id="replay-heading" mb="sm">
+        Replay events
+      </Title>
+      <form onSubmit={submit}>
+        <Stack gap="sm">
+          <Group align="flex-end">
+            <TextInput
+              label="Since"
+              type="datetime-local"
+              required
+              value={since}
+              onChange={(e) => setSince(e.currentTarget.value)}
+            />
+            <TextInput
+              label="Until (optional)"
+              description="Now, when left empty"
+              type="datetime-local"
+              value={until}
+              onChange={(e) => setUntil(e.currentTarget.value)}
+            />
+            <MultiSelect
+              label="Event types (optional)"
+              placeholder="All"
+              data={FILTERABLE_TYPES as unknown as string[]}
+              value={types}
+              onChange={setTypes}
+              w={280}
+            />
+          </Group>
+          <Checkbox
+            label="Only events whose every delivery to this endpoint failed"
+            checked={onlyFailed}
+            onChange={(e) => setOnlyFailed(e.currentTarget.checked)}
+          />
+          <div>
+            <Button type="submit" variant="default" loading={replay.isPending}>
+              Replay
+            </Button>
+          </div>
+        </Stack>
+      </form>
+      <Stack mt="md">
+        <ErrorAlert error={replay.error} title="Nothing was replayed" />
+        {replay.data && (
+          <Alert color="green" variant="default" role="status" title="Replay started">
+            {replay.data.total} {replay.data.total === 1 ? 'event' : 'events'} will be sent again, in the
+            order they were recorded; they appear in the delivery log as they are queued.
+          </Alert>
+        )}
+      </Stack>
+    </Paper>
+  )
+}
