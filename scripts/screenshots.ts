@@ -66,6 +66,7 @@ async function dashboardPages() {
   ] as const) {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: section }).click()
     await page.getByRole('heading', { name: section, level: 1 }).waitFor()
+    await page.getByRole('table').first().waitFor()
     await page.mouse.move(1279, 719)
     await page.screenshot({ path: file })
     console.log(`wrote ${file}`)
@@ -127,7 +128,9 @@ async function homeAndOrdersPages({ page, base, admin, orgId }: Awaited<ReturnTy
   ] as const) {
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: section }).click()
     await page.getByRole('heading', { name: section, level: 1 }).waitFor()
-    await page.getByRole('table').first().waitFor()
+    // Freshly read (not the figures cached from the first visit, before the orders).
+    await page.reload()
+    await page.getByRole('table').first().getByRole('cell', { name: /^[1-9]/ }).first().waitFor()
     await page.mouse.move(1279, 719)
     await page.screenshot({ path: file })
     console.log(`wrote ${file}`)
@@ -370,7 +373,7 @@ async function keysAndWebhooksPages() {
   await page.getByLabel('New password').fill('correct horse battery staple')
   await page.getByLabel('Repeat the password').fill('correct horse battery staple')
   await page.getByRole('button', { name: 'Set password and sign in' }).click()
-  await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+  await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
 
   await page.goto(`${base}/dashboard/api-keys`)
   await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor()
