@@ -70,7 +70,10 @@ describe('an organization’s first day in the dashboard', { skip: browserSkip, 
 
     await nav(owner, 'API keys')
     await owner.getByRole('heading', { name: 'API keys', level: 1 }).waitFor()
-    await owner.getByRole('radio', { name: 'Live' }).check()
+    // The environment switch, by keyboard: from Test the arrow key moves to Live.
+    await owner.getByRole('radio', { name: 'Test' }).focus()
+    await owner.keyboard.press('ArrowRight')
+    assert.ok(await owner.getByRole('radio', { name: 'Live' }).isChecked())
     await owner.getByRole('button', { name: 'Create key' }).click()
     const shown = owner.getByLabel('API key', { exact: true })
     state.liveKey = (await shown.textContent())!.trim()
@@ -80,16 +83,14 @@ describe('an organization’s first day in the dashboard', { skip: browserSkip, 
 
   test('an order made through /v1 with that key appears on Orders and Home, with its files', async () => {
     assert.ok(state.liveKey, 'the key of the first step')
-    await nav(owner, 'Webhooks')
+    await owner.goto(`${origin}/dashboard/webhooks?environment=live`)
     await owner.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor()
-    await owner.getByRole('radio', { name: 'Live' }).check()
     await owner.getByRole('textbox', { name: /^URL/ }).fill(receiver.url('/first-day'))
     await owner.getByRole('button', { name: 'Add endpoint' }).click()
     await owner.getByLabel('Signing secret', { exact: true }).waitFor()
 
-    await nav(owner, 'Orders')
-    const table = owner.getByRole('table', { name: 'Live orders, newest first' })
-    await table.waitFor()
+    await owner.goto(`${origin}/dashboard/orders?environment=live`)
+    await owner.getByText('No live orders match.').waitFor()
     const image = await uploadFile(t, state.liveKey, png([200, 60, 40]), 'front.png')
     const proof = await uploadFile(t, state.liveKey, PDF, 'proof.pdf')
     const created = await createOrder(
@@ -112,15 +113,15 @@ describe('an organization’s first day in the dashboard', { skip: browserSkip, 
       }),
     )
     state.orderId = created.id
-    const link = table.getByRole('link', { name: state.external })
-    await link.waitFor() // by polling, no reload
+    const table = owner.getByRole('table', { name: 'Live orders, newest first' })
+    await table.getByRole('link', { name: state.external }).waitFor() // by polling, no reload
 
     await nav(owner, 'Home')
     const today = owner.getByRole('row', { name: /^Today/ })
     await today.waitFor()
     assert.equal(await today.getByRole('cell').first().innerText(), '1')
 
-    await nav(owner, 'Orders')
+    await owner.goto(`${origin}/dashboard/orders?environment=live`)
     await table.getByRole('link', { name: state.external }).click()
     await owner.getByRole('heading', { name: `Order ${state.external}`, level: 1 }).waitFor()
     const item = owner.getByRole('region', { name: 'Item 1: Tote bag' })
@@ -137,8 +138,8 @@ describe('an organization’s first day in the dashboard', { skip: browserSkip, 
   test('the endpoint’s delivery appears in its log and is redelivered', async () => {
     assert.ok(state.orderId, 'the order of the second step')
     await receiver.waitFor(1)
-    await nav(owner, 'Webhooks')
-    await owner.getByRole('link', { name: 'Open the endpoint' }).click()
+    await owner.goto(`${origin}/dashboard/webhooks?environment=live`)
+    await owner.getByRole('link', { name: receiver.url('/first-day') }).click()
     await owner.getByRole('heading', { name: 'Webhook endpoint', level: 1 }).waitFor()
     const log = owner.getByRole('table', { name: 'Deliveries' })
     const first = log.getByRole('row').filter({ hasText: 'order.received' })
@@ -200,12 +201,12 @@ describe('an organization’s first day in the dashboard', { skip: browserSkip, 
     await page.goto(`${origin}/dashboard/orders/${state.orderId}`)
     await page.getByRole('alert').waitFor()
     assert.equal(await page.getByText(state.external).count(), 0)
-    for (const [path, table] of [
-      ['/api-keys', 'API keys'],
-      ['/products', 'Products'],
+    for (const [path, empty] of [
+      ['/api-keys', 'No keys yet.'],
+      ['/products', 'No products yet.'],
     ] as const) {
       await page.goto(`${origin}/dashboard${path}`)
-      await page.getByRole('table', { name: table }).waitFor()
+      await page.getByText(empty).first().waitFor()
       const text = await page.locator('main').innerText()
       for (const marker of [ownerEmail, 'TOTE-NATURAL', 'Natural tote', state.liveKey.slice(0, 17)]) {
         assert.ok(!text.includes(marker), `${path} shows ${marker}`)
