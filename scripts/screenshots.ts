@@ -130,7 +130,12 @@ async function homeAndOrdersPages({ page, base, admin, orgId }: Awaited<ReturnTy
     await page.getByRole('heading', { name: section, level: 1 }).waitFor()
     // Freshly read (not the figures cached from the first visit, before the orders).
     await page.reload()
-    await page.getByRole('table').first().getByRole('cell', { name: /^[1-9]/ }).first().waitFor()
+    await page
+      .getByRole('table')
+      .first()
+      .getByRole('cell', { name: /^[1-9]/ })
+      .first()
+      .waitFor()
     await page.mouse.move(1279, 719)
     await page.screenshot({ path: file })
     console.log(`wrote ${file}`)

@@ -72,15 +72,13 @@ describe('the documentation in a browser', { skip: browserSkip, timeout: 300_000
     await page.getByRole('heading', { level: 1 }).first().waitFor()
     assert.equal(await nav.getByRole('link', { name: 'Webhooks' }).getAttribute('aria-current'), 'page')
 
-    // A link of the README to a section of another guide ("... in docs/webhooks.md").
+    // A link of the README to a section of another guide ("... is in docs/operations.md").
     await nav.getByRole('link', { name: 'Introduction' }).click()
     await page.waitForURL(`${origin}/docs/guides/introduction`)
-    await page.getByRole('link', { name: 'docs/webhooks.md' }).first().click()
-    await page.waitForURL(`${origin}/docs/guides/webhooks#sending-capacity`)
+    await page.locator('a[href$="/docs/guides/operations#configuration"]').first().click()
+    await page.waitForURL(`${origin}/docs/guides/operations#configuration`)
     assert.ok(
-      await page.evaluate(
-        () => document.getElementById('sending-capacity')?.textContent === 'Sending capacity',
-      ),
+      await page.evaluate(() => document.getElementById('configuration')?.textContent === 'Configuration'),
       'the anchor leads to its heading',
     )
     await nav.getByRole('link', { name: 'API reference' }).click()

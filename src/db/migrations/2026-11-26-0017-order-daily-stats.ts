@@ -32,9 +32,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     await sql`create index ${sql.raw(`orders_search_${column}_idx`)}
       on orders (organization_id, environment, lower(${sql.ref(column)}) text_pattern_ops)`.execute(db)
   }
-  await sql`create index webhook_deliveries_unsuccessful_idx
-    on webhook_deliveries (organization_id, environment, last_attempt_at)
-    where status <> 'succeeded'`.execute(db)
+  // Home's failed deliveries of the last 24 hours, found from their failed
+  // attempts: an index on the deliveries' status or last attempt would make
+  // every result a non-HOT update of the log (the worker's hot path).
+  await sql`create index webhook_attempts_failed_idx on webhook_attempts (started_at)
+    where error_code is not null`.execute(db)
 }
 
 /** Counts every live order into order_daily_stats (added to what is there). */
@@ -57,7 +59,7 @@ export async function backfillOrderDailyStats(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await sql`drop index webhook_deliveries_unsuccessful_idx`.execute(db)
+  await sql`drop index webhook_attempts_failed_idx`.execute(db)
   for (const column of ['external_order_id', 'customer_email', 'customer_name']) {
     await sql`drop index ${sql.raw(`orders_search_${column}_idx`)}`.execute(db)
   }

@@ -158,9 +158,14 @@ describe('Home', () => {
       .execute()
     assert.equal(deliveries.length, 3)
     const [recent, old, succeeded] = deliveries.map((d) => d.id)
-    const attempt = (id: string, status: string, iso: string) =>
-      sql`update webhook_deliveries set status = ${status}, attempts = 1, last_attempt_at = ${new Date(iso)}
+    // The attempt's row, as the worker writes it (a failure has an error code), and the entry's status.
+    const attempt = async (id: string, status: string, iso: string) => {
+      await sql`update webhook_deliveries set status = ${status}, attempts = 1, last_attempt_at = ${new Date(iso)}
         where id = ${id}`.execute(t.db)
+      await sql`insert into webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error_code)
+        values (${id}, 1, ${new Date(iso)}, 12, ${status === 'succeeded' ? 200 : 500},
+                ${status === 'succeeded' ? null : 'http_error'})`.execute(t.db)
+    }
     await attempt(recent!, 'failed', '2026-11-22T09:00:00.000Z')
     await attempt(old!, 'failed', '2026-11-20T09:00:00.000Z')
     await attempt(succeeded!, 'succeeded', '2026-11-22T09:30:00.000Z')
