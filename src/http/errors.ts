@@ -297,6 +297,14 @@ export const ERROR_CATALOG = {
     description: 'Dashboard: an email address belongs to one account, in one organization.',
     retry: NO_RETRY,
   },
+  production_conflict: {
+    kind: 'error',
+    status: 409,
+    message: 'The order changed since you saw it; nothing was done.',
+    description:
+      'Operator console: a production change carries the status the operator saw (`expected_status`); when another operator changed the order first (or the item\u2019s job is already completed), the change is refused, nothing is written and no event is sent. The message names the current status.',
+    retry: 'Reload the order and decide again.',
+  },
   last_owner: {
     kind: 'error',
     status: 409,

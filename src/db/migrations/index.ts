@@ -17,6 +17,7 @@ import * as dashboardAccounts from './2026-11-26-0016-dashboard-accounts.ts'
 import * as orderDailyStats from './2026-11-26-0017-order-daily-stats.ts'
 import * as apiKeyUsage from './2026-11-26-0019-api-key-usage.ts'
 import * as operatorAccounts from './2026-11-26-0020-operator-accounts.ts'
+import * as productionBoard from './2026-11-26-0021-production-board.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -39,6 +40,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-0017-order-daily-stats': orderDailyStats,
   '2026-11-26-0020-operator-accounts': operatorAccounts,
   '2026-11-26-0019-api-key-usage': apiKeyUsage,
+  '2026-11-26-0021-production-board': productionBoard,
 }
 
 export const migrationProvider: MigrationProvider = {

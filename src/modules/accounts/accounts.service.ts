@@ -278,6 +278,12 @@ export function createAccountService(deps: AccountDeps) {
       }
     },
 
+    /** An organization's members, for the operator console (404 for an unknown organization). */
+    async listMembersOf(organizationId: string): Promise<MemberView[]> {
+      const organization = await deps.organizations.require(organizationId)
+      return (await listMembers(db, organization.id)).map(memberView)
+    },
+
     async listOperators(): Promise<OperatorView[]> {
       return (await listOperators(db)).map(operatorView)
     },

@@ -101,3 +101,42 @@ export async function sumDailyStats(
     ]),
   )
 }
+
+/**
+ * Every organization's sums since each of the given UTC days (null: all
+ * days), per status: the operator's statistics across organizations, one
+ * statement over the aggregates (never over orders).
+ */
+export async function sumDailyStatsByOrganization(
+  db: Database,
+  since: Record<string, string | null>,
+): Promise<Map<string, Record<string, DailyTotals[]>>> {
+  const windows = Object.entries(since)
+  const columns = windows.flatMap(([, day], n) => {
+    const filter = day === null ? sql`` : sql`filter (where day >= ${day}::date)`
+    return [
+      sql`coalesce(sum(orders) ${filter}, 0)::bigint::text as ${sql.ref(`o${n}`)}`,
+      sql`coalesce(sum(items) ${filter}, 0)::bigint::text as ${sql.ref(`i${n}`)}`,
+      sql`coalesce(sum(quantity) ${filter}, 0)::text as ${sql.ref(`q${n}`)}`,
+    ]
+  })
+  const result = await sql<Record<string, string>>`
+    select organization_id, status, ${sql.join(columns)}
+    from order_daily_stats
+    group by organization_id, status`.execute(db)
+  const byOrganization = new Map<string, Record<string, DailyTotals[]>>()
+  for (const row of result.rows) {
+    const entry =
+      byOrganization.get(row.organization_id!) ?? Object.fromEntries(windows.map(([name]) => [name, []]))
+    windows.forEach(([name], n) => {
+      entry[name]!.push({
+        status: row.status!,
+        orders: Number(row[`o${n}`]),
+        items: Number(row[`i${n}`]),
+        quantity: Number(row[`q${n}`]),
+      })
+    })
+    byOrganization.set(row.organization_id!, entry)
+  }
+  return byOrganization
+}

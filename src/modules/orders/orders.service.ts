@@ -8,7 +8,7 @@ import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import { FileConflictError, type UploadService } from '../uploads/uploads.service.ts'
 import { decodeCursor, encodeCursor, type Position } from './cursor.ts'
-import { type DailyTotals, sumDailyStats } from './daily-stats.repo.ts'
+import { type DailyTotals, sumDailyStats, sumDailyStatsByOrganization } from './daily-stats.repo.ts'
 import { buildOrderGraph, linkProducts, type OrderContext } from './order-graph.ts'
 import { type OrderAggregate, toOperatorOrder, toPublicOrder } from './orders.mappers.ts'
 import {
@@ -376,6 +376,45 @@ export function createOrderService(deps: {
           all_time: all,
         },
         in_production: all.orders_by_status.in_production ?? 0,
+      }
+    },
+
+    /**
+     * Live orders across organizations (the operator console): the same
+     * windows as dashboardStats, for the platform and per organization, read
+     * from the daily statistics in one statement.
+     */
+    async platformStats() {
+      const now = clock.now()
+      const day = (back: number) => new Date(now.getTime() - back * 86_400_000).toISOString().slice(0, 10)
+      const since = { today: day(0), last_7_days: day(6), last_30_days: day(29), all_time: null }
+      const perOrganization = await sumDailyStatsByOrganization(db, since)
+      const names = Object.keys(since) as (keyof typeof since)[]
+      const merged = Object.fromEntries(
+        names.map((name) => {
+          const byStatus = new Map<string, DailyTotals>()
+          for (const windows of perOrganization.values()) {
+            for (const row of windows[name]!) {
+              const sum = byStatus.get(row.status) ?? { status: row.status, orders: 0, items: 0, quantity: 0 }
+              sum.orders += row.orders
+              sum.items += row.items
+              sum.quantity += row.quantity
+              byStatus.set(row.status, sum)
+            }
+          }
+          return [name, totalsView([...byStatus.values()])]
+        }),
+      ) as Record<keyof typeof since, ReturnType<typeof totalsView>>
+      return {
+        today: day(0),
+        windows: merged,
+        organizations: [...perOrganization].map(([organizationId, windows]) => ({
+          organization_id: organizationId,
+          windows: Object.fromEntries(names.map((name) => [name, totalsView(windows[name]!)])) as Record<
+            keyof typeof since,
+            ReturnType<typeof totalsView>
+          >,
+        })),
       }
     },
   }

@@ -101,3 +101,57 @@ export async function completeJob(db: Database, jobId: string, at: Date) {
     .where('id', '=', jobId)
     .execute()
 }
+
+export interface BoardFilter {
+  status: string
+  organizationId?: string | undefined
+  producedByPartner?: boolean | undefined
+  /** Only production orders created at or before this time (the board's age filter). */
+  createdBefore?: Date | undefined
+  after?: { createdAt: Date; id: string } | undefined
+  limit: number
+}
+
+/**
+ * One page of the production board: live production orders of one status,
+ * oldest first, on (created_at, id) with a keyset condition read from the
+ * index production_orders_board_idx (migration 0021). One extra row tells
+ * whether a next page exists.
+ */
+export async function findBoardPage(db: Database, filter: BoardFilter) {
+  let query = db
+    .selectFrom('production_orders as p')
+    .innerJoin('orders as o', 'o.id', 'p.order_id')
+    .innerJoin('organizations as org', 'org.id', 'o.organization_id')
+    .select([
+      'p.id',
+      'p.order_id',
+      'p.status',
+      'p.produced_by_partner',
+      'p.created_at',
+      'p.updated_at',
+      'o.organization_id',
+      'org.name as organization_name',
+      'o.external_order_id',
+      'o.source',
+      'o.status as order_status',
+      'o.customer_name',
+    ])
+    .where('p.status', '=', filter.status)
+    .where('o.environment', '=', 'live')
+  if (filter.organizationId !== undefined)
+    query = query.where('o.organization_id', '=', filter.organizationId)
+  if (filter.producedByPartner !== undefined) {
+    query = query.where('p.produced_by_partner', '=', filter.producedByPartner)
+  }
+  if (filter.createdBefore !== undefined) query = query.where('p.created_at', '<=', filter.createdBefore)
+  if (filter.after !== undefined) {
+    const { createdAt, id } = filter.after
+    query = query.where(sql<boolean>`(p.created_at, p.id) > (${createdAt}::timestamptz, ${id}::uuid)`)
+  }
+  return query
+    .orderBy('p.created_at')
+    .orderBy('p.id')
+    .limit(filter.limit + 1)
+    .execute()
+}

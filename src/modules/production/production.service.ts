@@ -3,11 +3,18 @@ import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { type AuditAction, type AuditActor, recordAudit } from '../audit/audit.service.ts'
-import { findOrderById, setOrderStatus, touchOrders } from '../orders/orders.repo.ts'
+import { decodeCursor, encodeCursor } from '../orders/cursor.ts'
+import { findItemsWithJobs, findOrderById, setOrderStatus, touchOrders } from '../orders/orders.repo.ts'
 import type { OperatorOrder, OrderStatus } from '../orders/orders.schemas.ts'
-import { type EventType, eventData, recordEvent } from '../webhooks/outbox/outbox.service.ts'
+import {
+  type EventType,
+  eventData,
+  type RecordedEvent,
+  recordEvent,
+} from '../webhooks/outbox/outbox.service.ts'
 import {
   completeJob,
+  findBoardPage,
   findJob,
   type LockedProduction,
   lockProduction,
@@ -33,6 +40,26 @@ const STATUS_EVENTS: Partial<Record<ProductionStatus, EventType>> = {
   failed: 'order.production_failed',
   cancelled: 'order.cancelled',
 }
+
+/** What a change did: its answer and the events it recorded (none for an unchanged order, shop orders, partner-produced items). */
+export interface ProductionChange<View> {
+  view: View
+  events: RecordedEvent[]
+}
+
+/**
+ * The console's precondition: the status the operator saw. A production order
+ * that has another status by the time its lock is held is refused with 409
+ * production_conflict, so two operators acting at once never both act.
+ */
+export interface ProductionPrecondition {
+  expectedStatus?: ProductionStatus | undefined
+}
+
+const conflict = (current: string) =>
+  new AppError('production_conflict', {
+    message: `The order changed since you saw it: its production status is now ${current}. Nothing was done.`,
+  })
 
 export function productionOrderView(row: {
   id: string
@@ -69,9 +96,9 @@ export function createProductionService(deps: {
     type: EventType,
     data: (order: { order_id: string; external_order_id: string }) => Record<string, unknown>,
     at: Date,
-  ) {
-    if (p.environment !== 'live' || p.source !== 'api') return
-    await recordEvent(trx, {
+  ): Promise<RecordedEvent[]> {
+    if (p.environment !== 'live' || p.source !== 'api') return []
+    const event = await recordEvent(trx, {
       organizationId: p.organization_id,
       environment: p.environment,
       type,
@@ -79,6 +106,13 @@ export function createProductionService(deps: {
       data: data(p),
       at,
     })
+    return [event]
+  }
+
+  function check(p: LockedProduction, precondition: ProductionPrecondition) {
+    if (precondition.expectedStatus !== undefined && p.status !== precondition.expectedStatus) {
+      throw conflict(p.status)
+    }
   }
 
   /** Moves the production order, its unfinished jobs and the order to a new status. */
@@ -108,61 +142,94 @@ export function createProductionService(deps: {
 
   const notFound = () => new AppError('not_found', { message: 'No production order with this id.' })
 
-  return {
-    async setStatus(productionOrderId: string, status: ProductionStatus, actor?: AuditActor) {
+  const api = {
+    /** Sets a production order's status; the event of the new status (live API orders), unless unchanged. */
+    async changeStatus(
+      productionOrderId: string,
+      status: ProductionStatus,
+      actor?: AuditActor,
+      precondition: ProductionPrecondition = {},
+    ): Promise<ProductionChange<ReturnType<typeof productionOrderView>>> {
       if (!isUuid(productionOrderId)) throw notFound()
       return db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { productionOrderId })
         if (!p) throw notFound()
-        if (p.status === status) return productionOrderView(p)
+        check(p, precondition)
+        if (p.status === status) return { view: productionOrderView(p), events: [] }
         const at = clock.now()
         await transition(trx, p, status, at)
         await audit(trx, actor, p, 'production.status_set', p.id, { from: p.status, to: status })
         const type = STATUS_EVENTS[status]
-        if (type) {
-          const production = {
-            production_order_id: p.id,
-            production_status: status,
-            produced_by_partner: p.produced_by_partner,
-          }
-          await emit(trx, p, type, (order) => eventData.production(order, production), at)
+        const production = {
+          production_order_id: p.id,
+          production_status: status,
+          produced_by_partner: p.produced_by_partner,
         }
-        return productionOrderView({ ...p, status })
+        const events = type
+          ? await emit(trx, p, type, (order) => eventData.production(order, production), at)
+          : []
+        return { view: productionOrderView({ ...p, status }), events }
       })
     },
 
-    async setPartner(productionOrderId: string, producedByPartner: boolean, actor?: AuditActor) {
+    async changePartner(
+      productionOrderId: string,
+      producedByPartner: boolean,
+      actor?: AuditActor,
+      precondition: ProductionPrecondition = {},
+    ): Promise<ProductionChange<ReturnType<typeof productionOrderView>>> {
       if (!isUuid(productionOrderId)) throw notFound()
       return db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { productionOrderId })
         if (!p) throw notFound()
+        check(p, precondition)
         if (p.produced_by_partner !== producedByPartner) {
           await setProducedByPartner(trx, p.id, producedByPartner, clock.now())
           await audit(trx, actor, p, 'production.partner_set', p.id, {
             produced_by_partner: producedByPartner,
           })
         }
-        return productionOrderView({ ...p, produced_by_partner: producedByPartner })
+        return { view: productionOrderView({ ...p, produced_by_partner: producedByPartner }), events: [] }
       })
     },
 
-    /** Completes one item's job; order_item.completed unless the order is partner-produced. */
-    async completeJob(jobId: string, actor?: AuditActor) {
+    /**
+     * Completes one item's job; order_item.completed unless the order is
+     * partner-produced. The job is read again under the production order's
+     * lock, so two completions at once record one event. With
+     * `requirePending`, a job already completed is a 409 production_conflict
+     * (the console); without, it answers the job unchanged (/admin/v1).
+     */
+    async changeJob(
+      jobId: string,
+      actor?: AuditActor,
+      precondition: ProductionPrecondition & { requirePending?: boolean } = {},
+    ) {
       return db.transaction().execute(async (trx) => {
-        const job = isUuid(jobId) ? await findJob(trx, jobId) : undefined
-        if (!job) throw new AppError('not_found', { message: 'No production job with this id.' })
-        const p = (await lockProduction(trx, { productionOrderId: job.production_order_id }))!
+        const found = isUuid(jobId) ? await findJob(trx, jobId) : undefined
+        if (!found) throw new AppError('not_found', { message: 'No production job with this id.' })
+        const p = (await lockProduction(trx, { productionOrderId: found.production_order_id }))!
+        const job = (await findJob(trx, jobId))!
+        check(p, precondition)
         const view = (status: string) => ({
           id: job.id,
           production_order_id: job.production_order_id,
           order_item_id: job.order_item_id,
           status,
         })
-        if (job.status === 'completed') return view('completed')
+        if (job.status === 'completed') {
+          if (precondition.requirePending) {
+            throw new AppError('production_conflict', {
+              message: `The item ${job.sku ?? job.name} was already completed. Nothing was done.`,
+            })
+          }
+          return { view: view('completed'), events: [] as RecordedEvent[] }
+        }
         const at = clock.now()
         await completeJob(trx, job.id, at)
         await touchOrders(trx, [p.order_id], at)
         await audit(trx, actor, p, 'production.job_completed', job.id, { sku: job.sku })
+        let events: RecordedEvent[] = []
         if (!p.produced_by_partner) {
           const item = {
             order_item_id: job.order_item_id,
@@ -170,16 +237,26 @@ export function createProductionService(deps: {
             sku: job.sku,
             name: job.name,
           }
-          await emit(trx, p, 'order_item.completed', (order) => eventData.itemCompleted(order, item), at)
+          events = await emit(
+            trx,
+            p,
+            'order_item.completed',
+            (order) => eventData.itemCompleted(order, item),
+            at,
+          )
         }
-        return view('completed')
+        return { view: view('completed'), events }
       })
     },
 
     /** Cancels the order as a whole (order.cancelled without production_status); answers the operator's view of it. */
-    async cancelOrder(orderId: string, actor?: AuditActor): Promise<OperatorOrder> {
+    async cancel(
+      orderId: string,
+      actor?: AuditActor,
+      precondition: ProductionPrecondition = {},
+    ): Promise<ProductionChange<OperatorOrder>> {
       if (!isUuid(orderId)) throw new AppError('not_found', { message: 'No order with this id.' })
-      await db.transaction().execute(async (trx) => {
+      const events = await db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { orderId })
         if (!p) {
           if (!(await findOrderById(trx, orderId))) {
@@ -196,14 +273,94 @@ export function createProductionService(deps: {
             'Test orders never start production and cannot be cancelled.',
           )
         }
-        if (p.status === 'cancelled') return
+        check(p, precondition)
+        if (p.status === 'cancelled') return []
         const at = clock.now()
         await transition(trx, p, 'cancelled', at)
         await audit(trx, actor, p, 'order.cancelled', p.order_id, { from: p.status })
         const production = { production_order_id: p.id, produced_by_partner: p.produced_by_partner }
-        await emit(trx, p, 'order.cancelled', (order) => eventData.production(order, production), at)
+        return emit(trx, p, 'order.cancelled', (order) => eventData.production(order, production), at)
       })
-      return deps.orders.getOperatorView(orderId)
+      return { view: await deps.orders.getOperatorView(orderId), events }
+    },
+  }
+
+  return {
+    ...api,
+    /**
+     * The console's production board: live production orders of one status,
+     * oldest first, with their items' jobs; next_cursor pages on.
+     */
+    async board(query: {
+      status: ProductionStatus
+      organizationId?: string | undefined
+      producedByPartner?: boolean | undefined
+      olderThanMinutes?: number | undefined
+      cursor?: string | undefined
+      limit: number
+    }) {
+      if (query.organizationId !== undefined && !isUuid(query.organizationId)) {
+        return { data: [], next_cursor: null }
+      }
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+      const rows = await findBoardPage(db, {
+        status: query.status,
+        organizationId: query.organizationId,
+        producedByPartner: query.producedByPartner,
+        createdBefore:
+          query.olderThanMinutes === undefined
+            ? undefined
+            : new Date(clock.now().getTime() - query.olderThanMinutes * 60_000),
+        after: after && { createdAt: after.updatedAt, id: after.id },
+        limit: query.limit,
+      })
+      const page = rows.slice(0, query.limit)
+      const items = await findItemsWithJobs(
+        db,
+        page.map((r) => r.order_id),
+      )
+      const last = page.at(-1)
+      return {
+        data: page.map((r) => ({
+          production_order: productionOrderView(r),
+          order: {
+            id: r.order_id,
+            external_order_id: r.external_order_id,
+            status: r.order_status,
+            source: r.source,
+            customer_name: r.customer_name,
+          },
+          organization: { id: r.organization_id, name: r.organization_name },
+          created_at: r.created_at.toISOString(),
+          updated_at: r.updated_at.toISOString(),
+          items: items
+            .filter((i) => i.order_id === r.order_id)
+            .map((i) => ({
+              id: i.id,
+              sku: i.sku,
+              name: i.name,
+              quantity: i.quantity,
+              job: i.job_id ? { id: i.job_id, status: i.job_status! } : null,
+            })),
+        })),
+        next_cursor:
+          rows.length > query.limit && last
+            ? encodeCursor({ updatedAt: last.created_at, id: last.id })
+            : null,
+      }
+    },
+    /** /admin/v1's answers: the changed object only. */
+    async setStatus(productionOrderId: string, status: ProductionStatus, actor?: AuditActor) {
+      return (await api.changeStatus(productionOrderId, status, actor)).view
+    },
+    async setPartner(productionOrderId: string, producedByPartner: boolean, actor?: AuditActor) {
+      return (await api.changePartner(productionOrderId, producedByPartner, actor)).view
+    },
+    async completeJob(jobId: string, actor?: AuditActor) {
+      return (await api.changeJob(jobId, actor)).view
+    },
+    async cancelOrder(orderId: string, actor?: AuditActor): Promise<OperatorOrder> {
+      return (await api.cancel(orderId, actor)).view
     },
   }
 }

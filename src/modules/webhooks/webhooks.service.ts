@@ -365,13 +365,19 @@ export function createWebhookService(deps: {
       return orderTimeline(db, { organizationId, orderId })
     },
 
-    async operatorDeliveries(query: DeliveryLogQuery & { organization_id?: string | undefined }) {
+    async operatorDeliveries(
+      query: DeliveryLogQuery & {
+        organization_id?: string | undefined
+        environment?: WebhookScope['environment'] | undefined
+      },
+    ) {
       for (const id of [query.organization_id, query.endpoint_id]) {
         if (id !== undefined && !isUuid(id)) return { data: [], next_cursor: null }
       }
       const rows = await listDeliveries(db, {
         ...logFilter(query),
         ...(query.organization_id ? { organizationId: query.organization_id } : {}),
+        ...(query.environment ? { environment: query.environment } : {}),
       })
       return logPage(rows, query.limit ?? DEFAULT_LOG_LIMIT, operatorDeliveryView)
     },
