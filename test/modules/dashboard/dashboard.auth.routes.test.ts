@@ -110,6 +110,7 @@ const NO_BODY = [
   'POST /dashboard/api/account/sessions/sign-out-others',
   'POST /dashboard/api/webhook-endpoints/:endpoint_id/test',
   'POST /dashboard/api/webhook-deliveries/:delivery_id/redeliver',
+  'POST /dashboard/api/operator/webhook-deliveries/:delivery_id/redeliver',
 ]
 const bodyOf = (r: RouteEntry) => BODIES[label(r)]?.()
 
