@@ -187,3 +187,11 @@ export const PlatformStats = Type.Object({
     organizations: Type.Array(Type.Object({ id: Uuid, name: Type.String(), live_orders: Windows })),
   }),
 })
+
+export type OrganizationSummary = Static<typeof OrganizationSummary>
+export type OrganizationCreated = Static<typeof OrganizationCreated>
+export type BoardPage = Static<typeof BoardPage>
+export type ProducedEvents = Static<typeof ProducedEvents>
+export type OperatorDeliveryPage = Static<typeof OperatorDeliveryPage>
+export type PlatformStats = Static<typeof PlatformStats>
+export type ShopOrderCreated = Static<typeof ShopOrderCreated>

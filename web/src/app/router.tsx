@@ -6,6 +6,12 @@ import { AcceptInvitationRoute } from '../features/auth/routes/accept-invitation
 import { SignInRoute } from '../features/auth/routes/sign-in.tsx'
 import { HomeRoute } from '../features/home/routes/home.tsx'
 import { MembersRoute } from '../features/members/routes/members.tsx'
+import { PlatformAuditLogRoute } from '../features/operator/routes/audit-log.tsx'
+import { OrganizationRoute } from '../features/operator/routes/organization.tsx'
+import { OrganizationsRoute } from '../features/operator/routes/organizations.tsx'
+import { ProductionRoute } from '../features/operator/routes/production.tsx'
+import { ShopOrdersRoute } from '../features/operator/routes/shop-orders.tsx'
+import { StatisticsRoute } from '../features/operator/routes/statistics.tsx'
 import { OrderRoute } from '../features/orders/routes/order.tsx'
 import { OrdersRoute } from '../features/orders/routes/orders.tsx'
 import { ProductsRoute } from '../features/products/routes/products.tsx'
@@ -32,6 +38,13 @@ export const router = createBrowserRouter(
         { path: 'products', element: <ProductsRoute /> },
         { path: 'audit-log', element: <AuditLogRoute /> },
         { path: 'account', element: <AccountRoute /> },
+        // The operator's console (the shell sends members away).
+        { path: 'operator/organizations', element: <OrganizationsRoute /> },
+        { path: 'operator/organizations/:orgId', element: <OrganizationRoute /> },
+        { path: 'operator/production', element: <ProductionRoute /> },
+        { path: 'operator/shop-orders', element: <ShopOrdersRoute /> },
+        { path: 'operator/statistics', element: <StatisticsRoute /> },
+        { path: 'operator/audit-log', element: <PlatformAuditLogRoute /> },
         { path: '*', element: <Navigate to="/home" replace /> },
       ],
     },

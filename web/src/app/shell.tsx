@@ -3,10 +3,7 @@ import { useDisclosure } from '@mantine/hooks'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
 import { useAccount, useSignOut } from '../features/auth/api/session.ts'
 
-/**
- * The sections of the dashboard that exist. Later pages (API
- * keys, Webhooks, Products, and the operator's console) add entries here.
- */
+/** The sections of an organization's dashboard (members). */
 const SECTIONS = [
   { to: '/home', label: 'Home' },
   { to: '/orders', label: 'Orders' },
@@ -18,8 +15,15 @@ const SECTIONS = [
   { to: '/account', label: 'Account' },
 ] as const
 
-/** An operator has no organization: of the member pages, only Account (the console's pages come later). */
-const OPERATOR_SECTIONS = [{ to: '/account', label: 'Account' }] as const
+/** The operator's console: an operator has no organization, so of the member pages only Account. */
+const OPERATOR_SECTIONS = [
+  { to: '/operator/organizations', label: 'Organizations' },
+  { to: '/operator/production', label: 'Production' },
+  { to: '/operator/shop-orders', label: 'Shop orders' },
+  { to: '/operator/statistics', label: 'Statistics' },
+  { to: '/operator/audit-log', label: 'Audit log (platform)' },
+  { to: '/account', label: 'Account' },
+] as const
 
 export function Shell() {
   const session = useAccount()
@@ -31,10 +35,11 @@ export function Shell() {
   if (session.isPending) return <Loader aria-label="Loading" m="xl" />
   if (!session.data) return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />
   const { member, operator } = session.data
-  const sections = operator ? OPERATOR_SECTIONS : SECTIONS
-  // The member pages need an organization: an operator is sent to the pages it has.
-  if (operator && !sections.some((s) => location.pathname.startsWith(s.to))) {
-    return <Navigate to={sections[0].to} replace />
+  const sections: readonly { to: string; label: string }[] = operator ? OPERATOR_SECTIONS : SECTIONS
+  // Each kind of account is sent to the pages it has: the member pages need an
+  // organization, and the console (/operator/...) is for operators only.
+  if (!sections.some((s) => location.pathname.startsWith(s.to))) {
+    return <Navigate to={sections[0]!.to} replace />
   }
 
   return (

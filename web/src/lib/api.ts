@@ -11,6 +11,7 @@ export type {
   InvitationPreview,
   Member,
   Operator,
+  OperatorAuditPage,
   Session,
   SessionState,
   SignedIn,

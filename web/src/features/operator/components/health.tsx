@@ -1,0 +1,20 @@
+import { Group } from '@mantine/core'
+import { StatusBadge } from '../../../components/status-badge.tsx'
+import type { OrganizationSummary } from '../api/operator.ts'
+
+/** An organization's live webhook health in words (the dot only repeats them). */
+export function WebhookHealth({ health }: { health: OrganizationSummary['webhooks']['live'] }) {
+  const troubled = health.disabled_endpoints > 0 || health.failed_deliveries_24h > 0
+  return (
+    <Group gap={6}>
+      <StatusBadge color={health.active_endpoints > 0 ? 'green' : 'gray'}>
+        {health.active_endpoints} active
+      </StatusBadge>
+      {troubled && (
+        <StatusBadge color="red">
+          {health.disabled_endpoints} disabled, {health.failed_deliveries_24h} failed (24 h)
+        </StatusBadge>
+      )}
+    </Group>
+  )
+}

@@ -1,0 +1,340 @@
+import {
+  Anchor,
+  Button,
+  Card,
+  Code,
+  Group,
+  Loader,
+  Modal,
+  SegmentedControl,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core'
+import { type FormEvent, type ReactNode, useState } from 'react'
+import { Link, useParams, useSearchParams } from 'react-router'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { Page } from '../../../components/page.tsx'
+import { StatusBadge } from '../../../components/status-badge.tsx'
+import { type ApiKey, formatTime } from '../../../lib/api.ts'
+import {
+  useInviteOwner,
+  useOrganization,
+  useOrgDeliveries,
+  useOrgEndpoints,
+  useOrgKeys,
+  useOrgMembers,
+  useRedeliver,
+  useRevokeOrgKey,
+} from '../api/operator.ts'
+import { WebhookHealth } from '../components/health.tsx'
+import { InvitationLink } from '../components/invitation-link.tsx'
+
+function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
+  return (
+    <section aria-labelledby={id}>
+      <Title order={2} size="h4" id={id} mb="sm">
+        {title}
+      </Title>
+      {children}
+    </section>
+  )
+}
+
+function Keys({ orgId }: { orgId: string }) {
+  const keys = useOrgKeys(orgId)
+  const revoke = useRevokeOrgKey(orgId)
+  const [revoking, setRevoking] = useState<ApiKey | null>(null)
+  if (keys.isPending) return <Loader aria-label="Loading API keys" />
+  return (
+    <>
+      <ErrorAlert error={keys.error ?? revoke.error} />
+      {keys.data?.length === 0 ? (
+        <Text c="dimmed">No keys.</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={700}>
+          <Table striped aria-label="API keys">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Key</Table.Th>
+                <Table.Th>Environment</Table.Th>
+                <Table.Th>Created by</Table.Th>
+                <Table.Th>Last used</Table.Th>
+                <Table.Th>State</Table.Th>
+                <Table.Th>Actions</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {keys.data?.map((k) => (
+                <Table.Tr key={k.id}>
+                  <Table.Td>
+                    <Code>{k.key_prefix}…</Code>{' '}
+                    {k.name && (
+                      <Text span size="xs">
+                        {k.name}
+                      </Text>
+                    )}
+                  </Table.Td>
+                  <Table.Td>{k.environment}</Table.Td>
+                  <Table.Td>{k.created_by}</Table.Td>
+                  <Table.Td>{k.last_used_at ? formatTime(k.last_used_at) : 'Never'}</Table.Td>
+                  <Table.Td>
+                    <StatusBadge color={k.revoked_at ? 'gray' : 'green'}>
+                      {k.revoked_at ? 'Revoked' : 'Active'}
+                    </StatusBadge>
+                  </Table.Td>
+                  <Table.Td>
+                    {!k.revoked_at && (
+                      <Button size="xs" variant="default" color="red" onClick={() => setRevoking(k)}>
+                        Revoke {k.key_prefix}
+                      </Button>
+                    )}
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <Modal opened={!!revoking} onClose={() => setRevoking(null)} title="Revoke this key?">
+        <Text mb="md">
+          Requests with <Code>{revoking?.key_prefix}…</Code> fail from now on. This cannot be undone.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setRevoking(null)}>
+            Keep it
+          </Button>
+          <Button
+            color="red"
+            loading={revoke.isPending}
+            onClick={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
+          >
+            Revoke
+          </Button>
+        </Group>
+      </Modal>
+    </>
+  )
+}
+
+function Members({ orgId }: { orgId: string }) {
+  const members = useOrgMembers(orgId)
+  const invite = useInviteOwner()
+  const [email, setEmail] = useState('')
+  function submit(event: FormEvent) {
+    event.preventDefault()
+    invite.mutate({ orgId, email: email.trim() })
+  }
+  if (members.isPending) return <Loader aria-label="Loading members" />
+  return (
+    <>
+      <ErrorAlert error={members.error} />
+      {members.data?.length === 0 ? (
+        <Text c="dimmed">No members yet: invite the first owner.</Text>
+      ) : (
+        <Table striped aria-label="Members">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Email</Table.Th>
+              <Table.Th>Role</Table.Th>
+              <Table.Th>Joined</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {members.data?.map((m) => (
+              <Table.Tr key={m.id}>
+                <Table.Td>{m.email}</Table.Td>
+                <Table.Td>{m.role}</Table.Td>
+                <Table.Td>{formatTime(m.created_at)}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      <form onSubmit={submit}>
+        <Group align="flex-end" mt="sm">
+          <TextInput
+            label="Invite an owner (email)"
+            type="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.currentTarget.value)}
+          />
+          <Button type="submit" variant="default" loading={invite.isPending}>
+            Invite owner
+          </Button>
+        </Group>
+      </form>
+      <ErrorAlert error={invite.error} />
+      {invite.data && <InvitationLink email={invite.data.invitation.email} url={invite.data.url} />}
+    </>
+  )
+}
+
+function Webhooks({ orgId }: { orgId: string }) {
+  const [params, setParams] = useSearchParams()
+  const environment = params.get('environment') === 'test' ? 'test' : 'live'
+  const endpoints = useOrgEndpoints(orgId, environment)
+  const deliveries = useOrgDeliveries(orgId, environment)
+  const redeliver = useRedeliver(orgId)
+  const rows = deliveries.data?.pages.flatMap((p) => p.data) ?? []
+  const urlOf = new Map(endpoints.data?.map((e) => [e.id, e.url]))
+  return (
+    <>
+      <div>
+        <Text size="sm" fw={500} id="org-environment-label">
+          Environment
+        </Text>
+        <SegmentedControl
+          aria-labelledby="org-environment-label"
+          value={environment}
+          onChange={(v) => setParams({ environment: v }, { replace: true })}
+          data={[
+            { value: 'live', label: 'Live' },
+            { value: 'test', label: 'Test' },
+          ]}
+        />
+      </div>
+      <ErrorAlert error={endpoints.error ?? deliveries.error ?? redeliver.error} />
+      {endpoints.data?.length === 0 ? (
+        <Text c="dimmed">No {environment} endpoints.</Text>
+      ) : (
+        <Table striped aria-label={`Webhook endpoints (${environment})`}>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>URL</Table.Th>
+              <Table.Th>State</Table.Th>
+              <Table.Th>Failures in a row</Table.Th>
+              <Table.Th>Last success</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {endpoints.data?.map((e) => (
+              <Table.Tr key={e.id}>
+                <Table.Td style={{ wordBreak: 'break-all' }}>{e.url}</Table.Td>
+                <Table.Td>
+                  <StatusBadge color={e.is_active ? (e.consecutive_failures ? 'orange' : 'green') : 'gray'}>
+                    {e.is_active
+                      ? e.consecutive_failures
+                        ? 'Failing'
+                        : 'Active'
+                      : (e.disabled_reason ?? 'Deleted')}
+                  </StatusBadge>
+                </Table.Td>
+                <Table.Td>{e.consecutive_failures}</Table.Td>
+                <Table.Td>{e.last_success_at ? formatTime(e.last_success_at) : 'Never'}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      <Title order={3} size="h5" mt="md">
+        Deliveries ({environment}), newest first
+      </Title>
+      {rows.length === 0 ? (
+        <Text c="dimmed">No deliveries.</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={800}>
+          <Table striped aria-label={`Webhook deliveries (${environment})`}>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>Created</Table.Th>
+                <Table.Th>Event</Table.Th>
+                <Table.Th>Endpoint</Table.Th>
+                <Table.Th>Status</Table.Th>
+                <Table.Th>Attempts</Table.Th>
+                <Table.Th>Last answer</Table.Th>
+                <Table.Th>Actions</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rows.map((d) => (
+                <Table.Tr key={d.id}>
+                  <Table.Td>{formatTime(d.created_at)}</Table.Td>
+                  <Table.Td>
+                    <Code>{d.event_type}</Code>
+                  </Table.Td>
+                  <Table.Td style={{ wordBreak: 'break-all' }}>
+                    {urlOf.get(d.endpoint_id) ?? d.endpoint_id}
+                  </Table.Td>
+                  <Table.Td>
+                    <StatusBadge
+                      color={d.status === 'succeeded' ? 'green' : d.status === 'failed' ? 'red' : 'yellow'}
+                    >
+                      {d.status}
+                    </StatusBadge>
+                  </Table.Td>
+                  <Table.Td>{d.attempts}</Table.Td>
+                  <Table.Td>{d.response_status ?? d.error_code ?? ''}</Table.Td>
+                  <Table.Td>
+                    <Button
+                      size="xs"
+                      variant="default"
+                      loading={redeliver.isPending && redeliver.variables === d.id}
+                      onClick={() => redeliver.mutate(d.id)}
+                      aria-label={`Redeliver ${d.event_type} of ${formatTime(d.created_at)}`}
+                    >
+                      Redeliver
+                    </Button>
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {deliveries.hasNextPage && (
+        <Button variant="default" w="fit-content" onClick={() => deliveries.fetchNextPage()}>
+          Show older deliveries
+        </Button>
+      )}
+    </>
+  )
+}
+
+export function OrganizationRoute() {
+  const { orgId = '' } = useParams()
+  const organization = useOrganization(orgId)
+  const o = organization.data
+  return (
+    <Page title={o ? o.name : 'Organization'}>
+      <Anchor component={Link} to="/operator/organizations" w="fit-content">
+        All organizations
+      </Anchor>
+      <ErrorAlert error={organization.error} />
+      {!o ? (
+        organization.isPending && <Loader aria-label="Loading the organization" />
+      ) : (
+        <>
+          <Card withBorder>
+            <Group gap="xl">
+              <Text>
+                Live orders today (UTC): <b>{o.live_orders.today.orders_total}</b>
+              </Text>
+              <Text>
+                All time: <b>{o.live_orders.all_time.orders_total}</b>
+              </Text>
+              <Text>
+                In production: <b>{o.live_orders.all_time.orders_by_status.in_production ?? 0}</b>
+              </Text>
+              <WebhookHealth health={o.webhooks.live} />
+            </Group>
+          </Card>
+          <Anchor component={Link} to={`/operator/production?organization_id=${o.id}`} w="fit-content">
+            This organization's orders on the production board
+          </Anchor>
+          <Section id="org-members" title="Members">
+            <Members orgId={o.id} />
+          </Section>
+          <Section id="org-keys" title="API keys">
+            <Keys orgId={o.id} />
+          </Section>
+          <Section id="org-webhooks" title="Webhooks">
+            <Webhooks orgId={o.id} />
+          </Section>
+        </>
+      )}
+    </Page>
+  )
+}

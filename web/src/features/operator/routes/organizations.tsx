@@ -1,0 +1,135 @@
+import { Anchor, Button, Card, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core'
+import { type FormEvent, useState } from 'react'
+import { Link } from 'react-router'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { Page } from '../../../components/page.tsx'
+import { formatTime } from '../../../lib/api.ts'
+import { useCreateOrganization, useInviteOwner, useOrganizations } from '../api/operator.ts'
+import { WebhookHealth } from '../components/health.tsx'
+import { InvitationLink } from '../components/invitation-link.tsx'
+
+/** Create an organization, then invite its first owner (two steps: either can be retried). */
+function CreateOrganization() {
+  const create = useCreateOrganization()
+  const invite = useInviteOwner()
+  const [name, setName] = useState('')
+  const [email, setEmail] = useState('')
+  const [created, setCreated] = useState<{ id: string; name: string } | null>(null)
+
+  async function submit(event: FormEvent) {
+    event.preventDefault()
+    invite.reset()
+    const organization = created ?? (await create.mutateAsync(name.trim()).catch(() => null))
+    if (!organization) return
+    setCreated(organization)
+    await invite.mutateAsync({ orgId: organization.id, email: email.trim() }).catch(() => null)
+  }
+
+  function again() {
+    setCreated(null)
+    setName('')
+    setEmail('')
+    create.reset()
+    invite.reset()
+  }
+
+  return (
+    <Card withBorder padding="md" component="section" aria-labelledby="create-org">
+      <Title order={2} size="h4" id="create-org" mb="sm">
+        Create an organization
+      </Title>
+      {invite.data ? (
+        <>
+          <Text mb="xs">
+            Organization <b>{created?.name}</b> created.
+          </Text>
+          <InvitationLink email={invite.data.invitation.email} url={invite.data.url} />
+          <Button variant="default" mt="sm" onClick={again}>
+            Create another
+          </Button>
+        </>
+      ) : (
+        <form onSubmit={submit}>
+          <Group align="flex-end">
+            <TextInput
+              label="Name"
+              required
+              maxLength={255}
+              value={created?.name ?? name}
+              disabled={!!created}
+              onChange={(e) => setName(e.currentTarget.value)}
+            />
+            <TextInput
+              label="First owner's email"
+              type="email"
+              required
+              value={email}
+              onChange={(e) => setEmail(e.currentTarget.value)}
+            />
+            <Button type="submit" loading={create.isPending || invite.isPending}>
+              {created ? 'Invite the owner' : 'Create and invite'}
+            </Button>
+          </Group>
+          {created && !invite.data && (
+            <Text size="sm" mt="xs">
+              Organization {created.name} was created; its owner is not invited yet.
+            </Text>
+          )}
+          <ErrorAlert error={create.error ?? invite.error} />
+        </form>
+      )}
+    </Card>
+  )
+}
+
+export function OrganizationsRoute() {
+  const organizations = useOrganizations()
+  return (
+    <Page
+      title="Organizations"
+      lead="Every organization with its live orders (test orders are never counted) and its live webhooks. Refreshed every 5 seconds."
+    >
+      <CreateOrganization />
+      <ErrorAlert error={organizations.error} />
+      {organizations.isPending ? (
+        <Loader aria-label="Loading organizations" />
+      ) : (
+        <Table.ScrollContainer minWidth={800}>
+          <Table striped>
+            <Table.Caption>Organizations, oldest first</Table.Caption>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Organization</Table.Th>
+                <Table.Th scope="col">Live orders today (UTC)</Table.Th>
+                <Table.Th scope="col">Live orders, all time</Table.Th>
+                <Table.Th scope="col">In production</Table.Th>
+                <Table.Th scope="col">Webhooks (live)</Table.Th>
+                <Table.Th scope="col">Created</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {organizations.data?.map((o) => (
+                <Table.Tr key={o.id}>
+                  <Table.Th scope="row">
+                    <Anchor component={Link} to={`/operator/organizations/${o.id}`}>
+                      {o.name}
+                    </Anchor>
+                  </Table.Th>
+                  <Table.Td>{o.live_orders.today.orders_total.toLocaleString()}</Table.Td>
+                  <Table.Td>{o.live_orders.all_time.orders_total.toLocaleString()}</Table.Td>
+                  <Table.Td>
+                    {(o.live_orders.all_time.orders_by_status.in_production ?? 0).toLocaleString()}
+                  </Table.Td>
+                  <Table.Td>
+                    <WebhookHealth health={o.webhooks.live} />
+                  </Table.Td>
+                  <Table.Td>{formatTime(o.created_at)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+    </Page>
+  )
+}

@@ -1,0 +1,372 @@
+import {
+  Alert,
+  Button,
+  Code,
+  Group,
+  List,
+  Loader,
+  SegmentedControl,
+  Select,
+  Stack,
+  Switch,
+  Table,
+  Text,
+} from '@mantine/core'
+import { useState } from 'react'
+import { useSearchParams } from 'react-router'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { Page } from '../../../components/page.tsx'
+import { StatusBadge } from '../../../components/status-badge.tsx'
+import { ApiError, formatTime } from '../../../lib/api.ts'
+import {
+  type BoardEntry,
+  type BoardFilters,
+  PRODUCTION_STATUSES,
+  type ProducedEvents,
+  type ProductionAction,
+  type ProductionStatus,
+  useBoard,
+  useOrganizations,
+  usePlatformStats,
+  useProductionAction,
+} from '../api/operator.ts'
+
+const AGES = [
+  { value: '', label: 'Any age' },
+  { value: '15', label: 'Older than 15 minutes' },
+  { value: '60', label: 'Older than 1 hour' },
+  { value: '240', label: 'Older than 4 hours' },
+  { value: '1440', label: 'Older than 1 day' },
+  { value: '4320', label: 'Older than 3 days' },
+]
+const PARTNER = [
+  { value: '', label: 'All orders' },
+  { value: 'false', label: 'Produced in house' },
+  { value: 'true', label: 'Produced by a partner' },
+]
+const STATUS_COLOR: Record<string, string> = {
+  pending: 'yellow',
+  in_progress: 'blue',
+  completed: 'green',
+  failed: 'red',
+  cancelled: 'gray',
+}
+/** The order status counted by the statistics for each production status. */
+const ORDER_STATUS: Record<ProductionStatus, string> = {
+  pending: 'pending',
+  in_progress: 'in_production',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+}
+const statusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
+
+/** How long ago, in words. */
+function age(iso: string, now: number) {
+  const minutes = Math.max(0, Math.round((now - Date.parse(iso)) / 60_000))
+  if (minutes < 60) return `${minutes} min`
+  const hours = Math.floor(minutes / 60)
+  if (hours < 48) return `${hours} h ${minutes % 60} min`
+  return `${Math.floor(hours / 24)} days`
+}
+
+function useFilters(): [BoardFilters, (next: Partial<BoardFilters>) => void] {
+  const [params, setParams] = useSearchParams()
+  const status = (PRODUCTION_STATUSES.find(([k]) => k === params.get('status'))?.[0] ??
+    'pending') as ProductionStatus
+  const partner = params.get('partner')
+  const filters: BoardFilters = {
+    status,
+    organization_id: params.get('organization_id') ?? '',
+    partner: partner === 'true' || partner === 'false' ? partner : '',
+    older_than_minutes: params.get('older_than_minutes') ?? '',
+  }
+  const set = (next: Partial<BoardFilters>) =>
+    setParams(Object.fromEntries(Object.entries({ ...filters, ...next }).filter(([, v]) => v !== '')), {
+      replace: true,
+    })
+  return [filters, set]
+}
+
+interface Outcome {
+  label: string
+  events: ProducedEvents
+}
+
+/** What the last action did: the events it recorded, or that it recorded none. */
+function LastAction({ outcome }: { outcome: Outcome | null }) {
+  if (!outcome) return null
+  return (
+    <Alert variant="default" color="green" role="status" title={outcome.label}>
+      {outcome.events.length === 0 ? (
+        <Text size="sm">
+          Recorded no event (partner flags never do; nor do shop orders, partner-produced items, or a status
+          the order already had).
+        </Text>
+      ) : (
+        <>
+          <Text size="sm">
+            Recorded {outcome.events.length === 1 ? 'this event' : 'these events'}, sent to the organization's
+            live webhooks:
+          </Text>
+          <List size="sm">
+            {outcome.events.map((e) => (
+              <List.Item key={e.id}>
+                <Code>{e.type}</Code> at {formatTime(e.created_at)} (event {e.id})
+              </List.Item>
+            ))}
+          </List>
+        </>
+      )}
+    </Alert>
+  )
+}
+
+function Actions({
+  entry,
+  act,
+  busy,
+}: {
+  entry: BoardEntry
+  act: (action: ProductionAction, label: string) => void
+  busy: boolean
+}) {
+  const p = entry.production_order
+  const ref = entry.order.external_order_id
+  const status = (to: ProductionStatus, verb: string) => (
+    <Button
+      size="xs"
+      variant={to === 'failed' ? 'default' : 'filled'}
+      disabled={busy}
+      aria-label={`${verb}: ${ref}`}
+      onClick={() =>
+        act({ kind: 'status', productionOrderId: p.id, status: to, expected: p.status }, `${verb}: ${ref}`)
+      }
+    >
+      {verb}
+    </Button>
+  )
+  return (
+    <Stack gap={6} align="flex-start">
+      <Group gap={6}>
+        {(p.status === 'pending' || p.status === 'failed') && status('in_progress', 'Start production')}
+        {p.status === 'in_progress' && status('completed', 'Mark completed')}
+        {p.status === 'in_progress' && status('failed', 'Mark failed')}
+        {p.status !== 'cancelled' && (
+          <Button
+            size="xs"
+            variant="default"
+            color="red"
+            disabled={busy}
+            aria-label={`Cancel order: ${ref}`}
+            onClick={() =>
+              act({ kind: 'cancel', orderId: entry.order.id, expected: p.status }, `Cancel order: ${ref}`)
+            }
+          >
+            Cancel order
+          </Button>
+        )}
+      </Group>
+      <Switch
+        size="xs"
+        label="Produced by a partner"
+        aria-label={`Produced by a partner: ${ref}`}
+        checked={p.produced_by_partner}
+        disabled={busy}
+        onChange={(e) =>
+          act(
+            { kind: 'partner', productionOrderId: p.id, value: e.currentTarget.checked, expected: p.status },
+            `${e.currentTarget.checked ? 'Partner produces' : 'Produced in house'}: ${ref}`,
+          )
+        }
+      />
+    </Stack>
+  )
+}
+
+function Items({
+  entry,
+  act,
+  busy,
+}: {
+  entry: BoardEntry
+  act: (action: ProductionAction, label: string) => void
+  busy: boolean
+}) {
+  const p = entry.production_order
+  const open = p.status === 'pending' || p.status === 'in_progress'
+  return (
+    <List size="sm" listStyleType="none" spacing={4}>
+      {entry.items.map((item) => (
+        <List.Item key={item.id}>
+          <Group gap={6} wrap="nowrap">
+            <Text size="sm">
+              {item.quantity} × {item.name}
+              {item.sku ? ` (${item.sku})` : ''}
+            </Text>
+            {item.job?.status === 'completed' ? (
+              <StatusBadge color="green">done</StatusBadge>
+            ) : (
+              item.job &&
+              open && (
+                <Button
+                  size="compact-xs"
+                  variant="default"
+                  disabled={busy}
+                  aria-label={`Complete item ${item.name}: ${entry.order.external_order_id}`}
+                  onClick={() =>
+                    act(
+                      { kind: 'job', jobId: item.job!.id, expected: p.status },
+                      `Complete item ${item.name}: ${entry.order.external_order_id}`,
+                    )
+                  }
+                >
+                  Complete item
+                </Button>
+              )
+            )}
+          </Group>
+        </List.Item>
+      ))}
+    </List>
+  )
+}
+
+export function ProductionRoute() {
+  const [filters, setFilters] = useFilters()
+  const board = useBoard(filters)
+  const organizations = useOrganizations()
+  const stats = usePlatformStats()
+  const action = useProductionAction()
+  const [outcome, setOutcome] = useState<Outcome | null>(null)
+  const entries = board.data?.pages.flatMap((p) => p.data) ?? []
+  const counts = stats.data?.live_orders.all_time.orders_by_status
+  const now = Date.now()
+
+  function act(next: ProductionAction, label: string) {
+    setOutcome(null)
+    action.mutate(next, { onSuccess: (events) => setOutcome({ label, events }) })
+  }
+
+  return (
+    <Page
+      title="Production"
+      lead="Live orders by production status, oldest first. Refreshed every 5 seconds; an action on an order another operator changed meanwhile is refused, and nothing is sent twice."
+    >
+      <Group align="flex-end" wrap="wrap">
+        <div>
+          <Text size="sm" fw={500} id="board-status-label">
+            Production status
+          </Text>
+          <SegmentedControl
+            aria-labelledby="board-status-label"
+            value={filters.status}
+            onChange={(v) => setFilters({ status: v as ProductionStatus })}
+            data={PRODUCTION_STATUSES.map(([value, label]) => ({
+              value,
+              label: counts ? `${label} (${counts[ORDER_STATUS[value]] ?? 0})` : label,
+            }))}
+          />
+        </div>
+        <Select
+          label="Organization"
+          data={[
+            { value: '', label: 'All organizations' },
+            ...(organizations.data?.map((o) => ({ value: o.id, label: o.name })) ?? []),
+          ]}
+          value={filters.organization_id}
+          onChange={(v) => setFilters({ organization_id: v ?? '' })}
+          allowDeselect={false}
+          searchable
+        />
+        <Select
+          label="Partner"
+          data={PARTNER}
+          value={filters.partner}
+          onChange={(v) => setFilters({ partner: (v ?? '') as BoardFilters['partner'] })}
+          allowDeselect={false}
+        />
+        <Select
+          label="Age"
+          data={AGES}
+          value={filters.older_than_minutes}
+          onChange={(v) => setFilters({ older_than_minutes: v ?? '' })}
+          allowDeselect={false}
+        />
+      </Group>
+      <LastAction outcome={outcome} />
+      <ErrorAlert
+        error={action.error}
+        title={
+          action.error instanceof ApiError && action.error.code === 'production_conflict'
+            ? 'Changed meanwhile: reload and decide again'
+            : undefined
+        }
+      />
+      <ErrorAlert error={board.error} />
+      {board.isPending ? (
+        <Loader aria-label="Loading the production board" />
+      ) : entries.length === 0 ? (
+        <Text c="dimmed">No live orders {statusLabel(filters.status).toLowerCase()} with these filters.</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={1000}>
+          <Table striped verticalSpacing="sm">
+            <Table.Caption>
+              Live orders {statusLabel(filters.status).toLowerCase()}, oldest first
+            </Table.Caption>
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th scope="col">Order</Table.Th>
+                <Table.Th scope="col">Organization</Table.Th>
+                <Table.Th scope="col">Age</Table.Th>
+                <Table.Th scope="col">Status</Table.Th>
+                <Table.Th scope="col">Items</Table.Th>
+                <Table.Th scope="col">Actions</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {entries.map((e) => (
+                <Table.Tr key={e.production_order.id}>
+                  <Table.Th scope="row">
+                    <Text fw={600} size="sm">
+                      {e.order.external_order_id}
+                    </Text>
+                    <Text size="xs">{e.order.customer_name}</Text>
+                    {e.order.source === 'shop' && <StatusBadge color="gray">shop: no events</StatusBadge>}
+                  </Table.Th>
+                  <Table.Td>{e.organization.name}</Table.Td>
+                  <Table.Td>
+                    <Text size="sm">{age(e.created_at, now)}</Text>
+                    <Text size="xs">{formatTime(e.created_at)}</Text>
+                  </Table.Td>
+                  <Table.Td>
+                    <StatusBadge color={STATUS_COLOR[e.production_order.status] ?? 'gray'}>
+                      {statusLabel(e.production_order.status)}
+                    </StatusBadge>
+                    {e.production_order.produced_by_partner && <Text size="xs">Partner</Text>}
+                  </Table.Td>
+                  <Table.Td>
+                    <Items entry={e} act={act} busy={action.isPending} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Actions entry={e} act={act} busy={action.isPending} />
+                  </Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      {board.hasNextPage && (
+        <Button
+          variant="default"
+          w="fit-content"
+          loading={board.isFetchingNextPage}
+          onClick={() => board.fetchNextPage()}
+        >
+          Show more orders
+        </Button>
+      )}
+    </Page>
+  )
+}
