@@ -9,7 +9,8 @@ import { PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
 /**
  * An operator account in the dashboard, in headless Chromium: it accepts the
  * operator token's invitation on the invitation page, signs in on the sign-in
- * page, and the shell shows it Account only; member pages send it there.
+ * page, and the shell shows it the console and Account; member pages send it
+ * to the console.
  */
 describe('an operator account in a browser', { skip: browserSkip, timeout: 600_000 }, () => {
   let t: TestApp
@@ -27,7 +28,7 @@ describe('an operator account in a browser', { skip: browserSkip, timeout: 600_0
     await t?.close()
   })
 
-  test('accepts the invitation, sees only Account, signs out and in again', async () => {
+  test('accepts the invitation, sees the console and Account, signs out and in again', async () => {
     const email = uniqueEmail('operator')
     const invited = await t.admin('POST', '/admin/v1/operators/invitations', { email })
     assert.equal(invited.statusCode, 201, invited.body)
@@ -44,15 +45,24 @@ describe('an operator account in a browser', { skip: browserSkip, timeout: 600_0
     await page.getByLabel('Repeat the password').fill(PASSWORD)
     await page.getByRole('button', { name: 'Set password and sign in' }).click()
 
+    await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor()
+    const nav = page.getByRole('navigation', { name: 'Dashboard' })
+    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), [
+      'Organizations',
+      'Production',
+      'Shop orders',
+      'Statistics',
+      'Audit log (platform)',
+      'Account',
+    ])
+    await nav.getByRole('link', { name: 'Account' }).click()
     await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor()
     await page.getByText(`${email} · operator of the platform`).waitFor()
-    const nav = page.getByRole('navigation', { name: 'Dashboard' })
-    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), ['Account'])
     await assertAccessible(page, 'operator account')
 
-    // A member page's address leads to Account, without calling the member API.
+    // A member page's address leads to the console, without calling the member API.
     await page.goto(`${origin}/dashboard/members`)
-    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor()
+    await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor()
     assert.ok(!seen.requests.some((url) => url.includes('/dashboard/api/members')), 'no member API call')
 
     await page.getByRole('banner').getByRole('button', { name: 'Sign out', exact: true }).click()
@@ -60,7 +70,7 @@ describe('an operator account in a browser', { skip: browserSkip, timeout: 600_0
     await page.getByLabel('Email').fill(email)
     await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD)
     await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor()
+    await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor()
     assert.deepEqual(seen.cspViolations, [])
     await context.close()
   })
