@@ -212,6 +212,7 @@ function Items({
                 <Button
                   size="compact-xs"
                   variant="default"
+                  style={{ flexShrink: 0 }}
                   disabled={busy}
                   aria-label={`Complete item ${item.name}: ${entry.order.external_order_id}`}
                   onClick={() =>
