@@ -13,6 +13,7 @@ import {
 } from '../helpers/browser.ts'
 import { memberOf } from '../helpers/dashboard.ts'
 import { createOrder } from '../helpers/operator.ts'
+import { waitUntil } from '../helpers/wait.ts'
 
 /**
  * Home and Orders in headless Chromium: an order created through /v1 with a
@@ -93,7 +94,7 @@ describe('Home and Orders in a browser', { skip: browserSkip, timeout: 600_000 }
     const created = await createOrder(t, tenant.liveKey, body)
     const link = table.getByRole('link', { name: 'SHOP-7781' })
     await link.waitFor()
-    assert.equal(await table.getByRole('row').count(), before + 1)
+    await waitUntil(async () => (await table.getByRole('row').count()) === before + 1, 'one row more')
     assert.equal(await link.getAttribute('href'), `/dashboard/orders/${created.order.id}`)
     await assertAccessible(page, 'orders')
 
@@ -101,7 +102,10 @@ describe('Home and Orders in a browser', { skip: browserSkip, timeout: 600_000 }
     await page.getByRole('button', { name: 'Search' }).click()
     await page.waitForURL(/q=grace%40/)
     await table.getByRole('row').nth(2).waitFor({ state: 'detached' })
-    assert.deepEqual(await table.getByRole('link').allInnerTexts(), ['SHOP-7781'])
+    await waitUntil(
+      async () => (await table.getByRole('link').allInnerTexts()).join() === 'SHOP-7781',
+      'only the matching order listed',
+    )
 
     await page.getByLabel('Status').selectOption('completed')
     await page.getByText('No live orders match.').waitFor()

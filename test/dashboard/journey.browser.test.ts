@@ -73,7 +73,7 @@ describe('an organization’s first day in the dashboard', { skip: browserSkip, 
     // The environment switch, by keyboard: from Test the arrow key moves to Live.
     await owner.getByRole('radio', { name: 'Test' }).focus()
     await owner.keyboard.press('ArrowRight')
-    assert.ok(await owner.getByRole('radio', { name: 'Live' }).isChecked())
+    await waitUntil(() => owner.getByRole('radio', { name: 'Live' }).isChecked(), 'Live chosen')
     await owner.getByRole('button', { name: 'Create key' }).click()
     const shown = owner.getByLabel('API key', { exact: true })
     state.liveKey = (await shown.textContent())!.trim()

@@ -78,7 +78,7 @@ describe('API keys and webhooks in a browser', { skip: browserSkip, timeout: 600
     // The environment switch by keyboard: from Test, the arrow key moves to Live.
     await page.getByRole('radio', { name: 'Test' }).focus()
     await page.keyboard.press('ArrowRight')
-    assert.ok(await page.getByRole('radio', { name: 'Live' }).isChecked())
+    await waitUntil(() => page.getByRole('radio', { name: 'Live' }).isChecked(), 'Live chosen')
     await page.getByRole('button', { name: 'Create key' }).click()
     const shown = page.getByLabel('API key', { exact: true })
     await shown.waitFor()

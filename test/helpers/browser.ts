@@ -50,6 +50,15 @@ export async function watchPage(page: Page): Promise<{ requests: string[]; cspVi
 
 /** No serious or critical axe violation on the page as it stands. */
 export async function assertAccessible(page: Page, name: string) {
+  // Judged at rest: transitions still running (a dialog fading in) blend colors that no one reads.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => a.effect?.getComputedTiming().iterations !== Number.POSITIVE_INFINITY)
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  )
   const results = await new AxeBuilder({ page }).analyze()
   const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
   assert.deepEqual(
