@@ -1,29 +1,9 @@
-import { Card, Loader, SimpleGrid, Table, Text, Title } from '@mantine/core'
+import { Loader, SimpleGrid, Table, Title } from '@mantine/core'
 import type { OrderTotals } from '../../../../../src/modules/dashboard/home.schemas.ts'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { Figure, TotalsHead, TotalsRow } from '../../../components/order-totals.tsx'
 import { Page } from '../../../components/page.tsx'
 import { useHome } from '../api/home.ts'
-
-const STATUSES = [
-  ['pending', 'Pending'],
-  ['in_production', 'In production'],
-  ['completed', 'Completed'],
-  ['failed', 'Failed'],
-  ['cancelled', 'Cancelled'],
-] as const
-
-function Figure({ label, value }: { label: string; value: number }) {
-  return (
-    <Card withBorder padding="md">
-      <Text size="sm" c="dimmed">
-        {label}
-      </Text>
-      <Text fz={28} fw={700}>
-        {value.toLocaleString()}
-      </Text>
-    </Card>
-  )
-}
 
 export function HomeRoute() {
   const home = useHome()
@@ -58,30 +38,10 @@ export function HomeRoute() {
           <Table.ScrollContainer minWidth={760}>
             <Table striped>
               <Table.Caption>Live orders by status, with their item lines and quantities</Table.Caption>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">Period</Table.Th>
-                  <Table.Th scope="col">Orders</Table.Th>
-                  {STATUSES.map(([key, label]) => (
-                    <Table.Th scope="col" key={key}>
-                      {label}
-                    </Table.Th>
-                  ))}
-                  <Table.Th scope="col">Items</Table.Th>
-                  <Table.Th scope="col">Quantity</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
+              <TotalsHead first="Period" />
               <Table.Tbody>
                 {windows.map(([label, totals]) => (
-                  <Table.Tr key={label}>
-                    <Table.Th scope="row">{label}</Table.Th>
-                    <Table.Td>{totals.orders_total.toLocaleString()}</Table.Td>
-                    {STATUSES.map(([key]) => (
-                      <Table.Td key={key}>{(totals.orders_by_status[key] ?? 0).toLocaleString()}</Table.Td>
-                    ))}
-                    <Table.Td>{totals.items_total.toLocaleString()}</Table.Td>
-                    <Table.Td>{totals.quantity_total.toLocaleString()}</Table.Td>
-                  </Table.Tr>
+                  <TotalsRow key={label} label={label} totals={totals} />
                 ))}
               </Table.Tbody>
             </Table>

@@ -1,61 +1,8 @@
-import { Card, Loader, SimpleGrid, Table, Text } from '@mantine/core'
-import type { OrderTotals } from '../../../../../src/modules/dashboard/home.schemas.ts'
+import { Loader, SimpleGrid, Table } from '@mantine/core'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { Figure, TotalsHead, TotalsRow } from '../../../components/order-totals.tsx'
 import { Page } from '../../../components/page.tsx'
 import { usePlatformStats } from '../api/operator.ts'
-
-const STATUSES = [
-  ['pending', 'Pending'],
-  ['in_production', 'In production'],
-  ['completed', 'Completed'],
-  ['failed', 'Failed'],
-  ['cancelled', 'Cancelled'],
-] as const
-
-function Figure({ label, value }: { label: string; value: number }) {
-  return (
-    <Card withBorder padding="md">
-      <Text size="sm" c="dimmed">
-        {label}
-      </Text>
-      <Text fz={28} fw={700}>
-        {value.toLocaleString()}
-      </Text>
-    </Card>
-  )
-}
-
-function TotalsRow({ label, totals }: { label: string; totals: OrderTotals }) {
-  return (
-    <Table.Tr>
-      <Table.Th scope="row">{label}</Table.Th>
-      <Table.Td>{totals.orders_total.toLocaleString()}</Table.Td>
-      {STATUSES.map(([key]) => (
-        <Table.Td key={key}>{(totals.orders_by_status[key] ?? 0).toLocaleString()}</Table.Td>
-      ))}
-      <Table.Td>{totals.items_total.toLocaleString()}</Table.Td>
-      <Table.Td>{totals.quantity_total.toLocaleString()}</Table.Td>
-    </Table.Tr>
-  )
-}
-
-function Head({ first }: { first: string }) {
-  return (
-    <Table.Thead>
-      <Table.Tr>
-        <Table.Th scope="col">{first}</Table.Th>
-        <Table.Th scope="col">Orders</Table.Th>
-        {STATUSES.map(([key, label]) => (
-          <Table.Th scope="col" key={key}>
-            {label}
-          </Table.Th>
-        ))}
-        <Table.Th scope="col">Items</Table.Th>
-        <Table.Th scope="col">Quantity</Table.Th>
-      </Table.Tr>
-    </Table.Thead>
-  )
-}
 
 export function StatisticsRoute() {
   const stats = usePlatformStats()
@@ -85,7 +32,7 @@ export function StatisticsRoute() {
           <Table.ScrollContainer minWidth={800}>
             <Table striped>
               <Table.Caption>All organizations: live orders by status</Table.Caption>
-              <Head first="Period" />
+              <TotalsHead first="Period" />
               <Table.Tbody>
                 <TotalsRow label="Today" totals={data.live_orders.today} />
                 <TotalsRow label="Last 7 days" totals={data.live_orders.last_7_days} />
@@ -97,7 +44,7 @@ export function StatisticsRoute() {
           <Table.ScrollContainer minWidth={800}>
             <Table striped>
               <Table.Caption>Each organization: live orders of the last 30 days by status</Table.Caption>
-              <Head first="Organization" />
+              <TotalsHead first="Organization" />
               <Table.Tbody>
                 {data.organizations.map((o) => (
                   <TotalsRow key={o.id} label={o.name} totals={o.live_orders.last_30_days} />

@@ -1,0 +1,58 @@
+import { Card, Table, Text } from '@mantine/core'
+import type { OrderTotals } from '../../../src/modules/dashboard/home.schemas.ts'
+
+/** The order statuses a statistics table shows, in this order. */
+const STATUSES = [
+  ['pending', 'Pending'],
+  ['in_production', 'In production'],
+  ['completed', 'Completed'],
+  ['failed', 'Failed'],
+  ['cancelled', 'Cancelled'],
+] as const
+
+/** One figure in a card: a label and a number. */
+export function Figure({ label, value }: { label: string; value: number }) {
+  return (
+    <Card withBorder padding="md">
+      <Text size="sm" c="dimmed">
+        {label}
+      </Text>
+      <Text fz={28} fw={700}>
+        {value.toLocaleString()}
+      </Text>
+    </Card>
+  )
+}
+
+/** The head of a totals table: what its rows are, orders, each status, items and quantity. */
+export function TotalsHead({ first }: { first: string }) {
+  return (
+    <Table.Thead>
+      <Table.Tr>
+        <Table.Th scope="col">{first}</Table.Th>
+        <Table.Th scope="col">Orders</Table.Th>
+        {STATUSES.map(([key, label]) => (
+          <Table.Th scope="col" key={key}>
+            {label}
+          </Table.Th>
+        ))}
+        <Table.Th scope="col">Items</Table.Th>
+        <Table.Th scope="col">Quantity</Table.Th>
+      </Table.Tr>
+    </Table.Thead>
+  )
+}
+
+export function TotalsRow({ label, totals }: { label: string; totals: OrderTotals }) {
+  return (
+    <Table.Tr>
+      <Table.Th scope="row">{label}</Table.Th>
+      <Table.Td>{totals.orders_total.toLocaleString()}</Table.Td>
+      {STATUSES.map(([key]) => (
+        <Table.Td key={key}>{(totals.orders_by_status[key] ?? 0).toLocaleString()}</Table.Td>
+      ))}
+      <Table.Td>{totals.items_total.toLocaleString()}</Table.Td>
+      <Table.Td>{totals.quantity_total.toLocaleString()}</Table.Td>
+    </Table.Tr>
+  )
+}
