@@ -25,6 +25,11 @@ describe('webhook dispatcher: endpoints', () => {
       async () => (await s.deliveries(good.id)).every((r) => r.status === 'succeeded'),
       'the healthy endpoint to get everything',
     )
+    // The worker fails the pending deliveries right after the statement that disabled the endpoint.
+    await waitUntil(
+      async () => (await s.deliveries(bad.id)).every((r) => r.status !== 'pending'),
+      'the pending deliveries to fail',
+    )
     const ep = await s.endpointRow(bad.id)
     assert.equal(ep.disabled_reason, 'too_many_failures')
     assert.equal(ep.consecutive_failures, 25)
@@ -65,6 +70,10 @@ describe('webhook dispatcher: endpoints', () => {
     // delivery, claimed, while the 25th failure is recorded.
     await s.dispatch({ retryDelaysMs: [], concurrency: 1 })
     await waitUntil(async () => !(await s.endpointRow(endpoint.id)).is_active, 'the endpoint to be disabled')
+    await waitUntil(
+      async () => (await s.deliveries(endpoint.id)).every((r) => r.status !== 'pending'),
+      'the pending deliveries to fail',
+    )
     await sleep(300)
     assert.equal(s.receiver.received.length, 25)
     const rows = await s.deliveries(endpoint.id)
