@@ -71,24 +71,21 @@ export const operatorArea: DashboardArea = (app, deps) => {
 
   /** Organizations with their live order counts (aggregates) and live webhook health. */
   async function summaries(only?: string) {
-    const [all, stats] = await Promise.all([
+    const [all, stats, health] = await Promise.all([
       only === undefined ? organizations.list() : organizations.require(only).then((o) => [o]),
       orders.platformStats(),
+      webhooks.healthByOrganization('live', only === undefined ? undefined : [only]),
     ])
     const byId = new Map(stats.organizations.map((s) => [s.organization_id, s.windows]))
     const none = zero(stats.windows.today)
-    return Promise.all(
-      all.map(async (organization) => {
-        const windows = byId.get(organization.id)
-        return {
-          ...organization,
-          live_orders: { today: windows?.today ?? none, all_time: windows?.all_time ?? none },
-          webhooks: {
-            live: await webhooks.health({ organizationId: organization.id, environment: 'live' }),
-          },
-        }
-      }),
-    )
+    return all.map((organization) => {
+      const windows = byId.get(organization.id)
+      return {
+        ...organization,
+        live_orders: { today: windows?.today ?? none, all_time: windows?.all_time ?? none },
+        webhooks: { live: health(organization.id) },
+      }
+    })
   }
 
   app.get(

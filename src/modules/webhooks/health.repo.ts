@@ -1,33 +1,67 @@
 import { sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { EndpointScope } from './endpoints.repo.ts'
+import type { Environment } from '../../db/schema.ts'
+
+export interface WebhookHealth {
+  active_endpoints: number
+  disabled_endpoints: number
+  failed_deliveries_24h: number
+}
+
+export const NO_WEBHOOKS: WebhookHealth = {
+  active_endpoints: 0,
+  disabled_endpoints: 0,
+  failed_deliveries_24h: 0,
+}
 
 /**
- * An environment's endpoints (active, disabled) and its deliveries whose last
- * attempt since `since` failed (still retrying or given up): those not
- * succeeded with a failed attempt since then, found from the partial index of
- * failed attempts (migration 0017). The deliveries' own columns stay out of
- * any new index, so the worker's result updates remain HOT.
+ * Per organization, in one environment: its endpoints (active, disabled
+ * after too many failures) and its deliveries whose last attempt since
+ * `since` failed (still retrying or given up): those not succeeded with a
+ * failed attempt since then, found from the partial index of failed attempts
+ * (migration 0017). The deliveries' own columns stay out of any new index, so
+ * the worker's result updates remain HOT. One statement for any number of
+ * organizations (`organizationIds` undefined: all of them); an organization
+ * with neither endpoints nor failures is absent from the map.
  */
-export async function webhookHealth(db: Database, scope: EndpointScope, since: Date) {
-  const result = await sql<{ active: string; disabled: string; failed: string }>`
-    select
-      (select count(*) from webhook_endpoints e
-        where e.organization_id = ${scope.organizationId}::uuid and e.environment = ${scope.environment}
-          and e.is_active) as active,
-      (select count(*) from webhook_endpoints e
-        where e.organization_id = ${scope.organizationId}::uuid and e.environment = ${scope.environment}
-          and not e.is_active and e.disabled_reason is not null) as disabled,
-      (select count(*) from webhook_deliveries d
-        where d.id in (
-            select a.delivery_id from webhook_attempts a
-            where a.error_code is not null and a.started_at >= ${since}::timestamptz)
-          and d.organization_id = ${scope.organizationId}::uuid and d.environment = ${scope.environment}
-          and d.status <> 'succeeded') as failed`.execute(db)
-  const row = result.rows[0]!
-  return {
-    active_endpoints: Number(row.active),
-    disabled_endpoints: Number(row.disabled),
-    failed_deliveries_24h: Number(row.failed),
-  }
+export async function webhookHealthByOrganization(
+  db: Database,
+  environment: Environment,
+  since: Date,
+  organizationIds?: readonly string[],
+): Promise<Map<string, WebhookHealth>> {
+  const only = organizationIds === undefined ? null : [...organizationIds]
+  const result = await sql<{ organization_id: string; active: string; disabled: string; failed: string }>`
+    with endpoints as (
+      select e.organization_id,
+        count(*) filter (where e.is_active) as active,
+        count(*) filter (where not e.is_active and e.disabled_reason is not null) as disabled
+      from webhook_endpoints e
+      where e.environment = ${environment}
+        and (${only}::uuid[] is null or e.organization_id = any(${only}::uuid[]))
+      group by e.organization_id
+    ),
+    failed as (
+      select d.organization_id, count(*) as failed
+      from webhook_deliveries d
+      where d.id in (
+          select a.delivery_id from webhook_attempts a
+          where a.error_code is not null and a.started_at >= ${since}::timestamptz)
+        and d.environment = ${environment} and d.status <> 'succeeded'
+        and (${only}::uuid[] is null or d.organization_id = any(${only}::uuid[]))
+      group by d.organization_id
+    )
+    select organization_id, coalesce(e.active, 0) as active, coalesce(e.disabled, 0) as disabled,
+      coalesce(f.failed, 0) as failed
+    from endpoints e full join failed f using (organization_id)`.execute(db)
+  return new Map(
+    result.rows.map((row) => [
+      row.organization_id,
+      {
+        active_endpoints: Number(row.active),
+        disabled_endpoints: Number(row.disabled),
+        failed_deliveries_24h: Number(row.failed),
+      },
+    ]),
+  )
 }

@@ -21,7 +21,7 @@ import {
   replaceSecret,
   updateActiveEndpoint,
 } from './endpoints.repo.ts'
-import { webhookHealth } from './health.repo.ts'
+import { NO_WEBHOOKS, webhookHealthByOrganization } from './health.repo.ts'
 import { orderTimeline } from './order-timeline.repo.ts'
 import {
   enqueueRedelivery,
@@ -205,7 +205,22 @@ export function createWebhookService(deps: {
 
     /** Active and automatically disabled endpoints, and deliveries that failed in the last 24 hours. */
     async health(scope: WebhookScope) {
-      return webhookHealth(db, scope, new Date(clock.now().getTime() - 24 * 3600_000))
+      const since = new Date(clock.now().getTime() - 24 * 3600_000)
+      const health = await webhookHealthByOrganization(db, scope.environment, since, [scope.organizationId])
+      return health.get(scope.organizationId) ?? NO_WEBHOOKS
+    },
+
+    /**
+     * The same for many organizations (all when `organizationIds` is
+     * undefined) in one statement: a lookup by organization id.
+     */
+    async healthByOrganization(
+      environment: WebhookScope['environment'],
+      organizationIds?: readonly string[],
+    ) {
+      const since = new Date(clock.now().getTime() - 24 * 3600_000)
+      const health = await webhookHealthByOrganization(db, environment, since, organizationIds)
+      return (organizationId: string) => health.get(organizationId) ?? NO_WEBHOOKS
     },
 
     /** One endpoint of the caller's (disabled ones too), or 404. */

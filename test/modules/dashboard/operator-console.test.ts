@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { before, describe, test } from 'node:test'
+import { sql } from 'kysely'
+import { newId } from '../../../src/lib/ids.ts'
 import { manualClock, orderBody, useTestApp } from '../../helpers/app.ts'
 import { type DashboardClient, memberOf, operatorOf, tokenOf, uniqueEmail } from '../../helpers/dashboard.ts'
 import { assertError } from '../../helpers/errors.ts'
@@ -125,6 +127,69 @@ describe('the operator console API', () => {
     })
     const one = await operator.client.call('GET', `/operator/organizations/${org.orgId}`)
     assert.equal(one.json().data.organization.live_orders.all_time.orders_total, 2)
+  })
+
+  test("each organization's own live webhook health: the test environment and other organizations never count", async () => {
+    const [busy, quiet] = [await t.tenant('Busy Org'), await t.tenant('Quiet Org')]
+    const endpoint = (organizationId: string, environment: 'live' | 'test', active: boolean) => ({
+      id: newId(),
+      organization_id: organizationId,
+      environment,
+      url: 'https://hooks.example.com/in',
+      description: '',
+      secret_encrypted: 'sealed',
+      pinned_addresses: [],
+      is_active: active,
+      disabled_reason: active ? null : 'too_many_failures',
+      last_success_at: null,
+      last_failure_at: null,
+      created_at: clock.now(),
+      disabled_at: active ? null : clock.now(),
+    })
+    const hooked = endpoint(busy.orgId, 'live', true)
+    await t.db
+      .insertInto('webhook_endpoints')
+      .values([
+        hooked,
+        endpoint(busy.orgId, 'live', true),
+        endpoint(busy.orgId, 'live', false),
+        endpoint(busy.orgId, 'test', false),
+        endpoint(quiet.orgId, 'live', false),
+      ])
+      .execute()
+    await createOrder(t, busy.liveKey, orderBody())
+    const delivery = await t.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', hooked.id)
+      .executeTakeFirstOrThrow()
+    await sql`update webhook_deliveries set status = 'failed', attempts = 1 where id = ${delivery.id}`.execute(
+      t.db,
+    )
+    await sql`insert into webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error_code)
+      values (${delivery.id}, 1, ${new Date(clock.now().getTime() - 3600_000)}, 12, 500, 'http_error')`.execute(
+      t.db,
+    )
+
+    const res = await operator.client.call('GET', '/operator/organizations')
+    assert.equal(res.statusCode, 200, res.body)
+    const health = (id: string) => res.json().data.find((o: { id: string }) => o.id === id).webhooks.live
+    assert.deepEqual(health(busy.orgId), {
+      active_endpoints: 2,
+      disabled_endpoints: 1,
+      failed_deliveries_24h: 1,
+    })
+    assert.deepEqual(health(quiet.orgId), {
+      active_endpoints: 0,
+      disabled_endpoints: 1,
+      failed_deliveries_24h: 0,
+    })
+    const one = await operator.client.call('GET', `/operator/organizations/${quiet.orgId}`)
+    assert.deepEqual(one.json().data.organization.webhooks.live, {
+      active_endpoints: 0,
+      disabled_endpoints: 1,
+      failed_deliveries_24h: 0,
+    })
   })
 
   test("an organization's keys (revoked by the operator), members, endpoints and deliveries (redelivered)", async () => {
