@@ -427,17 +427,18 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
     },
     streamWebhookEvents: {
       parameters: {
-        events: 'order.received,order.completed',
+        events: 'order.received,order.production_completed',
         'last-event-id': `48213.${EXAMPLE_IDS.receivedEvent}`,
       },
       responses: {
-        200: `event: ready\ndata: {"environment":"live","events":["order.received","order.completed"]}\n\n`,
+        200: `event: ready\ndata: {"environment":"live","events":["order.received","order.production_completed"]}\n\n`,
       },
       validation: [
         {
           code: 'invalid_format',
           field: 'events',
-          message: 'Unknown event type "order.shipped"; known: order.received, order.completed, …',
+          message:
+            'Unknown event type "order.shipped"; known: order.received, order.production_started, order.production_completed, order.production_failed, order.cancelled, order_item.completed, ping.',
         },
       ],
     },
