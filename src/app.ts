@@ -233,7 +233,7 @@ export async function buildApp(
     async (admin) => {
       await admin.register(operatorRoutes({ organizations, apiKeys, products, orders, accounts }))
       await admin.register(productionRoutes({ production }))
-      await admin.register(webhooksOperatorRoutes({ webhooks }))
+      await admin.register(webhooksOperatorRoutes({ webhooks, organizations }))
     },
     { prefix: '/admin/v1' },
   )

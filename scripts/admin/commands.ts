@@ -445,7 +445,7 @@ export const COMMANDS: Command[] = [
       org: { type: 'string', value: 'ORG_ID', description: 'one organization' },
       endpoint: { type: 'string', value: 'ENDPOINT_ID', description: 'one endpoint' },
       status: { type: 'string', value: 'STATUS', description: 'pending, succeeded or failed' },
-      'event-type': { type: 'string', value: 'TYPE', description: 'e.g. order.shipped' },
+      'event-type': { type: 'string', value: 'TYPE', description: 'e.g. order.cancelled' },
       order: { type: 'string', value: 'ORDER_ID', description: "one order's events" },
       limit: { type: 'string', value: 'N', description: '1 to 100 (25)' },
       cursor: { type: 'string', value: 'CURSOR', description: 'the next page' },
@@ -512,6 +512,38 @@ export const COMMANDS: Command[] = [
     },
   },
   {
+    name: 'endpoints list',
+    args: ['ORG_ID'],
+    summary: "An organization's webhook endpoints: health, event filters, secret rotation",
+    example: 'endpoints list ORG_ID --env test',
+    options: { env: { type: 'string', value: 'live|test', description: 'the environment (live)' } },
+    async run(ctx) {
+      const { data } = await ctx.call(
+        'GET',
+        `/organizations/${ctx.args[0]}/webhook-endpoints${query({ environment: str(ctx, 'env') })}`,
+      )
+      ctx.print(data, () =>
+        table<Json>(
+          data,
+          [
+            ['ID', (e) => e.id],
+            ['URL', (e) => e.url],
+            [
+              'STATE',
+              (e) =>
+                e.is_active ? 'active' : `disabled${e.disabled_reason ? ` (${e.disabled_reason})` : ''}`,
+            ],
+            ['EVENTS', (e) => (e.enabled_events as string[]).join(',')],
+            ['FAILURES', (e) => e.consecutive_failures],
+            ['LAST SUCCESS', (e) => relativeTime(e.last_success_at)],
+            ['ROTATION ENDS', (e) => relativeTime(e.secret_rotation_ends_at)],
+          ],
+          'No endpoints.',
+        ),
+      )
+    },
+  },
+  {
     name: 'endpoints replay',
     args: ['ENDPOINT_ID'],
     summary: "Send an endpoint's events again from a time on (after an outage)",
@@ -533,7 +565,11 @@ export const COMMANDS: Command[] = [
           ...(ctx.options['only-failed'] ? { only_failed: true } : {}),
         })
       ).data
-      ctx.print(replay, () => `Replay ${replay.id}: ${replay.total} events queued (${replay.status})`)
+      ctx.print(
+        replay,
+        () =>
+          `Replay ${replay.id}: ${replay.total} event${replay.total === 1 ? '' : 's'} queued (${replay.status})`,
+      )
     },
   },
   {

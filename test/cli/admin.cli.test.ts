@@ -22,7 +22,12 @@ let service: ServiceProcess
 let token: string
 before(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-cli-'))
-  service = await startServiceProcess({ DATA_DIR: dataDir, DATABASE_URL: '' })
+  // Endpoints on 127.0.0.1 (nothing listens there: the deliveries fail, as a real outage would).
+  service = await startServiceProcess({
+    DATA_DIR: dataDir,
+    DATABASE_URL: '',
+    WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
+  })
   token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim()
 })
 after(() => {
@@ -256,6 +261,55 @@ describe('admin CLI: the operator API', () => {
     assert.match(missing.stderr, /^Error: 404 not_found/)
     assert.equal(admin(['deliveries', 'show', 'nope']).status, 1)
     assert.equal(admin(['deliveries', 'list', '--limit', 'many']).status, 2)
+  })
+
+  test("endpoints: an organization's endpoints with their filters, of one environment; replay and its status", async () => {
+    const org = json(['organizations', 'create', 'Endpoint Org'])
+    const live = json(['keys', 'create', org.id, '--env', 'live']).key
+    const test = json(['keys', 'create', org.id, '--env', 'test']).key
+    const created = await callService(service.port, live, 'POST', '/v1/webhook-endpoints', {
+      url: 'https://127.0.0.1:9/orders',
+      enabled_events: ['order.received', 'order.cancelled'],
+    })
+    assert.equal(created.status, 201, JSON.stringify(created.body))
+    await callService(service.port, test, 'POST', '/v1/webhook-endpoints', {
+      url: 'https://127.0.0.1:9/test',
+    })
+    const id = created.body.data.endpoint.id as string
+
+    const listed = admin(['endpoints', 'list', org.id])
+    assert.equal(listed.status, 0, listed.stderr)
+    const lines = assertAligned(listed.stdout, [
+      'ID',
+      'URL',
+      'STATE',
+      'EVENTS',
+      'FAILURES',
+      'LAST SUCCESS',
+      'ROTATION ENDS',
+    ])
+    assert.equal(lines.length, 2)
+    assert.match(
+      lines[1]!,
+      new RegExp(
+        `^${id} +https://127\\.0\\.0\\.1:9/orders +active +order\\.received,order\\.cancelled +0 +- +-$`,
+      ),
+    )
+    const tests = json(['endpoints', 'list', org.id, '--env', 'test'])
+    assert.deepEqual(
+      tests.map((e: { url: string }) => e.url),
+      ['https://127.0.0.1:9/test'],
+    )
+    const none = admin(['endpoints', 'list', json(['organizations', 'create', 'No Endpoints']).id])
+    assert.equal(none.stdout.trim(), 'No endpoints.')
+    assert.equal(admin(['endpoints', 'list', '0193a000-0000-7000-8000-000000000099']).status, 1)
+
+    await callService(service.port, live, 'POST', '/v1/orders', orderBody())
+    const replay = admin(['endpoints', 'replay', id, '--since', '2026-01-01T00:00:00Z'])
+    assert.equal(replay.status, 0, replay.stderr)
+    assert.match(replay.stdout, /^Replay \S+: 1 event queued \((running|completed)\)$/m)
+    assert.match(admin(['endpoints', 'replay-status', id]).stdout, /^Queued: +[01] of 1$/m)
+    assert.equal(admin(['endpoints', 'replay', id]).status, 2)
   })
 
   test('invitations and operators: links printed once; operators listed once accepted', async () => {

@@ -1,9 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
+import { ENVIRONMENTS } from '../../db/schema.ts'
 import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
-import { Uuid } from '../../http/schemas.ts'
+import { StringEnum, Uuid } from '../../http/schemas.ts'
 import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
+import type { OrganizationService } from '../organizations/organizations.service.ts'
 import { REPLAY_AHEAD } from './replay-feeder.ts'
 import { MAX_REPLAY_EVENTS } from './replays.service.ts'
 import {
@@ -298,9 +300,33 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
 }
 
 /** The operator's side: the delivery log across organizations, manual redelivery and replays. */
-export function webhooksOperatorRoutes(deps: { webhooks: WebhookService }) {
+export function webhooksOperatorRoutes(deps: {
+  webhooks: WebhookService
+  organizations: OrganizationService
+}) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+    app.get(
+      '/organizations/:org_id/webhook-endpoints',
+      {
+        config: { auth: 'operator', errors: ['not_found'] },
+        schema: {
+          params: Type.Object({ org_id: Type.String() }),
+          querystring: Type.Object(
+            {
+              environment: Type.Optional(StringEnum(ENVIRONMENTS, { description: 'live (default) or test' })),
+            },
+            { additionalProperties: false },
+          ),
+        },
+      },
+      async (request) => {
+        const organization = await deps.organizations.require(request.params.org_id)
+        const scope = { organizationId: organization.id, environment: request.query.environment ?? 'live' }
+        return { data: await deps.webhooks.list(scope) }
+      },
+    )
+
     app.get(
       '/webhook-deliveries',
       {

@@ -62,6 +62,56 @@ describe('GET and DELETE /v1/webhook-endpoints, and the delivery log without a w
     assert.deepEqual(await listEndpoints(t, other.liveKey), [])
   })
 
+  test("operator: an organization's endpoints of one environment (live by default) with filters and rotation; unknown organization 404", async () => {
+    const org = await t.tenant('Operator sees endpoints')
+    const other = await t.tenant('Someone else')
+    const live = await createEndpoint(t, org.liveKey, 'https://webhook.test/live', 'live one')
+    const test = await createEndpoint(t, org.testKey, 'https://webhook.test/test', 'test one')
+    await createEndpoint(t, other.liveKey, 'https://webhook.test/other', 'not theirs')
+    const patched = await t.api(org.liveKey, 'PATCH', `/v1/webhook-endpoints/${live.endpoint.id}`, {
+      enabled_events: ['order.cancelled'],
+    })
+    assert.equal(patched.statusCode, 200, patched.body)
+    const rotated = await t.api(
+      org.liveKey,
+      'POST',
+      `/v1/webhook-endpoints/${live.endpoint.id}/rotate-secret`,
+      {
+        grace_period_seconds: 3600,
+      },
+    )
+    assert.equal(rotated.statusCode, 200, rotated.body)
+
+    const res = await t.admin('GET', `/admin/v1/organizations/${org.orgId}/webhook-endpoints`)
+    assert.equal(res.statusCode, 200, res.body)
+    const [listed, ...rest] = res.json().data as Endpoint[]
+    assert.deepEqual(rest, [])
+    assert.equal(listed!.id, live.endpoint.id)
+    assert.deepEqual(listed!.enabled_events, ['order.cancelled'])
+    assert.equal(listed!.secret_rotation_ends_at, rotated.json().data.endpoint.secret_rotation_ends_at)
+    assert.ok(listed!.secret_rotation_ends_at)
+    assert.deepEqual(Object.keys(listed!).sort(), [...ENDPOINT_KEYS].sort())
+
+    const tests = await t.admin(
+      'GET',
+      `/admin/v1/organizations/${org.orgId}/webhook-endpoints?environment=test`,
+    )
+    assert.deepEqual(
+      (tests.json().data as Endpoint[]).map((e) => e.id),
+      [test.endpoint.id],
+    )
+    assertError(
+      await t.admin('GET', `/admin/v1/organizations/${UNKNOWN_ID}/webhook-endpoints`),
+      404,
+      'not_found',
+    )
+    assertError(
+      await t.admin('GET', `/admin/v1/organizations/${org.orgId}/webhook-endpoints?environment=staging`),
+      422,
+      'validation_failed',
+    )
+  })
+
   test('DELETE: 200 {id, is_active:false}, the same again; unknown, foreign and other-environment ids 404', async () => {
     const org = await t.tenant('Deleter')
     const other = await t.tenant('Someone else')
