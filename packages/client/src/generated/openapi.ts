@@ -5058,7 +5058,7 @@ export interface operations {
             query?: {
                 /**
                  * @description Comma-separated event types to send (default: all): order.received, order.production_started, order.production_completed, order.production_failed, order.cancelled, order_item.completed, ping.
-                 * @example order.received,order.completed
+                 * @example order.received,order.production_completed
                  */
                 events?: string;
             };
