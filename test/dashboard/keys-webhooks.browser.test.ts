@@ -176,6 +176,24 @@ describe('API keys and webhooks in a browser', { skip: browserSkip, timeout: 600
     await same.filter({ hasText: 'Redelivery' }).getByText('succeeded').waitFor()
     assert.equal(receiver.received.length, 2)
     await assertAccessible(page, 'endpoint after redelivery')
+
+    // A replay since a time: its progress shows under the form, and the event goes out once more.
+    await page.getByRole('textbox', { name: 'Since', exact: true }).fill('2026-01-01T00:00')
+    await page.getByRole('button', { name: 'Replay', exact: true }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Replay started' })
+      .getByText('1 event will be sent')
+      .waitFor()
+    await page
+      .getByTestId('latest-replay')
+      .filter({ hasText: /^Completed: 1 of 1 event queued/ })
+      .waitFor()
+    await waitUntil(async () => (await same.count()) === 3, 'the replayed delivery listed')
+    await same.filter({ hasText: 'Replay' }).getByText('succeeded').waitFor()
+    await receiver.waitFor(3)
+    assert.equal(receiver.received.length, 3)
+    await assertAccessible(page, 'endpoint after a replay')
   })
 
   test('a viewer sees keys and webhooks but cannot create a key (no button; the API says 403)', async () => {

@@ -16,6 +16,7 @@ import {
   EndpointList,
   EndpointParams,
   EnvironmentQuery,
+  LatestReplay,
   PingQueued,
   ReplayAnswer,
   ReplayBody,
@@ -199,6 +200,24 @@ export const webhooksRoutes: DashboardArea = (app, deps) => {
       )
       return { data: { replay } }
     },
+  )
+
+  app.get(
+    '/webhook-endpoints/:endpoint_id/replay',
+    {
+      config: { ...viewer, errors: ['not_found'] },
+      schema: {
+        operationId: 'dashboardLatestWebhookReplay',
+        tags,
+        summary: "The endpoint's latest replay and how far it got; null when it has never been replayed",
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        response: { 200: LatestReplay },
+      },
+    },
+    async (request) => ({
+      data: { replay: await webhooks.lastReplay(scope(request), request.params.endpoint_id) },
+    }),
   )
 
   app.get(

@@ -68,6 +68,9 @@ export const PingQueued = Type.Object({ data: Type.Object({ queued: Type.Boolean
 
 export const ReplayBody = WebhookReplayRequest
 export const ReplayAnswer = Type.Object({ data: Type.Object({ replay: WebhookReplay }) })
+export const LatestReplay = Type.Object({
+  data: Type.Object({ replay: Type.Union([WebhookReplay, Type.Null()]) }),
+})
 
 export const DeliveryQuery = Type.Object({ ...EnvironmentQuery.properties, ...DeliveryLogFilters }, closed)
 export const DeliveryPage = DeliveryLogPage

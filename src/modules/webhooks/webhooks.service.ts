@@ -32,7 +32,7 @@ import {
   listDeliveries,
   recordEvent,
 } from './outbox/outbox.service.ts'
-import { cancelReplays } from './replays.repo.ts'
+import { cancelReplays, latestReplay } from './replays.repo.ts'
 import { type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
 import { checkWebhookUrl, parseCidrs, type Resolver } from './ssrf.ts'
 import { DEFAULT_ROTATION_GRACE_S, MAX_ROTATION_GRACE_S } from './webhooks.schemas.ts'
@@ -471,6 +471,12 @@ export function createWebhookService(deps: {
     /** The endpoint's newest replay and how far it got. */
     async replayStatus(scope: WebhookScope | undefined, endpointId: string) {
       return replayView(await replayOf(db, await ownEndpoint(scope, endpointId)))
+    },
+
+    /** The endpoint's latest replay, or null when it has never been replayed. */
+    async lastReplay(scope: WebhookScope, endpointId: string) {
+      const row = await latestReplay(db, (await ownEndpoint(scope, endpointId)).id)
+      return row ? replayView(row) : null
     },
   }
 }

@@ -78,6 +78,8 @@ describe('dashboard webhooks', () => {
     assert.equal(ping.statusCode, 202, ping.body)
 
     // An order through /v1: its event can be replayed; a second replay while it runs is 409.
+    const latest = () => client.call('GET', `/webhook-endpoints/${endpoint.id}/replay?environment=live`)
+    assert.deepEqual((await latest()).json(), { data: { replay: null } }, 'never replayed')
     assert.equal((await t.api(liveKey, 'POST', '/v1/orders', orderBody())).statusCode, 201)
     const since = new Date(Date.now() - 3600_000).toISOString()
     const replay = await client.call('POST', `/webhook-endpoints/${endpoint.id}/replay?environment=live`, {
@@ -90,6 +92,11 @@ describe('dashboard webhooks', () => {
       since,
     })
     assertError(busy, 409, 'replay_in_progress')
+    const progress = (await latest()).json().data.replay
+    assert.equal(progress.id, replay.json().data.replay.id)
+    assert.equal(progress.total, 1)
+    assert.ok(['running', 'completed'].includes(progress.status), progress.status)
+    assertError(await client.call('GET', `/webhook-endpoints/${endpoint.id}/replay`), 404, 'not_found')
     const backwards = await client.call('POST', `/webhook-endpoints/${endpoint.id}/replay?environment=live`, {
       since,
       until: since,

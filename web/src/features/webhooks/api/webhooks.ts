@@ -113,12 +113,28 @@ export interface ReplayInput {
   event_types?: string[]
   only_failed?: boolean
 }
+const replayKey = (env: Env, id: string) => ['webhook-replay', env, id] as const
+
 export function useReplay(env: Env, id: string) {
+  const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (input: ReplayInput) =>
       api<{ data: { replay: Replay } }>('POST', `/webhook-endpoints/${id}/replay?${q(env)}`, input).then(
         (r) => r.data.replay,
       ),
+    onSuccess: (replay) => queryClient.setQueryData(replayKey(env, id), replay),
+  })
+}
+
+/** The endpoint's latest replay (null: never replayed), read again every second while it runs. */
+export function useLatestReplay(env: Env, id: string) {
+  return useQuery({
+    queryKey: replayKey(env, id),
+    queryFn: () =>
+      api<{ data: { replay: Replay | null } }>('GET', `/webhook-endpoints/${id}/replay?${q(env)}`).then(
+        (r) => r.data.replay,
+      ),
+    refetchInterval: (query) => (query.state.data?.status === 'running' ? 1000 : POLL_MS),
   })
 }
 

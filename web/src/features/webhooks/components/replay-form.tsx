@@ -1,7 +1,20 @@
-import { Alert, Button, Checkbox, Group, MultiSelect, Paper, Stack, TextInput, Title } from '@mantine/core'
+import {
+  Alert,
+  Button,
+  Checkbox,
+  Group,
+  MultiSelect,
+  Paper,
+  Progress,
+  Stack,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { type Env, FILTERABLE_TYPES, type ReplayInput, useReplay } from '../api/webhooks.ts'
+import { formatTime } from '../../../lib/api.ts'
+import { type Env, FILTERABLE_TYPES, type ReplayInput, useLatestReplay, useReplay } from '../api/webhooks.ts'
 
 /** A datetime-local value (the reader's time zone) as an ISO instant. */
 export const localToIso = (value: string) => (value ? new Date(value).toISOString() : undefined)
@@ -71,7 +84,34 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
             order they were recorded; they appear in the delivery log as they are queued.
           </Alert>
         )}
+        <LatestReplay env={env} endpointId={endpointId} />
       </Stack>
     </Paper>
+  )
+}
+
+const REPLAY_STATUS: Record<string, string> = {
+  running: 'Running',
+  completed: 'Completed',
+  cancelled: 'Cancelled (the endpoint was disabled or deleted)',
+}
+
+/** How far the endpoint's latest replay got: queued of total, kept current while it runs. */
+function LatestReplay({ env, endpointId }: { env: Env; endpointId: string }) {
+  const latest = useLatestReplay(env, endpointId)
+  const r = latest.data
+  if (!r) return null
+  const percent = r.total === 0 ? 100 : Math.round((r.queued / r.total) * 100)
+  return (
+    <Stack gap={4} component="section" aria-labelledby="latest-replay-heading">
+      <Text fw={600} size="sm" id="latest-replay-heading">
+        Latest replay
+      </Text>
+      <Text size="sm" data-testid="latest-replay">
+        {REPLAY_STATUS[r.status] ?? r.status}: {r.queued.toLocaleString()} of {r.total.toLocaleString()}{' '}
+        {r.total === 1 ? 'event' : 'events'} queued · started {formatTime(r.created_at)}
+      </Text>
+      <Progress value={percent} aria-label="Events of the latest replay queued" size="sm" />
+    </Stack>
   )
 }
