@@ -10,6 +10,8 @@ export function useApiKeys() {
   return useQuery({
     queryKey: KEYS,
     queryFn: () => api<{ data: ApiKey[] }>('GET', '/api-keys').then((r) => r.data),
+    // "Last used" is stored at most once a minute: reading it every 30 s keeps it current.
+    refetchInterval: 30_000,
   })
 }
 
