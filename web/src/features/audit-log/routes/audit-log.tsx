@@ -1,5 +1,6 @@
-import { Button, Code, Loader, Table, Text } from '@mantine/core'
+import { Code, Loader, Table, Text } from '@mantine/core'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { formatTime } from '../../../lib/api.ts'
 import { useAuditLog } from '../api/audit-log.ts'
@@ -67,16 +68,7 @@ export function AuditLogRoute() {
           </Table>
         </Table.ScrollContainer>
       )}
-      {log.hasNextPage && (
-        <Button
-          variant="default"
-          w="fit-content"
-          loading={log.isFetchingNextPage}
-          onClick={() => log.fetchNextPage()}
-        >
-          Show older entries
-        </Button>
-      )}
+      <NextPageButton pages={log}>Show older entries</NextPageButton>
     </Page>
   )
 }

@@ -1,5 +1,6 @@
-import { Button, Code, Loader, Table, Text } from '@mantine/core'
+import { Code, Loader, Table, Text } from '@mantine/core'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { formatTime } from '../../../lib/api.ts'
 import { useOrganizations, usePlatformAuditLog } from '../api/operator.ts'
@@ -58,16 +59,7 @@ export function PlatformAuditLogRoute() {
           </Table>
         </Table.ScrollContainer>
       )}
-      {log.hasNextPage && (
-        <Button
-          variant="default"
-          w="fit-content"
-          loading={log.isFetchingNextPage}
-          onClick={() => log.fetchNextPage()}
-        >
-          Show older entries
-        </Button>
-      )}
+      <NextPageButton pages={log}>Show older entries</NextPageButton>
     </Page>
   )
 }

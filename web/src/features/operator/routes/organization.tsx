@@ -15,6 +15,7 @@ import {
 import { type FormEvent, type ReactNode, useState } from 'react'
 import { Link, useParams, useSearchParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { type ApiKey, formatTime } from '../../../lib/api.ts'
@@ -284,11 +285,7 @@ function Webhooks({ orgId }: { orgId: string }) {
           </Table>
         </Table.ScrollContainer>
       )}
-      {deliveries.hasNextPage && (
-        <Button variant="default" w="fit-content" onClick={() => deliveries.fetchNextPage()}>
-          Show older deliveries
-        </Button>
-      )}
+      <NextPageButton pages={deliveries}>Show older deliveries</NextPageButton>
     </>
   )
 }
