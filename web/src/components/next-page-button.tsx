@@ -2,7 +2,7 @@ import { Button } from '@mantine/core'
 import type { ReactNode } from 'react'
 
 /** What the button needs of an infinite query (TanStack Query's useInfiniteQuery result). */
-type Pages = { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => unknown }
+export type Pages = { hasNextPage: boolean; isFetchingNextPage: boolean; fetchNextPage: () => unknown }
 
 /** Keyset paging of a list: fetches the next page while the list has one, and is busy meanwhile. */
 export function NextPageButton({ pages, children }: { pages: Pages; children: ReactNode }) {
