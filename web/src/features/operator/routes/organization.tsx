@@ -5,7 +5,6 @@ import {
   Code,
   Group,
   Loader,
-  Modal,
   SegmentedControl,
   Table,
   Text,
@@ -14,6 +13,7 @@ import {
 } from '@mantine/core'
 import { type FormEvent, type ReactNode, useState } from 'react'
 import { Link, useParams, useSearchParams } from 'react-router'
+import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
@@ -98,23 +98,18 @@ function Keys({ orgId }: { orgId: string }) {
           </Table>
         </Table.ScrollContainer>
       )}
-      <Modal opened={!!revoking} onClose={() => setRevoking(null)} title="Revoke this key?">
-        <Text mb="md">
-          Requests with <Code>{revoking?.key_prefix}…</Code> fail from now on. This cannot be undone.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setRevoking(null)}>
-            Keep it
-          </Button>
-          <Button
-            color="red"
-            loading={revoke.isPending}
-            onClick={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
-          >
-            Revoke
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmModal
+        opened={!!revoking}
+        title="Revoke this key?"
+        onCancel={() => setRevoking(null)}
+        cancelLabel="Keep it"
+        confirmLabel="Revoke"
+        confirmColor="red"
+        busy={revoke.isPending}
+        onConfirm={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
+      >
+        Requests with <Code>{revoking?.key_prefix}…</Code> fail from now on. This cannot be undone.
+      </ConfirmModal>
     </>
   )
 }
