@@ -14,6 +14,7 @@ import {
 import { type FormEvent, type ReactNode, useState } from 'react'
 import { Link, useParams, useSearchParams } from 'react-router'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
+import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
@@ -255,11 +256,7 @@ function Webhooks({ orgId }: { orgId: string }) {
                     {urlOf.get(d.endpoint_id) ?? d.endpoint_id}
                   </Table.Td>
                   <Table.Td>
-                    <StatusBadge
-                      color={d.status === 'succeeded' ? 'green' : d.status === 'failed' ? 'red' : 'yellow'}
-                    >
-                      {d.status}
-                    </StatusBadge>
+                    <DeliveryStatus status={d.status} />
                   </Table.Td>
                   <Table.Td>{d.attempts}</Table.Td>
                   <Table.Td>{d.response_status ?? d.error_code ?? ''}</Table.Td>
