@@ -33,18 +33,18 @@
 //    idle worker: p50 over sequential orders (target < 100 ms).
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:https'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { parseArgs } from 'node:util'
 import pg from 'pg'
-import selfsigned from 'selfsigned'
 import { DEFAULT_CONFIG } from '../src/config.ts'
 import { cpuMs, machineCpuMs, threadCpuMs } from './lib/cpu.ts'
-import { percentile, ROOT, type Service, startService, tenant } from './lib/service.ts'
+import { certificate, listen } from './lib/https.ts'
+import { freshDatabase, PG_URL_OPTION } from './lib/postgres.ts'
+import { percentile, ROOT, type Service, startService, tenant, v1 } from './lib/service.ts'
 
 const { values: flags } = parseArgs({
   options: {
@@ -53,10 +53,7 @@ const { values: flags } = parseArgs({
     rounds: { type: 'string', default: '5' },
     latency: { type: 'string', default: '50' },
     concurrency: { type: 'string' },
-    'pg-url': {
-      type: 'string',
-      default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-    },
+    'pg-url': PG_URL_OPTION,
   },
 })
 const EVENTS = Number(flags.events)
@@ -95,26 +92,6 @@ function sampleMachine() {
       }
     },
   }
-}
-
-async function certificate() {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 7, ip: '127.0.0.1' },
-        ],
-      },
-    ],
-  })
-  writeFileSync(join(work, 'key.pem'), pems.private)
-  writeFileSync(join(work, 'cert.pem'), pems.cert)
-  return { key: pems.private, cert: pems.cert }
 }
 
 /** The receiver process; `count()` asks it how many requests arrived and when. */
@@ -233,15 +210,10 @@ async function rawBaseline(
 }
 
 async function main() {
-  const { cert, key } = await certificate()
+  const { cert, key } = await certificate(work)
   const receiver = await startReceiver()
-  const dbName = `bench_wh_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: flags['pg-url'] })
-  await admin.connect()
-  await admin.query(`create database ${dbName}`)
-  const url = new URL(flags['pg-url']!)
-  url.pathname = `/${dbName}`
-  const databaseUrl = url.toString()
+  const database = await freshDatabase(flags['pg-url'], 'bench_wh')
+  const databaseUrl = database.url
   const env = {
     DATABASE_URL: databaseUrl,
     DATA_DIR: join(work, 'data'),
@@ -258,12 +230,10 @@ async function main() {
     const one = await tenant(api, 'One endpoint')
     const five = await tenant(api, 'Five endpoints')
     const create = async (t: { key: string }, path: string) => {
-      const res = await fetch(`${api!.base}/v1/webhook-endpoints`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: `https://localhost:${receiver.port}${path}` }),
+      const res = await v1(api!, t.key, 'POST', '/webhook-endpoints', {
+        url: `https://localhost:${receiver.port}${path}`,
       })
-      if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${await res.text()}`)
+      if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${JSON.stringify(res.json)}`)
     }
     await create(one, '/one')
     for (let i = 0; i < 5; i++) await create(five, `/five-${i}`)
@@ -323,7 +293,7 @@ async function main() {
         const backends = (
           await db.query<{ pid: number }>(
             'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-            [dbName],
+            [database.name],
           )
         ).rows.map((r) => r.pid)
         // Write transactions (claims, result batches) show how many deliveries
@@ -421,12 +391,10 @@ async function main() {
         res.end()
       })
     })
-    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve))
+    const localHook = await listen(local)
     const latencyTenant = await tenant(worker, 'Latency')
-    await fetch(`${worker.base}/v1/webhook-endpoints`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${latencyTenant.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `https://localhost:${(local.address() as AddressInfo).port}/latency` }),
+    await v1(worker, latencyTenant.key, 'POST', '/webhook-endpoints', {
+      url: `https://localhost:${localHook.port}/latency`,
     })
     const latencies: number[] = []
     for (let i = 0; i < Number(flags.latency); i++) {
@@ -446,7 +414,7 @@ async function main() {
       latencies.push(arrivals.get(external)! - started)
       await new Promise((r) => setTimeout(r, 20))
     }
-    local.close()
+    localHook.close()
 
     console.log(`\nwebhooks benchmark: ${EVENTS} events, PostgreSQL, node ${process.version}`)
     const median = ROUNDS > 1 ? ` (median of ${ROUNDS} rounds)` : ''
@@ -509,8 +477,7 @@ async function main() {
     await api?.stop()
     await db.end().catch(() => {})
     receiver.stop()
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {})
-    await admin.end()
+    await database.drop()
     rmSync(work, { recursive: true, force: true })
   }
 }
