@@ -23,23 +23,18 @@ import { createServer } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { parseArgs } from 'node:util'
+import { benchArgs } from './lib/args.ts'
 import { certificate, listen } from './lib/https.ts'
 import { freshDatabase, PG_URL_OPTION } from './lib/postgres.ts'
 import { percentile, type Service, startService, v1 } from './lib/service.ts'
 
-const { values: flags } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '90' },
-    pings: { type: 'string', default: '160' },
-    orgs: { type: 'string', default: '1' },
-    'pg-url': PG_URL_OPTION,
-  },
-})
-const SECONDS = Number(flags.seconds)
-const PINGS = Number(flags.pings)
-/** Organizations like A. */
-const ORGS = Number(flags.orgs)
+const {
+  seconds: SECONDS,
+  pings: PINGS,
+  /** Organizations like A. */
+  orgs: ORGS,
+  flags,
+} = benchArgs({ seconds: 90, pings: 160, orgs: 1 }, { 'pg-url': PG_URL_OPTION })
 const BOUND_MS = 1000
 const work = mkdtempSync(join(tmpdir(), 'bench-fairness-'))
 

@@ -20,23 +20,18 @@ import { createServer } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { parseArgs } from 'node:util'
 import pg from 'pg'
+import { benchArgs } from './lib/args.ts'
 import { certificate, listen } from './lib/https.ts'
 import { freshDatabase, PG_URL_OPTION } from './lib/postgres.ts'
 import { percentile, type Service, startService, tenant, v1 } from './lib/service.ts'
 
-const { values: flags } = parseArgs({
-  options: {
-    events: { type: 'string', default: '10000' },
-    every: { type: 'string', default: '100' },
-    baseline: { type: 'string', default: '10' },
-    'pg-url': PG_URL_OPTION,
-  },
-})
-const EVENTS = Number(flags.events)
-const EVERY_MS = Number(flags.every)
-const BASELINE_S = Number(flags.baseline)
+const {
+  events: EVENTS,
+  every: EVERY_MS,
+  baseline: BASELINE_S,
+  flags,
+} = benchArgs({ events: 10_000, every: 100, baseline: 10 }, { 'pg-url': PG_URL_OPTION })
 const BOUND_MS = 1000
 const work = mkdtempSync(join(tmpdir(), 'bench-replay-'))
 

@@ -38,29 +38,21 @@ import { createServer } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { parseArgs } from 'node:util'
 import pg from 'pg'
 import { DEFAULT_CONFIG } from '../src/config.ts'
+import { benchArgs } from './lib/args.ts'
 import { cpuMs, machineCpuMs, threadCpuMs } from './lib/cpu.ts'
 import { certificate, listen } from './lib/https.ts'
 import { freshDatabase, PG_URL_OPTION } from './lib/postgres.ts'
 import { percentile, ROOT, type Service, startService, tenant, v1 } from './lib/service.ts'
 
-const { values: flags } = parseArgs({
-  options: {
-    events: { type: 'string', default: '10000' },
-    warmup: { type: 'string', default: '20000' },
-    rounds: { type: 'string', default: '5' },
-    latency: { type: 'string', default: '50' },
-    concurrency: { type: 'string' },
-    'pg-url': PG_URL_OPTION,
-  },
-})
-const EVENTS = Number(flags.events)
-const WARMUP = Number(flags.warmup)
-const ROUNDS = Number(flags.rounds)
+const args = benchArgs(
+  { events: 10_000, warmup: 20_000, rounds: 5, latency: 50, concurrency: undefined },
+  { 'pg-url': PG_URL_OPTION },
+)
+const { events: EVENTS, warmup: WARMUP, rounds: ROUNDS, flags } = args
 /** Attempts the worker keeps in flight (the service's default unless --concurrency). */
-const CONCURRENCY = Number(flags.concurrency ?? DEFAULT_CONFIG.webhookConcurrency)
+const CONCURRENCY = args.concurrency ?? DEFAULT_CONFIG.webhookConcurrency
 /** Requests the raw baseline keeps in flight. */
 const BASELINE_IN_FLIGHT = 16
 const work = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))
@@ -219,7 +211,7 @@ async function main() {
     DATA_DIR: join(work, 'data'),
     NODE_EXTRA_CA_CERTS: join(work, 'cert.pem'),
     WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8,::1/128',
-    ...(flags.concurrency ? { WEBHOOK_CONCURRENCY: flags.concurrency } : {}),
+    ...(args.concurrency === undefined ? {} : { WEBHOOK_CONCURRENCY: String(args.concurrency) }),
   }
   let api: Service | undefined
   let worker: Service | undefined
@@ -397,7 +389,7 @@ async function main() {
       url: `https://localhost:${localHook.port}/latency`,
     })
     const latencies: number[] = []
-    for (let i = 0; i < Number(flags.latency); i++) {
+    for (let i = 0; i < args.latency; i++) {
       const external = `LAT-${i}-${randomBytes(3).toString('hex')}`
       const started = performance.now()
       const res = await fetch(`${worker.base}/v1/orders`, {
