@@ -12,22 +12,20 @@
 // GET /dashboard/api/home, the first page of GET /dashboard/api/orders, a
 // search, a status filter and the Products page's unmatched SKUs,
 // sequentially, and prints p50/p99 against the 100 ms target.
-import { parseArgs } from 'node:util'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { backfillOrderDailyStats } from '../src/db/migrations/2026-11-26-0017-order-daily-stats.ts'
+import { benchArgs } from './lib/args.ts'
 import { percentile, startService, tenant } from './lib/service.ts'
 
-const { values: flags } = parseArgs({
-  options: {
-    orders: { type: 'string', default: '1000000' },
-    requests: { type: 'string', default: '200' },
-    'pg-url': { type: 'string' },
-    keep: { type: 'boolean', default: false },
-  },
-})
-const ORDERS = Number(flags.orders)
-const REQUESTS = Number(flags.requests)
+const {
+  orders: ORDERS,
+  requests: REQUESTS,
+  flags,
+} = benchArgs(
+  { orders: 1_000_000, requests: 200 },
+  { 'pg-url': { type: 'string' }, keep: { type: 'boolean', default: false } },
+)
 const TARGET_MS = 100
 const DB_NAME = 'bench_dashboard'
 

@@ -16,17 +16,11 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { parseArgs } from 'node:util'
 import pg from 'pg'
+import { benchArgs } from './lib/args.ts'
 import { startService, tenant } from './lib/service.ts'
 
-const { values: flags } = parseArgs({
-  options: {
-    orders: { type: 'string', default: '60' },
-    'pg-url': { type: 'string' },
-  },
-})
-const ORDER_COUNT = Number(flags.orders)
+const { orders: ORDER_COUNT, flags } = benchArgs({ orders: 60 }, { 'pg-url': { type: 'string' } })
 const MB = 1024 * 1024
 
 /** An order of about 9.5 MB: 38 items with 50 personalization fields of 5000 characters. */

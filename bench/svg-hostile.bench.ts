@@ -16,8 +16,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { pathToFileURL } from 'node:url'
-import { parseArgs } from 'node:util'
 import { nestedSvg, rectSvg, tracedSvg } from '../test/fixtures/svg-large.ts'
+import { benchArgs } from './lib/args.ts'
 import { ROOT, startService, tenant } from './lib/service.ts'
 
 const CASES: Record<string, { title: string; file: () => Buffer }> = {
@@ -27,14 +27,11 @@ const CASES: Record<string, { title: string; file: () => Buffer }> = {
   traced: { title: 'realistic trace, 10 000 paths', file: () => tracedSvg(10_000) },
 }
 
-const { values: flags } = parseArgs({
-  options: {
-    cases: { type: 'string', default: Object.keys(CASES).join(',') },
-    timeout: { type: 'string', default: '180' },
-    'pg-url': { type: 'string' },
-  },
-})
-const timeoutMs = Number(flags.timeout) * 1000
+const { timeout, flags } = benchArgs(
+  { timeout: 180 },
+  { cases: { type: 'string', default: Object.keys(CASES).join(',') }, 'pg-url': { type: 'string' } },
+)
+const timeoutMs = timeout * 1000
 const MB = 1024 * 1024
 const work = mkdtempSync(join(tmpdir(), 'bench-svg-'))
 

@@ -15,18 +15,10 @@ import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pipeline } from 'node:stream/promises'
-import { parseArgs } from 'node:util'
+import { benchArgs } from './lib/args.ts'
 import { percentile, type Service, startService, tenant } from './lib/service.ts'
 
-const { values: flags } = parseArgs({
-  options: {
-    rounds: { type: 'string', default: '5' },
-    orders: { type: 'string', default: '5' },
-    'pg-url': { type: 'string' },
-  },
-})
-const rounds = Number(flags.rounds)
-const orders = Number(flags.orders)
+const { rounds, orders, flags } = benchArgs({ rounds: 5, orders: 5 }, { 'pg-url': { type: 'string' } })
 const SIZE = 52_428_800
 const MB = 1024 * 1024
 

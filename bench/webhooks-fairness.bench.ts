@@ -18,52 +18,25 @@
 // for A, the most requests left hanging at once; the service's peak RSS.
 // Target: B's max < 1000 ms.
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type Server } from 'node:https'
-import type { AddressInfo } from 'node:net'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:https'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { parseArgs } from 'node:util'
-import pg from 'pg'
-import selfsigned from 'selfsigned'
-import { percentile, type Service, startService } from './lib/service.ts'
+import { benchArgs } from './lib/args.ts'
+import { certificate, listen } from './lib/https.ts'
+import { freshDatabase, PG_URL_OPTION } from './lib/postgres.ts'
+import { percentile, type Service, startService, v1 } from './lib/service.ts'
 
-const { values: flags } = parseArgs({
-  options: {
-    seconds: { type: 'string', default: '90' },
-    pings: { type: 'string', default: '160' },
-    orgs: { type: 'string', default: '1' },
-    'pg-url': {
-      type: 'string',
-      default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-    },
-  },
-})
-const SECONDS = Number(flags.seconds)
-const PINGS = Number(flags.pings)
-/** Organizations like A. */
-const ORGS = Number(flags.orgs)
+const {
+  seconds: SECONDS,
+  pings: PINGS,
+  /** Organizations like A. */
+  orgs: ORGS,
+  flags,
+} = benchArgs({ seconds: 90, pings: 160, orgs: 1 }, { 'pg-url': PG_URL_OPTION })
 const BOUND_MS = 1000
 const work = mkdtempSync(join(tmpdir(), 'bench-fairness-'))
-
-async function certificate() {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] },
-    ],
-  })
-  writeFileSync(join(work, 'cert.pem'), pems.cert)
-  return { key: pems.private, cert: pems.cert }
-}
-
-async function listen(server: Server): Promise<number> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  return (server.address() as AddressInfo).port
-}
 
 /** Reads every request and never answers; counts the requests left open. */
 async function hangingReceiver(tls: { key: string; cert: string }) {
@@ -76,12 +49,7 @@ async function hangingReceiver(tls: { key: string; cert: string }) {
     req.socket.once('close', () => stats.open--)
   })
   server.requestTimeout = 0
-  const port = await listen(server)
-  const close = () => {
-    server.closeAllConnections()
-    server.close()
-  }
-  return { port, stats, close }
+  return { ...(await listen(server)), stats }
 }
 
 /** Answers 200 at once; records when each event's first attempt arrived, and how long after its recording. */
@@ -97,28 +65,7 @@ async function healthyReceiver(tls: { key: string; cert: string }) {
       if (!firsts.has(event.id)) firsts.set(event.id, { at, delay: at - Date.parse(event.created_at) })
     })
   })
-  const port = await listen(server)
-  const close = () => {
-    server.closeAllConnections()
-    server.close()
-  }
-  return { port, firsts, close }
-}
-
-async function call(service: Service, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${service.base}/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  return {
-    status: res.status,
-    retryAfter: Number(res.headers.get('retry-after') ?? 1),
-    json: await res.json(),
-  }
+  return { ...(await listen(server)), firsts }
 }
 
 const summary = (delays: number[]) =>
@@ -127,20 +74,15 @@ const summary = (delays: number[]) =>
     : `${delays.length} events, max ${Math.max(...delays)} ms, p90 ${percentile(delays, 90)} ms, p50 ${percentile(delays, 50)} ms`
 
 async function main() {
-  const tls = await certificate()
+  const tls = await certificate(work)
   const hanging = await hangingReceiver(tls)
   const healthy = await healthyReceiver(tls)
-  const dbName = `bench_fair_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: flags['pg-url'] })
-  await admin.connect()
-  await admin.query(`create database ${dbName}`)
-  const url = new URL(flags['pg-url']!)
-  url.pathname = `/${dbName}`
+  const database = await freshDatabase(flags['pg-url'], 'bench_fair')
   let service: Service | undefined
   let running = true
   try {
     service = await startService({
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: database.url,
       DATA_DIR: join(work, 'data'),
       NODE_EXTRA_CA_CERTS: join(work, 'cert.pem'),
       WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
@@ -168,7 +110,7 @@ async function main() {
       }
       for (const [k, keyA] of entry.keys.entries()) {
         for (let i = 0; i < 5; i++) {
-          const res = await call(s, keyA, 'POST', '/webhook-endpoints', {
+          const res = await v1(s, keyA, 'POST', '/webhook-endpoints', {
             url: `https://localhost:${hanging.port}/a${o}-${k}-${i}`,
           })
           if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${JSON.stringify(res.json)}`)
@@ -177,7 +119,7 @@ async function main() {
       }
       orgsA.push(entry)
     }
-    const created = await call(s, keyB, 'POST', '/webhook-endpoints', {
+    const created = await v1(s, keyB, 'POST', '/webhook-endpoints', {
       url: `https://localhost:${healthy.port}/b`,
     })
     if (created.status !== 201) throw new Error(`endpoint: ${created.status}`)
@@ -188,7 +130,7 @@ async function main() {
     const trickle = (async () => {
       while (running) {
         const started = Date.now()
-        const res = await call(s, keyB, 'POST', '/orders', {
+        const res = await v1(s, keyB, 'POST', '/orders', {
           external_order_id: `FAIR-${orders}-${randomBytes(3).toString('hex')}`,
           customer: { name: 'B' },
           items: [{ name: 'x', quantity: 1 }],
@@ -208,7 +150,7 @@ async function main() {
     const failed: string[] = []
     const ping = async (o: number, n: number) => {
       const e = orgsA[o]!.endpoints[n % 10]!
-      const res = await call(s, e.key, 'POST', `/webhook-endpoints/${e.id}/test`)
+      const res = await v1(s, e.key, 'POST', `/webhook-endpoints/${e.id}/test`)
       if (res.status === 202) queued++
       else if (res.status === 429) refused++
       // 25 failed attempts in a row disable an endpoint; then its pings are refused.
@@ -277,8 +219,7 @@ async function main() {
     await service?.stop()
     hanging.close()
     healthy.close()
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {})
-    await admin.end()
+    await database.drop()
     rmSync(work, { recursive: true, force: true })
   }
 }

@@ -15,46 +15,25 @@
 //    last replayed arrival (drain), and the fresh events' delays while the
 //    replay ran, against the baseline. Target: p99 < 1000 ms.
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:https'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { parseArgs } from 'node:util'
 import pg from 'pg'
-import selfsigned from 'selfsigned'
-import { percentile, type Service, startService, tenant } from './lib/service.ts'
+import { benchArgs } from './lib/args.ts'
+import { certificate, listen } from './lib/https.ts'
+import { freshDatabase, PG_URL_OPTION } from './lib/postgres.ts'
+import { percentile, type Service, startService, tenant, v1 } from './lib/service.ts'
 
-const { values: flags } = parseArgs({
-  options: {
-    events: { type: 'string', default: '10000' },
-    every: { type: 'string', default: '100' },
-    baseline: { type: 'string', default: '10' },
-    'pg-url': {
-      type: 'string',
-      default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-    },
-  },
-})
-const EVENTS = Number(flags.events)
-const EVERY_MS = Number(flags.every)
-const BASELINE_S = Number(flags.baseline)
+const {
+  events: EVENTS,
+  every: EVERY_MS,
+  baseline: BASELINE_S,
+  flags,
+} = benchArgs({ events: 10_000, every: 100, baseline: 10 }, { 'pg-url': PG_URL_OPTION })
 const BOUND_MS = 1000
 const work = mkdtempSync(join(tmpdir(), 'bench-replay-'))
-
-async function certificate() {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }] },
-    ],
-  })
-  writeFileSync(join(work, 'cert.pem'), pems.cert)
-  return { key: pems.private, cert: pems.cert }
-}
 
 /** Answers 200 at once; per fresh event the delay of its first attempt, and the replayed arrivals. */
 async function receiver(tls: { key: string; cert: string }) {
@@ -79,43 +58,21 @@ async function receiver(tls: { key: string; cert: string }) {
       }
     })
   })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const close = () => {
-    server.closeAllConnections()
-    server.close()
-  }
-  return { port: (server.address() as AddressInfo).port, fresh, replayed, close }
-}
-
-async function call(service: Service, key: string, method: string, path: string, body?: unknown) {
-  const res = await fetch(`${service.base}/v1${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${key}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  return { status: res.status, json: await res.json() }
+  return { ...(await listen(server)), fresh, replayed }
 }
 
 const summary = (delays: number[]) =>
   `${delays.length} events, p50 ${percentile(delays, 50)} ms, p99 ${percentile(delays, 99)} ms, max ${Math.max(...delays)} ms`
 
 async function main() {
-  const tls = await certificate()
+  const tls = await certificate(work)
   const hook = await receiver(tls)
-  const dbName = `bench_replay_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: flags['pg-url'] })
-  await admin.connect()
-  await admin.query(`create database ${dbName}`)
-  const url = new URL(flags['pg-url']!)
-  url.pathname = `/${dbName}`
-  const db = new pg.Client({ connectionString: url.toString() })
+  const database = await freshDatabase(flags['pg-url'], 'bench_replay')
+  const db = new pg.Client({ connectionString: database.url })
   let service: Service | undefined
   try {
     service = await startService({
-      DATABASE_URL: url.toString(),
+      DATABASE_URL: database.url,
       DATA_DIR: join(work, 'data'),
       NODE_EXTRA_CA_CERTS: join(work, 'cert.pem'),
       WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',
@@ -123,7 +80,7 @@ async function main() {
     const s = service
     await db.connect()
     const org = await tenant(s, 'Replay')
-    const created = await call(s, org.key, 'POST', '/webhook-endpoints', {
+    const created = await v1(s, org.key, 'POST', '/webhook-endpoints', {
       url: `https://localhost:${hook.port}/hook`,
     })
     if (created.status !== 201) throw new Error(`endpoint: ${created.status}`)
@@ -134,7 +91,7 @@ async function main() {
       let n = 0
       while (!done()) {
         const started = Date.now()
-        const res = await call(s, org.key, 'POST', '/orders', {
+        const res = await v1(s, org.key, 'POST', '/orders', {
           external_order_id: `REPLAY-${n}-${randomBytes(3).toString('hex')}`,
           customer: { name: 'R' },
           items: [{ name: 'x', quantity: 1 }],
@@ -170,7 +127,7 @@ async function main() {
       [org.orgId, since.toISOString(), EVENTS],
     )
     const requested = Date.now()
-    const replay = await call(s, org.key, 'POST', `/webhook-endpoints/${endpointId}/replay`, {
+    const replay = await v1(s, org.key, 'POST', `/webhook-endpoints/${endpointId}/replay`, {
       since: since.toISOString(),
       until: new Date(since.getTime() + EVENTS + 1).toISOString(),
     })
@@ -180,7 +137,7 @@ async function main() {
     await sleep(1000)
     const drainMs = hook.replayed.last - requested
     const during = [...hook.fresh.values()].filter((f) => f.at <= hook.replayed.last).map((f) => f.delay)
-    const status = await call(s, org.key, 'GET', `/webhook-endpoints/${endpointId}/replay`)
+    const status = await v1(s, org.key, 'GET', `/webhook-endpoints/${endpointId}/replay`)
 
     console.log(`\nwebhooks replay benchmark: PostgreSQL, node ${process.version}`)
     console.log(
@@ -200,8 +157,7 @@ async function main() {
     await service?.stop()
     hook.close()
     await db.end().catch(() => {})
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {})
-    await admin.end()
+    await database.drop()
     rmSync(work, { recursive: true, force: true })
   }
 }

@@ -33,37 +33,26 @@
 //    idle worker: p50 over sequential orders (target < 100 ms).
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:https'
-import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
-import { parseArgs } from 'node:util'
 import pg from 'pg'
-import selfsigned from 'selfsigned'
 import { DEFAULT_CONFIG } from '../src/config.ts'
+import { benchArgs } from './lib/args.ts'
 import { cpuMs, machineCpuMs, threadCpuMs } from './lib/cpu.ts'
-import { percentile, ROOT, type Service, startService, tenant } from './lib/service.ts'
+import { certificate, listen } from './lib/https.ts'
+import { freshDatabase, PG_URL_OPTION } from './lib/postgres.ts'
+import { percentile, ROOT, type Service, startService, tenant, v1 } from './lib/service.ts'
 
-const { values: flags } = parseArgs({
-  options: {
-    events: { type: 'string', default: '10000' },
-    warmup: { type: 'string', default: '20000' },
-    rounds: { type: 'string', default: '5' },
-    latency: { type: 'string', default: '50' },
-    concurrency: { type: 'string' },
-    'pg-url': {
-      type: 'string',
-      default: process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/test',
-    },
-  },
-})
-const EVENTS = Number(flags.events)
-const WARMUP = Number(flags.warmup)
-const ROUNDS = Number(flags.rounds)
+const args = benchArgs(
+  { events: 10_000, warmup: 20_000, rounds: 5, latency: 50, concurrency: undefined },
+  { 'pg-url': PG_URL_OPTION },
+)
+const { events: EVENTS, warmup: WARMUP, rounds: ROUNDS, flags } = args
 /** Attempts the worker keeps in flight (the service's default unless --concurrency). */
-const CONCURRENCY = Number(flags.concurrency ?? DEFAULT_CONFIG.webhookConcurrency)
+const CONCURRENCY = args.concurrency ?? DEFAULT_CONFIG.webhookConcurrency
 /** Requests the raw baseline keeps in flight. */
 const BASELINE_IN_FLIGHT = 16
 const work = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))
@@ -95,26 +84,6 @@ function sampleMachine() {
       }
     },
   }
-}
-
-async function certificate() {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: 'localhost' }], {
-    keyType: 'ec',
-    curve: 'P-256',
-    extensions: [
-      { name: 'basicConstraints', cA: true },
-      {
-        name: 'subjectAltName',
-        altNames: [
-          { type: 2, value: 'localhost' },
-          { type: 7, ip: '127.0.0.1' },
-        ],
-      },
-    ],
-  })
-  writeFileSync(join(work, 'key.pem'), pems.private)
-  writeFileSync(join(work, 'cert.pem'), pems.cert)
-  return { key: pems.private, cert: pems.cert }
 }
 
 /** The receiver process; `count()` asks it how many requests arrived and when. */
@@ -233,21 +202,16 @@ async function rawBaseline(
 }
 
 async function main() {
-  const { cert, key } = await certificate()
+  const { cert, key } = await certificate(work)
   const receiver = await startReceiver()
-  const dbName = `bench_wh_${randomBytes(4).toString('hex')}`
-  const admin = new pg.Client({ connectionString: flags['pg-url'] })
-  await admin.connect()
-  await admin.query(`create database ${dbName}`)
-  const url = new URL(flags['pg-url']!)
-  url.pathname = `/${dbName}`
-  const databaseUrl = url.toString()
+  const database = await freshDatabase(flags['pg-url'], 'bench_wh')
+  const databaseUrl = database.url
   const env = {
     DATABASE_URL: databaseUrl,
     DATA_DIR: join(work, 'data'),
     NODE_EXTRA_CA_CERTS: join(work, 'cert.pem'),
     WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8,::1/128',
-    ...(flags.concurrency ? { WEBHOOK_CONCURRENCY: flags.concurrency } : {}),
+    ...(args.concurrency === undefined ? {} : { WEBHOOK_CONCURRENCY: String(args.concurrency) }),
   }
   let api: Service | undefined
   let worker: Service | undefined
@@ -258,12 +222,10 @@ async function main() {
     const one = await tenant(api, 'One endpoint')
     const five = await tenant(api, 'Five endpoints')
     const create = async (t: { key: string }, path: string) => {
-      const res = await fetch(`${api!.base}/v1/webhook-endpoints`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${t.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: `https://localhost:${receiver.port}${path}` }),
+      const res = await v1(api!, t.key, 'POST', '/webhook-endpoints', {
+        url: `https://localhost:${receiver.port}${path}`,
       })
-      if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${await res.text()}`)
+      if (res.status !== 201) throw new Error(`endpoint: ${res.status} ${JSON.stringify(res.json)}`)
     }
     await create(one, '/one')
     for (let i = 0; i < 5; i++) await create(five, `/five-${i}`)
@@ -323,7 +285,7 @@ async function main() {
         const backends = (
           await db.query<{ pid: number }>(
             'select pid from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()',
-            [dbName],
+            [database.name],
           )
         ).rows.map((r) => r.pid)
         // Write transactions (claims, result batches) show how many deliveries
@@ -421,15 +383,13 @@ async function main() {
         res.end()
       })
     })
-    await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve))
+    const localHook = await listen(local)
     const latencyTenant = await tenant(worker, 'Latency')
-    await fetch(`${worker.base}/v1/webhook-endpoints`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${latencyTenant.key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `https://localhost:${(local.address() as AddressInfo).port}/latency` }),
+    await v1(worker, latencyTenant.key, 'POST', '/webhook-endpoints', {
+      url: `https://localhost:${localHook.port}/latency`,
     })
     const latencies: number[] = []
-    for (let i = 0; i < Number(flags.latency); i++) {
+    for (let i = 0; i < args.latency; i++) {
       const external = `LAT-${i}-${randomBytes(3).toString('hex')}`
       const started = performance.now()
       const res = await fetch(`${worker.base}/v1/orders`, {
@@ -446,7 +406,7 @@ async function main() {
       latencies.push(arrivals.get(external)! - started)
       await new Promise((r) => setTimeout(r, 20))
     }
-    local.close()
+    localHook.close()
 
     console.log(`\nwebhooks benchmark: ${EVENTS} events, PostgreSQL, node ${process.version}`)
     const median = ROUNDS > 1 ? ` (median of ${ROUNDS} rounds)` : ''
@@ -509,8 +469,7 @@ async function main() {
     await api?.stop()
     await db.end().catch(() => {})
     receiver.stop()
-    await admin.query(`drop database if exists ${dbName} with (force)`).catch(() => {})
-    await admin.end()
+    await database.drop()
     rmSync(work, { recursive: true, force: true })
   }
 }

@@ -14,19 +14,39 @@ function startService(dataDir: string, env: Record<string, string> = {}): Promis
   return startServiceProcess({ DATA_DIR: dataDir, DATABASE_URL: '', ...env })
 }
 
-describe('the service process', () => {
-  let dataDir: string
-  let service: Service
+/** One service on a fresh DATA_DIR for the enclosing describe's tests; killed and removed after them. */
+function serviceForSuite(prefix: string): { dataDir: string; service: Service } {
+  const suite = {} as { dataDir: string; service: Service }
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'svc-main-'))
-    service = await startService(dataDir)
+    suite.dataDir = mkdtempSync(join(tmpdir(), prefix))
+    suite.service = await startService(suite.dataDir)
   })
   after(() => {
-    service.child.kill('SIGKILL')
-    rmSync(dataDir, { recursive: true, force: true })
+    suite.service?.child.kill('SIGKILL')
+    if (suite.dataDir) rmSync(suite.dataDir, { recursive: true, force: true })
   })
+  return suite
+}
+
+/** `npm run admin -- ...args` against the suite's service, with the operator token it finds in DATA_DIR. */
+function adminCli({ dataDir, service }: { dataDir: string; service: Service }, args: string[]) {
+  return spawnSync(process.execPath, ['scripts/admin.ts', ...args], {
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(service.port),
+      PUBLIC_BASE_URL: '',
+      OPERATOR_TOKEN: '',
+    },
+    encoding: 'utf8',
+  })
+}
+
+describe('the service process', () => {
+  const suite = serviceForSuite('svc-main-')
 
   test('generates the operator token into DATA_DIR with mode 0600 and prints its path', () => {
+    const { dataDir, service } = suite
     const path = join(dataDir, 'operator-token')
     assert.equal(statSync(path).mode & 0o777, 0o600)
     assert.match(readFileSync(path, 'utf8'), /^op_[0-9A-Za-z]{43}\n$/)
@@ -34,16 +54,8 @@ describe('the service process', () => {
   })
 
   test('npm run admin -- bootstrap creates an organization with working test and live keys; no secret is logged', async () => {
-    const cli = spawnSync(process.execPath, ['scripts/admin.ts', 'bootstrap', '--name', 'CLI Org'], {
-      env: {
-        ...process.env,
-        DATA_DIR: dataDir,
-        PORT: String(service.port),
-        PUBLIC_BASE_URL: '',
-        OPERATOR_TOKEN: '',
-      },
-      encoding: 'utf8',
-    })
+    const { dataDir, service } = suite
+    const cli = adminCli(suite, ['bootstrap', '--name', 'CLI Org'])
     assert.equal(cli.status, 0, cli.stderr)
     const testKey = /Test key: +(svc_test_\w+)/.exec(cli.stdout)?.[1]
     const liveKey = /Live key: +(svc_live_\w+)/.exec(cli.stdout)?.[1]
@@ -71,35 +83,14 @@ describe('the service process', () => {
 })
 
 describe('the dashboard of the service process', () => {
-  let dataDir: string
-  let service: Service
-  before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'svc-dash-'))
-    service = await startService(dataDir)
-  })
-  after(() => {
-    service.child.kill('SIGKILL')
-    rmSync(dataDir, { recursive: true, force: true })
-  })
+  const suite = serviceForSuite('svc-dash-')
 
   test('npm run admin -- invitations create prints a link that makes the first owner; /dashboard serves the app', async () => {
+    const { dataDir, service } = suite
     const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim()
     const org = (await callService(service.port, token, 'POST', '/admin/v1/organizations', { name: 'Dash' }))
       .body.data.organization
-    const cli = spawnSync(
-      process.execPath,
-      ['scripts/admin.ts', 'invitations', 'create', org.id, 'first@example.com'],
-      {
-        env: {
-          ...process.env,
-          DATA_DIR: dataDir,
-          PORT: String(service.port),
-          PUBLIC_BASE_URL: '',
-          OPERATOR_TOKEN: '',
-        },
-        encoding: 'utf8',
-      },
-    )
+    const cli = adminCli(suite, ['invitations', 'create', org.id, 'first@example.com'])
     assert.equal(cli.status, 0, cli.stderr)
     const link = /(http:\/\/localhost:\d+\/dashboard\/invitation#token=(\w+))/.exec(cli.stdout)
     assert.ok(link, cli.stdout)

@@ -103,3 +103,20 @@ export function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN
 }
+
+/** A /v1 call with an API key; the answer's status, Retry-After (seconds, 1 if absent) and body. */
+export async function v1(service: Service, key: string, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${service.base}/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${key}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  return {
+    status: res.status,
+    retryAfter: Number(res.headers.get('retry-after') ?? 1),
+    json: await res.json(),
+  }
+}

@@ -1,9 +1,16 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Browser } from 'playwright-core'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { assertAccessible, browserSkip, launchChromium, tabStops, watchPage } from '../helpers/browser.ts'
+import type { TestApp } from '../helpers/app.ts'
+import {
+  assertAccessible,
+  browserSkip,
+  closeAll,
+  desktopContext,
+  startBrowserApp,
+  tabStops,
+  watchPage,
+} from '../helpers/browser.ts'
 import { operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
 
 /**
@@ -20,21 +27,14 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, 
   let orgId: string
 
   before(async () => {
-    t = await createTestApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    ;({ t, origin, browser } = await startBrowserApp())
     orgId = (await t.createOrganization('Browser Prints')).id
-    browser = await launchChromium()
   })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-  })
+  after(() => closeAll(browser, t))
 
   /** A fresh browser profile (its own cookies), with its requests and CSP violations watched. */
   async function newPage() {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    context.setDefaultTimeout(120_000)
+    const context = await desktopContext(browser, 120_000)
     const page = await context.newPage()
     return { page, seen: await watchPage(page) }
   }

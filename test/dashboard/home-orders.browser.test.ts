@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { createTestApp, orderBody, type TestApp } from '../helpers/app.ts'
+import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
   browserSkip,
-  launchChromium,
+  closeAll,
   signedInContext,
+  startBrowserApp,
   tabStops,
   watchPage,
 } from '../helpers/browser.ts'
@@ -29,21 +29,14 @@ describe('Home and Orders in a browser', { skip: browserSkip, timeout: 600_000 }
   let viewer: Awaited<ReturnType<typeof memberOf>>
 
   before(async () => {
-    t = await createTestApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    ;({ t, origin, browser } = await startBrowserApp())
     tenant = await t.tenant('Browser Prints')
     viewer = await memberOf(t, tenant.orgId, 'viewer')
-    browser = await launchChromium()
   })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-  })
+  after(() => closeAll(browser, t))
 
   async function open(path: string): Promise<{ page: Page; seen: Awaited<ReturnType<typeof watchPage>> }> {
-    const context = await signedInContext(browser, viewer.client, origin)
-    context.setDefaultTimeout(120_000)
+    const context = await signedInContext(browser, viewer.client, origin, 120_000)
     const page = await context.newPage()
     const seen = await watchPage(page)
     await page.goto(`${origin}/dashboard${path}`)

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { createTestApp, orderBody, type TestApp } from '../helpers/app.ts'
+import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
   browserSkip,
-  launchChromium,
+  closeAll,
+  desktopContext,
   signedInContext,
+  startBrowserApp,
   watchPage,
 } from '../helpers/browser.ts'
 import { memberOf, operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
@@ -36,23 +37,18 @@ describe('an organization’s first day in the dashboard', { skip: browserSkip, 
   const state = { liveKey: '', orderId: '', external: 'SHOP-FIRST-DAY', eventId: '' }
 
   before(async () => {
-    t = await createTestApp({ resolver: resolverWithWrongName, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    ;({ t, origin, browser } = await startBrowserApp({
+      resolver: resolverWithWrongName,
+      webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+    }))
     orgId = (await t.createOrganization('First Day Prints')).id
     receiver = await startReceiver()
     await t.startDispatcher({ ca: receiver.ca })
-    browser = await launchChromium()
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    context.setDefaultTimeout(60_000)
+    const context = await desktopContext(browser)
     owner = await context.newPage()
     seen = await watchPage(owner)
   })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-    await receiver?.close()
-  })
+  after(() => closeAll(browser, t, receiver))
 
   const nav = (page: Page, section: string) =>
     page

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { createTestApp, orderBody, type TestApp } from '../helpers/app.ts'
+import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
   browserSkip,
-  launchChromium,
+  closeAll,
   signedInContext,
+  startBrowserApp,
   watchPage,
 } from '../helpers/browser.ts'
 import { memberOf } from '../helpers/dashboard.ts'
@@ -33,25 +33,20 @@ describe('API keys and webhooks in a browser', { skip: browserSkip, timeout: 600
   const pages: { page: Page; seen: Awaited<ReturnType<typeof watchPage>> }[] = []
 
   before(async () => {
-    t = await createTestApp({ resolver: resolverWithWrongName, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    ;({ t, origin, browser } = await startBrowserApp({
+      resolver: resolverWithWrongName,
+      webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+    }))
     orgId = (await t.createOrganization('Hooked Prints')).id
     developer = await memberOf(t, orgId, 'developer')
     viewer = await memberOf(t, orgId, 'viewer')
     receiver = await startReceiver()
     await t.startDispatcher({ ca: receiver.ca })
-    browser = await launchChromium()
   })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-    await receiver?.close()
-  })
+  after(() => closeAll(browser, t, receiver))
 
   async function pageAs(member: { client: { cookies: Map<string, string> } }) {
-    const context = await signedInContext(browser, member.client, origin)
-    context.setDefaultTimeout(30_000)
+    const context = await signedInContext(browser, member.client, origin, 30_000)
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
     const page = await context.newPage()
     pages.push({ page, seen: await watchPage(page) })

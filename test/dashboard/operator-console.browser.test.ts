@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { createTestApp, orderBody, type TestApp } from '../helpers/app.ts'
+import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
   browserSkip,
-  launchChromium,
+  closeAll,
   signedInContext,
+  startBrowserApp,
   watchPage,
 } from '../helpers/browser.ts'
 import { memberOf, operatorOf } from '../helpers/dashboard.ts'
@@ -45,9 +45,10 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
   let seen: Awaited<ReturnType<typeof watchPage>>
 
   before(async () => {
-    t = await createTestApp({ resolver: resolverWithWrongName, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    ;({ t, origin, browser } = await startBrowserApp({
+      resolver: resolverWithWrongName,
+      webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+    }))
     orgId = (await t.createOrganization('Console Prints')).id
     liveKey = (await t.createKey(orgId, { environment: 'live' })).key
     receiver = await startReceiver()
@@ -55,16 +56,11 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     const endpoint = await t.api(liveKey, 'POST', '/v1/webhook-endpoints', { url: receiver.url('/console') })
     assert.equal(endpoint.statusCode, 201, endpoint.body)
     operator = await operatorOf(t)
-    browser = await launchChromium()
     const context = await signedInContext(browser, operator.client, origin)
     page = await context.newPage()
     seen = await watchPage(page)
   })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-    await receiver?.close()
-  })
+  after(() => closeAll(browser, t, receiver))
 
   const received = () => receiver.received.map((r) => JSON.parse(r.body.toString()) as Envelope)
 

@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Browser } from 'playwright-core'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { assertAccessible, browserSkip, launchChromium, watchPage } from '../helpers/browser.ts'
+import type { TestApp } from '../helpers/app.ts'
+import {
+  assertAccessible,
+  browserSkip,
+  closeAll,
+  desktopContext,
+  startBrowserApp,
+  watchPage,
+} from '../helpers/browser.ts'
 import { PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
 
 /**
@@ -18,22 +24,15 @@ describe('an operator account in a browser', { skip: browserSkip, timeout: 600_0
   let origin: string
 
   before(async () => {
-    t = await createTestApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
-    browser = await launchChromium()
+    ;({ t, origin, browser } = await startBrowserApp())
   })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-  })
+  after(() => closeAll(browser, t))
 
   test('accepts the invitation, sees the console and Account, signs out and in again', async () => {
     const email = uniqueEmail('operator')
     const invited = await t.admin('POST', '/admin/v1/operators/invitations', { email })
     assert.equal(invited.statusCode, 201, invited.body)
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-    context.setDefaultTimeout(120_000)
+    const context = await desktopContext(browser, 120_000)
     const page = await context.newPage()
     const seen = await watchPage(page)
 

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import type { Browser, Page } from 'playwright-core'
-import { createTestApp, orderBody, type TestApp } from '../helpers/app.ts'
+import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
   browserSkip,
-  launchChromium,
+  closeAll,
   signedInContext,
+  startBrowserApp,
   tabStops,
   watchPage,
 } from '../helpers/browser.ts'
@@ -31,9 +31,10 @@ describe('the order page and Products in a browser', { skip: browserSkip, timeou
   let order: { id: string; external: string; files: Record<'png' | 'pdf' | 'svg', string> }
 
   before(async () => {
-    t = await createTestApp({ resolver: loopbackResolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    ;({ t, origin, browser } = await startBrowserApp({
+      resolver: loopbackResolver,
+      webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+    }))
     org = await t.tenant('Browser Prints')
     await createEndpoint(t, org.liveKey, 'https://webhook.test/browser-orders')
     const files = {
@@ -63,12 +64,8 @@ describe('the order page and Products in a browser', { skip: browserSkip, timeou
       ['MUG-WHITE', 'POSTER-A2'],
     )
     order = { id: created.id, external: body.external_order_id, files }
-    browser = await launchChromium()
   })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-  })
+  after(() => closeAll(browser, t))
 
   async function pageOf(role: 'developer' | 'viewer') {
     const member = await memberOf(t, org.orgId, role)

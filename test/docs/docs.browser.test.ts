@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
-import type { AddressInfo } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
 import type { Browser } from 'playwright-core'
-import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { browserSkip, type CspViolation, launchChromium, watchPage } from '../helpers/browser.ts'
+import type { TestApp } from '../helpers/app.ts'
+import { browserSkip, type CspViolation, closeAll, startBrowserApp, watchPage } from '../helpers/browser.ts'
 
 /**
  * /docs in a real browser (headless Chromium): the reference renders the
@@ -18,15 +17,9 @@ describe('the documentation in a browser', { skip: browserSkip, timeout: 300_000
   let origin: string
 
   before(async () => {
-    t = await createTestApp()
-    await t.app.listen({ port: 0, host: '127.0.0.1' })
-    origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
-    browser = await launchChromium()
+    ;({ t, origin, browser } = await startBrowserApp())
   })
-  after(async () => {
-    await browser?.close()
-    await t?.close()
-  })
+  after(() => closeAll(browser, t))
 
   const foreign = (requests: string[]) => requests.filter((url) => new URL(url).origin !== origin)
   // The renderer's bundle (zod inside it) probes once whether it may compile

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
 import AxeBuilder from '@axe-core/playwright'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { createTestApp, type TestApp } from './app.ts'
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it). */
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
@@ -19,6 +21,29 @@ export const browserSkip =
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is required under CI but missing at ${CHROMIUM}`)
   return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+}
+
+/**
+ * A browser test's `before`: a test app listening on a free port of 127.0.0.1,
+ * its origin, and Chromium. The test's `after` closes them with closeAll.
+ */
+export async function startBrowserApp(
+  options?: Parameters<typeof createTestApp>[0],
+): Promise<{ t: TestApp; origin: string; browser: Browser }> {
+  const t = await createTestApp(options)
+  try {
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
+    return { t, origin, browser: await launchChromium() }
+  } catch (error) {
+    await t.close()
+    throw error
+  }
+}
+
+/** Closes, in order, what a test's `before` opened; what it never got to is skipped. */
+export async function closeAll(...opened: ({ close(): Promise<unknown> } | undefined)[]): Promise<void> {
+  for (const o of opened) await o?.close()
 }
 
 export interface CspViolation {
@@ -89,6 +114,13 @@ export async function tabStops(page: Page, count: number): Promise<string[]> {
   return names
 }
 
+/** A fresh browser profile at desktop width, waiting up to `timeout` ms for what a test waits for. */
+export async function desktopContext(browser: Browser, timeout = 60_000): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
+  context.setDefaultTimeout(timeout)
+  return context
+}
+
 /**
  * A browser profile signed in as a dashboard client's member (its session and
  * CSRF cookies), at desktop width: pages open signed in, without the forms.
@@ -97,9 +129,9 @@ export async function signedInContext(
   browser: Browser,
   client: { cookies: Map<string, string> },
   origin: string,
+  timeout?: number,
 ): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } })
-  context.setDefaultTimeout(60_000)
+  const context = await desktopContext(browser, timeout)
   await context.addCookies([...client.cookies].map(([name, value]) => ({ name, value, url: origin })))
   return context
 }

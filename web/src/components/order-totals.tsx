@@ -56,3 +56,29 @@ export function TotalsRow({ label, totals }: { label: string; totals: OrderTotal
     </Table.Tr>
   )
 }
+
+/** Live orders counted over the windows both statistics pages show. */
+type Windows = Record<'today' | 'last_7_days' | 'last_30_days' | 'all_time', OrderTotals>
+
+/** The first three figures: live orders today (`today` is the UTC date), in the last 7 and 30 days. */
+export function WindowFigures({ today, windows }: { today: string; windows: Windows }) {
+  return (
+    <>
+      <Figure label={`Live orders today (${today}, UTC)`} value={windows.today.orders_total} />
+      <Figure label="Live orders, last 7 days" value={windows.last_7_days.orders_total} />
+      <Figure label="Live orders, last 30 days" value={windows.last_30_days.orders_total} />
+    </>
+  )
+}
+
+/** A totals table's rows for today, the last 7 and 30 days, and all time. */
+export function WindowRows({ windows }: { windows: Windows }) {
+  return (
+    <>
+      <TotalsRow label="Today" totals={windows.today} />
+      <TotalsRow label="Last 7 days" totals={windows.last_7_days} />
+      <TotalsRow label="Last 30 days" totals={windows.last_30_days} />
+      <TotalsRow label="All time" totals={windows.all_time} />
+    </>
+  )
+}

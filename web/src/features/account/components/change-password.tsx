@@ -1,27 +1,23 @@
 import { Alert, Button, Paper, PasswordInput, Stack, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { PASSWORD_MIN } from '../../auth/routes/accept-invitation.tsx'
+import { NewPasswordFields, useNewPassword } from '../../auth/components/new-password.tsx'
 import { useChangePassword } from '../api/account.ts'
 
 export function ChangePassword() {
   const change = useChangePassword()
   const [current, setCurrent] = useState('')
-  const [next, setNext] = useState('')
-  const [repeat, setRepeat] = useState('')
-  const [mismatch, setMismatch] = useState(false)
+  const next = useNewPassword()
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    setMismatch(next !== repeat)
-    if (next !== repeat) return
+    if (!next.confirm()) return
     change.mutate(
-      { current_password: current, new_password: next },
+      { current_password: current, new_password: next.value },
       {
         onSuccess: () => {
           setCurrent('')
-          setNext('')
-          setRepeat('')
+          next.clear()
         },
       },
     )
@@ -40,22 +36,10 @@ export function ChangePassword() {
             value={current}
             onChange={(e) => setCurrent(e.currentTarget.value)}
           />
-          <PasswordInput
-            label="New password"
-            description={`At least ${PASSWORD_MIN} characters. Your other sessions are signed out.`}
-            autoComplete="new-password"
-            required
-            minLength={PASSWORD_MIN}
-            value={next}
-            onChange={(e) => setNext(e.currentTarget.value)}
-          />
-          <PasswordInput
-            label="Repeat the new password"
-            autoComplete="new-password"
-            required
-            value={repeat}
-            error={mismatch ? 'The two passwords differ.' : undefined}
-            onChange={(e) => setRepeat(e.currentTarget.value)}
+          <NewPasswordFields
+            password={next}
+            note="Your other sessions are signed out."
+            repeatLabel="Repeat the new password"
           />
           <ErrorAlert error={change.error} title="The password was not changed" />
           {change.isSuccess && (

@@ -1,5 +1,6 @@
-import { Button, Code, Group, Loader, Modal, Table, Text } from '@mantine/core'
+import { Button, Code, Loader, Table, Text } from '@mantine/core'
 import { useState } from 'react'
+import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { type ApiKey, formatTime } from '../../../lib/api.ts'
@@ -83,28 +84,16 @@ export function KeysTable({ canManage }: { canManage: boolean }) {
           </Table>
         </Table.ScrollContainer>
       )}
-      <Modal
-        closeButtonProps={{ 'aria-label': 'Close' }}
+      <ConfirmModal
         opened={revoking !== null}
-        onClose={() => setRevoking(null)}
         title="Revoke API key"
+        onCancel={() => setRevoking(null)}
+        confirmLabel="Revoke key"
+        busy={revoke.isPending}
+        onConfirm={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
       >
-        <Text mb="md">
-          Revoke {revoking?.key_prefix}…? Every request with it fails from now on. This cannot be undone.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setRevoking(null)}>
-            Cancel
-          </Button>
-          <Button
-            color="red.9"
-            loading={revoke.isPending}
-            onClick={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
-          >
-            Revoke key
-          </Button>
-        </Group>
-      </Modal>
+        Revoke {revoking?.key_prefix}…? Every request with it fails from now on. This cannot be undone.
+      </ConfirmModal>
     </>
   )
 }

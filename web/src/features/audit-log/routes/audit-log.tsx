@@ -1,7 +1,7 @@
-import { Button, Code, Loader, Table, Text } from '@mantine/core'
-import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { Code } from '@mantine/core'
+import { AUDIT_COLUMNS, type AuditColumn, AuditLogTable } from '../../../components/audit-log-table.tsx'
 import { Page } from '../../../components/page.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import type { AuditEntry } from '../../../lib/api.ts'
 import { useAuditLog } from '../api/audit-log.ts'
 
 const ACTIONS: Record<string, string> = {
@@ -22,61 +22,27 @@ const ACTIONS: Record<string, string> = {
   'webhook_delivery.redelivered': 'Redelivered a webhook delivery',
 }
 
-const describe = (details: Record<string, unknown>) =>
-  Object.entries(details)
-    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
-    .join(', ')
+const COLUMNS: AuditColumn<AuditEntry>[] = [
+  AUDIT_COLUMNS.when,
+  AUDIT_COLUMNS.who,
+  {
+    header: 'What',
+    cell: (e) => (
+      <>
+        {ACTIONS[e.action] ?? e.action} <Code>{e.action}</Code>
+      </>
+    ),
+  },
+  AUDIT_COLUMNS.subject,
+  AUDIT_COLUMNS.details,
+  { header: 'Address', cell: (e) => e.address ?? '' },
+]
 
 export function AuditLogRoute() {
   const log = useAuditLog()
-  const entries = log.data?.pages.flatMap((p) => p.data) ?? []
   return (
     <Page title="Audit log" lead="Who did what in your organization, newest first.">
-      <ErrorAlert error={log.error} />
-      {log.isPending ? (
-        <Loader aria-label="Loading the audit log" />
-      ) : (
-        <Table.ScrollContainer minWidth={760}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>When</Table.Th>
-                <Table.Th>Who</Table.Th>
-                <Table.Th>What</Table.Th>
-                <Table.Th>Subject</Table.Th>
-                <Table.Th>Details</Table.Th>
-                <Table.Th>Address</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {entries.map((e) => (
-                <Table.Tr key={e.id}>
-                  <Table.Td>{formatTime(e.created_at)}</Table.Td>
-                  <Table.Td>{e.actor}</Table.Td>
-                  <Table.Td>
-                    {ACTIONS[e.action] ?? e.action} <Code>{e.action}</Code>
-                  </Table.Td>
-                  <Table.Td>{e.subject}</Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{describe(e.details)}</Text>
-                  </Table.Td>
-                  <Table.Td>{e.address ?? ''}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
-      )}
-      {log.hasNextPage && (
-        <Button
-          variant="default"
-          w="fit-content"
-          loading={log.isFetchingNextPage}
-          onClick={() => log.fetchNextPage()}
-        >
-          Show older entries
-        </Button>
-      )}
+      <AuditLogTable log={log} columns={COLUMNS} minWidth={760} />
     </Page>
   )
 }

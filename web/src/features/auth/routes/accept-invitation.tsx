@@ -1,10 +1,9 @@
-import { Button, Container, Loader, Paper, PasswordInput, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Button, Container, Loader, Paper, Stack, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, type ReactNode, useEffect, useState } from 'react'
 import { Link, useNavigate } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { useAcceptInvitation, useInvitation } from '../api/session.ts'
-
-export const PASSWORD_MIN = 12
+import { NewPasswordFields, useNewPassword } from '../components/new-password.tsx'
 
 /** /invitation#token=...: the token stays in the fragment, which browsers never send. */
 export function AcceptInvitationRoute() {
@@ -12,18 +11,15 @@ export function AcceptInvitationRoute() {
   const invitation = useInvitation(token)
   const accept = useAcceptInvitation()
   const navigate = useNavigate()
-  const [password, setPassword] = useState('')
-  const [repeat, setRepeat] = useState('')
-  const [mismatch, setMismatch] = useState(false)
+  const password = useNewPassword()
   useEffect(() => {
     document.title = 'Accept invitation · Dashboard'
   }, [])
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    setMismatch(password !== repeat)
-    if (password !== repeat) return
-    accept.mutate({ token, password }, { onSuccess: () => navigate('/', { replace: true }) })
+    if (!password.confirm()) return
+    accept.mutate({ token, password: password.value }, { onSuccess: () => navigate('/', { replace: true }) })
   }
 
   let body: ReactNode
@@ -56,23 +52,7 @@ export function AcceptInvitationRoute() {
         <Stack>
           <Text>{invitedTo} Choose a password to finish.</Text>
           <TextInput label="Email" value={email} readOnly autoComplete="username" />
-          <PasswordInput
-            label="New password"
-            description={`At least ${PASSWORD_MIN} characters`}
-            autoComplete="new-password"
-            required
-            minLength={PASSWORD_MIN}
-            value={password}
-            onChange={(e) => setPassword(e.currentTarget.value)}
-          />
-          <PasswordInput
-            label="Repeat the password"
-            autoComplete="new-password"
-            required
-            value={repeat}
-            error={mismatch ? 'The two passwords differ.' : undefined}
-            onChange={(e) => setRepeat(e.currentTarget.value)}
-          />
+          <NewPasswordFields password={password} repeatLabel="Repeat the password" />
           <ErrorAlert error={accept.error} title="The password was not set" />
           <Button type="submit" loading={accept.isPending}>
             Set password and sign in

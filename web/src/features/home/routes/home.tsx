@@ -1,21 +1,12 @@
 import { Loader, SimpleGrid, Table, Title } from '@mantine/core'
-import type { OrderTotals } from '../../../../../src/modules/dashboard/home.schemas.ts'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { Figure, TotalsHead, TotalsRow } from '../../../components/order-totals.tsx'
+import { Figure, TotalsHead, WindowFigures, WindowRows } from '../../../components/order-totals.tsx'
 import { Page } from '../../../components/page.tsx'
 import { useHome } from '../api/home.ts'
 
 export function HomeRoute() {
   const home = useHome()
   const data = home.data?.data
-  const windows: [string, OrderTotals][] = data
-    ? [
-        ['Today', data.live_orders.today],
-        ['Last 7 days', data.live_orders.last_7_days],
-        ['Last 30 days', data.live_orders.last_30_days],
-        ['All time', data.live_orders.all_time],
-      ]
-    : []
   return (
     <Page
       title="Home"
@@ -27,12 +18,7 @@ export function HomeRoute() {
       ) : (
         <>
           <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
-            <Figure
-              label={`Live orders today (${data.today}, UTC)`}
-              value={data.live_orders.today.orders_total}
-            />
-            <Figure label="Live orders, last 7 days" value={data.live_orders.last_7_days.orders_total} />
-            <Figure label="Live orders, last 30 days" value={data.live_orders.last_30_days.orders_total} />
+            <WindowFigures today={data.today} windows={data.live_orders} />
             <Figure label="Orders in production now" value={data.in_production} />
           </SimpleGrid>
           <Table.ScrollContainer minWidth={760}>
@@ -40,9 +26,7 @@ export function HomeRoute() {
               <Table.Caption>Live orders by status, with their item lines and quantities</Table.Caption>
               <TotalsHead first="Period" />
               <Table.Tbody>
-                {windows.map(([label, totals]) => (
-                  <TotalsRow key={label} label={label} totals={totals} />
-                ))}
+                <WindowRows windows={data.live_orders} />
               </Table.Tbody>
             </Table>
           </Table.ScrollContainer>

@@ -5,7 +5,6 @@ import {
   Code,
   Group,
   Loader,
-  Modal,
   SegmentedControl,
   Table,
   Text,
@@ -14,7 +13,10 @@ import {
 } from '@mantine/core'
 import { type FormEvent, type ReactNode, useState } from 'react'
 import { Link, useParams, useSearchParams } from 'react-router'
+import { ConfirmModal } from '../../../components/confirm-modal.tsx'
+import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { type ApiKey, formatTime } from '../../../lib/api.ts'
@@ -97,23 +99,18 @@ function Keys({ orgId }: { orgId: string }) {
           </Table>
         </Table.ScrollContainer>
       )}
-      <Modal opened={!!revoking} onClose={() => setRevoking(null)} title="Revoke this key?">
-        <Text mb="md">
-          Requests with <Code>{revoking?.key_prefix}…</Code> fail from now on. This cannot be undone.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setRevoking(null)}>
-            Keep it
-          </Button>
-          <Button
-            color="red"
-            loading={revoke.isPending}
-            onClick={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
-          >
-            Revoke
-          </Button>
-        </Group>
-      </Modal>
+      <ConfirmModal
+        opened={!!revoking}
+        title="Revoke this key?"
+        onCancel={() => setRevoking(null)}
+        cancelLabel="Keep it"
+        confirmLabel="Revoke"
+        confirmColor="red"
+        busy={revoke.isPending}
+        onConfirm={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
+      >
+        Requests with <Code>{revoking?.key_prefix}…</Code> fail from now on. This cannot be undone.
+      </ConfirmModal>
     </>
   )
 }
@@ -259,11 +256,7 @@ function Webhooks({ orgId }: { orgId: string }) {
                     {urlOf.get(d.endpoint_id) ?? d.endpoint_id}
                   </Table.Td>
                   <Table.Td>
-                    <StatusBadge
-                      color={d.status === 'succeeded' ? 'green' : d.status === 'failed' ? 'red' : 'yellow'}
-                    >
-                      {d.status}
-                    </StatusBadge>
+                    <DeliveryStatus status={d.status} />
                   </Table.Td>
                   <Table.Td>{d.attempts}</Table.Td>
                   <Table.Td>{d.response_status ?? d.error_code ?? ''}</Table.Td>
@@ -284,11 +277,7 @@ function Webhooks({ orgId }: { orgId: string }) {
           </Table>
         </Table.ScrollContainer>
       )}
-      {deliveries.hasNextPage && (
-        <Button variant="default" w="fit-content" onClick={() => deliveries.fetchNextPage()}>
-          Show older deliveries
-        </Button>
-      )}
+      <NextPageButton pages={deliveries}>Show older deliveries</NextPageButton>
     </>
   )
 }

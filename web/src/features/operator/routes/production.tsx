@@ -15,6 +15,7 @@ import {
 import { useState } from 'react'
 import { useSearchParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { ApiError, formatTime } from '../../../lib/api.ts'
@@ -358,16 +359,7 @@ export function ProductionRoute() {
           </Table>
         </Table.ScrollContainer>
       )}
-      {board.hasNextPage && (
-        <Button
-          variant="default"
-          w="fit-content"
-          loading={board.isFetchingNextPage}
-          onClick={() => board.fetchNextPage()}
-        >
-          Show more orders
-        </Button>
-      )}
+      <NextPageButton pages={board}>Show more orders</NextPageButton>
     </Page>
   )
 }

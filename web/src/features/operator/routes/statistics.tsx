@@ -1,6 +1,12 @@
 import { Loader, SimpleGrid, Table } from '@mantine/core'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { Figure, TotalsHead, TotalsRow } from '../../../components/order-totals.tsx'
+import {
+  Figure,
+  TotalsHead,
+  TotalsRow,
+  WindowFigures,
+  WindowRows,
+} from '../../../components/order-totals.tsx'
 import { Page } from '../../../components/page.tsx'
 import { usePlatformStats } from '../api/operator.ts'
 
@@ -18,12 +24,7 @@ export function StatisticsRoute() {
       ) : (
         <>
           <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
-            <Figure
-              label={`Live orders today (${data.today}, UTC)`}
-              value={data.live_orders.today.orders_total}
-            />
-            <Figure label="Live orders, last 7 days" value={data.live_orders.last_7_days.orders_total} />
-            <Figure label="Live orders, last 30 days" value={data.live_orders.last_30_days.orders_total} />
+            <WindowFigures today={data.today} windows={data.live_orders} />
             <Figure
               label="In production now"
               value={data.live_orders.all_time.orders_by_status.in_production ?? 0}
@@ -34,10 +35,7 @@ export function StatisticsRoute() {
               <Table.Caption>All organizations: live orders by status</Table.Caption>
               <TotalsHead first="Period" />
               <Table.Tbody>
-                <TotalsRow label="Today" totals={data.live_orders.today} />
-                <TotalsRow label="Last 7 days" totals={data.live_orders.last_7_days} />
-                <TotalsRow label="Last 30 days" totals={data.live_orders.last_30_days} />
-                <TotalsRow label="All time" totals={data.live_orders.all_time} />
+                <WindowRows windows={data.live_orders} />
               </Table.Tbody>
             </Table>
           </Table.ScrollContainer>

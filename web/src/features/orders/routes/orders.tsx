@@ -13,6 +13,7 @@ import {
 import { type FormEvent, useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { formatTime } from '../../../lib/api.ts'
 import { type OrderFilters, useOrders } from '../api/orders.ts'
@@ -160,16 +161,7 @@ export function OrdersRoute() {
           </Table>
         </Table.ScrollContainer>
       )}
-      {orders.hasNextPage && (
-        <Button
-          variant="default"
-          w="fit-content"
-          loading={orders.isFetchingNextPage}
-          onClick={() => orders.fetchNextPage()}
-        >
-          Show older orders
-        </Button>
-      )}
+      <NextPageButton pages={orders}>Show older orders</NextPageButton>
     </Page>
   )
 }

@@ -13,8 +13,8 @@ import {
   Title,
 } from '@mantine/core'
 import { useState } from 'react'
+import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { StatusBadge } from '../../../components/status-badge.tsx'
 import { type Delivery, formatTime } from '../../../lib/api.ts'
 import {
   type Env,
@@ -25,12 +25,6 @@ import {
   useRedeliver,
 } from '../api/webhooks.ts'
 import { localToIso } from './replay-form.tsx'
-
-const STATUS_COLOR: Record<string, string> = { succeeded: 'green', failed: 'red', pending: 'yellow' }
-
-function DeliveryStatus({ status }: { status: string }) {
-  return <StatusBadge color={STATUS_COLOR[status] ?? 'gray'}>{status}</StatusBadge>
-}
 
 /** The endpoint's delivery log, newest first, read again every 5 s; an entry opens its attempts. */
 export function DeliveryLog({

@@ -1,6 +1,7 @@
-import { Button, Group, Modal, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Button, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { useNavigate } from 'react-router'
+import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
 import { type Endpoint, formatTime } from '../../../lib/api.ts'
@@ -105,34 +106,22 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
         </div>
         <ErrorAlert error={ping.error ?? rotate.error ?? remove.error} />
       </Stack>
-      <Modal
-        closeButtonProps={{ 'aria-label': 'Close' }}
+      <ConfirmModal
         opened={deleting}
-        onClose={() => setDeleting(false)}
         title="Delete endpoint"
+        onCancel={() => setDeleting(false)}
+        confirmLabel="Delete endpoint"
+        busy={remove.isPending}
+        onConfirm={() =>
+          remove.mutate(undefined, {
+            onSuccess: () => navigate(`/webhooks?environment=${env}`),
+            onSettled: () => setDeleting(false),
+          })
+        }
       >
-        <Text mb="md">
-          Delete {endpoint.url}? It receives nothing more, its pending deliveries fail, and it cannot be
-          enabled again (add a new endpoint instead).
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setDeleting(false)}>
-            Cancel
-          </Button>
-          <Button
-            color="red.9"
-            loading={remove.isPending}
-            onClick={() =>
-              remove.mutate(undefined, {
-                onSuccess: () => navigate(`/webhooks?environment=${env}`),
-                onSettled: () => setDeleting(false),
-              })
-            }
-          >
-            Delete endpoint
-          </Button>
-        </Group>
-      </Modal>
+        Delete {endpoint.url}? It receives nothing more, its pending deliveries fail, and it cannot be enabled
+        again (add a new endpoint instead).
+      </ConfirmModal>
     </Paper>
   )
 }

@@ -1,0 +1,70 @@
+import { Loader, Table, Text } from '@mantine/core'
+import type { CSSProperties, ReactNode } from 'react'
+import { type AuditEntry, formatTime } from '../lib/api.ts'
+import { ErrorAlert } from './error-alert.tsx'
+import { NextPageButton, type Pages } from './next-page-button.tsx'
+
+export type AuditColumn<E> = { header: string; cell: (entry: E) => ReactNode; style?: CSSProperties }
+
+const describe = (details: Record<string, unknown>) =>
+  Object.entries(details)
+    .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
+    .join(', ')
+
+/** The columns both audit logs show; each page lists its own order and adds its own. */
+export const AUDIT_COLUMNS = {
+  when: { header: 'When', cell: (e: AuditEntry) => formatTime(e.created_at) },
+  who: { header: 'Who', cell: (e: AuditEntry) => e.actor },
+  subject: { header: 'Subject', cell: (e: AuditEntry) => e.subject },
+  details: { header: 'Details', cell: (e: AuditEntry) => <Text size="sm">{describe(e.details)}</Text> },
+} satisfies Record<string, AuditColumn<AuditEntry>>
+
+/** An audit log read page by page (newest first): its error, the entries in `columns`, and older pages on demand. */
+export function AuditLogTable<E extends AuditEntry>({
+  log,
+  columns,
+  minWidth,
+  caption,
+}: {
+  log: Pages & { data?: { pages: { data: E[] }[] }; error: unknown; isPending: boolean }
+  columns: AuditColumn<E>[]
+  minWidth: number
+  caption?: string
+}) {
+  const entries = log.data?.pages.flatMap((p) => p.data) ?? []
+  return (
+    <>
+      <ErrorAlert error={log.error} />
+      {log.isPending ? (
+        <Loader aria-label="Loading the audit log" />
+      ) : (
+        <Table.ScrollContainer minWidth={minWidth}>
+          <Table striped>
+            {caption && <Table.Caption>{caption}</Table.Caption>}
+            <Table.Thead>
+              <Table.Tr>
+                {columns.map((c) => (
+                  <Table.Th key={c.header} scope="col">
+                    {c.header}
+                  </Table.Th>
+                ))}
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {entries.map((e) => (
+                <Table.Tr key={e.id}>
+                  {columns.map((c) => (
+                    <Table.Td key={c.header} style={c.style}>
+                      {c.cell(e)}
+                    </Table.Td>
+                  ))}
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
+      <NextPageButton pages={log}>Show older entries</NextPageButton>
+    </>
+  )
+}
