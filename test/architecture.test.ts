@@ -36,6 +36,7 @@ const OWNERS: Record<string, string[]> = {
   products: ['products'],
   orders: ['orders'],
   order_items: ['orders'],
+  unmatched_skus: ['orders'],
   production_orders: ['production'],
   production_jobs: ['production'],
   uploads: ['uploads'],

@@ -358,6 +358,15 @@ export interface OrderDailyStatsTable {
   quantity: ColumnType<string, number, number>
 }
 
+export interface UnmatchedSkusTable {
+  organization_id: string
+  sku: string
+  slot: number
+  items: number
+  orders: number
+  last_seen_at: Date
+}
+
 export interface DB {
   organizations: OrganizationTable
   api_keys: ApiKeyTable
@@ -384,6 +393,7 @@ export interface DB {
   dashboard_sessions: DashboardSessionTable
   audit_log: AuditLogTable
   order_daily_stats: OrderDailyStatsTable
+  unmatched_skus: UnmatchedSkusTable
   operators: OperatorTable
   operator_invitations: OperatorInvitationTable
 }

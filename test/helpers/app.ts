@@ -344,7 +344,14 @@ export function orderBody(overrides: Record<string, unknown> = {}) {
   }
 }
 
-const ORDER_TABLES = ['orders', 'order_items', 'production_orders', 'production_jobs', 'events'] as const
+const ORDER_TABLES = [
+  'orders',
+  'order_items',
+  'unmatched_skus',
+  'production_orders',
+  'production_jobs',
+  'events',
+] as const
 
 /** Row counts of the tables an order writes, to prove a rejected request stored nothing. */
 export async function rowCounts(db: Database): Promise<Record<string, number>> {

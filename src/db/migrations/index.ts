@@ -18,6 +18,7 @@ import * as orderDailyStats from './2026-11-26-0017-order-daily-stats.ts'
 import * as apiKeyUsage from './2026-11-26-0019-api-key-usage.ts'
 import * as operatorAccounts from './2026-11-26-0020-operator-accounts.ts'
 import * as productionBoard from './2026-11-26-0021-production-board.ts'
+import * as unmatchedSkus from './2026-11-26-0022-unmatched-skus.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -41,6 +42,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-0020-operator-accounts': operatorAccounts,
   '2026-11-26-0019-api-key-usage': apiKeyUsage,
   '2026-11-26-0021-production-board': productionBoard,
+  '2026-11-26-0022-unmatched-skus': unmatchedSkus,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -5,6 +5,7 @@ import { newProductionCtes } from '../production/production.repo.ts'
 import { type NewEventInput, outboxCtes, outboxWake } from '../webhooks/outbox/outbox.service.ts'
 import { newOrderStatsCte, setOrderStatusCounted } from './daily-stats.repo.ts'
 import type { OrderStatus } from './orders.schemas.ts'
+import { newUnmatchedSkusCte } from './unmatched-skus.repo.ts'
 
 export interface OrderScope {
   organizationId: string
@@ -98,8 +99,9 @@ export async function insertOrderGraph(
       from new_order
       cross join item_input i
       left join products p on p.organization_id = ${o.organization_id}::uuid and p.sku = i.sku
-      returning position, product_id
-    )${productionCtes}${outbox}
+      returning position, sku, product_id
+    ),
+    ${newUnmatchedSkusCte({ organizationId: o.organization_id, createdAt: o.created_at }, { order: 'new_order', items: 'new_items' })}${productionCtes}${outbox}
     select exists (select 1 from new_order) as inserted,
       (select array_agg(product_id order by position) from new_items) as product_ids,
       ${event ? outboxWake() : sql`null`} as woke`.execute(db)
@@ -120,8 +122,9 @@ export async function setOrderStatus(db: Database, orderId: string, status: Orde
 }
 
 /**
- * Links the organization's unlinked items with this sku to a new product and
- * touches their orders, in one statement; returns how many items it linked.
+ * Links the organization's unlinked items with this sku to a new product,
+ * touches their orders and takes the sku off the unmatched skus, in one
+ * statement; returns how many items it linked.
  */
 export async function linkItemsToProduct(
   db: Database,
@@ -137,6 +140,12 @@ export async function linkItemsToProduct(
         .where('product_id', 'is', null)
         .returning('order_id'),
     )
+    .with('matched', (w) =>
+      w
+        .deleteFrom('unmatched_skus')
+        .where('organization_id', '=', link.organizationId)
+        .where('sku', '=', link.sku),
+    )
     .with('touched', (w) =>
       w
         .updateTable('orders')
@@ -148,47 +157,6 @@ export async function linkItemsToProduct(
     .select((eb) => eb.fn.countAll<string>().as('items'))
     .executeTakeFirstOrThrow()
   return Number(row.items)
-}
-
-export interface UnmatchedSku {
-  sku: string
-  items: number
-  orders: number
-  last_seen_at: Date
-}
-
-/**
- * The skus of the organization's items that no product matches (items sent
- * without a sku never match and are left out), most recently seen first.
- */
-export async function findUnmatchedSkus(
-  db: Database,
-  organizationId: string,
-  limit: number,
-): Promise<UnmatchedSku[]> {
-  const rows = await db
-    .selectFrom('order_items as i')
-    .innerJoin('orders as o', 'o.id', 'i.order_id')
-    .select((eb) => [
-      'i.sku',
-      eb.fn.countAll<string>().as('items'),
-      eb.fn.count<string>('i.order_id').distinct().as('orders'),
-      eb.fn.max('o.created_at').as('last_seen_at'),
-    ])
-    .where('i.organization_id', '=', organizationId)
-    .where('i.product_id', 'is', null)
-    .where('i.sku', 'is not', null)
-    .groupBy('i.sku')
-    .orderBy('last_seen_at', 'desc')
-    .orderBy('i.sku')
-    .limit(limit)
-    .execute()
-  return rows.map((r) => ({
-    sku: r.sku!,
-    items: Number(r.items),
-    orders: Number(r.orders),
-    last_seen_at: new Date(r.last_seen_at),
-  }))
 }
 
 export async function findOrderById(db: Database, id: string): Promise<OrderRow | undefined> {
