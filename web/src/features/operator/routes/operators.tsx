@@ -1,4 +1,16 @@
-import { Badge, Button, Card, Group, Loader, Modal, Table, Text, TextInput, Title } from '@mantine/core'
+import {
+  Badge,
+  Button,
+  Card,
+  Group,
+  Loader,
+  Modal,
+  Stack,
+  Table,
+  Text,
+  TextInput,
+  Title,
+} from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
@@ -40,10 +52,12 @@ function InviteOperator() {
           </Button>
         </Group>
       </form>
-      <ErrorAlert error={invite.error} title="No invitation was created" />
-      {invite.data && (
-        <InvitationLink email={invite.data.invitation.email} url={invite.data.url} to="the new operator" />
-      )}
+      <Stack mt={invite.error || invite.data ? 'md' : 0}>
+        <ErrorAlert error={invite.error} title="No invitation was created" />
+        {invite.data && (
+          <InvitationLink email={invite.data.invitation.email} url={invite.data.url} to="the new operator" />
+        )}
+      </Stack>
     </Card>
   )
 }
