@@ -129,6 +129,9 @@ export async function insertInvitation<T extends InvitationTableName>(
     .execute()
 }
 
+const openByToken = (db: Database, table: InvitationTableName, tokenHash: string, now: Date) =>
+  db.selectFrom(table).selectAll().where('token_hash', '=', tokenHash).where(isOpen(now))
+
 /** An open invitation by its token's hash. */
 export async function findOpenInvitation<T extends InvitationTableName>(
   db: Database,
@@ -136,12 +139,7 @@ export async function findOpenInvitation<T extends InvitationTableName>(
   tokenHash: string,
   now: Date,
 ): Promise<InvitationRow<T> | undefined> {
-  return (await db
-    .selectFrom(table as InvitationTableName)
-    .selectAll()
-    .where('token_hash', '=', tokenHash)
-    .where(isOpen(now))
-    .executeTakeFirst()) as InvitationRow<T> | undefined
+  return (await openByToken(db, table, tokenHash, now).executeTakeFirst()) as InvitationRow<T> | undefined
 }
 
 /** An open invitation by its token's hash, locked against a second use (and a revocation). */
@@ -151,13 +149,9 @@ export async function lockOpenInvitation<T extends InvitationTableName>(
   tokenHash: string,
   now: Date,
 ): Promise<InvitationRow<T> | undefined> {
-  return (await trx
-    .selectFrom(table as InvitationTableName)
-    .selectAll()
-    .where('token_hash', '=', tokenHash)
-    .where(isOpen(now))
-    .forUpdate()
-    .executeTakeFirst()) as InvitationRow<T> | undefined
+  return (await openByToken(trx, table, tokenHash, now).forUpdate().executeTakeFirst()) as
+    | InvitationRow<T>
+    | undefined
 }
 
 export async function markInvitationAccepted(

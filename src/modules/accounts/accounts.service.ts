@@ -194,42 +194,64 @@ export function createAccountService(deps: AccountDeps) {
     return token
   }
 
+  /** The account of an accepted invitation, either kind: its id; 409 when the email has one already. */
+  async function newAccount(trx: Database, email: string, passwordHash: string, now: Date) {
+    if (await findAccountByEmail(trx, email)) throw new AppError('member_exists')
+    const id = newId()
+    await insertAccount(trx, {
+      id,
+      email,
+      password_hash: passwordHash,
+      created_at: now,
+      password_changed_at: now,
+    })
+    return id
+  }
+
+  /**
+   * What both kinds of invitation share: the row's common columns and the
+   * link, shown once (the service stores only the token's SHA-256); 409 when
+   * the email has an account already.
+   */
+  async function newInvitation(rawEmail: string, actor: AuditActor) {
+    const email = normalizeEmail(rawEmail)
+    if (await findAccountByEmail(db, email)) throw new AppError('member_exists')
+    const token = randomBase62(43)
+    const now = clock.now()
+    return {
+      row: {
+        id: newId(),
+        email,
+        token_hash: sha256Hex(token),
+        invited_by: actor.accountId,
+        created_at: now,
+        expires_at: new Date(now.getTime() + INVITATION_TTL_MS),
+        accepted_at: null,
+        revoked_at: null,
+      },
+      // The token travels in the fragment: browsers never send it to a server.
+      url: `${deps.publicBaseUrl}/dashboard/invitation#token=${token}`,
+    }
+  }
+
   async function invite(
     organizationId: string,
     input: { email: string; role: Role },
     actor: AuditActor,
   ): Promise<{ invitation: InvitationView; url: string }> {
-    const email = normalizeEmail(input.email)
-    if (await findAccountByEmail(db, email)) throw new AppError('member_exists')
-    const token = randomBase62(43)
-    const now = clock.now()
-    const row = {
-      id: newId(),
-      organization_id: organizationId,
-      email,
-      role: input.role,
-      token_hash: sha256Hex(token),
-      invited_by: actor.accountId,
-      created_at: now,
-      expires_at: new Date(now.getTime() + INVITATION_TTL_MS),
-      accepted_at: null,
-      revoked_at: null,
-    }
+    const created = await newInvitation(input.email, actor)
+    const row = { ...created.row, organization_id: organizationId, role: input.role }
     await db.transaction().execute(async (trx) => {
       await insertInvitation(trx, 'invitations', row)
       await recordAudit(trx, clock, {
         organizationId,
         actor,
         action: 'member.invited',
-        subject: email,
+        subject: row.email,
         details: { role: input.role },
       })
     })
-    return {
-      invitation: invitationView(row),
-      // The token travels in the fragment: browsers never send it to a server.
-      url: `${deps.publicBaseUrl}/dashboard/invitation#token=${token}`,
-    }
+    return { invitation: invitationView(row), url: created.url }
   }
 
   /**
@@ -277,33 +299,17 @@ export function createAccountService(deps: AccountDeps) {
       input: { email: string },
       actor: AuditActor = OPERATOR_TOKEN_ACTOR,
     ): Promise<{ invitation: OperatorInvitationView; url: string }> {
-      const email = normalizeEmail(input.email)
-      if (await findAccountByEmail(db, email)) throw new AppError('member_exists')
-      const token = randomBase62(43)
-      const now = clock.now()
-      const row = {
-        id: newId(),
-        email,
-        token_hash: sha256Hex(token),
-        invited_by: actor.accountId,
-        created_at: now,
-        expires_at: new Date(now.getTime() + INVITATION_TTL_MS),
-        accepted_at: null,
-        revoked_at: null,
-      }
+      const { row, url } = await newInvitation(input.email, actor)
       await db.transaction().execute(async (trx) => {
         await insertInvitation(trx, 'operator_invitations', row)
         await recordAudit(trx, clock, {
           organizationId: null,
           actor,
           action: 'operator.invited',
-          subject: email,
+          subject: row.email,
         })
       })
-      return {
-        invitation: operatorInvitationView(row),
-        url: `${deps.publicBaseUrl}/dashboard/invitation#token=${token}`,
-      }
+      return { invitation: operatorInvitationView(row), url }
     },
 
     /** An organization's members, for the operator console (404 for an unknown organization). */
@@ -425,15 +431,7 @@ export function createAccountService(deps: AccountDeps) {
         if (!invitation) {
           const forOperator = await lockOpenInvitation(trx, 'operator_invitations', sha256Hex(token), now)
           if (!forOperator) throw new AppError('invitation_invalid')
-          if (await findAccountByEmail(trx, forOperator.email)) throw new AppError('member_exists')
-          const accountId = newId()
-          await insertAccount(trx, {
-            id: accountId,
-            email: forOperator.email,
-            password_hash: passwordHash,
-            created_at: now,
-            password_changed_at: now,
-          })
+          const accountId = await newAccount(trx, forOperator.email, passwordHash, now)
           await insertOperator(trx, { id: newId(), account_id: accountId, created_at: now })
           await markInvitationAccepted(trx, 'operator_invitations', forOperator.id, now)
           await recordAudit(trx, clock, {
@@ -446,15 +444,7 @@ export function createAccountService(deps: AccountDeps) {
           const operator = (await findOperatorOfAccount(trx, accountId))!
           return { token: sessionToken, account: accountView({ operator }) }
         }
-        if (await findAccountByEmail(trx, invitation.email)) throw new AppError('member_exists')
-        const accountId = newId()
-        await insertAccount(trx, {
-          id: accountId,
-          email: invitation.email,
-          password_hash: passwordHash,
-          created_at: now,
-          password_changed_at: now,
-        })
+        const accountId = await newAccount(trx, invitation.email, passwordHash, now)
         await insertMember(trx, {
           id: newId(),
           organization_id: invitation.organization_id,
