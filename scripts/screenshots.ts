@@ -491,6 +491,30 @@ async function consolePages() {
   await page.mouse.move(1279, 719)
   await page.screenshot({ path: 'docs/images/console-statistics.png' })
   console.log('wrote docs/images/console-statistics.png')
+
+  // A second operator account (accepted), and a pending invitation made on the page.
+  const colleague = (await call('POST', '/admin/v1/operators/invitations', {
+    email: 'lin@platform.example',
+  })) as { url: string }
+  const other = await browser.newPage()
+  await other.goto(`${base}/dashboard/invitation${new URL(colleague.url).hash}`)
+  await other.getByLabel('New password').fill('correct horse battery staple')
+  await other.getByLabel('Repeat the password').fill('correct horse battery staple')
+  await other.getByRole('button', { name: 'Set password and sign in' }).click()
+  await other.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor()
+  await other.close()
+  await call('POST', '/admin/v1/operators/invitations', { email: 'sam@platform.example' })
+  await page.goto(`${base}/dashboard/operator/operators`)
+  await page.getByRole('heading', { name: 'Operators', level: 1 }).waitFor()
+  const invite = page.getByRole('region', { name: 'Invite an operator' })
+  await invite.getByLabel('Email').fill('kim@platform.example')
+  await invite.getByRole('button', { name: 'Create invitation' }).click()
+  await invite.getByLabel('Invitation link').waitFor()
+  await page.getByRole('cell', { name: 'kim@platform.example', exact: true }).waitFor()
+  await page.getByRole('cell', { name: /^lin@platform\.example/ }).waitFor()
+  await page.mouse.move(1279, 719)
+  await page.screenshot({ path: 'docs/images/console-operators.png', fullPage: true })
+  console.log('wrote docs/images/console-operators.png')
 }
 
 try {

@@ -120,15 +120,25 @@ const orderListColumns: Column<Json>[] = [
   ['UPDATED', (o) => relativeTime(o.updated_at)],
 ]
 
-function invitationText(data: Json, what: string): string {
+/** A new invitation: its link (shown once) and how to revoke it. */
+function invitationText(data: Json, what: string, revoke: string): string {
   const role = data.invitation.role ? ` (${data.invitation.role})` : ''
   return [
     `${what} for ${data.invitation.email}${role}, valid until ${data.invitation.expires_at} (${relativeTime(data.invitation.expires_at)}):`,
     `  ${data.url}`,
     '',
     'The link is shown once and works once: pass it on to set the password and sign in.',
+    `Id: ${data.invitation.id} (to revoke it: npm run admin -- ${revoke} ${data.invitation.id})`,
   ].join('\n')
 }
+
+const invitationColumns: Column<Json>[] = [
+  ['ID', (i) => i.id],
+  ['EMAIL', (i) => i.email],
+  ['ROLE', (i) => i.role],
+  ['CREATED', (i) => relativeTime(i.created_at)],
+  ['EXPIRES', (i) => relativeTime(i.expires_at)],
+]
 
 function required(ctx: RunContext, name: string): string {
   const value = ctx.options[name]
@@ -626,7 +636,30 @@ export const COMMANDS: Command[] = [
           role: str(ctx, 'role') ?? 'owner',
         })
       ).data
-      ctx.print(data, () => invitationText(data, 'Invitation'))
+      ctx.print(data, () => invitationText(data, 'Invitation', 'invitations revoke'))
+    },
+  },
+  {
+    name: 'invitations list',
+    args: ['ORG_ID'],
+    summary: "An organization's pending invitations (not accepted, revoked or expired)",
+    example: 'invitations list ORG_ID',
+    async run(ctx) {
+      const { data } = await ctx.call('GET', `/organizations/${ctx.args[0]}/invitations`)
+      ctx.print(data, () => table<Json>(data, invitationColumns, 'No pending invitations.'))
+    },
+  },
+  {
+    name: 'invitations revoke',
+    args: ['INVITATION_ID'],
+    summary: 'Revoke a pending dashboard invitation: its link stops working at once',
+    example: 'invitations revoke INVITATION_ID',
+    async run(ctx) {
+      const { invitation } = (await ctx.call('DELETE', `/invitations/${ctx.args[0]}`)).data
+      ctx.print(
+        invitation,
+        () => `Revoked invitation ${invitation.id} for ${invitation.email} (${invitation.role})`,
+      )
     },
   },
   {
@@ -656,7 +689,48 @@ export const COMMANDS: Command[] = [
     example: 'operators invite ops@example.com',
     async run(ctx) {
       const data = (await ctx.call('POST', '/operators/invitations', { email: ctx.args[0] })).data
-      ctx.print(data, () => invitationText(data, 'Operator invitation'))
+      ctx.print(data, () => invitationText(data, 'Operator invitation', 'operators revoke-invitation'))
+    },
+  },
+  {
+    name: 'operators invitations',
+    args: [],
+    summary: 'The pending operator invitations (not accepted, revoked or expired)',
+    example: 'operators invitations',
+    async run(ctx) {
+      const { data } = await ctx.call('GET', '/operators/invitations')
+      ctx.print(data, () =>
+        table<Json>(
+          data,
+          invitationColumns.filter(([h]) => h !== 'ROLE'),
+          'No pending operator invitations.',
+        ),
+      )
+    },
+  },
+  {
+    name: 'operators revoke-invitation',
+    args: ['INVITATION_ID'],
+    summary: 'Revoke a pending operator invitation: its link stops working at once',
+    example: 'operators revoke-invitation INVITATION_ID',
+    async run(ctx) {
+      const { invitation } = (await ctx.call('DELETE', `/operators/invitations/${ctx.args[0]}`)).data
+      ctx.print(invitation, () => `Revoked operator invitation ${invitation.id} for ${invitation.email}`)
+    },
+  },
+  {
+    name: 'operators remove',
+    args: ['OPERATOR_ID'],
+    summary: 'Remove an operator account: its sessions end at once, its email is free (the token remains)',
+    example: 'operators remove OPERATOR_ID',
+    async run(ctx) {
+      const data = (await ctx.call('DELETE', `/operators/${ctx.args[0]}`)).data
+      const n = data.sessions_ended
+      ctx.print(
+        data,
+        () =>
+          `Removed operator ${data.operator.email} (${data.operator.id}); ${n} session${n === 1 ? '' : 's'} ended`,
+      )
     },
   },
 ]

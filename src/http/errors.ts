@@ -313,6 +313,14 @@ export const ERROR_CATALOG = {
       'Dashboard: the last owner of an organization can be neither removed nor given another role. Make another member owner first.',
     retry: NO_RETRY,
   },
+  operator_self_removal: {
+    kind: 'error',
+    status: 422,
+    message: 'An operator cannot remove their own account.',
+    description:
+      'Operator console: another operator removes an operator account, or the operator token does (`DELETE /admin/v1/operators/{id}`, `npm run admin -- operators remove`). The token always remains, so the platform is never left without an operator. Nothing was changed.',
+    retry: NO_RETRY,
+  },
   password_incorrect: {
     kind: 'error',
     status: 403,

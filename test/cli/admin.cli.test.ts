@@ -58,6 +58,34 @@ function json(args: string[]): any {
   return JSON.parse(res.stdout)
 }
 
+/** Accepts an invitation as its browser would: the answer's status, the account's kind, the cookies. */
+async function acceptInvitation(token: string) {
+  const base = `http://127.0.0.1:${service.port}`
+  const session = await fetch(`${base}/dashboard/api/session`)
+  const csrf = (await session.json()).data.csrf_token as string
+  const cookies = (res: Response) =>
+    res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0])
+      .join('; ')
+  const accepted = await fetch(`${base}/dashboard/api/invitations/accept`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      origin: base,
+      cookie: cookies(session),
+      'x-csrf-token': csrf,
+    },
+    body: JSON.stringify({ token, password: 'correct horse battery staple' }),
+  })
+  const body = await accepted.json()
+  return {
+    status: accepted.status,
+    kind: body.data?.kind,
+    cookie: `${cookies(session)}; ${cookies(accepted)}`,
+  }
+}
+
 /** The columns of a table's header line start where each column's values start. */
 function assertAligned(output: string, headers: string[]): string[] {
   const lines = output.trimEnd().split('\n')
@@ -323,26 +351,84 @@ describe('admin CLI: the operator API', () => {
     assert.ok(link, op.stdout)
     assert.match(admin(['operators', 'list']).stdout, /No operator accounts yet/)
 
-    const base = `http://127.0.0.1:${service.port}`
-    const session = await fetch(`${base}/dashboard/api/session`)
-    const csrf = (await session.json()).data.csrf_token as string
-    const cookie = session.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0])
-      .join('; ')
-    const accepted = await fetch(`${base}/dashboard/api/invitations/accept`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: base, cookie, 'x-csrf-token': csrf },
-      body: JSON.stringify({ token: link[1], password: 'correct horse battery staple' }),
-    })
+    const accepted = await acceptInvitation(link[1]!)
     assert.equal(accepted.status, 200)
-    assert.equal((await accepted.json()).data.kind, 'operator')
+    assert.equal(accepted.kind, 'operator')
     const operators = admin(['operators', 'list'])
     assertAligned(operators.stdout, ['ID', 'EMAIL', 'SINCE'])
     assert.match(operators.stdout, /ops@example\.com +just now/)
     const again = admin(['operators', 'invite', 'ops@example.com'])
     assert.equal(again.status, 1)
     assert.match(again.stderr, /409 member_exists/)
+  })
+
+  test('invitations and operators: ids printed, listed and revoked; an operator account removed', async () => {
+    const org = json(['organizations', 'create', 'Revoke Org'])
+    const created = admin(['invitations', 'create', org.id, 'pending@example.com', '--role', 'viewer'])
+    assert.equal(created.status, 0, created.stderr)
+    const id = /^Id: (\S+) \(to revoke it: npm run admin -- invitations revoke \1\)$/m.exec(
+      created.stdout,
+    )?.[1]
+    assert.ok(id, created.stdout)
+    const lines = assertAligned(admin(['invitations', 'list', org.id]).stdout, [
+      'ID',
+      'EMAIL',
+      'ROLE',
+      'CREATED',
+      'EXPIRES',
+    ])
+    assert.match(
+      lines[1]!,
+      new RegExp(`^${id} +pending@example\\.com +viewer +just now +in [67] days$`),
+      'a week, less the seconds since',
+    )
+    const revoked = admin(['invitations', 'revoke', id])
+    assert.equal(revoked.status, 0, revoked.stderr)
+    assert.equal(revoked.stdout.trim(), `Revoked invitation ${id} for pending@example.com (viewer)`)
+    assert.equal(admin(['invitations', 'list', org.id]).stdout.trim(), 'No pending invitations.')
+    const again = admin(['invitations', 'revoke', id])
+    assert.equal(again.status, 1)
+    assert.match(again.stderr, /404 not_found/)
+
+    const op = admin(['operators', 'invite', 'revoked-op@example.com'])
+    const opId = /^Id: (\S+) \(to revoke it: npm run admin -- operators revoke-invitation \1\)$/m.exec(
+      op.stdout,
+    )?.[1]
+    assert.ok(opId, op.stdout)
+    const token = /#token=(\w+)/.exec(op.stdout)![1]!
+    const pending = assertAligned(admin(['operators', 'invitations']).stdout, [
+      'ID',
+      'EMAIL',
+      'CREATED',
+      'EXPIRES',
+    ])
+    assert.ok(
+      pending.some((line) => line.startsWith(`${opId} `)),
+      pending.join('\n'),
+    )
+    const opRevoked = json(['operators', 'revoke-invitation', opId])
+    assert.equal(opRevoked.email, 'revoked-op@example.com')
+    assert.equal(typeof opRevoked.revoked_at, 'string')
+    assert.equal((await acceptInvitation(token)).status, 404, 'the revoked link')
+
+    const link = /#token=(\w+)/.exec(admin(['operators', 'invite', 'removed-op@example.com']).stdout)![1]!
+    const signedIn = await acceptInvitation(link)
+    assert.equal(signedIn.status, 200)
+    const operatorId = json(['operators', 'list']).find(
+      (o: { email: string }) => o.email === 'removed-op@example.com',
+    ).id
+    const removed = admin(['operators', 'remove', operatorId])
+    assert.equal(removed.status, 0, removed.stderr)
+    assert.equal(
+      removed.stdout.trim(),
+      `Removed operator removed-op@example.com (${operatorId}); 1 session ended`,
+    )
+    const after = await fetch(`http://127.0.0.1:${service.port}/dashboard/api/operator/operators`, {
+      headers: { cookie: signedIn.cookie },
+    })
+    assert.equal(after.status, 401, 'its session ended')
+    assert.ok(!admin(['operators', 'list']).stdout.includes('removed-op@example.com'))
+    assert.equal(admin(['operators', 'remove', operatorId]).status, 1)
   })
 
   test('the earlier one-word commands still work', () => {

@@ -10,7 +10,7 @@ import {
   startBrowserApp,
   watchPage,
 } from '../helpers/browser.ts'
-import { memberOf, operatorOf } from '../helpers/dashboard.ts'
+import { memberOf, operatorOf, uniqueEmail } from '../helpers/dashboard.ts'
 import { assertError } from '../helpers/errors.ts'
 import { startReceiver } from '../helpers/https-receiver.ts'
 import { createOrder } from '../helpers/order-files.ts'
@@ -74,6 +74,7 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
       'Production',
       'Shop orders',
       'Statistics',
+      'Operators',
       'Audit log (platform)',
       'Account',
     ])
@@ -244,6 +245,55 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await page.getByRole('row').filter({ hasText: 'production.job_completed' }).first().waitFor()
     assert.ok(await page.getByRole('cell', { name: operator.email }).first().isVisible())
     await assertAccessible(page, 'Audit log (platform)')
+    assert.deepEqual(seen.cspViolations, [])
+  })
+
+  test('Operators: an invitation made (the link once) and revoked, another operator removed', async () => {
+    const other = await operatorOf(t)
+    await page.goto(`${origin}/dashboard/operator/organizations`)
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Operators' }).click()
+    await page.getByRole('heading', { name: 'Operators', level: 1 }).waitFor()
+    const accounts = page.getByRole('table', { name: /^Operator accounts/ })
+    await accounts.getByRole('row').filter({ hasText: other.email }).waitFor()
+    const mine = accounts.getByRole('row').filter({ hasText: operator.email })
+    await mine.getByText('You').waitFor()
+    assert.equal(await mine.getByRole('button').count(), 0, 'no Remove on its own row')
+    await assertAccessible(page, 'Operators')
+
+    const email = uniqueEmail('console-op')
+    const invite = page.getByRole('region', { name: 'Invite an operator' })
+    await invite.getByLabel('Email').fill(email)
+    await invite.getByRole('button', { name: 'Create invitation' }).click()
+    await invite.getByLabel('Invitation link').waitFor()
+    assert.match(
+      (await invite.getByLabel('Invitation link').textContent())!,
+      /\/dashboard\/invitation#token=/,
+    )
+    const pending = page.getByRole('region', { name: 'Pending invitations' })
+    await pending.getByRole('cell', { name: email, exact: true }).waitFor()
+    await assertAccessible(page, 'Operators with an invitation link')
+    await pending.getByRole('button', { name: `Revoke the invitation for ${email}` }).click()
+    const revoke = page.getByRole('dialog', { name: 'Revoke invitation' })
+    await revoke.getByRole('button', { name: 'Revoke invitation' }).click()
+    await pending.getByRole('cell', { name: email, exact: true }).waitFor({ state: 'detached' })
+    const row = await t.db
+      .selectFrom('operator_invitations')
+      .select('revoked_at')
+      .where('email', '=', email)
+      .executeTakeFirstOrThrow()
+    assert.ok(row.revoked_at, 'stored as revoked')
+
+    await accounts.getByRole('button', { name: `Remove ${other.email}` }).click()
+    const remove = page.getByRole('dialog', { name: 'Remove operator' })
+    await remove.getByText(`Remove ${other.email}? Every session`).waitFor()
+    await assertAccessible(page, 'Remove operator dialog')
+    await remove.getByRole('button', { name: 'Remove operator' }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Removed ${other.email}: 1 session ended.` })
+      .waitFor()
+    await accounts.getByRole('row').filter({ hasText: other.email }).waitFor({ state: 'detached' })
+    assertError(await other.client.call('GET', '/operator/operators'), 401, 'session_required')
     assert.deepEqual(seen.cspViolations, [])
   })
 

@@ -1,12 +1,10 @@
-import type { Transaction } from 'kysely'
+import type { ExpressionBuilder, Selectable, Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type {
   AccountTable,
   DashboardSessionTable,
   DB,
-  InvitationTable,
   MemberTable,
-  OperatorInvitationTable,
   OperatorTable,
   Role,
 } from '../../db/schema.ts'
@@ -84,65 +82,124 @@ export async function updateRole(db: Database, memberId: string, role: Role): Pr
   await db.updateTable('members').set({ role }).where('id', '=', memberId).execute()
 }
 
-/** Removes the member and its account (an account belongs to one organization). */
-export async function deleteMemberAndAccount(db: Database, accountId: string): Promise<void> {
+/**
+ * Removes an account, member or operator alike (an account is one or the
+ * other): its membership or operator row and its sessions go with it, and the
+ * invitations it made stay, by nobody. False when it was gone already.
+ */
+export async function deleteAccount(db: Database, accountId: string): Promise<boolean> {
   await db.deleteFrom('members').where('account_id', '=', accountId).execute()
+  await db.deleteFrom('operators').where('account_id', '=', accountId).execute()
   await db.deleteFrom('dashboard_sessions').where('account_id', '=', accountId).execute()
-  await db.updateTable('invitations').set({ invited_by: null }).where('invited_by', '=', accountId).execute()
-  await db.deleteFrom('accounts').where('id', '=', accountId).execute()
+  for (const table of INVITATION_TABLES) {
+    await db.updateTable(table).set({ invited_by: null }).where('invited_by', '=', accountId).execute()
+  }
+  const deleted = await db.deleteFrom('accounts').where('id', '=', accountId).executeTakeFirst()
+  return deleted.numDeletedRows > 0n
 }
 
-export async function insertInvitation(db: Database, row: InvitationTable): Promise<void> {
-  await db.insertInto('invitations').values(row).execute()
-}
+/**
+ * The two kinds of invitation share one life (a token's hash, 7 days, single
+ * use, revocable) in two tables: to an organization, and to the platform
+ * (operators: no organization, no role).
+ */
+const INVITATION_TABLES = ['invitations', 'operator_invitations'] as const
+export type InvitationTableName = (typeof INVITATION_TABLES)[number]
+export type InvitationRow<T extends InvitationTableName> = T extends unknown ? Selectable<DB[T]> : never
+/** Which invitations a change may touch: an organization's, or the platform's. */
+export type InvitationScope =
+  | {
+      table: 'invitations' /** One organization's; left out: every organization's. */
+      organizationId?: string
+    }
+  | { table: 'operator_invitations' }
 
-/** An unused, unrevoked invitation by its token's hash, locked against a second use. */
-export async function lockOpenInvitation(trx: Transaction<DB>, tokenHash: string, now: Date) {
-  return trx
-    .selectFrom('invitations')
-    .selectAll()
-    .where('token_hash', '=', tokenHash)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .forUpdate()
-    .executeTakeFirst()
-}
+/** Neither accepted, revoked nor expired. */
+const isOpen = (now: Date) => (eb: ExpressionBuilder<DB, InvitationTableName>) =>
+  eb.and([eb('accepted_at', 'is', null), eb('revoked_at', 'is', null), eb('expires_at', '>', now)])
 
-export async function findOpenInvitation(db: Database, tokenHash: string, now: Date) {
-  return db
-    .selectFrom('invitations')
-    .innerJoin('organizations', 'organizations.id', 'invitations.organization_id')
-    .select([
-      'invitations.id',
-      'invitations.email',
-      'invitations.role',
-      'invitations.expires_at',
-      'invitations.organization_id',
-      'organizations.name as organization_name',
-    ])
-    .where('token_hash', '=', tokenHash)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst()
-}
-
-export async function markInvitationAccepted(db: Database, id: string, at: Date): Promise<void> {
-  await db.updateTable('invitations').set({ accepted_at: at }).where('id', '=', id).execute()
-}
-
-/** Invitations not yet accepted, revoked or expired. */
-export async function listOpenInvitations(db: Database, organizationId: string, now: Date) {
-  return db
-    .selectFrom('invitations')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .orderBy('id')
+export async function insertInvitation<T extends InvitationTableName>(
+  db: Database,
+  table: T,
+  row: DB[T],
+): Promise<void> {
+  await db
+    .insertInto(table as InvitationTableName)
+    .values(row as DB[InvitationTableName])
     .execute()
+}
+
+const openByToken = (db: Database, table: InvitationTableName, tokenHash: string, now: Date) =>
+  db.selectFrom(table).selectAll().where('token_hash', '=', tokenHash).where(isOpen(now))
+
+/** An open invitation by its token's hash. */
+export async function findOpenInvitation<T extends InvitationTableName>(
+  db: Database,
+  table: T,
+  tokenHash: string,
+  now: Date,
+): Promise<InvitationRow<T> | undefined> {
+  return (await openByToken(db, table, tokenHash, now).executeTakeFirst()) as InvitationRow<T> | undefined
+}
+
+/** An open invitation by its token's hash, locked against a second use (and a revocation). */
+export async function lockOpenInvitation<T extends InvitationTableName>(
+  trx: Transaction<DB>,
+  table: T,
+  tokenHash: string,
+  now: Date,
+): Promise<InvitationRow<T> | undefined> {
+  return (await openByToken(trx, table, tokenHash, now).forUpdate().executeTakeFirst()) as
+    | InvitationRow<T>
+    | undefined
+}
+
+export async function markInvitationAccepted(
+  db: Database,
+  table: InvitationTableName,
+  id: string,
+  at: Date,
+): Promise<void> {
+  await db.updateTable(table).set({ accepted_at: at }).where('id', '=', id).execute()
+}
+
+/** Open invitations of the scope, oldest first. */
+export async function listOpenInvitations<S extends InvitationScope>(
+  db: Database,
+  scope: S,
+  now: Date,
+): Promise<InvitationRow<S['table']>[]> {
+  let query = db
+    .selectFrom(scope.table as InvitationTableName)
+    .selectAll()
+    .where(isOpen(now))
+  if (scope.table === 'invitations' && scope.organizationId) {
+    query = query.where('organization_id', '=', scope.organizationId)
+  }
+  return (await query.orderBy('id').execute()) as InvitationRow<S['table']>[]
+}
+
+/**
+ * Revokes an open invitation of the scope: the row as revoked, or undefined
+ * when there is none (unknown, another organization's, accepted, expired or
+ * revoked already). An acceptance holding the row's lock goes first; the
+ * revocation then finds it accepted.
+ */
+export async function revokeOpenInvitation<S extends InvitationScope>(
+  db: Database,
+  scope: S,
+  id: string,
+  now: Date,
+): Promise<InvitationRow<S['table']> | undefined> {
+  let query = db
+    .updateTable(scope.table as InvitationTableName)
+    .set({ revoked_at: now })
+    .where('id', '=', id)
+    .where(isOpen(now))
+  if (scope.table === 'invitations' && scope.organizationId) {
+    query = query.where('organization_id', '=', scope.organizationId)
+  }
+  return (await query.returningAll().executeTakeFirst()) as InvitationRow<S['table']> | undefined
 }
 
 export async function insertSession(db: Database, row: DashboardSessionTable): Promise<void> {
@@ -214,54 +271,14 @@ export async function findOperatorOfAccount(db: Database, accountId: string) {
   return operatorQuery(db).where('operators.account_id', '=', accountId).executeTakeFirst()
 }
 
+export async function findOperator(db: Database, id: string) {
+  return operatorQuery(db).where('operators.id', '=', id).executeTakeFirst()
+}
+
 export async function listOperators(db: Database) {
   return operatorQuery(db).orderBy('operators.id').execute()
 }
 
 export async function insertOperator(db: Database, row: OperatorTable): Promise<void> {
   await db.insertInto('operators').values(row).execute()
-}
-
-export async function insertOperatorInvitation(db: Database, row: OperatorInvitationTable): Promise<void> {
-  await db.insertInto('operator_invitations').values(row).execute()
-}
-
-/** An unused, unrevoked operator invitation by its token's hash, locked against a second use. */
-export async function lockOpenOperatorInvitation(trx: Transaction<DB>, tokenHash: string, now: Date) {
-  return trx
-    .selectFrom('operator_invitations')
-    .selectAll()
-    .where('token_hash', '=', tokenHash)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .forUpdate()
-    .executeTakeFirst()
-}
-
-export async function findOpenOperatorInvitation(db: Database, tokenHash: string, now: Date) {
-  return db
-    .selectFrom('operator_invitations')
-    .select(['id', 'email', 'expires_at'])
-    .where('token_hash', '=', tokenHash)
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .executeTakeFirst()
-}
-
-/** Operator invitations not yet accepted, revoked or expired. */
-export async function listOpenOperatorInvitations(db: Database, now: Date) {
-  return db
-    .selectFrom('operator_invitations')
-    .selectAll()
-    .where('accepted_at', 'is', null)
-    .where('revoked_at', 'is', null)
-    .where('expires_at', '>', now)
-    .orderBy('id')
-    .execute()
-}
-
-export async function markOperatorInvitationAccepted(db: Database, id: string, at: Date): Promise<void> {
-  await db.updateTable('operator_invitations').set({ accepted_at: at }).where('id', '=', id).execute()
 }

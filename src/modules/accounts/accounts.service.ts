@@ -8,7 +8,7 @@ import { randomBase62, sha256Hex } from '../../lib/secrets.ts'
 import { type AuditActor, OPERATOR_TOKEN_ACTOR, recordAudit } from '../audit/audit.service.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import {
-  deleteMemberAndAccount,
+  deleteAccount,
   endOtherSessions,
   endSession,
   findAccount,
@@ -17,25 +17,25 @@ import {
   findMember,
   findMemberOfAccount,
   findOpenInvitation,
-  findOpenOperatorInvitation,
+  findOperator,
   findOperatorOfAccount,
+  type InvitationRow,
+  type InvitationScope,
   insertAccount,
   insertInvitation,
   insertMember,
   insertOperator,
-  insertOperatorInvitation,
   insertSession,
   listLiveSessions,
   listMembers,
   listOpenInvitations,
   listOperators,
   lockOpenInvitation,
-  lockOpenOperatorInvitation,
   lockOwners,
   type MemberRecord,
   markInvitationAccepted,
-  markOperatorInvitationAccepted,
   type OperatorRecord,
+  revokeOpenInvitation,
   touchSession,
   updatePassword,
   updateRole,
@@ -101,6 +101,14 @@ export interface InvitationView {
   expires_at: string
 }
 
+/** An invitation to become an operator: no organization, no role. */
+export interface OperatorInvitationView {
+  id: string
+  email: string
+  created_at: string
+  expires_at: string
+}
+
 export interface SessionView {
   id: string
   current: boolean
@@ -123,6 +131,18 @@ const operatorView = (o: OperatorRecord): OperatorView => ({
   id: o.id,
   email: o.email,
   created_at: o.created_at.toISOString(),
+})
+
+const operatorInvitationView = (r: InvitationRow<'operator_invitations'>): OperatorInvitationView => ({
+  id: r.id,
+  email: r.email,
+  created_at: r.created_at.toISOString(),
+  expires_at: r.expires_at.toISOString(),
+})
+
+const invitationView = (r: InvitationRow<'invitations'>): InvitationView => ({
+  ...operatorInvitationView(r),
+  role: r.role,
 })
 
 const accountView = (found: { member?: MemberRecord; operator?: OperatorRecord }): AccountView =>
@@ -174,48 +194,86 @@ export function createAccountService(deps: AccountDeps) {
     return token
   }
 
+  /** The account of an accepted invitation, either kind: its id; 409 when the email has one already. */
+  async function newAccount(trx: Database, email: string, passwordHash: string, now: Date) {
+    if (await findAccountByEmail(trx, email)) throw new AppError('member_exists')
+    const id = newId()
+    await insertAccount(trx, {
+      id,
+      email,
+      password_hash: passwordHash,
+      created_at: now,
+      password_changed_at: now,
+    })
+    return id
+  }
+
+  /**
+   * What both kinds of invitation share: the row's common columns and the
+   * link, shown once (the service stores only the token's SHA-256); 409 when
+   * the email has an account already.
+   */
+  async function newInvitation(rawEmail: string, actor: AuditActor) {
+    const email = normalizeEmail(rawEmail)
+    if (await findAccountByEmail(db, email)) throw new AppError('member_exists')
+    const token = randomBase62(43)
+    const now = clock.now()
+    return {
+      row: {
+        id: newId(),
+        email,
+        token_hash: sha256Hex(token),
+        invited_by: actor.accountId,
+        created_at: now,
+        expires_at: new Date(now.getTime() + INVITATION_TTL_MS),
+        accepted_at: null,
+        revoked_at: null,
+      },
+      // The token travels in the fragment: browsers never send it to a server.
+      url: `${deps.publicBaseUrl}/dashboard/invitation#token=${token}`,
+    }
+  }
+
   async function invite(
     organizationId: string,
     input: { email: string; role: Role },
     actor: AuditActor,
   ): Promise<{ invitation: InvitationView; url: string }> {
-    const email = normalizeEmail(input.email)
-    if (await findAccountByEmail(db, email)) throw new AppError('member_exists')
-    const token = randomBase62(43)
-    const now = clock.now()
-    const row = {
-      id: newId(),
-      organization_id: organizationId,
-      email,
-      role: input.role,
-      token_hash: sha256Hex(token),
-      invited_by: actor.accountId,
-      created_at: now,
-      expires_at: new Date(now.getTime() + INVITATION_TTL_MS),
-      accepted_at: null,
-      revoked_at: null,
-    }
+    const created = await newInvitation(input.email, actor)
+    const row = { ...created.row, organization_id: organizationId, role: input.role }
     await db.transaction().execute(async (trx) => {
-      await insertInvitation(trx, row)
+      await insertInvitation(trx, 'invitations', row)
       await recordAudit(trx, clock, {
         organizationId,
         actor,
         action: 'member.invited',
-        subject: email,
+        subject: row.email,
         details: { role: input.role },
       })
     })
-    return {
-      invitation: {
-        id: row.id,
-        email,
-        role: row.role,
-        created_at: now.toISOString(),
-        expires_at: row.expires_at.toISOString(),
-      },
-      // The token travels in the fragment: browsers never send it to a server.
-      url: `${deps.publicBaseUrl}/dashboard/invitation#token=${token}`,
-    }
+    return { invitation: invitationView(row), url: created.url }
+  }
+
+  /**
+   * Revokes an open invitation of the scope, recorded in the same transaction;
+   * 404 for anything else (unknown, another organization's, accepted, expired,
+   * revoked already). Its link then gets invitation_invalid like any bad link.
+   */
+  async function revoke<S extends InvitationScope>(scope: S, id: string, actor: AuditActor) {
+    return db.transaction().execute(async (trx) => {
+      const row = isUuid(id) ? await revokeOpenInvitation(trx, scope, id, clock.now()) : undefined
+      if (!row) throw new AppError('not_found', { message: 'No pending invitation with this id.' })
+      const either = row as InvitationRow<InvitationScope['table']>
+      const member = 'role' in either ? either : null
+      await recordAudit(trx, clock, {
+        organizationId: member ? member.organization_id : null,
+        actor,
+        action: member ? 'member.invitation_revoked' : 'operator.invitation_revoked',
+        subject: either.email,
+        ...(member ? { details: { role: member.role } } : {}),
+      })
+      return { ...row, revoked_at: either.revoked_at! }
+    })
   }
 
   /** The member to act on, in the actor's organization only. */
@@ -240,42 +298,18 @@ export function createAccountService(deps: AccountDeps) {
     async inviteOperator(
       input: { email: string },
       actor: AuditActor = OPERATOR_TOKEN_ACTOR,
-    ): Promise<{
-      invitation: { id: string; email: string; created_at: string; expires_at: string }
-      url: string
-    }> {
-      const email = normalizeEmail(input.email)
-      if (await findAccountByEmail(db, email)) throw new AppError('member_exists')
-      const token = randomBase62(43)
-      const now = clock.now()
-      const row = {
-        id: newId(),
-        email,
-        token_hash: sha256Hex(token),
-        invited_by: actor.accountId,
-        created_at: now,
-        expires_at: new Date(now.getTime() + INVITATION_TTL_MS),
-        accepted_at: null,
-        revoked_at: null,
-      }
+    ): Promise<{ invitation: OperatorInvitationView; url: string }> {
+      const { row, url } = await newInvitation(input.email, actor)
       await db.transaction().execute(async (trx) => {
-        await insertOperatorInvitation(trx, row)
+        await insertInvitation(trx, 'operator_invitations', row)
         await recordAudit(trx, clock, {
           organizationId: null,
           actor,
           action: 'operator.invited',
-          subject: email,
+          subject: row.email,
         })
       })
-      return {
-        invitation: {
-          id: row.id,
-          email,
-          created_at: now.toISOString(),
-          expires_at: row.expires_at.toISOString(),
-        },
-        url: `${deps.publicBaseUrl}/dashboard/invitation#token=${token}`,
-      }
+      return { invitation: operatorInvitationView(row), url }
     },
 
     /** An organization's members, for the operator console (404 for an unknown organization). */
@@ -288,34 +322,92 @@ export function createAccountService(deps: AccountDeps) {
       return (await listOperators(db)).map(operatorView)
     },
 
+    /** Operator invitations not yet accepted, revoked or expired, oldest first. */
+    async listOperatorInvitations(): Promise<OperatorInvitationView[]> {
+      const rows = await listOpenInvitations(db, { table: 'operator_invitations' }, clock.now())
+      return rows.map(operatorInvitationView)
+    },
+
+    async revokeOperatorInvitation(
+      invitationId: string,
+      actor: AuditActor = OPERATOR_TOKEN_ACTOR,
+    ): Promise<OperatorInvitationView & { revoked_at: string }> {
+      const row = await revoke({ table: 'operator_invitations' }, invitationId, actor)
+      return { ...operatorInvitationView(row), revoked_at: row.revoked_at.toISOString() }
+    },
+
+    /**
+     * Removes an operator account: its sessions end at once (its next request
+     * is 401) and its email is free again. An operator account cannot remove
+     * itself (`self`); the operator token always remains, so the platform is
+     * never left without an operator.
+     */
+    async removeOperator(
+      operatorId: string,
+      by: { actor: AuditActor; self?: string } = { actor: OPERATOR_TOKEN_ACTOR },
+    ): Promise<{ operator: OperatorView; sessions_ended: number }> {
+      const target = isUuid(operatorId) ? await findOperator(db, operatorId) : undefined
+      if (!target) throw new AppError('not_found', { message: 'No operator with this id.' })
+      if (target.id === by.self) throw new AppError('operator_self_removal')
+      return db.transaction().execute(async (trx) => {
+        const ended = await endOtherSessions(trx, target.account_id, null, clock.now())
+        if (!(await deleteAccount(trx, target.account_id))) {
+          throw new AppError('not_found', { message: 'No operator with this id.' })
+        }
+        await recordAudit(trx, clock, {
+          organizationId: null,
+          actor: by.actor,
+          action: 'operator.removed',
+          subject: target.email,
+          details: { sessions_ended: ended },
+        })
+        return { operator: operatorView(target), sessions_ended: ended }
+      })
+    },
+
+    /** An organization's open invitations, for the operator (404 for an unknown organization). */
+    async listInvitationsOf(organizationId: string): Promise<InvitationView[]> {
+      const organization = await deps.organizations.require(organizationId)
+      const scope = { table: 'invitations', organizationId: organization.id } as const
+      return (await listOpenInvitations(db, scope, clock.now())).map(invitationView)
+    },
+
+    /** The operator revokes a pending invitation of any organization. */
+    async revokeInvitationByOperator(invitationId: string, actor: AuditActor = OPERATOR_TOKEN_ACTOR) {
+      const row = await revoke({ table: 'invitations' }, invitationId, actor)
+      return { ...invitationView(row), revoked_at: row.revoked_at.toISOString() }
+    },
+
     async invite(ctx: SessionContext, input: { email: string; role: Role }, meta: RequestMeta) {
       return invite(ctx.member.organization_id, input, actorOf(ctx, meta))
     },
 
     async listInvitations(ctx: SessionContext): Promise<InvitationView[]> {
-      const rows = await listOpenInvitations(db, ctx.member.organization_id, clock.now())
-      return rows.map((r) => ({
-        id: r.id,
-        email: r.email,
-        role: r.role,
-        created_at: r.created_at.toISOString(),
-        expires_at: r.expires_at.toISOString(),
-      }))
+      const scope = { table: 'invitations', organizationId: ctx.member.organization_id } as const
+      return (await listOpenInvitations(db, scope, clock.now())).map(invitationView)
+    },
+
+    /** An owner revokes a pending invitation of the organization. */
+    async revokeInvitation(ctx: SessionContext, invitationId: string, meta: RequestMeta) {
+      const scope = { table: 'invitations', organizationId: ctx.member.organization_id } as const
+      const row = await revoke(scope, invitationId, actorOf(ctx, meta))
+      return { ...invitationView(row), revoked_at: row.revoked_at.toISOString() }
     },
 
     /** What the invitation page shows before the password is set. */
     async lookupInvitation(token: string) {
-      const row = await findOpenInvitation(db, sha256Hex(token), clock.now())
+      const row = await findOpenInvitation(db, 'invitations', sha256Hex(token), clock.now())
       if (row) {
+        const organization = await deps.organizations.require(row.organization_id)
         return {
           kind: 'member' as const,
           email: row.email,
           role: row.role,
-          organization: { id: row.organization_id, name: row.organization_name },
+          organization: { id: organization.id, name: organization.name },
           expires_at: row.expires_at.toISOString(),
         }
       }
-      const operator = await findOpenOperatorInvitation(db, sha256Hex(token), clock.now())
+      const operator = await findOpenInvitation(db, 'operator_invitations', sha256Hex(token), clock.now())
       if (!operator) throw new AppError('invitation_invalid')
       return {
         kind: 'operator' as const,
@@ -335,21 +427,13 @@ export function createAccountService(deps: AccountDeps) {
       const passwordHash = await hashPassword(password)
       return db.transaction().execute(async (trx) => {
         const now = clock.now()
-        const invitation = await lockOpenInvitation(trx, sha256Hex(token), now)
+        const invitation = await lockOpenInvitation(trx, 'invitations', sha256Hex(token), now)
         if (!invitation) {
-          const forOperator = await lockOpenOperatorInvitation(trx, sha256Hex(token), now)
+          const forOperator = await lockOpenInvitation(trx, 'operator_invitations', sha256Hex(token), now)
           if (!forOperator) throw new AppError('invitation_invalid')
-          if (await findAccountByEmail(trx, forOperator.email)) throw new AppError('member_exists')
-          const accountId = newId()
-          await insertAccount(trx, {
-            id: accountId,
-            email: forOperator.email,
-            password_hash: passwordHash,
-            created_at: now,
-            password_changed_at: now,
-          })
+          const accountId = await newAccount(trx, forOperator.email, passwordHash, now)
           await insertOperator(trx, { id: newId(), account_id: accountId, created_at: now })
-          await markOperatorInvitationAccepted(trx, forOperator.id, now)
+          await markInvitationAccepted(trx, 'operator_invitations', forOperator.id, now)
           await recordAudit(trx, clock, {
             organizationId: null,
             actor: { accountId, label: forOperator.email, address: meta.address, operator: true },
@@ -360,15 +444,7 @@ export function createAccountService(deps: AccountDeps) {
           const operator = (await findOperatorOfAccount(trx, accountId))!
           return { token: sessionToken, account: accountView({ operator }) }
         }
-        if (await findAccountByEmail(trx, invitation.email)) throw new AppError('member_exists')
-        const accountId = newId()
-        await insertAccount(trx, {
-          id: accountId,
-          email: invitation.email,
-          password_hash: passwordHash,
-          created_at: now,
-          password_changed_at: now,
-        })
+        const accountId = await newAccount(trx, invitation.email, passwordHash, now)
         await insertMember(trx, {
           id: newId(),
           organization_id: invitation.organization_id,
@@ -376,7 +452,7 @@ export function createAccountService(deps: AccountDeps) {
           role: invitation.role,
           created_at: now,
         })
-        await markInvitationAccepted(trx, invitation.id, now)
+        await markInvitationAccepted(trx, 'invitations', invitation.id, now)
         await recordAudit(trx, clock, {
           organizationId: invitation.organization_id,
           actor: { accountId, label: invitation.email, address: meta.address },
@@ -529,7 +605,7 @@ export function createAccountService(deps: AccountDeps) {
       await db.transaction().execute(async (trx) => {
         const owners = await lockOwners(trx, ctx.member.organization_id)
         if (owners.length === 1 && owners[0] === target.id) throw new AppError('last_owner')
-        await deleteMemberAndAccount(trx, target.account_id)
+        await deleteAccount(trx, target.account_id)
         await recordAudit(trx, clock, {
           organizationId: ctx.member.organization_id,
           actor: actorOf(ctx, meta),

@@ -11,9 +11,12 @@ export const AUDIT_ACTIONS = [
   'member.joined',
   'member.role_changed',
   'member.removed',
+  'member.invitation_revoked',
   'member.password_changed',
   // What operators do (an operator account or the operator token): the platform-wide log.
   'operator.invited',
+  'operator.invitation_revoked',
+  'operator.removed',
   'operator.joined',
   'operator.signed_in',
   'operator.password_changed',

@@ -9,7 +9,9 @@ import {
   InvitationCreated,
   InvitationList,
   InvitationLookupBody,
+  InvitationParams,
   InvitationPreview,
+  InvitationRevoked,
   InviteBody,
   MemberAnswer,
   MemberList,
@@ -26,6 +28,7 @@ import { dashboardGuard } from './dashboard-guard.ts'
 import { homeRoutes } from './home.routes.ts'
 import { keysRoutes } from './keys.routes.ts'
 import { operatorArea } from './operator.routes.ts'
+import { operatorAccountsArea } from './operator-accounts.routes.ts'
 import { orderArea } from './order.routes.ts'
 import { ordersRoutes } from './orders.routes.ts'
 import { productsArea } from './products.routes.ts'
@@ -60,6 +63,7 @@ const AREAS: DashboardArea[] = [
   webhooksRoutes,
   productsArea,
   operatorArea,
+  operatorAccountsArea,
 ]
 
 /**
@@ -295,7 +299,7 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
         schema: {
           operationId: 'dashboardListInvitations',
           tags,
-          summary: 'Invitations not yet accepted or expired',
+          summary: 'Invitations not yet accepted, revoked or expired',
           response: { 200: InvitationList },
         },
       },
@@ -318,6 +322,29 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
         reply.code(201)
         return { data: await accounts.invite(ctx(request), request.body, meta(request)) }
       },
+    )
+
+    app.delete(
+      '/invitations/:invitation_id',
+      {
+        config: change('owner', false),
+        schema: {
+          operationId: 'dashboardRevokeInvitation',
+          tags,
+          summary: 'Revoke a pending invitation: its link stops working at once',
+          params: InvitationParams,
+          response: { 200: InvitationRevoked },
+        },
+      },
+      async (request) => ({
+        data: {
+          invitation: await accounts.revokeInvitation(
+            ctx(request),
+            request.params.invitation_id,
+            meta(request),
+          ),
+        },
+      }),
     )
 
     app.get(

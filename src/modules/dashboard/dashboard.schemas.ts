@@ -130,6 +130,10 @@ export const InvitationCreated = Type.Object({
 })
 export type InvitationCreated = Static<typeof InvitationCreated>
 export const InvitationList = Type.Object({ data: Type.Array(Invitation) })
+export const InvitationParams = Type.Object({ invitation_id: Type.String() })
+export const InvitationRevoked = Type.Object({
+  data: Type.Object({ invitation: Type.Object({ ...Invitation.properties, revoked_at: Timestamp }) }),
+})
 
 export const AuditQuery = Type.Object(
   {
@@ -157,3 +161,33 @@ export const OperatorAuditPage = Type.Object({
 })
 export type OperatorAuditPage = Static<typeof OperatorAuditPage>
 export const OperatorList = Type.Object({ data: Type.Array(Operator) })
+export const OperatorParams = Type.Object({ operator_id: Type.String() })
+export const OperatorRemoved = Type.Object({
+  data: Type.Object({
+    operator: Operator,
+    sessions_ended: Type.Integer({ description: 'Its open sessions, ended with it.' }),
+  }),
+})
+
+/** An invitation to become an operator: no organization, no role. */
+export const OperatorInvitation = Type.Object({
+  id: Uuid,
+  email: Type.String(),
+  created_at: Timestamp,
+  expires_at: Timestamp,
+})
+export type OperatorInvitation = Static<typeof OperatorInvitation>
+export const InviteOperatorBody = Type.Object({ email: Email }, closed)
+export const OperatorInvitationList = Type.Object({ data: Type.Array(OperatorInvitation) })
+export const OperatorInvitationCreated = Type.Object({
+  data: Type.Object({
+    invitation: OperatorInvitation,
+    url: Type.String({ description: 'The link to pass on; it is shown once and works once.' }),
+  }),
+})
+export type OperatorInvitationCreated = Static<typeof OperatorInvitationCreated>
+export const OperatorInvitationRevoked = Type.Object({
+  data: Type.Object({
+    invitation: Type.Object({ ...OperatorInvitation.properties, revoked_at: Timestamp }),
+  }),
+})

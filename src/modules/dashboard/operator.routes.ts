@@ -1,16 +1,8 @@
-import type { FastifyRequest } from 'fastify'
 import type { ErrorCode } from '../../http/errors.ts'
 import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
-import { actorOf } from '../accounts/accounts.service.ts'
 import { OrderRequest } from '../orders/orders.schemas.ts'
 import type { RecordedEvent } from '../webhooks/outbox/outbox.service.ts'
-import {
-  AuditQuery,
-  InvitationCreated,
-  MemberList,
-  OperatorAuditPage,
-  OperatorList,
-} from './dashboard.schemas.ts'
+import { AuditQuery, InvitationCreated, MemberList, OperatorAuditPage } from './dashboard.schemas.ts'
 import { ApiKeyAnswer, ApiKeyList } from './keys.schemas.ts'
 import {
   BoardPage,
@@ -39,18 +31,8 @@ import {
   SetStatusBody,
   ShopOrderCreated,
 } from './operator.schemas.ts'
-import {
-  DASHBOARD_TAG,
-  type DashboardArea,
-  meta,
-  operatorChange,
-  operatorCtx,
-  operatorOnly,
-} from './route-config.ts'
+import { DASHBOARD_TAG, type DashboardArea, opActor, operatorChange, operatorOnly } from './route-config.ts'
 import { EndpointList } from './webhooks.schemas.ts'
-
-/** The operator account as the audit log names who made a change (platform-wide log). */
-const opActor = (request: FastifyRequest) => actorOf(operatorCtx(request), meta(request))
 
 /** The events an action recorded, as its answer shows them. */
 const eventsView = (events: RecordedEvent[]) =>
@@ -102,20 +84,6 @@ export const operatorArea: DashboardArea = (app, deps) => {
     },
     async (request) =>
       audit.listOperatorActions({ cursor: request.query.cursor, limit: request.query.limit ?? 50 }),
-  )
-
-  app.get(
-    '/operator/operators',
-    {
-      config: operatorOnly,
-      schema: {
-        operationId: 'dashboardListOperators',
-        tags,
-        summary: "The platform's operator accounts (operators only)",
-        response: { 200: OperatorList },
-      },
-    },
-    async () => ({ data: await accounts.listOperators() }),
   )
 
   // Organizations.

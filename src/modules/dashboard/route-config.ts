@@ -9,11 +9,12 @@ import type {
 } from 'fastify'
 import type { Services } from '../../app.ts'
 import type { Role } from '../../db/schema.ts'
-import type {
-  AccountContext,
-  OperatorContext,
-  RequestMeta,
-  SessionContext,
+import {
+  type AccountContext,
+  actorOf,
+  type OperatorContext,
+  type RequestMeta,
+  type SessionContext,
 } from '../accounts/accounts.service.ts'
 import type { AuditActor } from '../audit/audit.service.ts'
 import type { DashboardCookies } from './cookies.ts'
@@ -73,6 +74,8 @@ export const account = (request: FastifyRequest): AccountContext => request.acco
 
 /** The operator of an operator-only route (its hook has checked it). */
 export const operatorCtx = (request: FastifyRequest): OperatorContext => request.account as OperatorContext
+/** The operator account as the audit log names who made a change (platform-wide log). */
+export const opActor = (request: FastifyRequest): AuditActor => actorOf(operatorCtx(request), meta(request))
 /** The signed-in member as the audit log names who made a change. */
 export const actor = (request: FastifyRequest): AuditActor => ({
   accountId: ctx(request).member.account_id,

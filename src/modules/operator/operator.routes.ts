@@ -8,7 +8,7 @@ import { StringEnum, Text, Timestamp } from '../../http/schemas.ts'
 import type { AccountService } from '../accounts/accounts.service.ts'
 import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
 import type { ApiKeyService } from '../auth/api-keys.service.ts'
-import { Email, OperatorInviteBody } from '../dashboard/dashboard.schemas.ts'
+import { Email, InvitationParams, OperatorInviteBody } from '../dashboard/dashboard.schemas.ts'
 import { OrderRequest } from '../orders/orders.schemas.ts'
 import type { OrderService } from '../orders/orders.service.ts'
 import type { OrganizationService } from '../organizations/organizations.service.ts'
@@ -67,6 +67,21 @@ export function operatorRoutes(deps: OperatorDeps) {
       },
     )
 
+    app.get(
+      '/organizations/:org_id/invitations',
+      { config: op, schema: { params: OrgParams } },
+      async (request) => ({ data: await deps.accounts.listInvitationsOf(request.params.org_id) }),
+    )
+
+    // A pending invitation of any organization; anything else (accepted, expired, revoked) is 404.
+    app.delete(
+      '/invitations/:invitation_id',
+      { config: op, schema: { params: InvitationParams } },
+      async (request) => ({
+        data: { invitation: await deps.accounts.revokeInvitationByOperator(request.params.invitation_id) },
+      }),
+    )
+
     app.get('/organizations', { config: op }, async () => ({ data: await deps.organizations.list() }))
 
     app.post(
@@ -83,6 +98,25 @@ export function operatorRoutes(deps: OperatorDeps) {
     )
 
     app.get('/operators', { config: op }, async () => ({ data: await deps.accounts.listOperators() }))
+
+    app.get('/operators/invitations', { config: op }, async () => ({
+      data: await deps.accounts.listOperatorInvitations(),
+    }))
+
+    app.delete(
+      '/operators/invitations/:invitation_id',
+      { config: op, schema: { params: InvitationParams } },
+      async (request) => ({
+        data: { invitation: await deps.accounts.revokeOperatorInvitation(request.params.invitation_id) },
+      }),
+    )
+
+    // Its sessions end at once; the token itself always remains.
+    app.delete(
+      '/operators/:operator_id',
+      { config: op, schema: { params: Type.Object({ operator_id: Type.String() }) } },
+      async (request) => ({ data: await deps.accounts.removeOperator(request.params.operator_id) }),
+    )
 
     app.post(
       '/organizations/:org_id/api-keys',

@@ -283,3 +283,166 @@ describe('the audit log', () => {
     assertValidation(await owner.client.call('GET', '/audit-log?limit=0'), [['too_small', 'limit']])
   })
 })
+
+describe('revoking invitations', () => {
+  let orgId: string
+  let owner: Awaited<ReturnType<typeof memberOf>>
+  before(async () => {
+    orgId = (await t.createOrganization('Revoke Org')).id
+    owner = await memberOf(t, orgId, 'owner')
+  })
+
+  const stored = (id: string) =>
+    t.db.selectFrom('invitations').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+
+  test('an owner revokes a pending invitation: the link stops working, recorded in the audit log', async () => {
+    const email = uniqueEmail('revoked')
+    const created = await owner.client.call('POST', '/invitations', { email, role: 'developer' })
+    assert.equal(created.statusCode, 201, created.body)
+    const { invitation, url } = created.json().data
+
+    const res = await owner.client.call('DELETE', `/invitations/${invitation.id}`)
+    assert.equal(res.statusCode, 200, res.body)
+    const revoked = res.json().data.invitation
+    assert.deepEqual({ ...revoked, revoked_at: undefined }, { ...invitation, revoked_at: undefined })
+    assert.equal(revoked.revoked_at, clock.now().toISOString())
+    assert.deepEqual((await stored(invitation.id)).revoked_at, clock.now())
+    const pending = (await owner.client.call('GET', '/invitations')).json().data
+    assert.ok(!pending.some((i: { id: string }) => i.id === invitation.id), 'no longer pending')
+
+    const invitee = await dashboardClient(t)
+    assertError(
+      await invitee.call('POST', '/invitations/lookup', { token: tokenOf(url) }),
+      404,
+      'invitation_invalid',
+    )
+    assertError(
+      await invitee.call('POST', '/invitations/accept', { token: tokenOf(url), password: PASSWORD }),
+      404,
+      'invitation_invalid',
+    )
+    assert.equal(
+      (await t.db.selectFrom('accounts').select('id').where('email', '=', email).execute()).length,
+      0,
+      'no account made',
+    )
+
+    const log = (await owner.client.call('GET', '/audit-log')).json().data
+    assert.deepEqual(
+      { action: log[0].action, actor: log[0].actor, subject: log[0].subject, details: log[0].details },
+      {
+        action: 'member.invitation_revoked',
+        actor: owner.email,
+        subject: email,
+        details: { role: 'developer' },
+      },
+    )
+    // Not pending any more: a second revocation is 404, and records nothing.
+    assertError(await owner.client.call('DELETE', `/invitations/${invitation.id}`), 404, 'not_found', 'twice')
+    assert.equal((await owner.client.call('GET', '/audit-log')).json().data[0].id, log[0].id)
+  })
+
+  test("accepted, unknown, malformed and another organization's ids are 404 and change nothing", async () => {
+    const acceptedEmail = uniqueEmail('accepted')
+    const acceptedUrl = (
+      await owner.client.call('POST', '/invitations', { email: acceptedEmail, role: 'viewer' })
+    ).json().data
+    const joined = await (await dashboardClient(t)).call('POST', '/invitations/accept', {
+      token: tokenOf(acceptedUrl.url),
+      password: PASSWORD,
+    })
+    assert.equal(joined.statusCode, 200, joined.body)
+
+    const other = await t.createOrganization('Other Revoke Org')
+    const stranger = await memberOf(t, other.id, 'owner')
+    const foreign = (
+      await stranger.client.call('POST', '/invitations', { email: uniqueEmail('foreign'), role: 'viewer' })
+    ).json().data.invitation
+
+    for (const [id, what] of [
+      [acceptedUrl.invitation.id, 'accepted'],
+      [randomUUID(), 'unknown'],
+      ['not-a-uuid', 'malformed'],
+      [foreign.id, "another organization's"],
+    ]) {
+      const error = assertError(
+        await owner.client.call('DELETE', `/invitations/${id}`),
+        404,
+        'not_found',
+        what,
+      )
+      assert.equal(error.message, 'No pending invitation with this id.', what)
+    }
+    assert.equal((await stored(foreign.id)).revoked_at, null)
+    assert.equal((await stored(acceptedUrl.invitation.id)).revoked_at, null)
+    assert.ok(
+      (await stranger.client.call('GET', '/invitations'))
+        .json()
+        .data.some((i: { id: string }) => i.id === foreign.id),
+    )
+  })
+
+  test('a revocation racing the acceptance: exactly one of them happens', async () => {
+    const { invitation, url } = (
+      await owner.client.call('POST', '/invitations', { email: uniqueEmail('race'), role: 'viewer' })
+    ).json().data
+    const invitee = await dashboardClient(t)
+    const [accepted, revoked] = await Promise.all([
+      invitee.call('POST', '/invitations/accept', { token: tokenOf(url), password: PASSWORD }),
+      owner.client.call('DELETE', `/invitations/${invitation.id}`),
+    ])
+    assert.deepEqual(
+      [accepted.statusCode, revoked.statusCode].sort(),
+      [200, 404],
+      `${accepted.body} ${revoked.body}`,
+    )
+    const row = await stored(invitation.id)
+    assert.equal(row.accepted_at === null, row.revoked_at !== null, 'accepted or revoked, not both')
+  })
+
+  test('the operator lists and revokes through /admin/v1, as operator token', async () => {
+    const email = uniqueEmail('by-token')
+    const token = await operatorInvite(t, orgId, email, 'developer')
+    const listed = await t.admin('GET', `/admin/v1/organizations/${orgId}/invitations`)
+    assert.equal(listed.statusCode, 200, listed.body)
+    const invitation = listed.json().data.find((i: { email: string }) => i.email === email)
+    assert.equal(invitation.role, 'developer')
+    assertError(await t.admin('GET', `/admin/v1/organizations/${randomUUID()}/invitations`), 404, 'not_found')
+
+    const res = await t.admin('DELETE', `/admin/v1/invitations/${invitation.id}`)
+    assert.equal(res.statusCode, 200, res.body)
+    assert.equal(res.json().data.invitation.id, invitation.id)
+    assert.equal(res.json().data.invitation.revoked_at, clock.now().toISOString())
+    assertError(await t.admin('DELETE', `/admin/v1/invitations/${invitation.id}`), 404, 'not_found', 'twice')
+    assertError(await t.admin('DELETE', '/admin/v1/invitations/nope'), 404, 'not_found', 'malformed')
+    assert.ok(
+      !(await t.admin('GET', `/admin/v1/organizations/${orgId}/invitations`))
+        .json()
+        .data.some((i: { id: string }) => i.id === invitation.id),
+    )
+    assertError(
+      await (await dashboardClient(t)).call('POST', '/invitations/lookup', { token }),
+      404,
+      'invitation_invalid',
+    )
+    const entry = (await owner.client.call('GET', '/audit-log')).json().data[0]
+    assert.deepEqual(
+      [entry.action, entry.actor, entry.subject],
+      ['member.invitation_revoked', 'operator token', email],
+    )
+  })
+
+  test('an invitation that expired cannot be revoked (404)', async () => {
+    const email = uniqueEmail('expired')
+    await operatorInvite(t, orgId, email, 'viewer')
+    const id = (
+      await t.db.selectFrom('invitations').select('id').where('email', '=', email).executeTakeFirstOrThrow()
+    ).id
+    clock.advance(INVITATION_TTL_MS + 1000)
+    // Sessions end with the time that passed: a new owner.
+    const late = await memberOf(t, orgId, 'owner')
+    assertError(await late.client.call('DELETE', `/invitations/${id}`), 404, 'not_found')
+    assertError(await t.admin('DELETE', `/admin/v1/invitations/${id}`), 404, 'not_found')
+    assert.equal((await stored(id)).revoked_at, null)
+  })
+})

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { randomUUID } from 'node:crypto'
 import { describe, test } from 'node:test'
 import { orderBody, useTestApp } from '../../helpers/app.ts'
 import {
@@ -214,5 +215,223 @@ describe('the platform-wide audit log', () => {
     const error = assertError(await member.client.call('GET', '/operator/audit-log'), 403, 'role_required')
     assert.equal(error.message, 'This needs an operator account.')
     assertError(await (await dashboardClient(t)).call('GET', '/operator/audit-log'), 401, 'session_required')
+  })
+})
+
+describe('operator invitations and operator accounts, from the console', () => {
+  test('an operator invites another from the console, lists and revokes the invitation', async () => {
+    const { client, email: by } = await operatorOf(t)
+    const email = uniqueEmail('invited-op')
+    const created = await client.call('POST', '/operator/operators/invitations', { email })
+    assert.equal(created.statusCode, 201, created.body)
+    const { invitation, url } = created.json().data
+    assert.deepEqual(Object.keys(invitation).sort(), ['created_at', 'email', 'expires_at', 'id'])
+    assert.match(url, /^http:\/\/api\.test\/dashboard\/invitation#token=\w{43}$/)
+    const listed = (await client.call('GET', '/operator/operators/invitations')).json().data
+    assert.deepEqual(
+      listed.find((i: { id: string }) => i.id === invitation.id),
+      invitation,
+    )
+
+    const res = await client.call('DELETE', `/operator/operators/invitations/${invitation.id}`)
+    assert.equal(res.statusCode, 200, res.body)
+    assert.equal(res.json().data.invitation.id, invitation.id)
+    assert.equal(typeof res.json().data.invitation.revoked_at, 'string')
+    const row = await t.db
+      .selectFrom('operator_invitations')
+      .selectAll()
+      .where('id', '=', invitation.id)
+      .executeTakeFirstOrThrow()
+    assert.equal(row.revoked_at?.toISOString(), res.json().data.invitation.revoked_at)
+    assert.ok(
+      !(await client.call('GET', '/operator/operators/invitations'))
+        .json()
+        .data.some((i: { id: string }) => i.id === invitation.id),
+    )
+    const invitee = await dashboardClient(t)
+    assertError(
+      await invitee.call('POST', '/invitations/lookup', { token: tokenOf(url) }),
+      404,
+      'invitation_invalid',
+    )
+    assertError(
+      await invitee.call('POST', '/invitations/accept', { token: tokenOf(url), password: PASSWORD }),
+      404,
+      'invitation_invalid',
+    )
+    assertError(
+      await client.call('DELETE', `/operator/operators/invitations/${invitation.id}`),
+      404,
+      'not_found',
+      'twice',
+    )
+
+    const entries = (await operatorLog(client)).filter((e) => e.subject === email)
+    assert.deepEqual(
+      entries.map((e) => [e.action, e.actor, e.organization_id]),
+      [
+        ['operator.invitation_revoked', by, null],
+        ['operator.invited', by, null],
+      ],
+    )
+  })
+
+  test("a member invitation's id is not an operator invitation, and the other way round (404)", async () => {
+    const { client } = await operatorOf(t)
+    const org = await t.createOrganization('Two Kinds Org')
+    const member = (
+      await t.admin('POST', `/admin/v1/organizations/${org.id}/invitations`, { email: uniqueEmail() })
+    ).json().data.invitation
+    const operator = (
+      await t.admin('POST', '/admin/v1/operators/invitations', { email: uniqueEmail('op') })
+    ).json().data.invitation
+    assertError(await client.call('DELETE', `/operator/operators/invitations/${member.id}`), 404, 'not_found')
+    assertError(await t.admin('DELETE', `/admin/v1/operators/invitations/${member.id}`), 404, 'not_found')
+    assertError(await t.admin('DELETE', `/admin/v1/invitations/${operator.id}`), 404, 'not_found')
+    for (const table of ['invitations', 'operator_invitations'] as const) {
+      const rows = await t.db
+        .selectFrom(table)
+        .select('revoked_at')
+        .where('id', 'in', [member.id, operator.id])
+        .execute()
+      assert.deepEqual(rows, [{ revoked_at: null }], table)
+    }
+  })
+
+  test('an operator removes another: every session of it ends at once, its email is free again', async () => {
+    const remover = await operatorOf(t)
+    const removed = await operatorOf(t)
+    const second = await dashboardClient(t)
+    const signedIn = await second.call('POST', '/sign-in', { email: removed.email, password: PASSWORD })
+    assert.equal(signedIn.statusCode, 200, signedIn.body)
+    const accountId = (
+      await t.db
+        .selectFrom('accounts')
+        .select('id')
+        .where('email', '=', removed.email)
+        .executeTakeFirstOrThrow()
+    ).id
+
+    const res = await remover.client.call('DELETE', `/operator/operators/${removed.id}`)
+    assert.equal(res.statusCode, 200, res.body)
+    assert.deepEqual(res.json().data.operator.id, removed.id)
+    assert.deepEqual(res.json().data.operator.email, removed.email)
+    assert.equal(res.json().data.sessions_ended, 2)
+
+    for (const client of [removed.client, second]) {
+      assertError(await client.call('GET', '/operator/organizations'), 401, 'session_required')
+      assert.equal((await client.session()).json().data.kind, null)
+    }
+    assert.equal(
+      (await t.db.selectFrom('operators').select('id').where('id', '=', removed.id).execute()).length,
+      0,
+    )
+    assert.equal(
+      (await t.db.selectFrom('accounts').select('id').where('id', '=', accountId).execute()).length,
+      0,
+    )
+    assert.equal(
+      (await t.db.selectFrom('dashboard_sessions').select('id').where('account_id', '=', accountId).execute())
+        .length,
+      0,
+    )
+    assertError(
+      await (await dashboardClient(t)).call('POST', '/sign-in', { email: removed.email, password: PASSWORD }),
+      401,
+      'sign_in_failed',
+    )
+    assert.ok(
+      !(await remover.client.call('GET', '/operator/operators'))
+        .json()
+        .data.some((o: { id: string }) => o.id === removed.id),
+    )
+    assertError(
+      await remover.client.call('DELETE', `/operator/operators/${removed.id}`),
+      404,
+      'not_found',
+      'twice',
+    )
+    assertError(
+      await remover.client.call('DELETE', '/operator/operators/nope'),
+      404,
+      'not_found',
+      'malformed',
+    )
+
+    const entry = (await operatorLog(remover.client)).find((e) => e.action === 'operator.removed')
+    assert.deepEqual(entry && [entry.actor, entry.subject, entry.organization_id, entry.details], [
+      remover.email,
+      removed.email,
+      null,
+      { sessions_ended: 2 },
+    ])
+    // The email is free: the same person can be invited again.
+    const again = await remover.client.call('POST', '/operator/operators/invitations', {
+      email: removed.email,
+    })
+    assert.equal(again.statusCode, 201, again.body)
+  })
+
+  test('an operator cannot remove itself (422); nothing changes', async () => {
+    const { client, id, email } = await operatorOf(t)
+    const before = (await operatorLog(client))[0]
+    const error = assertError(
+      await client.call('DELETE', `/operator/operators/${id}`),
+      422,
+      'operator_self_removal',
+    )
+    assert.equal(error.message, 'An operator cannot remove their own account.')
+    assert.equal((await client.call('GET', '/operator/operators')).statusCode, 200, 'still signed in')
+    assert.equal((await operatorLog(client))[0]!.subject, before!.subject)
+    assert.ok(
+      (await t.admin('GET', '/admin/v1/operators'))
+        .json()
+        .data.some((o: { email: string }) => o.email === email),
+    )
+  })
+})
+
+describe('operator invitations and operator accounts, through /admin/v1', () => {
+  test('the token lists and revokes operator invitations and removes operator accounts', async () => {
+    const email = uniqueEmail('admin-op')
+    const invited = (await t.admin('POST', '/admin/v1/operators/invitations', { email })).json().data
+    const listed = await t.admin('GET', '/admin/v1/operators/invitations')
+    assert.equal(listed.statusCode, 200, listed.body)
+    assert.deepEqual(
+      listed.json().data.find((i: { id: string }) => i.id === invited.invitation.id),
+      invited.invitation,
+    )
+    const revoked = await t.admin('DELETE', `/admin/v1/operators/invitations/${invited.invitation.id}`)
+    assert.equal(revoked.statusCode, 200, revoked.body)
+    assert.equal(revoked.json().data.invitation.email, email)
+    assertError(
+      await t.admin('DELETE', `/admin/v1/operators/invitations/${invited.invitation.id}`),
+      404,
+      'not_found',
+    )
+    assertError(
+      await (await dashboardClient(t)).call('POST', '/invitations/lookup', { token: tokenOf(invited.url) }),
+      404,
+      'invitation_invalid',
+    )
+
+    const operator = await operatorOf(t)
+    const removed = await t.admin('DELETE', `/admin/v1/operators/${operator.id}`)
+    assert.equal(removed.statusCode, 200, removed.body)
+    assert.deepEqual(removed.json().data.sessions_ended, 1)
+    assertError(await operator.client.call('GET', '/operator/operators'), 401, 'session_required')
+    assertError(await t.admin('DELETE', `/admin/v1/operators/${operator.id}`), 404, 'not_found', 'twice')
+    assertError(await t.admin('DELETE', `/admin/v1/operators/${randomUUID()}`), 404, 'not_found', 'unknown')
+
+    const { client } = await operatorOf(t)
+    const log = await operatorLog(client)
+    for (const [action, subject] of [
+      ['operator.invitation_revoked', email],
+      ['operator.removed', operator.email],
+    ]) {
+      const entry = log.find((e) => e.action === action && e.subject === subject)
+      assert.equal(entry?.actor, 'operator token', action)
+      assert.equal(entry?.organization_id, null, action)
+    }
   })
 })

@@ -7,6 +7,7 @@ import { SignInRoute } from '../features/auth/routes/sign-in.tsx'
 import { HomeRoute } from '../features/home/routes/home.tsx'
 import { MembersRoute } from '../features/members/routes/members.tsx'
 import { PlatformAuditLogRoute } from '../features/operator/routes/audit-log.tsx'
+import { OperatorsRoute } from '../features/operator/routes/operators.tsx'
 import { OrganizationRoute } from '../features/operator/routes/organization.tsx'
 import { OrganizationsRoute } from '../features/operator/routes/organizations.tsx'
 import { ProductionRoute } from '../features/operator/routes/production.tsx'
@@ -44,6 +45,7 @@ export const router = createBrowserRouter(
         { path: 'operator/production', element: <ProductionRoute /> },
         { path: 'operator/shop-orders', element: <ShopOrdersRoute /> },
         { path: 'operator/statistics', element: <StatisticsRoute /> },
+        { path: 'operator/operators', element: <OperatorsRoute /> },
         { path: 'operator/audit-log', element: <PlatformAuditLogRoute /> },
         { path: '*', element: <Navigate to="/home" replace /> },
       ],

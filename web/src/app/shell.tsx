@@ -21,6 +21,7 @@ const OPERATOR_SECTIONS = [
   { to: '/operator/production', label: 'Production' },
   { to: '/operator/shop-orders', label: 'Shop orders' },
   { to: '/operator/statistics', label: 'Statistics' },
+  { to: '/operator/operators', label: 'Operators' },
   { to: '/operator/audit-log', label: 'Audit log (platform)' },
   { to: '/account', label: 'Account' },
 ] as const

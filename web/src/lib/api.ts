@@ -12,6 +12,8 @@ export type {
   Member,
   Operator,
   OperatorAuditPage,
+  OperatorInvitation,
+  OperatorInvitationCreated,
   Session,
   SessionState,
   SignedIn,

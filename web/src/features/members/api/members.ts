@@ -51,3 +51,13 @@ export function useRemoveMember() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: MEMBERS_KEY }),
   })
 }
+
+/** Revokes a pending invitation: its link stops working at once. */
+export function useRevokeInvitation() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (id: string) => api<{ data: { invitation: Invitation } }>('DELETE', `/invitations/${id}`),
+    // A 404 (accepted or revoked meanwhile) also means the list is out of date.
+    onSettled: () => queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY }),
+  })
+}

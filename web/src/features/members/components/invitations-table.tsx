@@ -1,35 +1,80 @@
-import { Table, Text, Title } from '@mantine/core'
-import { formatTime } from '../../../lib/api.ts'
-import { useInvitations } from '../api/members.ts'
+import { Button, Group, Modal, Table, Text, Title } from '@mantine/core'
+import { useState } from 'react'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { formatTime, type Invitation } from '../../../lib/api.ts'
+import { useInvitations, useRevokeInvitation } from '../api/members.ts'
 
+/** Invitations not yet accepted, revoked or expired; an owner revokes one after confirming. */
 export function PendingInvitations() {
   const invitations = useInvitations(true)
-  if (!invitations.data?.length) return null
+  const revoke = useRevokeInvitation()
+  const [revoking, setRevoking] = useState<Invitation | null>(null)
+  if (!invitations.data?.length && !revoke.error) return null
   return (
     <section aria-labelledby="pending-heading">
       <Title order={2} size="h3" id="pending-heading" mb="sm">
         Pending invitations
       </Title>
-      <Table striped>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th>Email</Table.Th>
-            <Table.Th>Role</Table.Th>
-            <Table.Th>Expires</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {invitations.data.map((i) => (
-            <Table.Tr key={i.id}>
-              <Table.Td>{i.email}</Table.Td>
-              <Table.Td>
-                <Text size="sm">{i.role}</Text>
-              </Table.Td>
-              <Table.Td>{formatTime(i.expires_at)}</Table.Td>
+      <ErrorAlert error={revoke.error} title="The invitation was not revoked" />
+      {!!invitations.data?.length && (
+        <Table striped>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>Email</Table.Th>
+              <Table.Th>Role</Table.Th>
+              <Table.Th>Expires</Table.Th>
+              <Table.Th>Actions</Table.Th>
             </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+          </Table.Thead>
+          <Table.Tbody>
+            {invitations.data.map((i) => (
+              <Table.Tr key={i.id}>
+                <Table.Td>{i.email}</Table.Td>
+                <Table.Td>
+                  <Text size="sm">{i.role}</Text>
+                </Table.Td>
+                <Table.Td>{formatTime(i.expires_at)}</Table.Td>
+                <Table.Td>
+                  <Button
+                    variant="subtle"
+                    color="red"
+                    aria-label={`Revoke the invitation for ${i.email}`}
+                    onClick={() => {
+                      revoke.reset()
+                      setRevoking(i)
+                    }}
+                  >
+                    Revoke
+                  </Button>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      )}
+      <Modal
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        opened={revoking !== null}
+        onClose={() => setRevoking(null)}
+        title="Revoke invitation"
+      >
+        <Text mb="md">
+          Revoke the invitation for {revoking?.email}? Its link stops working at once; you can invite them
+          again.
+        </Text>
+        <Group justify="flex-end">
+          <Button variant="default" onClick={() => setRevoking(null)}>
+            Cancel
+          </Button>
+          <Button
+            color="red"
+            loading={revoke.isPending}
+            onClick={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
+          >
+            Revoke invitation
+          </Button>
+        </Group>
+      </Modal>
     </section>
   )
 }

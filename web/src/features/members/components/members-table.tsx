@@ -62,7 +62,12 @@ export function MembersTable({ me, canManage }: { me: Member; canManage: boolean
           </Table.Tbody>
         </Table>
       </Table.ScrollContainer>
-      <Modal opened={removing !== null} onClose={() => setRemoving(null)} title="Remove member">
+      <Modal
+        closeButtonProps={{ 'aria-label': 'Close' }}
+        opened={removing !== null}
+        onClose={() => setRemoving(null)}
+        title="Remove member"
+      >
         <Text mb="md">
           Remove {removing?.email}? Their account and every session of it end now. They can be invited again.
         </Text>

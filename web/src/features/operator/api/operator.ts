@@ -21,7 +21,10 @@ import {
   type Endpoint,
   type InvitationCreated,
   type Member,
+  type Operator,
   type OperatorAuditPage,
+  type OperatorInvitation,
+  type OperatorInvitationCreated,
 } from '../../../lib/api.ts'
 
 /** The operator console's calls (/dashboard/api/operator/...). */
@@ -234,5 +237,55 @@ export function usePlatformAuditLog() {
     initialPageParam: '',
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     refetchInterval: 10_000,
+  })
+}
+
+const OPERATORS_KEY = ['operator', 'operators'] as const
+const OPERATOR_INVITATIONS_KEY = ['operator', 'operator-invitations'] as const
+
+export function useOperators() {
+  return useQuery({
+    queryKey: OPERATORS_KEY,
+    queryFn: () => api<{ data: Operator[] }>('GET', '/operator/operators').then((r) => r.data),
+  })
+}
+
+export function useOperatorInvitations() {
+  return useQuery({
+    queryKey: OPERATOR_INVITATIONS_KEY,
+    queryFn: () =>
+      api<{ data: OperatorInvitation[] }>('GET', '/operator/operators/invitations').then((r) => r.data),
+  })
+}
+
+export function useInviteOperator() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (email: string) =>
+      api<OperatorInvitationCreated>('POST', '/operator/operators/invitations', { email }).then(
+        (r) => r.data,
+      ),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: OPERATOR_INVITATIONS_KEY }),
+  })
+}
+
+export function useRevokeOperatorInvitation() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (id: string) => api('DELETE', `/operator/operators/invitations/${id}`),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: OPERATOR_INVITATIONS_KEY }),
+  })
+}
+
+/** Removes another operator account: its sessions end at once. */
+export function useRemoveOperator() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (id: string) =>
+      api<{ data: { operator: Operator; sessions_ended: number } }>(
+        'DELETE',
+        `/operator/operators/${id}`,
+      ).then((r) => r.data),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: OPERATORS_KEY }),
   })
 }

@@ -1,13 +1,19 @@
 import { Alert, Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core'
 
 /** An invitation link to pass on (the service sends no email), with a button to copy it. */
-export function InvitationLink({ email, url }: { email: string; url: string }) {
+export function InvitationLink({
+  email,
+  url,
+  to = 'the owner',
+}: {
+  email: string
+  url: string
+  to?: string
+}) {
   return (
     <Alert color="green" variant="default" role="status" title={`Invitation for ${email}`}>
       <Stack gap="xs">
-        <Text size="sm">
-          Pass this link on to the owner: it works once, for 7 days. It is shown only now.
-        </Text>
+        <Text size="sm">Pass this link on to {to}: it works once, for 7 days. It is shown only now.</Text>
         <Group align="center" wrap="nowrap">
           <Code block aria-label="Invitation link" style={{ flex: 1, wordBreak: 'break-all' }}>
             {url}
