@@ -38,7 +38,13 @@ export function AuditLogTable<E extends AuditEntry>({
       {log.isPending ? (
         <Loader aria-label="Loading the audit log" />
       ) : (
-        <Table.ScrollContainer minWidth={minWidth}>
+        // A region keyboard users can scroll: long entries make the table wider than the page.
+        <Table.ScrollContainer
+          minWidth={minWidth}
+          scrollAreaProps={{
+            viewportProps: { tabIndex: 0, role: 'region', 'aria-label': caption ?? 'Audit log entries' },
+          }}
+        >
           <Table striped>
             {caption && <Table.Caption>{caption}</Table.Caption>}
             <Table.Thead>
