@@ -1,5 +1,6 @@
-import { Button, Group, Modal, Table, Text, Title } from '@mantine/core'
+import { Button, Table, Text, Title } from '@mantine/core'
 import { useState } from 'react'
+import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { formatTime, type Invitation } from '../../../lib/api.ts'
 import { useInvitations, useRevokeInvitation } from '../api/members.ts'
@@ -52,29 +53,17 @@ export function PendingInvitations() {
           </Table.Tbody>
         </Table>
       )}
-      <Modal
-        closeButtonProps={{ 'aria-label': 'Close' }}
+      <ConfirmModal
         opened={revoking !== null}
-        onClose={() => setRevoking(null)}
         title="Revoke invitation"
+        onCancel={() => setRevoking(null)}
+        confirmLabel="Revoke invitation"
+        busy={revoke.isPending}
+        onConfirm={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
       >
-        <Text mb="md">
-          Revoke the invitation for {revoking?.email}? Its link stops working at once; you can invite them
-          again.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setRevoking(null)}>
-            Cancel
-          </Button>
-          <Button
-            color="red"
-            loading={revoke.isPending}
-            onClick={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
-          >
-            Revoke invitation
-          </Button>
-        </Group>
-      </Modal>
+        Revoke the invitation for {revoking?.email}? Its link stops working at once; you can invite them
+        again.
+      </ConfirmModal>
     </section>
   )
 }

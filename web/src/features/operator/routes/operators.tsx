@@ -1,17 +1,6 @@
-import {
-  Badge,
-  Button,
-  Card,
-  Group,
-  Loader,
-  Modal,
-  Stack,
-  Table,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core'
+import { Badge, Button, Card, Group, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
+import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
 import { formatTime, type Operator, type OperatorInvitation } from '../../../lib/api.ts'
@@ -73,26 +62,16 @@ function Confirm<T extends { email: string }>(props: {
   onClose: () => void
 }) {
   return (
-    <Modal
-      closeButtonProps={{ 'aria-label': 'Close' }}
+    <ConfirmModal
       opened={props.target !== null}
-      onClose={props.onClose}
       title={props.title}
+      onCancel={props.onClose}
+      confirmLabel={props.action}
+      busy={props.pending}
+      onConfirm={() => props.target && props.onConfirm(props.target)}
     >
-      <Text mb="md">{props.text}</Text>
-      <Group justify="flex-end">
-        <Button variant="default" onClick={props.onClose}>
-          Cancel
-        </Button>
-        <Button
-          color="red"
-          loading={props.pending}
-          onClick={() => props.target && props.onConfirm(props.target)}
-        >
-          {props.action}
-        </Button>
-      </Group>
-    </Modal>
+      {props.text}
+    </ConfirmModal>
   )
 }
 
