@@ -156,6 +156,19 @@ export function createWebhookService(deps: {
     return row
   }
 
+  /**
+   * The same for many organizations (all when `organizationIds` is
+   * undefined) in one statement: a lookup by organization id.
+   */
+  async function healthByOrganization(
+    environment: WebhookScope['environment'],
+    organizationIds?: readonly string[],
+  ) {
+    const since = new Date(clock.now().getTime() - 24 * 3600_000)
+    const health = await webhookHealthByOrganization(db, environment, since, organizationIds)
+    return (organizationId: string) => health.get(organizationId) ?? NO_WEBHOOKS
+  }
+
   return {
     async create(
       scope: WebhookScope,
@@ -205,23 +218,10 @@ export function createWebhookService(deps: {
 
     /** Active and automatically disabled endpoints, and deliveries that failed in the last 24 hours. */
     async health(scope: WebhookScope) {
-      const since = new Date(clock.now().getTime() - 24 * 3600_000)
-      const health = await webhookHealthByOrganization(db, scope.environment, since, [scope.organizationId])
-      return health.get(scope.organizationId) ?? NO_WEBHOOKS
+      return (await healthByOrganization(scope.environment, [scope.organizationId]))(scope.organizationId)
     },
 
-    /**
-     * The same for many organizations (all when `organizationIds` is
-     * undefined) in one statement: a lookup by organization id.
-     */
-    async healthByOrganization(
-      environment: WebhookScope['environment'],
-      organizationIds?: readonly string[],
-    ) {
-      const since = new Date(clock.now().getTime() - 24 * 3600_000)
-      const health = await webhookHealthByOrganization(db, environment, since, organizationIds)
-      return (organizationId: string) => health.get(organizationId) ?? NO_WEBHOOKS
-    },
+    healthByOrganization,
 
     /** One endpoint of the caller's (disabled ones too), or 404. */
     async get(scope: WebhookScope, id: string) {
