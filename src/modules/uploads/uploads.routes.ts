@@ -105,15 +105,21 @@ export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts
         closingOnError(async (request) => {
           const length = request.headers['content-length']
           const single = (value: unknown) => (typeof value === 'string' ? value : undefined)
-          const { size } = await receive({
-            uploadId: request.params.id,
-            expires: single(request.query.expires),
-            signature: single(request.query.signature),
-            contentLength: length === undefined ? undefined : Number(length),
-            // Not a deadline but a minimum rate: a large file on a slow line takes its time.
-            body: uploadWatchdog(request.raw, deps.timeouts),
-          })
-          return { data: { upload_id: request.params.id, size_bytes: size } }
+          // Not a deadline but a minimum rate: a large file on a slow line takes its time.
+          const body = uploadWatchdog(request.raw, deps.timeouts)
+          try {
+            const { size } = await receive({
+              uploadId: request.params.id,
+              expires: single(request.query.expires),
+              signature: single(request.query.signature),
+              contentLength: length === undefined ? undefined : Number(length),
+              body,
+            })
+            return { data: { upload_id: request.params.id, size_bytes: size } }
+          } finally {
+            // A PUT refused before its body is read stops being watched too.
+            body.destroy()
+          }
         }),
       )
     })
