@@ -21,6 +21,7 @@ import {
 import type { RateLimiter } from './http/rate-limit.ts'
 import { registerRouteErrors } from './http/route-errors.ts'
 import { ErrorSchema } from './http/schemas.ts'
+import { compileSerializersOnFirstUse } from './http/serializers.ts'
 import {
   configureServerTimeouts,
   DEFAULT_TIMEOUTS,
@@ -162,6 +163,7 @@ export async function buildApp(
       return typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID()
     },
     routerOptions: ROUTER_OPTIONS,
+    schemaController: { compilersFactory: { buildSerializer: compileSerializersOnFirstUse } },
     ...protocolErrorOptions(errors),
     ...(deps.http ? { http: deps.http } : {}),
   })
