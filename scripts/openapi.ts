@@ -2,7 +2,7 @@
  * npm run openapi: writes the OpenAPI document of a service with the default
  * configuration to docs/openapi.json, the file client generators read. The
  * suite checks that the committed file is what the service serves
- * (test/http/openapi.drift.test.ts).
+ * (test/docs/openapi.drift.test.ts).
  */
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1,66 +1,100 @@
 /**
- * npm test: lint, type-check, then the suite on the embedded database. When
- * CI=true (or TEST_DATABASE_URL is set) the suite runs a second time against
- * PostgreSQL and Redis, and fails if either is unreachable instead of skipping.
+ * npm test: lint, type-check, then the suite.
+ * - Without a server (a new machine): every test file once, on the embedded database.
+ * - With CI=true or TEST_DATABASE_URL: the database tests on the embedded
+ *   database, then every file against PostgreSQL and Redis; it fails if either
+ *   is unreachable instead of skipping. Which files are database tests:
+ *   scripts/test/files.ts.
+ * `npm test -- FILE...` runs just those files (no lint or type-check).
+ * At the end: the slowest files, files whose process outlived their tests, and
+ * every skipped test with its reason.
  */
 import { spawnSync } from 'node:child_process'
-import { Socket } from 'node:net'
+import { existsSync, globSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import {
+  dataDirTemplate,
+  dropLeftoverPgDatabases,
+  pgliteTemplate,
+  pgTemplate,
+} from '../test/helpers/databases.ts'
+import { SUITE_NODE_FLAGS } from '../test/helpers/service-process.ts'
+import { runsOnce, testFiles } from './test/files.ts'
+import { reachable } from './test/reachable.ts'
+import { type FileRun, type Pass, summary } from './test/summary.ts'
 
 const ci = process.env.CI === 'true' || process.env.CI === '1'
-const extraArgs = process.argv.slice(2)
+const chosen = process.argv.slice(2)
 
-function run(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): void {
+function run(title: string, command: string, args: string[], env: NodeJS.ProcessEnv = process.env): boolean {
   console.log(`\n=== ${title} ===`)
   const result = spawnSync(command, args, { stdio: 'inherit', env })
-  if (result.status !== 0) {
-    console.error(`\n${title} failed (exit ${result.status ?? result.signal})`)
-    process.exit(result.status ?? 1)
+  if (result.status === 0) return true
+  console.error(`\n${title} failed (exit ${result.status ?? result.signal})`)
+  return false
+}
+
+function mustRun(title: string, command: string, args: string[]): void {
+  if (!run(title, command, args)) process.exit(1)
+}
+
+/** The newest modification time among paths (directories searched). */
+function newest(paths: string[]): number {
+  let latest = 0
+  for (const path of paths) {
+    for (const file of statSync(path).isDirectory() ? globSync(`${path}/**/*`) : [path]) {
+      latest = Math.max(latest, statSync(file).mtimeMs)
+    }
   }
+  return latest
 }
 
-function reachable(url: string, defaultPort: number): Promise<boolean> {
-  const u = new URL(url)
-  return new Promise((resolve) => {
-    const socket = new Socket()
-    socket.setTimeout(3000)
-    socket.once('connect', () => {
-      socket.destroy()
-      resolve(true)
-    })
-    socket.once('timeout', () => {
-      socket.destroy()
-      resolve(false)
-    })
-    socket.once('error', () => resolve(false))
-    socket.connect(Number(u.port || defaultPort), u.hostname)
-  })
+/** Builds an output again only when a source changed after it was built (npm ci has just built it). */
+function buildIfStale(title: string, output: string, sources: string[], command: string, args: string[]) {
+  if (existsSync(output) && statSync(output).mtimeMs >= newest(sources)) {
+    console.log(`\n=== ${title}: up to date ===`)
+    return
+  }
+  mustRun(title, command, args)
 }
 
-const testArgs = [
-  '--test',
-  '--test-concurrency=2',
-  '--test-timeout=120000',
-  ...(extraArgs.length ? extraArgs : ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts']),
-]
 const bin = (name: string) => `node_modules/.bin/${name}`
 
-if (!extraArgs.length) {
-  run('lint (biome)', bin('biome'), ['check', '--error-on-warnings', '.'])
-  run('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
+if (!chosen.length) {
+  mustRun('lint (biome)', bin('biome'), ['check', '--error-on-warnings', '.'])
+  mustRun('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
   // The client as published: the library against browser types only, the CLI against Node's.
   for (const project of [
     'packages/client/tsconfig.json',
     'packages/client/tsconfig.cli.json',
     'web/tsconfig.json',
   ]) {
-    run(`type-check ${project}`, bin('tsc'), ['--noEmit', '-p', project])
+    mustRun(`type-check ${project}`, bin('tsc'), ['--noEmit', '-p', project])
   }
-  // npm ci builds it (its prepare script); built again so that dist/ matches the source under test.
-  for (const project of ['packages/client/tsconfig.json', 'packages/client/tsconfig.cli.json']) {
-    run(`build ${project}`, bin('tsc'), ['-p', project])
-  }
-  // The dashboard's bundle, built by npm ci too; again so that the browser tests run the source under test.
-  run('build web (vite)', 'npm', ['run', 'build', '-w', 'web'])
+  // The tests run the client's dist/ and the dashboard's bundle: the source under test.
+  const client = ['packages/client/src', 'packages/client/package.json']
+  buildIfStale(
+    'build the client',
+    'packages/client/dist/index.js',
+    [...client, 'packages/client/tsconfig.json'],
+    bin('tsc'),
+    ['-p', 'packages/client/tsconfig.json'],
+  )
+  buildIfStale(
+    'build the client CLI',
+    'packages/client/dist/cli.js',
+    [...client, 'packages/client/tsconfig.cli.json'],
+    bin('tsc'),
+    ['-p', 'packages/client/tsconfig.cli.json'],
+  )
+  buildIfStale(
+    'build the dashboard (vite)',
+    'web/dist/index.html',
+    ['web/src', 'web/index.html', 'web/vite.config.ts', 'web/package.json'],
+    'npm',
+    ['run', 'build', '-w', 'web'],
+  )
 }
 
 // The suite runs in a zone that is not UTC, so no code can rely on the machine's
@@ -82,18 +116,85 @@ if (server) {
   }
 }
 
+console.log('\n=== migrated template databases ===')
+const started = performance.now()
+await pgliteTemplate()
+await dataDirTemplate()
+if (server) {
+  await dropLeftoverPgDatabases(databaseUrl)
+  await pgTemplate(databaseUrl)
+}
+console.log(`ready in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+
+const files = chosen.length ? chosen.flatMap((arg) => globSync(arg)).sort() : testFiles()
+
 // The embedded pass needs no server; under CI it still gets Redis, whose tests
 // (the shared rate limit) do not depend on the database.
 const embeddedEnv: NodeJS.ProcessEnv = { ...process.env }
 delete embeddedEnv.TEST_DATABASE_URL
 if (server) embeddedEnv.TEST_REDIS_URL = redisUrl
 else delete embeddedEnv.TEST_REDIS_URL
-run('tests on embedded PostgreSQL (PGlite)', process.execPath, testArgs, embeddedEnv)
 
-if (server) {
-  run('tests on PostgreSQL and Redis', process.execPath, testArgs, {
-    ...process.env,
-    TEST_DATABASE_URL: databaseUrl,
-    TEST_REDIS_URL: redisUrl,
-  })
+const passes: (Pass & { files: string[]; env: NodeJS.ProcessEnv })[] = server
+  ? [
+      {
+        name: 'database tests on embedded PostgreSQL (PGlite)',
+        files: files.filter((f) => !runsOnce(f)),
+        env: embeddedEnv,
+      },
+      {
+        name: 'all tests on PostgreSQL and Redis',
+        files,
+        env: { ...process.env, TEST_DATABASE_URL: databaseUrl, TEST_REDIS_URL: redisUrl },
+      },
+    ]
+  : [{ name: 'all tests on embedded PostgreSQL (PGlite)', files, env: embeddedEnv }]
+
+// Longest files first (as timed by earlier runs on this machine), so that no
+// long file starts last and runs alone at the end.
+const CACHE = join('node_modules', '.cache', 'order-intake-tests')
+const HISTORY = join(CACHE, 'file-times.json')
+const history: Record<string, number> = existsSync(HISTORY) ? JSON.parse(readFileSync(HISTORY, 'utf8')) : {}
+const expected = (pass: number, file: string) =>
+  history[`${pass} ${file}`] ?? (/\.(browser|process|cli)\.test\.ts$/.test(file) ? 60_000 : 10_000)
+
+const concurrency = process.env.TEST_CONCURRENCY || String(Math.max(2, availableParallelism()))
+const timings = mkdtempSync(join(tmpdir(), 'test-timings-'))
+const results: FileRun[] = []
+let failed = false
+for (const [i, pass] of passes.entries()) {
+  if (pass.files.length === 0) continue
+  const ordered = [...pass.files].sort((a, b) => expected(i, b) - expected(i, a))
+  const out = join(timings, `pass-${i}.jsonl`)
+  const began = performance.now()
+  const ok = run(
+    `${pass.name} (${pass.files.length} files)`,
+    process.execPath,
+    [
+      ...SUITE_NODE_FLAGS,
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      '--test-timeout=120000',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=./scripts/test/timings-reporter.ts',
+      '--test-reporter-destination=stdout',
+      ...ordered,
+    ],
+    { ...pass.env, TEST_TIMINGS_FILE: out },
+  )
+  pass.seconds = (performance.now() - began) / 1000
+  const lines = existsSync(out) ? readFileSync(out, 'utf8').trim().split('\n').filter(Boolean) : []
+  for (const line of lines) results.push({ pass: i, ...JSON.parse(line) })
+  if (!ok) {
+    failed = true
+    break
+  }
 }
+
+for (const r of results) if ('ms' in r) history[`${r.pass} ${r.file}`] = r.ms
+mkdirSync(CACHE, { recursive: true })
+writeFileSync(HISTORY, JSON.stringify(history, null, 1))
+
+console.log(summary(passes, results))
+process.exit(failed ? 1 : 0)

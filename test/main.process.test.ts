@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { readFileSync, rmSync, statSync } from 'node:fs'
 import { request } from 'node:http'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { orderBody } from './helpers/app.ts'
+import { seededDataDir } from './helpers/databases.ts'
 import { callService, type ServiceProcess, startServiceProcess } from './helpers/service-process.ts'
 
 type Service = ServiceProcess
@@ -14,11 +14,11 @@ function startService(dataDir: string, env: Record<string, string> = {}): Promis
   return startServiceProcess({ DATA_DIR: dataDir, DATABASE_URL: '', ...env })
 }
 
-/** One service on a fresh DATA_DIR for the enclosing describe's tests; killed and removed after them. */
+/** One service on a DATA_DIR of its own for the enclosing describe's tests; killed and removed after them. */
 function serviceForSuite(prefix: string): { dataDir: string; service: Service } {
   const suite = {} as { dataDir: string; service: Service }
   before(async () => {
-    suite.dataDir = mkdtempSync(join(tmpdir(), prefix))
+    suite.dataDir = await seededDataDir(prefix)
     suite.service = await startService(suite.dataDir)
   })
   after(() => {
@@ -128,7 +128,7 @@ describe('the dashboard of the service process', () => {
 
 describe('SIGTERM', () => {
   test('drains an in-flight request, then exits 0', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'svc-term-'))
+    const dataDir = await seededDataDir('svc-term-')
     const service = await startService(dataDir, { OPERATOR_TOKEN: 'op_term_test_token' })
     try {
       const admin = async (path: string, body: unknown) =>

@@ -15,6 +15,8 @@ export interface DatabaseOptions {
   url?: string | undefined
   /** Directory of the embedded database; without it PGlite lives in memory (tests). */
   dataDir?: string | undefined
+  /** In-memory embedded database only: starts from this dump (`OpenedDatabase.dump`) instead of initdb; tests. */
+  embeddedDump?: Blob | undefined
   /** PostgreSQL schema to work in (tests isolate each file in its own schema). */
   schema?: string | undefined
   /** Pool size for PostgreSQL. */
@@ -70,6 +72,8 @@ export interface OpenedDatabase {
   dialect: 'postgres' | 'pglite'
   listen: Listen
   poolStats(): PoolStats
+  /** The embedded database's files as a tarball (PGlite's dumpDataDir); absent on PostgreSQL. */
+  dump?: () => Promise<Blob>
 }
 
 function poolStats(pool: pg.Pool): () => PoolStats {
@@ -234,7 +238,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
       poolStats: poolStats(pool),
     }
   }
-  return openEmbedded(options.dataDir)
+  return openEmbedded(options.dataDir, options.embeddedDump)
 }
 
 /**
@@ -249,8 +253,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<OpenedData
  * statements the session has already prepared), and every statement, LISTEN
  * included, goes through it. Closing the pool closes the database.
  */
-async function openEmbedded(dataDir: string | undefined): Promise<OpenedDatabase> {
-  const { pglite, close: closeDatabase } = await openPglite(dataDir)
+async function openEmbedded(dataDir: string | undefined, dump: Blob | undefined): Promise<OpenedDatabase> {
+  const { pglite, close: closeDatabase } = await openPglite(dataDir, dump)
   const pool = new pg.Pool({
     ...createPgConfig(pglite),
     max: 1,
@@ -267,6 +271,7 @@ async function openEmbedded(dataDir: string | undefined): Promise<OpenedDatabase
     db,
     dialect: 'pglite',
     poolStats: poolStats(pool),
+    dump: () => pglite.dumpDataDir('none'),
     listen: async (channel, onNotify) => {
       const off = pglite.onNotification((name, payload) => name === channel && onNotify(payload))
       await sql`listen ${sql.id(channel)}`.execute(db)

@@ -84,13 +84,28 @@ export interface EmbeddedPglite {
 }
 
 /**
- * The embedded database of DATA_DIR (in memory without one). DATA_DIR is locked
+ * The embedded database of DATA_DIR (in memory without one, started from a dump
+ * when given). DATA_DIR is locked
  * for the life of the process first: two processes on one PGlite directory each
  * see only their own writes and corrupt its indexes.
  */
-export async function openPglite(dataDir: string | undefined): Promise<EmbeddedPglite> {
+export async function openPglite(dataDir: string | undefined, dump?: Blob): Promise<EmbeddedPglite> {
   if (!dataDir) {
-    const pglite = await PGlite.create()
+    const pglite = await PGlite.create({
+      ...(dump ? { loadDataDir: dump } : {}),
+      startParams: [
+        ...PGlite.defaultStartParams,
+        // The process's own database: PostgreSQL's default 128 MB of shared
+        // buffers would mostly be zeroed at every start, never used.
+        '-c',
+        'shared_buffers=16MB',
+        // A dump is of a running database: starting from it replays its WAL, and
+        // in PGlite that leaves PostgreSQL's startup-progress timer re-arming
+        // itself every 10 s for good, keeping the process alive after closing.
+        '-c',
+        'log_startup_progress_interval=0',
+      ],
+    })
     return {
       pglite,
       close: async () => {

@@ -5,6 +5,7 @@ import { type Database, openDatabase } from '../../src/db/database.ts'
 import {
   createTestApp,
   createTestDatabase,
+  NEEDS_POSTGRESQL,
   orderBody,
   TEST_DATABASE_URL,
   type TestApp,
@@ -30,7 +31,7 @@ function assertUnavailable({ res, ms }: { res: LightMyRequestResponse; ms: numbe
   assert.ok(ms < ANSWER_WITHIN_MS, `${what} answered after ${ms.toFixed(0)} ms`)
 }
 
-describe('PostgreSQL unreachable, stalled or reset', { skip: !TEST_DATABASE_URL }, () => {
+describe('PostgreSQL unreachable, stalled or reset', { skip: !TEST_DATABASE_URL && NEEDS_POSTGRESQL }, () => {
   let testDb: TestDatabase
   let proxy: TcpProxy
   let db: Database
@@ -42,8 +43,7 @@ describe('PostgreSQL unreachable, stalled or reset', { skip: !TEST_DATABASE_URL 
     proxy = await startTcpProxy(TEST_DATABASE_URL!)
     db = (
       await openDatabase({
-        url: proxy.url(TEST_DATABASE_URL!),
-        schema: testDb.schema,
+        url: proxy.url(testDb.url!),
         poolSize: 4,
         timeouts: TIMEOUTS,
       })
@@ -107,8 +107,7 @@ describe('PostgreSQL unreachable, stalled or reset', { skip: !TEST_DATABASE_URL 
   test('closing does not hang on a stalled database', async () => {
     const other = (
       await openDatabase({
-        url: proxy.url(TEST_DATABASE_URL!),
-        schema: testDb.schema,
+        url: proxy.url(testDb.url!),
         poolSize: 2,
         timeouts: TIMEOUTS,
       })

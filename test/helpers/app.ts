@@ -5,17 +5,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before } from 'node:test'
 import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { sql } from 'kysely'
-import pg from 'pg'
 import { buildApp } from '../../src/app.ts'
 import { DEFAULT_CONFIG } from '../../src/config.ts'
-import {
-  type Database,
-  type Listen,
-  migrateToLatest,
-  openDatabase,
-  type PoolStats,
-} from '../../src/db/database.ts'
+import { type Database, type Listen, openDatabase, type PoolStats } from '../../src/db/database.ts'
 import {
   createMemoryRateLimiter,
   createRedisRateLimiter,
@@ -32,76 +24,68 @@ import {
   type DispatcherOptions,
 } from '../../src/modules/webhooks/dispatcher.ts'
 import type { Resolver } from '../../src/modules/webhooks/ssrf.ts'
+import { createPgDatabase, pgliteTemplate } from './databases.ts'
 
 /**
  * The database the suite runs on: embedded PGlite in memory by default;
  * PostgreSQL when TEST_DATABASE_URL is set (scripts/test.ts sets it under CI).
- * On PostgreSQL every test database lives in a schema of its own.
+ * Every test database is a copy of a migrated template (helpers/databases.ts):
+ * on PostgreSQL a database of its own, dropped when closed.
  */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined
 export const DIALECT = TEST_DATABASE_URL ? 'postgres' : 'pglite'
-/** Advisory lock key that keeps schema drops out of other files' migrations. */
-export const SCHEMA_DROP_LOCK = 7_104_816_263
+/** The skip reason of tests that need a server (`skip: !TEST_DATABASE_URL && NEEDS_POSTGRESQL`). */
+export const NEEDS_POSTGRESQL =
+  'needs PostgreSQL: TEST_DATABASE_URL is not set (npm test sets it when CI=true)'
+export const NEEDS_REDIS = 'needs Redis: TEST_REDIS_URL is not set (npm test sets it when CI=true)'
 
 export interface TestDatabase {
   db: Database
   listen: Listen
   poolStats(): PoolStats
-  schema: string | undefined
+  /** The database's URL on PostgreSQL; undefined on PGlite. */
+  url: string | undefined
   /** Another connection pool on the same database (a second instance); PostgreSQL only. */
   openAnother(): Promise<Database>
   close(): Promise<void>
 }
 
-export async function createTestDatabase(): Promise<TestDatabase> {
+/** A test database: migrated, or empty (`migrated: false`) for the tests of the migrations. */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const migrated = options.migrated !== false
   if (!TEST_DATABASE_URL) {
-    const { db, listen, poolStats } = await openDatabase({})
-    await migrateToLatest(db)
+    const { db, listen, poolStats } = await openDatabase(
+      migrated ? { embeddedDump: await pgliteTemplate() } : {},
+    )
     return {
       db,
       listen,
       poolStats,
-      schema: undefined,
+      url: undefined,
       openAnother: async () => {
         throw new Error('a second connection needs PostgreSQL')
       },
       close: () => db.destroy(),
     }
   }
-  const schema = `test_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
-  await admin.connect()
-  await admin.query(`create schema ${schema}`)
-  const { db, listen, poolStats } = await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 20 })
-  // Kysely's migrator lists the tables of every schema in the database, by
-  // schema name; a schema another test file drops in the middle of that query
-  // fails it with "schema … does not exist". Migrations share this lock, drops
-  // take it alone.
-  await admin.query('select pg_advisory_lock_shared($1)', [SCHEMA_DROP_LOCK])
-  try {
-    await migrateToLatest(db)
-  } finally {
-    await admin.end()
-  }
+  const database = await createPgDatabase(TEST_DATABASE_URL, { migrated })
+  const { db, listen, poolStats } = await openDatabase({ url: database.url, poolSize: 20 })
   const others: Database[] = []
   return {
     db,
     listen,
     poolStats,
-    schema,
+    url: database.url,
     async openAnother() {
-      const other = (await openDatabase({ url: TEST_DATABASE_URL, schema, poolSize: 20 })).db
+      const other = (await openDatabase({ url: database.url, poolSize: 20 })).db
       others.push(other)
       return other
     },
     async close() {
       for (const other of others) await other.destroy()
-      await db.transaction().execute(async (trx) => {
-        await sql`select pg_advisory_xact_lock(${SCHEMA_DROP_LOCK})`.execute(trx)
-        await sql`drop schema ${sql.id(schema)} cascade`.execute(trx)
-      })
       await db.destroy()
+      await database.drop()
     },
   }
 }

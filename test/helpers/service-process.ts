@@ -9,9 +9,17 @@ export interface ServiceProcess {
   exited: Promise<number | null>
 }
 
+/**
+ * V8 flags of the suite's processes (scripts/test.ts): PGlite's 9 MB of
+ * WebAssembly compiled by the baseline compiler only. A test's process lives for
+ * seconds, and the optimizing compiler's work for it cost more CPU and memory
+ * than it saved.
+ */
+export const SUITE_NODE_FLAGS = ['--liftoff-only']
+
 /** Spawns src/main.ts on a free port (PORT=0) without waiting for anything. */
 export function spawnService(env: Record<string, string>): Omit<ServiceProcess, 'port'> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, [...SUITE_NODE_FLAGS, 'src/main.ts'], {
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', REDIS_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })

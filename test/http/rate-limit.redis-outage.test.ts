@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { Redis } from 'ioredis'
 import { createRedisRateLimiter } from '../../src/http/rate-limit.ts'
-import { createTestApp, TEST_REDIS_URL, type TestApp } from '../helpers/app.ts'
+import { createTestApp, NEEDS_REDIS, TEST_REDIS_URL, type TestApp } from '../helpers/app.ts'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
 
 // The shared limiter reaches Redis through a proxy that stalls and refuses.
@@ -11,7 +11,7 @@ const LIMIT = 5
 const TIMEOUT_MS = 300
 const ANSWER_WITHIN_MS = 1500
 
-describe('rate limit with Redis stalled or down', { skip: !TEST_REDIS_URL }, () => {
+describe('rate limit with Redis stalled or down', { skip: !TEST_REDIS_URL && NEEDS_REDIS }, () => {
   let proxy: TcpProxy
   let t: TestApp
   let redis: Redis

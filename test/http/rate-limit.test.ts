@@ -7,6 +7,7 @@ import { createMemoryRateLimiter, type RateLimiter, WINDOW_MS } from '../../src/
 import {
   createTestApp,
   manualClock,
+  NEEDS_REDIS,
   OPERATOR_TOKEN,
   orderBody,
   TEST_REDIS_URL,
@@ -275,7 +276,7 @@ function redisAvailable(t: TestContext): boolean {
   if (process.env.CI === 'true' || process.env.CI === '1') {
     assert.fail('TEST_REDIS_URL is not set under CI: the shared rate limit would go untested')
   }
-  t.skip('TEST_REDIS_URL not set')
+  t.skip(NEEDS_REDIS)
   return false
 }
 

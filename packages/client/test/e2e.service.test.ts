@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict'
-import { createReadStream, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { createReadStream, rmSync, statSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import { TEST_DATABASE_URL } from '../../../test/helpers/app.ts'
+import { seededDataDir } from '../../../test/helpers/databases.ts'
 import { type Receiver, startReceiver } from '../../../test/helpers/https-receiver.ts'
 import {
   callService,
@@ -20,11 +19,7 @@ import { OrderIntakeClient, OrderIntakeError, verifyWebhook, type WebhookEvent }
  * the webhooks it caused.
  */
 const OPERATOR = 'op_client_e2e_operator_token_0123456789abcdef'
-const skip = TEST_DATABASE_URL
-  ? 'the service process uses the embedded database; it runs in the embedded pass'
-  : false
-
-describe('the client against a running service', { skip }, () => {
+describe('the client against a running service', () => {
   let dir: string
   let service: ServiceProcess
   let receiver: Receiver
@@ -34,14 +29,14 @@ describe('the client against a running service', { skip }, () => {
     callService(service.port, OPERATOR, method, path, body)
 
   before(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'client-e2e-'))
+    dir = await seededDataDir('client-e2e-')
     receiver = await startReceiver()
     writeFileSync(join(dir, 'ca.pem'), receiver.ca)
     const port = await freePort()
     service = await startServiceProcess({
       PORT: String(port),
       PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
-      DATA_DIR: join(dir, 'data'),
+      DATA_DIR: dir,
       DATABASE_URL: '',
       OPERATOR_TOKEN: OPERATOR,
       WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8',

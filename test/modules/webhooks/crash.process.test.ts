@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +6,7 @@ import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { orderBody, TEST_DATABASE_URL } from '../../helpers/app.ts'
+import { createPgDatabase, seededDataDir } from '../../helpers/databases.ts'
 import { type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
 import { callService, type ServiceProcess, startServiceProcess } from '../../helpers/service-process.ts'
 import { waitUntil } from '../../helpers/wait.ts'
@@ -15,8 +15,8 @@ import { waitUntil } from '../../helpers/wait.ts'
  * The real entry point (src/main.ts) in child processes: kill -9 while
  * deliveries are in flight, restart on the same database, and every event
  * arrives; and an API-only instance (WEBHOOK_WORKER=off) next to a worker.
- * On PostgreSQL when TEST_DATABASE_URL is set (a fresh database per test,
- * since main.ts migrates the public schema), otherwise on PGlite in DATA_DIR.
+ * On PostgreSQL when TEST_DATABASE_URL is set, otherwise on PGlite in DATA_DIR;
+ * a fresh database per test.
  */
 
 const OPERATOR_TOKEN = 'op_crash_test_operator_token_0123456789abcdef'
@@ -40,29 +40,20 @@ function startService(env: Record<string, string>): Promise<Service> {
   })
 }
 
-/** A fresh database for one test: a PostgreSQL database, or a PGlite data directory. */
+/** A fresh, migrated database for one test: a PostgreSQL database, or a PGlite data directory. */
 async function freshStore(): Promise<{ env: Record<string, string>; drop(): Promise<void> }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-crash-'))
+  const dataDir = await seededDataDir('svc-crash-')
   if (!TEST_DATABASE_URL) {
     return {
       env: { DATA_DIR: dataDir, DATABASE_URL: '' },
       drop: async () => rmSync(dataDir, { recursive: true, force: true }),
     }
   }
-  const name = `svc_crash_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(TEST_DATABASE_URL)
-  url.pathname = `/${name}`
+  const database = await createPgDatabase(TEST_DATABASE_URL)
   return {
-    env: { DATA_DIR: dataDir, DATABASE_URL: url.href },
+    env: { DATA_DIR: dataDir, DATABASE_URL: database.url },
     async drop() {
-      const client = new pg.Client({ connectionString: TEST_DATABASE_URL })
-      await client.connect()
-      await client.query(`drop database if exists ${name} with (force)`)
-      await client.end()
+      await database.drop()
       rmSync(dataDir, { recursive: true, force: true })
     },
   }

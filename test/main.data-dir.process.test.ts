@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict'
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { seededDataDir } from './helpers/databases.ts'
 import { callService, spawnService, startServiceProcess } from './helpers/service-process.ts'
 
 const TOKEN = 'op_data_dir_lock_test_token'
@@ -16,8 +17,8 @@ const admin = (port: number, method: string, path: string, body?: unknown) =>
 
 describe('one process per DATA_DIR (embedded database)', () => {
   let dataDir: string
-  before(() => {
-    dataDir = mkdtempSync(join(tmpdir(), 'svc-lock-'))
+  before(async () => {
+    dataDir = await seededDataDir('svc-lock-')
   })
   after(() => rmSync(dataDir, { recursive: true, force: true }))
 
@@ -28,10 +29,7 @@ describe('one process per DATA_DIR (embedded database)', () => {
       assert.equal(created.status, 201)
 
       const second = spawnService(embedded(dataDir))
-      const code = await Promise.race([
-        second.exited,
-        new Promise((resolve) => setTimeout(() => resolve('still running'), 30_000)),
-      ])
+      const code = await Promise.race([second.exited, sleep(30_000, 'still running', { ref: false })])
       if (code === 'still running') second.child.kill('SIGKILL')
       assert.equal(code, 3, second.output())
       assert.ok(second.output().includes(dataDir), second.output())

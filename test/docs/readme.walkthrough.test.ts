@@ -4,10 +4,9 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { test } from 'node:test'
-import { TEST_DATABASE_URL } from './helpers/app.ts'
-import { section, taggedBlocks } from './helpers/markdown.ts'
-import { collectOutput, freePort } from './helpers/service-process.ts'
-import { waitUntil } from './helpers/wait.ts'
+import { section, taggedBlocks } from '../helpers/markdown.ts'
+import { collectOutput, freePort } from '../helpers/service-process.ts'
+import { waitUntil } from '../helpers/wait.ts'
 
 /**
  * The README's walkthrough, run as a new integrator would paste it: the block
@@ -17,11 +16,7 @@ import { waitUntil } from './helpers/wait.ts'
  */
 const TOOLS = ['bash', 'curl', 'jq', 'openssl', 'npm']
 const missing = TOOLS.filter((tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
-const skip = TEST_DATABASE_URL
-  ? 'the walkthrough uses the embedded database; it runs in the embedded pass'
-  : missing.length > 0
-    ? `needs ${missing.join(', ')}`
-    : false
+const skip = missing.length > 0 ? `needs ${missing.join(', ')}` : false
 
 /** Every setting the service reads is left out, as on a machine where nothing is configured. */
 const CONFIG_VARIABLES =

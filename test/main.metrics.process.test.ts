@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
+import { readFile, rm } from 'node:fs/promises'
 import { join } from 'node:path'
 import { test } from 'node:test'
+import { seededDataDir } from './helpers/databases.ts'
 import { startServiceProcess } from './helpers/service-process.ts'
 
 test('the service process serves its metrics on the API port with the operator token, or on METRICS_PORT', async () => {
-  const dataDir = await mkdtemp(join(tmpdir(), 'svc-metrics-'))
+  const dataDir = await seededDataDir('svc-metrics-')
   try {
     for (const metricsPort of [undefined, '0']) {
       const service = await startServiceProcess({

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
 import { type ChildProcess, spawn } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { afterEach, describe, test } from 'node:test'
+import { seededDataDir } from './helpers/databases.ts'
 import { accepts, collectOutput, freePort } from './helpers/service-process.ts'
 import { waitUntil } from './helpers/wait.ts'
 
-/** `npm start` as a user runs it, on a free port and a fresh DATA_DIR. */
+/** `npm start` as a user runs it, on a free port and a DATA_DIR of its own (already migrated). */
 interface Started {
   npm: ChildProcess
   port: number
@@ -19,7 +18,7 @@ const started: Started[] = []
 const dirs: string[] = []
 
 async function npmStart(options: { ownGroup?: boolean } = {}): Promise<Started> {
-  const dataDir = await mkdtemp(join(tmpdir(), 'svc-stop-'))
+  const dataDir = await seededDataDir('svc-stop-')
   dirs.push(dataDir)
   const port = await freePort()
   const npm = spawn('npm', ['start'], {

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict'
 import { spawn, spawnSync } from 'node:child_process'
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rm } from 'node:fs/promises'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { seededDataDir } from './helpers/databases.ts'
 import { collectOutput, startServiceProcess } from './helpers/service-process.ts'
 
 const hasScript = spawnSync('script', ['--version']).status === 0
@@ -12,7 +11,7 @@ const hasScript = spawnSync('script', ['--version']).status === 0
 describe('log format of the service process', () => {
   let dataDir: string
   before(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'svc-logs-'))
+    dataDir = await seededDataDir('svc-logs-')
   })
   after(() => rm(dataDir, { recursive: true, force: true }))
 

@@ -1,11 +1,8 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { rmSync } from 'node:fs'
 import { after, before, describe, test } from 'node:test'
-import pg from 'pg'
-import { orderBody, SCHEMA_DROP_LOCK, TEST_DATABASE_URL } from './helpers/app.ts'
+import { NEEDS_POSTGRESQL, orderBody, TEST_DATABASE_URL } from './helpers/app.ts'
+import { createPgDatabase, type PgDatabase, seededDataDir } from './helpers/databases.ts'
 import { accepts, callService, type ServiceProcess, startServiceProcess } from './helpers/service-process.ts'
 import { openStream, type SseStream } from './helpers/sse.ts'
 
@@ -15,8 +12,8 @@ const running: ServiceProcess[] = []
 const streams: SseStream[] = []
 const dirs: string[] = []
 
-function dataDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-listen-'))
+async function dataDir(): Promise<string> {
+  const dir = await seededDataDir('svc-listen-')
   dirs.push(dir)
   return dir
 }
@@ -72,7 +69,7 @@ after(async () => {
 
 describe('listen streams of a service process', () => {
   test('SIGTERM ends an open stream cleanly and frees the port; Last-Event-ID resumes after the restart', async () => {
-    const dir = dataDir()
+    const dir = await dataDir()
     const first = await start({ DATA_DIR: dir, DATABASE_URL: '' })
     const key = await keys(first)
     const s = await stream(first, key.live)
@@ -97,28 +94,19 @@ describe('listen streams of a service process', () => {
   })
 })
 
-describe('listen across instances on one PostgreSQL', { skip: !TEST_DATABASE_URL }, () => {
-  const schema = `test_${randomBytes(6).toString('hex')}`
+describe('listen across instances on one PostgreSQL', {
+  skip: !TEST_DATABASE_URL && NEEDS_POSTGRESQL,
+}, () => {
+  let database: PgDatabase
   let url: string
   before(async () => {
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
-    await admin.connect()
-    await admin.query(`create schema ${schema}`)
-    await admin.end()
-    const u = new URL(TEST_DATABASE_URL!)
-    u.searchParams.set('options', `-c search_path=${schema}`)
-    url = u.toString()
+    database = await createPgDatabase(TEST_DATABASE_URL!)
+    url = database.url
   })
-  after(async () => {
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
-    await admin.connect()
-    await admin.query('select pg_advisory_lock($1)', [SCHEMA_DROP_LOCK])
-    await admin.query(`drop schema ${schema} cascade`)
-    await admin.end()
-  })
+  after(() => database?.drop())
 
   test('an event written on one instance and a sample triggered on it reach streams open on the other', async () => {
-    const dir = dataDir()
+    const dir = await dataDir()
     const a = await start({ DATA_DIR: dir, DATABASE_URL: url })
     const b = await start({ DATA_DIR: dir, DATABASE_URL: url })
     const key = await keys(a)

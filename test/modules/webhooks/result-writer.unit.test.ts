@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { describe, test } from 'node:test'
+import { afterEach, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import type { Sent } from '../../../src/modules/webhooks/http-attempt.ts'
 import type { ClaimedDelivery } from '../../../src/modules/webhooks/outbox/claim.repo.ts'
@@ -33,6 +33,17 @@ function result(status: AttemptResult['status'] = 'succeeded', counts = true): A
   }
 }
 
+/** The writers a test made: what they still hold is written after it, so no waitMs timer outlives the file. */
+const made: { w: ResultWriter; release(): Promise<void> }[] = []
+afterEach(async () => {
+  for (const { w, release } of made.splice(0)) {
+    const done = w.flushAll()
+    await release()
+    await release()
+    await done
+  }
+})
+
 /** A writer whose store records batches; with `hold`, each write waits until release() is called. */
 function writer(options: Partial<ResultWriterOptions> & { hold?: boolean } = {}) {
   const stored: string[][] = []
@@ -53,6 +64,7 @@ function writer(options: Partial<ResultWriterOptions> & { hold?: boolean } = {})
     while (pending.length > 0) pending.shift()!()
     await tick()
   }
+  made.push({ w, release })
   return { w, stored, errors, release }
 }
 

@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict'
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
-import pg from 'pg'
 import { png } from './fixtures/files.ts'
-import { orderBody, SCHEMA_DROP_LOCK, TEST_DATABASE_URL } from './helpers/app.ts'
+import { NEEDS_POSTGRESQL, orderBody, TEST_DATABASE_URL } from './helpers/app.ts'
+import { createPgDatabase, type PgDatabase } from './helpers/databases.ts'
 import {
   callService,
   type ServiceProcess,
@@ -15,15 +14,8 @@ import {
 } from './helpers/service-process.ts'
 import { startTcpProxy } from './helpers/tcp-proxy.ts'
 
-// Real service processes on one PostgreSQL schema (search_path in the URL).
+// Real service processes on one PostgreSQL database, empty at first: the first starts migrate it.
 const TOKEN = 'op_instances_test_token'
-
-/** The URL with search_path set to schema for every connection the service opens. */
-function inSchema(url: string, schema: string): string {
-  const u = new URL(url)
-  u.searchParams.set('options', `-c search_path=${schema}`)
-  return u.toString()
-}
 
 const call = callService
 
@@ -42,8 +34,8 @@ async function liveKey(service: ServiceProcess): Promise<string> {
   return key.body.data.key
 }
 
-describe('service processes on one PostgreSQL', { skip: !TEST_DATABASE_URL }, () => {
-  const schema = `test_${randomBytes(6).toString('hex')}`
+describe('service processes on one PostgreSQL', { skip: !TEST_DATABASE_URL && NEEDS_POSTGRESQL }, () => {
+  let database: PgDatabase
   const dirs: string[] = []
   const running: ServiceProcess[] = []
   let url: string
@@ -67,21 +59,14 @@ describe('service processes on one PostgreSQL', { skip: !TEST_DATABASE_URL }, ()
   }
 
   before(async () => {
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
-    await admin.connect()
-    await admin.query(`create schema ${schema}`)
-    await admin.end()
-    url = inSchema(TEST_DATABASE_URL!, schema)
+    database = await createPgDatabase(TEST_DATABASE_URL!, { migrated: false })
+    url = database.url
   })
   after(async () => {
     for (const service of running) service.child.kill('SIGKILL')
     await Promise.all(running.map((s) => s.exited))
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL })
-    await admin.connect()
-    await admin.query('select pg_advisory_lock($1)', [SCHEMA_DROP_LOCK])
-    await admin.query(`drop schema ${schema} cascade`)
-    await admin.end()
+    await database?.drop()
   })
 
   test('separate DATA_DIRs without S3: the second instance refuses to start, saying DATA_DIR must be shared or S3 configured', async () => {
@@ -122,7 +107,7 @@ describe('service processes on one PostgreSQL', { skip: !TEST_DATABASE_URL }, ()
     try {
       const service = await start(
         env(dataDir(), {
-          DATABASE_URL: inSchema(proxy.url(TEST_DATABASE_URL!), schema),
+          DATABASE_URL: proxy.url(url),
           DATABASE_CONNECT_TIMEOUT_MS: '1000',
           DATABASE_STATEMENT_TIMEOUT_MS: '1000',
         }),
