@@ -4,8 +4,10 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { runAdmin } from '../../scripts/admin/cli.ts'
 import { COMMANDS } from '../../scripts/admin/commands.ts'
 import { orderBody } from '../helpers/app.ts'
+import { seededDataDir } from '../helpers/databases.ts'
 import {
   callService,
   freePort,
@@ -14,14 +16,16 @@ import {
 } from '../helpers/service-process.ts'
 
 /**
- * The admin CLI as a process (npm run admin runs scripts/admin.ts) against the
- * service as a process: what a person or a script sees, and the exit codes.
+ * The admin CLI against the service as a process: what a person or a script
+ * sees, and the exit codes. Most command lines run the CLI's code in this
+ * process; the process itself (npm run admin runs scripts/admin.ts) is run for
+ * each kind of exit code, for help, and for stdin.
  */
 let dataDir: string
 let service: ServiceProcess
 let token: string
 before(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), 'svc-cli-'))
+  dataDir = await seededDataDir('svc-cli-')
   // Endpoints on 127.0.0.1 (nothing listens there: the deliveries fail, as a real outage would).
   service = await startServiceProcess({
     DATA_DIR: dataDir,
@@ -35,25 +39,52 @@ after(() => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-function admin(args: string[], env: Record<string, string> = {}) {
-  const res = spawnSync(process.execPath, ['scripts/admin.ts', ...args], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: String(service.port),
-      PUBLIC_BASE_URL: '',
-      OPERATOR_TOKEN: '',
-      ...env,
+/** The environment a command runs in: the service's DATA_DIR and port, nothing else configured. */
+function cliEnv(env: Record<string, string>): Record<string, string | undefined> {
+  return {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: String(service.port),
+    PUBLIC_BASE_URL: '',
+    OPERATOR_TOKEN: '',
+    ...env,
+  }
+}
+
+/**
+ * A command line run by the CLI's code (scripts/admin/cli.ts) in this process:
+ * its exit code and what it printed. `npm run admin` is that code in a process
+ * of its own (scripts/admin.ts), which adminProcess runs.
+ */
+async function admin(args: string[], env: Record<string, string> = {}) {
+  let stdout = ''
+  let stderr = ''
+  const status = await runAdmin(args, {
+    env: cliEnv(env),
+    out: (text) => {
+      stdout += `${text}\n`
     },
+    err: (text) => {
+      stderr += `${text}\n`
+    },
+  })
+  return { status, stdout, stderr }
+}
+
+/** A command line as `npm run admin` runs it: a process, its exit status and output. */
+function adminProcess(args: string[], env: Record<string, string> = {}, input?: string) {
+  const res = spawnSync(process.execPath, ['scripts/admin.ts', ...args], {
+    env: cliEnv(env),
     encoding: 'utf8',
+    ...(input === undefined ? {} : { input }),
   })
   return { status: res.status, stdout: res.stdout, stderr: res.stderr }
 }
 
 /** The --json answer of a command that must succeed. */
 // biome-ignore lint/suspicious/noExplicitAny: answers read field by field
-function json(args: string[]): any {
-  const res = admin([...args, '--json'])
+async function json(args: string[]): Promise<any> {
+  const res = await admin([...args, '--json'])
   assert.equal(res.status, 0, `${args.join(' ')}: ${res.stderr}`)
   return JSON.parse(res.stdout)
 }
@@ -102,13 +133,13 @@ function assertAligned(output: string, headers: string[]): string[] {
 }
 
 describe('admin CLI: help and usage', () => {
-  test('--help lists every command; each command has its own --help with an example (exit 0)', () => {
-    const top = admin(['--help'])
+  test('--help lists every command; each command has its own --help with an example (exit 0)', async () => {
+    const top = adminProcess(['--help'])
     assert.equal(top.status, 0)
     for (const c of COMMANDS) assert.match(top.stdout, new RegExp(`^  ${c.name} `, 'm'), c.name)
     assert.match(top.stdout, /Exit codes:\n {2}0 {2}done\n {2}1 .*\n {2}2 .*\n {2}3 .*\n {2}4 /)
     for (const c of COMMANDS) {
-      const help = admin([...c.name.split(' '), '--help'])
+      const help = await admin([...c.name.split(' '), '--help'])
       assert.equal(help.status, 0, c.name)
       assert.ok(help.stdout.includes(`Usage: npm run admin -- ${c.name}`), help.stdout)
       assert.ok(help.stdout.includes(`Example: npm run admin -- ${c.example}`), help.stdout)
@@ -117,27 +148,27 @@ describe('admin CLI: help and usage', () => {
     }
   })
 
-  test('usage errors exit 2 and say what is wrong', () => {
-    const unknown = admin(['keys', 'lst'])
+  test('usage errors exit 2 and say what is wrong', async () => {
+    const unknown = adminProcess(['keys', 'lst'])
     assert.equal(unknown.status, 2)
     assert.match(unknown.stderr, /Unknown command: keys lst\. keys takes one of: list, create, revoke/)
-    const missing = admin(['products', 'create', 'ORG'])
+    const missing = await admin(['products', 'create', 'ORG'])
     assert.equal(missing.status, 2)
     assert.match(missing.stderr, /Usage: npm run admin -- products create ORG_ID SKU NAME/)
-    const option = admin(['organizations', 'list', '--env', 'live'])
+    const option = await admin(['organizations', 'list', '--env', 'live'])
     assert.equal(option.status, 2)
     assert.match(option.stderr, /organizations list takes no --env/)
-    const flag = admin(['production', 'partner', 'x', 'maybe'])
+    const flag = await admin(['production', 'partner', 'x', 'maybe'])
     assert.equal(flag.status, 2)
     assert.match(flag.stderr, /on or off/)
-    const none = admin([])
+    const none = await admin([])
     assert.equal(none.status, 2)
     assert.match(none.stdout, /^Usage: npm run admin -- <command>/)
   })
 
   test('a service out of reach exits 3 and names --url and PORT', async () => {
     const port = await freePort()
-    const byPort = admin(['organizations', 'list'], { PORT: String(port) })
+    const byPort = adminProcess(['organizations', 'list'], { PORT: String(port) })
     assert.equal(byPort.status, 3)
     assert.match(
       byPort.stderr,
@@ -145,15 +176,15 @@ describe('admin CLI: help and usage', () => {
     )
     assert.match(byPort.stderr, /--url URL/)
     assert.match(byPort.stderr, /PORT/)
-    const byUrl = admin(['organizations', 'list', '--url', `http://127.0.0.1:${port}`])
+    const byUrl = await admin(['organizations', 'list', '--url', `http://127.0.0.1:${port}`])
     assert.equal(byUrl.status, 3)
     assert.match(byUrl.stderr, /\(from --url\)/)
   })
 
-  test('no operator token exits 4', () => {
+  test('no operator token exits 4', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'svc-cli-empty-'))
     try {
-      const res = admin(['organizations', 'list'], { DATA_DIR: empty })
+      const res = adminProcess(['organizations', 'list'], { DATA_DIR: empty })
       assert.equal(res.status, 4)
       assert.match(res.stderr, /No OPERATOR_TOKEN set and no token file/)
     } finally {
@@ -163,138 +194,138 @@ describe('admin CLI: help and usage', () => {
 })
 
 describe('admin CLI: the operator API', () => {
-  test('bootstrap, then a second bootstrap warns that organizations exist', () => {
-    const first = admin(['bootstrap', '--name', 'First Org'])
+  test('bootstrap, then a second bootstrap warns that organizations exist', async () => {
+    const first = await admin(['bootstrap', '--name', 'First Org'])
     assert.equal(first.status, 0, first.stderr)
     assert.match(first.stdout, /Test key: +svc_test_\w+/)
-    const second = admin(['bootstrap', '--name', 'Second Org'])
+    const second = await admin(['bootstrap', '--name', 'Second Org'])
     assert.equal(second.status, 0, second.stderr)
     assert.match(second.stderr, /Warning: 1 organization\(s\) already exist \(First Org\)/)
-    const list = admin(['organizations', 'list'])
+    const list = await admin(['organizations', 'list'])
     const lines = assertAligned(list.stdout, ['ID', 'NAME', 'CREATED'])
     assert.equal(lines.length, 3)
     assert.match(lines[1]!, /First Org +just now$/)
   })
 
   test('organizations, keys and products: human tables and --json', async () => {
-    const org = json(['organizations', 'create', 'Keys Org'])
+    const org = await json(['organizations', 'create', 'Keys Org'])
     assert.equal(org.name, 'Keys Org')
-    const key = json(['keys', 'create', org.id, '--env', 'live', '--scopes', 'orders:read', '--name', 'Sync'])
+    const key = await json([
+      'keys',
+      'create',
+      org.id,
+      '--env',
+      'live',
+      '--scopes',
+      'orders:read',
+      '--name',
+      'Sync',
+    ])
     assert.match(key.key, /^svc_live_/)
     const ping = await fetch(`http://127.0.0.1:${service.port}/v1/ping`, {
       headers: { authorization: `Bearer ${key.key}` },
     })
     assert.equal(ping.status, 200)
-    const created = admin(['keys', 'create', org.id, '--env', 'test'])
+    const created = await admin(['keys', 'create', org.id, '--env', 'test'])
     assert.equal(created.status, 0, created.stderr)
     assert.match(created.stdout, /^Key: svc_test_\w+$/m)
-    const keys = admin(['keys', 'list', org.id])
+    const keys = await admin(['keys', 'list', org.id])
     assertAligned(keys.stdout, ['ID', 'ENV', 'PREFIX', 'NAME', 'SCOPES', 'STATE', 'CREATED'])
     assert.match(keys.stdout, /live +svc_live_\w+ +Sync +orders:read +active +just now/)
-    const revoked = admin(['keys', 'revoke', key.api_key.id])
+    const revoked = await admin(['keys', 'revoke', key.api_key.id])
     assert.equal(revoked.status, 0)
     assert.match(revoked.stdout, new RegExp(`Revoked key ${key.api_key.id}`))
-    assert.match(admin(['keys', 'list', org.id]).stdout, /revoked just now/)
+    assert.match((await admin(['keys', 'list', org.id])).stdout, /revoked just now/)
 
-    assert.equal(admin(['products', 'create', org.id, 'MUG-01', 'Photo mug']).status, 0)
-    const duplicate = admin(['products', 'create', org.id, 'MUG-01', 'Again'])
+    assert.equal((await admin(['products', 'create', org.id, 'MUG-01', 'Photo mug'])).status, 0)
+    const duplicate = await admin(['products', 'create', org.id, 'MUG-01', 'Again'])
     assert.equal(duplicate.status, 1)
     assert.match(duplicate.stderr, /^Error: 409 product_already_exists/)
-    const products = admin(['products', 'list', org.id])
+    const products = await admin(['products', 'list', org.id])
     assertAligned(products.stdout, ['ID', 'SKU', 'NAME', 'CREATED'])
     assert.match(products.stdout, /MUG-01 +Photo mug/)
   })
 
   test('orders and production: an order moved item by item, partner flag, cancel; stats', async () => {
-    const org = json(['organizations', 'create', 'Production Org'])
-    const key = json(['keys', 'create', org.id, '--env', 'live']).key
+    const org = await json(['organizations', 'create', 'Production Org'])
+    const key = (await json(['keys', 'create', org.id, '--env', 'live'])).key
     const body = orderBody()
     const order = (await callService(service.port, key, 'POST', '/v1/orders', body)).body.data.order
-    const list = admin(['orders', 'list', org.id])
+    const list = await admin(['orders', 'list', org.id])
     assertAligned(list.stdout, ['ID', 'NUMBER', 'EXTERNAL ID', 'ENV', 'SOURCE', 'STATUS', 'PRODUCTION'])
     assert.match(list.stdout, new RegExp(`${body.external_order_id} +live +api +pending +pending`))
 
-    const shown = admin(['orders', 'show', order.id])
+    const shown = await admin(['orders', 'show', order.id])
     assert.equal(shown.status, 0)
     assert.match(shown.stdout, /^Source: +api$/m)
-    const view = json(['orders', 'show', order.id])
+    const view = await json(['orders', 'show', order.id])
     const po = view.production_order.id
     const [job0, job1] = view.items.map((i: { production_job: { id: string } }) => i.production_job.id)
 
-    assert.match(admin(['production', 'status', po, 'in_progress']).stdout, /is in_progress/)
+    assert.match((await admin(['production', 'status', po, 'in_progress'])).stdout, /is in_progress/)
     assert.match(
-      admin(['production', 'complete-job', job0]).stdout,
+      (await admin(['production', 'complete-job', job0])).stdout,
       new RegExp(`Job ${job0} .* is completed`),
     )
-    assert.equal(json(['production', 'partner', po, 'on']).produced_by_partner, true)
-    assert.equal(json(['production', 'partner', po, 'off']).produced_by_partner, false)
-    assert.equal(json(['production', 'complete-job', job1]).status, 'completed')
-    assert.equal(json(['production', 'status', po, 'completed']).status, 'completed')
-    const after = json(['orders', 'show', order.id])
+    assert.equal((await json(['production', 'partner', po, 'on'])).produced_by_partner, true)
+    assert.equal((await json(['production', 'partner', po, 'off'])).produced_by_partner, false)
+    assert.equal((await json(['production', 'complete-job', job1])).status, 'completed')
+    assert.equal((await json(['production', 'status', po, 'completed'])).status, 'completed')
+    const after = await json(['orders', 'show', order.id])
     assert.equal(after.status, 'completed')
 
-    const bad = admin(['production', 'status', po, 'shipped', '--json'])
+    const bad = await admin(['production', 'status', po, 'shipped', '--json'])
     assert.equal(bad.status, 1)
     assert.equal(JSON.parse(bad.stdout).error.code, 'validation_failed')
 
     const second = (await callService(service.port, key, 'POST', '/v1/orders', orderBody())).body.data.order
-    assert.match(admin(['production', 'cancel', second.id]).stdout, /is cancelled/)
+    assert.match((await admin(['production', 'cancel', second.id])).stdout, /is cancelled/)
 
-    const stats = json(['stats', org.id])
+    const stats = await json(['stats', org.id])
     assert.equal(stats.orders_total, 2)
     assert.equal(stats.orders_by_status.completed, 1)
     assert.equal(stats.orders_by_status.cancelled, 1)
-    const human = admin(['stats', org.id])
+    const human = await admin(['stats', org.id])
     assert.match(human.stdout, /^Live orders: +2$/m)
     assertAligned(human.stdout.split('\n\n')[1]!, ['STATUS', 'ORDERS'])
   })
 
-  test('shop orders from a file or stdin; they are live and send no events', () => {
-    const org = json(['organizations', 'create', 'Shop Org'])
+  test('shop orders from a file or stdin; they are live and send no events', async () => {
+    const org = await json(['organizations', 'create', 'Shop Org'])
     const file = join(dataDir, 'shop-order.json')
     writeFileSync(file, JSON.stringify(orderBody({ external_order_id: 'SHOP-1' })))
-    const created = admin(['shop-orders', 'create', org.id, '--file', file])
+    const created = await admin(['shop-orders', 'create', org.id, '--file', file])
     assert.equal(created.status, 0, created.stderr)
     assert.match(created.stdout, /\(SHOP-1\), pending; it sends no webhook events\./)
-    const fromStdin = spawnSync(
-      process.execPath,
-      ['scripts/admin.ts', 'shop-orders', 'create', org.id, '--file', '-', '--json'],
-      {
-        input: JSON.stringify(orderBody({ external_order_id: 'SHOP-2' })),
-        env: {
-          ...process.env,
-          DATA_DIR: dataDir,
-          PORT: String(service.port),
-          PUBLIC_BASE_URL: '',
-          OPERATOR_TOKEN: '',
-        },
-        encoding: 'utf8',
-      },
+    const fromStdin = adminProcess(
+      ['shop-orders', 'create', org.id, '--file', '-', '--json'],
+      {},
+      JSON.stringify(orderBody({ external_order_id: 'SHOP-2' })),
     )
     assert.equal(fromStdin.status, 0, fromStdin.stderr)
     assert.equal(JSON.parse(fromStdin.stdout).order.source, 'shop')
-    const notJson = admin(['shop-orders', 'create', org.id, '--file', join(dataDir, 'missing.json')])
+    const notJson = await admin(['shop-orders', 'create', org.id, '--file', join(dataDir, 'missing.json')])
     assert.equal(notJson.status, 2)
-    assert.equal(json(['stats', org.id]).orders_total, 2)
+    assert.equal((await json(['stats', org.id])).orders_total, 2)
   })
 
-  test('deliveries: the log, one entry, redelivery of an unknown one (exit 1)', () => {
-    const page = json(['deliveries', 'list', '--limit', '5'])
+  test('deliveries: the log, one entry, redelivery of an unknown one (exit 1)', async () => {
+    const page = await json(['deliveries', 'list', '--limit', '5'])
     assert.ok(Array.isArray(page.data))
     assert.ok('next_cursor' in page)
-    const empty = admin(['deliveries', 'list', '--status', 'failed'])
+    const empty = await admin(['deliveries', 'list', '--status', 'failed'])
     assert.equal(empty.status, 0)
-    const missing = admin(['deliveries', 'redeliver', '0193a000-0000-7000-8000-000000000099'])
+    const missing = adminProcess(['deliveries', 'redeliver', '0193a000-0000-7000-8000-000000000099'])
     assert.equal(missing.status, 1)
     assert.match(missing.stderr, /^Error: 404 not_found/)
-    assert.equal(admin(['deliveries', 'show', 'nope']).status, 1)
-    assert.equal(admin(['deliveries', 'list', '--limit', 'many']).status, 2)
+    assert.equal((await admin(['deliveries', 'show', 'nope'])).status, 1)
+    assert.equal((await admin(['deliveries', 'list', '--limit', 'many'])).status, 2)
   })
 
   test("endpoints: an organization's endpoints with their filters, of one environment; replay and its status", async () => {
-    const org = json(['organizations', 'create', 'Endpoint Org'])
-    const live = json(['keys', 'create', org.id, '--env', 'live']).key
-    const test = json(['keys', 'create', org.id, '--env', 'test']).key
+    const org = await json(['organizations', 'create', 'Endpoint Org'])
+    const live = (await json(['keys', 'create', org.id, '--env', 'live'])).key
+    const test = (await json(['keys', 'create', org.id, '--env', 'test'])).key
     const created = await callService(service.port, live, 'POST', '/v1/webhook-endpoints', {
       url: 'https://127.0.0.1:9/orders',
       enabled_events: ['order.received', 'order.cancelled'],
@@ -305,7 +336,7 @@ describe('admin CLI: the operator API', () => {
     })
     const id = created.body.data.endpoint.id as string
 
-    const listed = admin(['endpoints', 'list', org.id])
+    const listed = await admin(['endpoints', 'list', org.id])
     assert.equal(listed.status, 0, listed.stderr)
     const lines = assertAligned(listed.stdout, [
       'ID',
@@ -323,54 +354,58 @@ describe('admin CLI: the operator API', () => {
         `^${id} +https://127\\.0\\.0\\.1:9/orders +active +order\\.received,order\\.cancelled +0 +- +-$`,
       ),
     )
-    const tests = json(['endpoints', 'list', org.id, '--env', 'test'])
+    const tests = await json(['endpoints', 'list', org.id, '--env', 'test'])
     assert.deepEqual(
       tests.map((e: { url: string }) => e.url),
       ['https://127.0.0.1:9/test'],
     )
-    const none = admin(['endpoints', 'list', json(['organizations', 'create', 'No Endpoints']).id])
+    const none = await admin([
+      'endpoints',
+      'list',
+      (await json(['organizations', 'create', 'No Endpoints'])).id,
+    ])
     assert.equal(none.stdout.trim(), 'No endpoints.')
-    assert.equal(admin(['endpoints', 'list', '0193a000-0000-7000-8000-000000000099']).status, 1)
+    assert.equal((await admin(['endpoints', 'list', '0193a000-0000-7000-8000-000000000099'])).status, 1)
 
     await callService(service.port, live, 'POST', '/v1/orders', orderBody())
-    const replay = admin(['endpoints', 'replay', id, '--since', '2026-01-01T00:00:00Z'])
+    const replay = await admin(['endpoints', 'replay', id, '--since', '2026-01-01T00:00:00Z'])
     assert.equal(replay.status, 0, replay.stderr)
     assert.match(replay.stdout, /^Replay \S+: 1 event queued \((running|completed)\)$/m)
-    assert.match(admin(['endpoints', 'replay-status', id]).stdout, /^Queued: +[01] of 1$/m)
-    assert.equal(admin(['endpoints', 'replay', id]).status, 2)
+    assert.match((await admin(['endpoints', 'replay-status', id])).stdout, /^Queued: +[01] of 1$/m)
+    assert.equal((await admin(['endpoints', 'replay', id])).status, 2)
   })
 
   test('invitations and operators: links printed once; operators listed once accepted', async () => {
-    const org = json(['organizations', 'create', 'Invite Org'])
-    const invited = admin(['invitations', 'create', org.id, 'owner@example.com'])
+    const org = await json(['organizations', 'create', 'Invite Org'])
+    const invited = await admin(['invitations', 'create', org.id, 'owner@example.com'])
     assert.equal(invited.status, 0, invited.stderr)
     assert.match(invited.stdout, /Invitation for owner@example\.com \(owner\), valid until .* \(in 7 days\):/)
-    const op = admin(['operators', 'invite', 'ops@example.com'])
+    const op = await admin(['operators', 'invite', 'ops@example.com'])
     assert.equal(op.status, 0, op.stderr)
     const link = /http:\/\/localhost:\d+\/dashboard\/invitation#token=(\w+)/.exec(op.stdout)
     assert.ok(link, op.stdout)
-    assert.match(admin(['operators', 'list']).stdout, /No operator accounts yet/)
+    assert.match((await admin(['operators', 'list'])).stdout, /No operator accounts yet/)
 
     const accepted = await acceptInvitation(link[1]!)
     assert.equal(accepted.status, 200)
     assert.equal(accepted.kind, 'operator')
-    const operators = admin(['operators', 'list'])
+    const operators = await admin(['operators', 'list'])
     assertAligned(operators.stdout, ['ID', 'EMAIL', 'SINCE'])
     assert.match(operators.stdout, /ops@example\.com +just now/)
-    const again = admin(['operators', 'invite', 'ops@example.com'])
+    const again = await admin(['operators', 'invite', 'ops@example.com'])
     assert.equal(again.status, 1)
     assert.match(again.stderr, /409 member_exists/)
   })
 
   test('invitations and operators: ids printed, listed and revoked; an operator account removed', async () => {
-    const org = json(['organizations', 'create', 'Revoke Org'])
-    const created = admin(['invitations', 'create', org.id, 'pending@example.com', '--role', 'viewer'])
+    const org = await json(['organizations', 'create', 'Revoke Org'])
+    const created = await admin(['invitations', 'create', org.id, 'pending@example.com', '--role', 'viewer'])
     assert.equal(created.status, 0, created.stderr)
     const id = /^Id: (\S+) \(to revoke it: npm run admin -- invitations revoke \1\)$/m.exec(
       created.stdout,
     )?.[1]
     assert.ok(id, created.stdout)
-    const lines = assertAligned(admin(['invitations', 'list', org.id]).stdout, [
+    const lines = assertAligned((await admin(['invitations', 'list', org.id])).stdout, [
       'ID',
       'EMAIL',
       'ROLE',
@@ -382,21 +417,21 @@ describe('admin CLI: the operator API', () => {
       new RegExp(`^${id} +pending@example\\.com +viewer +just now +in [67] days$`),
       'a week, less the seconds since',
     )
-    const revoked = admin(['invitations', 'revoke', id])
+    const revoked = await admin(['invitations', 'revoke', id])
     assert.equal(revoked.status, 0, revoked.stderr)
     assert.equal(revoked.stdout.trim(), `Revoked invitation ${id} for pending@example.com (viewer)`)
-    assert.equal(admin(['invitations', 'list', org.id]).stdout.trim(), 'No pending invitations.')
-    const again = admin(['invitations', 'revoke', id])
+    assert.equal((await admin(['invitations', 'list', org.id])).stdout.trim(), 'No pending invitations.')
+    const again = await admin(['invitations', 'revoke', id])
     assert.equal(again.status, 1)
     assert.match(again.stderr, /404 not_found/)
 
-    const op = admin(['operators', 'invite', 'revoked-op@example.com'])
+    const op = await admin(['operators', 'invite', 'revoked-op@example.com'])
     const opId = /^Id: (\S+) \(to revoke it: npm run admin -- operators revoke-invitation \1\)$/m.exec(
       op.stdout,
     )?.[1]
     assert.ok(opId, op.stdout)
     const token = /#token=(\w+)/.exec(op.stdout)![1]!
-    const pending = assertAligned(admin(['operators', 'invitations']).stdout, [
+    const pending = assertAligned((await admin(['operators', 'invitations'])).stdout, [
       'ID',
       'EMAIL',
       'CREATED',
@@ -406,18 +441,20 @@ describe('admin CLI: the operator API', () => {
       pending.some((line) => line.startsWith(`${opId} `)),
       pending.join('\n'),
     )
-    const opRevoked = json(['operators', 'revoke-invitation', opId])
+    const opRevoked = await json(['operators', 'revoke-invitation', opId])
     assert.equal(opRevoked.email, 'revoked-op@example.com')
     assert.equal(typeof opRevoked.revoked_at, 'string')
     assert.equal((await acceptInvitation(token)).status, 404, 'the revoked link')
 
-    const link = /#token=(\w+)/.exec(admin(['operators', 'invite', 'removed-op@example.com']).stdout)![1]!
+    const link = /#token=(\w+)/.exec(
+      (await admin(['operators', 'invite', 'removed-op@example.com'])).stdout,
+    )![1]!
     const signedIn = await acceptInvitation(link)
     assert.equal(signedIn.status, 200)
-    const operatorId = json(['operators', 'list']).find(
+    const operatorId = (await json(['operators', 'list'])).find(
       (o: { email: string }) => o.email === 'removed-op@example.com',
     ).id
-    const removed = admin(['operators', 'remove', operatorId])
+    const removed = await admin(['operators', 'remove', operatorId])
     assert.equal(removed.status, 0, removed.stderr)
     assert.equal(
       removed.stdout.trim(),
@@ -427,24 +464,24 @@ describe('admin CLI: the operator API', () => {
       headers: { cookie: signedIn.cookie },
     })
     assert.equal(after.status, 401, 'its session ended')
-    assert.ok(!admin(['operators', 'list']).stdout.includes('removed-op@example.com'))
-    assert.equal(admin(['operators', 'remove', operatorId]).status, 1)
+    assert.ok(!(await admin(['operators', 'list'])).stdout.includes('removed-op@example.com'))
+    assert.equal((await admin(['operators', 'remove', operatorId])).status, 1)
   })
 
-  test('the earlier one-word commands still work', () => {
-    const org = json(['create-org', 'Alias Org'])
+  test('the earlier one-word commands still work', async () => {
+    const org = await json(['create-org', 'Alias Org'])
     assert.equal(org.name, 'Alias Org')
-    assert.match(admin(['list-orgs']).stdout, /Alias Org/)
-    assert.equal(admin(['list-keys', org.id]).status, 0)
+    assert.match((await admin(['list-orgs'])).stdout, /Alias Org/)
+    assert.equal((await admin(['list-keys', org.id])).status, 0)
   })
 })
 
-test('the operator token stays out of the service log and the CLI output', () => {
+test('the operator token stays out of the service log and the CLI output', async () => {
   assert.ok(!service.output().includes(token))
-  assert.ok(!admin(['organizations', 'list']).stdout.includes(token))
+  assert.ok(!(await admin(['organizations', 'list'])).stdout.includes(token))
 })
 
-test('docs/cli.md lists every command with its usage and example', () => {
+test('docs/cli.md lists every command with its usage and example', async () => {
   const doc = readFileSync('docs/cli.md', 'utf8')
   for (const c of COMMANDS) {
     assert.ok(doc.includes(`- \`${[c.name, ...c.args].join(' ')}\``), `${c.name} listed`)
