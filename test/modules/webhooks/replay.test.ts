@@ -327,12 +327,11 @@ describe('webhook replay', () => {
     assert.equal(new Set(arrived).size, 400)
   })
 
-  test('10 000 events replayed while orders arrive: the orders’ first attempts go out within 1 s, every replayed event arrives in recorded order', {
-    timeout: 900_000,
-  }, async (ctx) => {
+  // bench:webhooks-replay does the same with 10 000 events and times it.
+  test('400 events replayed while orders arrive: the orders’ first attempts go out within 1 s, every replayed event arrives in recorded order', async (ctx) => {
     const s = await setup(ctx)
     const { endpoint } = await s.endpoint('/big')
-    const total = 10_000
+    const total = 400
     const start = hourAgo()
     await seedEvents(s.t, s.tenant.orgId, total, start)
     await s.dispatch()
@@ -355,8 +354,8 @@ describe('webhook replay', () => {
       orders.push(await s.order())
       await new Promise((r) => setTimeout(r, 100))
     }
-    assert.ok(orders.length >= 3, `${orders.length} orders arrived during the replay`)
-    await s.receiver.waitFor(1 + total + orders.length, 800_000)
+    assert.ok(orders.length >= 1, 'an order arrived during the replay')
+    await s.receiver.waitFor(1 + total + orders.length, 60_000)
 
     // Each fresh event's first attempt (delivery is at least once: a later copy does not count).
     const firsts = new Map<string, number>()
