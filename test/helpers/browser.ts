@@ -85,7 +85,10 @@ export async function assertAccessible(page: Page, name: string) {
     ),
   )
   // Only violations are read: axe then skips building the selectors of every passing node.
-  const results = await new AxeBuilder({ page }).options({ resultTypes: ['violations'] }).analyze()
+  const results = await new AxeBuilder({ page })
+    .setLegacyMode(true)
+    .options({ resultTypes: ['violations'] })
+    .analyze()
   const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
   assert.deepEqual(
     serious.map(
