@@ -1,9 +1,8 @@
-import { parentPort } from 'node:worker_threads'
 import { sanitizeSvg } from './svg.ts'
 import { svgComplexity } from './svg-limits.ts'
 
 /**
- * Worker thread of the SVG sanitizer pool (svg-pool.ts): one file at a time.
+ * Worker process of the SVG sanitizer pool (svg-pool.ts): one file at a time.
  * The limits are checked first, by streaming, so that a hostile file is
  * refused before any DOM is built.
  */
@@ -12,19 +11,44 @@ export type SvgResult =
   | { kind: 'malformed' }
   | { kind: 'too_complex'; message: string }
 
-const port = parentPort!
-port.on('message', (bytes: Uint8Array) => {
-  const source = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')
+const send = (result: SvgResult) => process.send!(result)
+
+// Files arrive on stdin, each as its length (4 bytes, big-endian) and its bytes;
+// answers go back over the IPC channel.
+let chunks: Buffer[] = []
+let received = 0
+let expected: number | undefined
+process.stdin.on('data', (chunk: Buffer) => {
+  chunks.push(chunk)
+  received += chunk.length
+  for (;;) {
+    if (expected === undefined && received >= 4) {
+      const all = Buffer.concat(chunks)
+      expected = all.readUInt32BE(0)
+      chunks = [all.subarray(4)]
+      received -= 4
+    }
+    if (expected === undefined || received < expected) return
+    const all = Buffer.concat(chunks)
+    const file = all.subarray(0, expected)
+    chunks = [all.subarray(expected)]
+    received -= expected
+    expected = undefined
+    sanitize(file)
+  }
+})
+
+function sanitize(bytes: Buffer): void {
+  const source = bytes.toString('utf8')
   const refusal = svgComplexity(source)
   if (refusal !== undefined) {
-    port.postMessage({ kind: 'too_complex', message: refusal } satisfies SvgResult)
+    send({ kind: 'too_complex', message: refusal })
     return
   }
   const sanitized = sanitizeSvg(source)
   if (sanitized === undefined) {
-    port.postMessage({ kind: 'malformed' } satisfies SvgResult)
+    send({ kind: 'malformed' })
     return
   }
-  const svg = new TextEncoder().encode(sanitized)
-  port.postMessage({ kind: 'ok', svg } satisfies SvgResult, [svg.buffer])
-})
+  send({ kind: 'ok', svg: new TextEncoder().encode(sanitized) })
+}

@@ -33,7 +33,7 @@ export function createUploadService(deps: {
   publicBaseUrl: string
   urlTtlSeconds: number
   retentionSeconds: number
-  /** Where SVG files are sanitized; by default worker threads of this service's own. */
+  /** Where SVG files are sanitized; by default worker processes of this service's own. */
   svgSanitizer?: SvgSanitizer
 }) {
   const { db, storage } = deps

@@ -8,7 +8,7 @@ import { SVG_XSS_VECTORS } from '../../fixtures/svg-xss.ts'
 
 const load = (bytes: Buffer | string) => async () => Buffer.from(bytes)
 
-describe('SVG sanitizing in worker threads', () => {
+describe('SVG sanitizing in worker processes', () => {
   const pool = createSvgSanitizer()
   after(() => pool.close())
 
