@@ -96,17 +96,29 @@ describe('docs/webhooks.md: signature samples against a real delivery', () => {
     ...SIGNATURE_VECTORS.vectors.map((v) => ({ ...v, body: Buffer.from(v.body), ok: v.expected.valid })),
   ]
 
-  function runEach(
-    command: string,
-    args: (bodyFile: string, c: ReturnType<typeof cases>[number]) => string[],
-  ) {
-    for (const [i, c] of allCases().entries()) {
-      const bodyFile = join(dir, `body-${i}`)
-      writeFileSync(bodyFile, c.body)
-      const run = spawnSync(command, args(bodyFile, c), { encoding: 'utf8' })
-      assert.equal(run.status, 0, run.stderr)
-      assert.equal(run.stdout.trim().toLowerCase(), String(c.ok), c.name)
-    }
+  /**
+   * Runs a sample once over every case: `harness` is the sample followed by a
+   * loop that reads the cases file (JSON lines of body in base64, header,
+   * secret, now) and prints the sample's answer for each, one per line.
+   */
+  function runAll(command: string, file: string) {
+    const all = allCases()
+    const casesFile = join(dir, 'cases.jsonl')
+    writeFileSync(
+      casesFile,
+      all
+        .map((c) =>
+          JSON.stringify({ body: c.body.toString('base64'), header: c.header, secret: c.secret, now: c.now }),
+        )
+        .join('\n'),
+    )
+    const run = spawnSync(command, [file, casesFile], { encoding: 'utf8' })
+    assert.equal(run.status, 0, run.stderr)
+    const answers = run.stdout.trim().split('\n')
+    assert.deepEqual(
+      answers.map((answer, i) => [all[i]?.name, answer.trim().toLowerCase()]),
+      all.map((c) => [c.name, String(c.ok)]),
+    )
   }
 
   test('the Node sample, and the example receiver carries the same function', () => {
@@ -115,10 +127,12 @@ describe('docs/webhooks.md: signature samples against a real delivery', () => {
     writeFileSync(
       file,
       `${code}\nimport { readFileSync } from 'node:fs'\n` +
-        'const [body, header, secret, now] = process.argv.slice(2)\n' +
-        'console.log(verifySignature(readFileSync(body), header, secret, Number(now)))\n',
+        "for (const line of readFileSync(process.argv[2], 'utf8').split('\\n')) {\n" +
+        '  const { body, header, secret, now } = JSON.parse(line)\n' +
+        "  console.log(verifySignature(Buffer.from(body, 'base64'), header, secret, now))\n" +
+        '}\n',
     )
-    runEach(process.execPath, (bodyFile, c) => [file, bodyFile, c.header, c.secret, String(c.now)])
+    runAll(process.execPath, file)
     const receiver = readFileSync('examples/webhook-receiver.mjs', 'utf8')
     assert.ok(receiver.includes(code.slice(code.indexOf('const TOLERANCE_S'))), 'the receiver has the sample')
   })
@@ -127,10 +141,12 @@ describe('docs/webhooks.md: signature samples against a real delivery', () => {
     const file = join(dir, 'verify.py')
     writeFileSync(
       file,
-      `${sample('sample:python')}\nimport sys\n` +
-        'print(verify_signature(open(sys.argv[1], "rb").read(), sys.argv[2], sys.argv[3], int(sys.argv[4])))\n',
+      `${sample('sample:python')}\nimport base64, json, sys\n` +
+        'for line in open(sys.argv[1]):\n' +
+        '    c = json.loads(line)\n' +
+        '    print(verify_signature(base64.b64decode(c["body"]), c["header"], c["secret"], c["now"]))\n',
     )
-    runEach('python3', (bodyFile, c) => [file, bodyFile, c.header, c.secret, String(c.now)])
+    runAll('python3', file)
   })
 
   test('the client sample, with the built package', async () => {
