@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { DEFAULT_CONFIG } from '../config.ts'
 
 /**
@@ -98,6 +98,8 @@ export async function createRedisRateLimiter(
   options: RedisRateLimiterOptions = {},
 ): Promise<RateLimiter> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_CONFIG.redisTimeoutMs
+  // Loaded only when REDIS_URL is set: most instances count in-process.
+  const { Redis } = await import('ioredis')
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: Math.max(timeoutMs, 1000),
