@@ -139,24 +139,26 @@ const passes: (Pass & { files: string[]; env: NodeJS.ProcessEnv })[] = server
   ? [
       {
         name: 'database tests on embedded PostgreSQL (PGlite)',
+        label: 'PGlite',
         files: files.filter((f) => !runsOnce(f)),
         env: embeddedEnv,
       },
       {
         name: 'all tests on PostgreSQL and Redis',
+        label: 'PostgreSQL',
         files,
         env: { ...process.env, TEST_DATABASE_URL: databaseUrl, TEST_REDIS_URL: redisUrl },
       },
     ]
-  : [{ name: 'all tests on embedded PostgreSQL (PGlite)', files, env: embeddedEnv }]
+  : [{ name: 'all tests on embedded PostgreSQL (PGlite)', label: 'PGlite', files, env: embeddedEnv }]
 
 // Longest files first (as timed by earlier runs on this machine), so that no
 // long file starts last and runs alone at the end.
 const CACHE = join('node_modules', '.cache', 'order-intake-tests')
 const HISTORY = join(CACHE, 'file-times.json')
 const history: Record<string, number> = existsSync(HISTORY) ? JSON.parse(readFileSync(HISTORY, 'utf8')) : {}
-const expected = (pass: number, file: string) =>
-  history[`${pass} ${file}`] ?? (/\.(browser|process|cli)\.test\.ts$/.test(file) ? 60_000 : 10_000)
+const expected = (pass: Pass, file: string) =>
+  history[`${pass.label} ${file}`] ?? (/\.(browser|process|cli)\.test\.ts$/.test(file) ? 60_000 : 10_000)
 
 const concurrency = process.env.TEST_CONCURRENCY || String(Math.max(2, availableParallelism()))
 // Every file is a process that loads the same modules: Node keeps them compiled on disk.
@@ -166,7 +168,7 @@ const results: FileRun[] = []
 let failed = false
 for (const [i, pass] of passes.entries()) {
   if (pass.files.length === 0) continue
-  const ordered = [...pass.files].sort((a, b) => expected(i, b) - expected(i, a))
+  const ordered = [...pass.files].sort((a, b) => expected(pass, b) - expected(pass, a))
   const out = join(timings, `pass-${i}.jsonl`)
   const began = performance.now()
   const ok = run(
@@ -188,13 +190,10 @@ for (const [i, pass] of passes.entries()) {
   pass.seconds = (performance.now() - began) / 1000
   const lines = existsSync(out) ? readFileSync(out, 'utf8').trim().split('\n').filter(Boolean) : []
   for (const line of lines) results.push({ pass: i, ...JSON.parse(line) })
-  if (!ok) {
-    failed = true
-    break
-  }
+  if (!ok) failed = true
 }
 
-for (const r of results) if ('ms' in r) history[`${r.pass} ${r.file}`] = r.ms
+for (const r of results) if ('ms' in r) history[`${passes[r.pass]!.label} ${r.file}`] = r.ms
 mkdirSync(CACHE, { recursive: true })
 writeFileSync(HISTORY, JSON.stringify(history, null, 1))
 

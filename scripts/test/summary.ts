@@ -2,6 +2,8 @@
 
 export interface Pass {
   name: string
+  /** How the summary names the pass beside a file, when there are two. */
+  label: string
   seconds?: number
 }
 
@@ -19,7 +21,7 @@ const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`
 export function summary(passes: Pass[], results: FileRun[]): string {
   const lines = ['', '=== summary ===']
   const files = results.filter((r) => 'ms' in r)
-  const label = (pass: number) => (passes.length > 1 ? ` (${passes[pass]!.name.split(' ').pop()})` : '')
+  const label = (pass: number) => (passes.length > 1 ? ` (${passes[pass]!.label})` : '')
   for (const [i, pass] of passes.entries()) {
     const ran = files.filter((r) => r.pass === i)
     if (pass.seconds === undefined) continue
@@ -45,7 +47,7 @@ export function summary(passes: Pass[], results: FileRun[]): string {
   for (const r of results) {
     if (!('skip' in r)) continue
     const where = skips.get(r.skip) ?? new Set<string>()
-    where.add(r.file)
+    where.add(`${r.file}${label(r.pass)}`)
     skips.set(r.skip, where)
   }
   for (const [reason, where] of skips) {
