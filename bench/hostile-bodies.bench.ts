@@ -132,6 +132,10 @@ function send(body: HostileBody, payload: Buffer): Promise<{ status: number; cod
 const rssKb = (field: string) =>
   Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0)
 
+/** The target: every body gets its 4xx, and no stretch of work on it holds the loop this long. */
+const STALL_LIMIT_MS = 100
+let failures = 0
+
 const histogram = monitorEventLoopDelay({ resolution: 5 })
 histogram.enable()
 
@@ -150,6 +154,8 @@ async function measure(name: string, body: HostileBody, times: number) {
   const health = await pollerMax('read')
   const rssGrowth = (rssKb('VmHWM') - rssBefore) / 1024
   const answers = [...new Set(results.map((r) => `${r.status} ${r.code}`))].join(', ')
+  const passed = stall < STALL_LIMIT_MS && results.every((r) => r.status >= 400 && r.status < 500)
+  if (!passed) failures++
   console.log(
     [
       name.padEnd(58),
@@ -159,6 +165,7 @@ async function measure(name: string, body: HostileBody, times: number) {
       `loop stall ${stall.toFixed(0)} ms`.padStart(19),
       `healthz max ${health.toFixed(0)} ms`.padStart(20),
       `RSS +${rssGrowth.toFixed(0)} MB`.padStart(13),
+      passed ? 'PASS' : 'FAIL',
     ].join(' '),
   )
 }
@@ -197,3 +204,9 @@ try {
   await db.destroy()
   rmSync(files, { recursive: true, force: true })
 }
+console.log(
+  failures
+    ? `FAIL: ${failures} case(s) held the loop ${STALL_LIMIT_MS} ms or more, or were not answered 4xx`
+    : 'PASS',
+)
+if (failures) process.exitCode = 1
