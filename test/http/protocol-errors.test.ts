@@ -59,8 +59,12 @@ async function exchange(
     if (typeof part === 'string') socket.write(part, 'latin1')
     else await part(socket)
   }
-  const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), waitMs))
+  let timeout: NodeJS.Timeout | undefined
+  const timer = new Promise<'timeout'>((resolve) => {
+    timeout = setTimeout(() => resolve('timeout'), waitMs)
+  })
   closed = (await Promise.race([done.then(() => 'closed' as const), timer])) === 'closed'
+  clearTimeout(timeout)
   socket.destroy()
   return { responses: text ? parseResponses(text) : [], closed }
 }
