@@ -4,6 +4,9 @@ import swagger from '@fastify/swagger'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { catalogValues } from './catalog-values.ts'
 import type { Config } from './config.ts'
+import { dashboardCookies } from './dashboard/cookies.ts'
+import { DASHBOARD_API_PREFIX, dashboardApiRoutes } from './dashboard/dashboard.routes.ts'
+import { dashboardWebRoutes } from './dashboard/web.routes.ts'
 import type { Database, Listen } from './db/database.ts'
 import { routeMethods } from './http/allowed-methods.ts'
 import { registerAuth } from './http/auth.ts'
@@ -31,21 +34,27 @@ import {
 import { validatorCompiler } from './http/validation.ts'
 import type { Clock } from './lib/clock.ts'
 import { createMetrics, type Metrics, observeListenStreams, observeWebhookQueue } from './metrics.ts'
+import { accountsDashboardRoutes } from './modules/accounts/accounts.dashboard.routes.ts'
 import { createAccountService } from './modules/accounts/accounts.service.ts'
+import { operatorsConsoleRoutes } from './modules/accounts/operators.console.routes.ts'
+import { auditDashboardRoutes } from './modules/audit/audit.dashboard.routes.ts'
 import { createAuditService } from './modules/audit/audit.service.ts'
+import { apiKeysDashboardRoutes } from './modules/auth/api-keys.dashboard.routes.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
-import { dashboardCookies } from './modules/dashboard/cookies.ts'
-import { DASHBOARD_API_PREFIX, dashboardApiRoutes } from './modules/dashboard/dashboard.routes.ts'
-import { dashboardWebRoutes } from './modules/dashboard/web.routes.ts'
+import { operatorConsoleRoutes } from './modules/dashboard/operator.routes.ts'
 import { docsRoutes } from './modules/docs/docs.routes.ts'
 import { createDocsService } from './modules/docs/docs.service.ts'
 import { operatorRoutes } from './modules/operator/operator.routes.ts'
+import { homeDashboardRoutes } from './modules/orders/home.dashboard.routes.ts'
+import { orderDashboardRoutes } from './modules/orders/order.dashboard.routes.ts'
+import { ordersDashboardRoutes } from './modules/orders/orders.dashboard.routes.ts'
 import { ordersRoutes } from './modules/orders/orders.routes.ts'
 import { Order } from './modules/orders/orders.schemas.ts'
 import { createOrderService } from './modules/orders/orders.service.ts'
 import { createOrganizationService } from './modules/organizations/organizations.service.ts'
 import { productionRoutes } from './modules/production/production.routes.ts'
 import { createProductionService } from './modules/production/production.service.ts'
+import { productsDashboardRoutes } from './modules/products/products.dashboard.routes.ts'
 import { createProductService } from './modules/products/products.service.ts'
 import { pingRoutes, systemRoutes } from './modules/system/system.routes.ts'
 import { createSystemService } from './modules/system/system.service.ts'
@@ -56,6 +65,7 @@ import { listenRoutes } from './modules/webhooks/listen/listen.routes.ts'
 import { createListenService } from './modules/webhooks/listen/listen.service.ts'
 import { webhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
 import { type Resolver, systemResolver } from './modules/webhooks/ssrf.ts'
+import { webhooksDashboardRoutes } from './modules/webhooks/webhooks.dashboard.routes.ts'
 import { webhooksSection } from './modules/webhooks/webhooks.openapi.ts'
 import { webhooksOperatorRoutes, webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
 import { createWebhookService } from './modules/webhooks/webhooks.service.ts'
@@ -190,7 +200,8 @@ export async function buildApp(
   registerErrorHandler(app, errors)
 
   const { system, docs, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
-  const { accounts } = services
+  const { accounts, audit } = services
+  const cookies = dashboardCookies(deps.config.publicBaseUrl)
 
   registerAuth(app, {
     apiKeys,
@@ -241,9 +252,30 @@ export async function buildApp(
   )
   await app.register(
     dashboardApiRoutes({
-      services,
-      cookies: dashboardCookies(deps.config.publicBaseUrl),
+      accounts,
+      cookies,
       publicBaseUrl: deps.config.publicBaseUrl,
+      areas: [
+        (app) => accountsDashboardRoutes(app, { accounts, cookies }),
+        (app) => auditDashboardRoutes(app, { audit }),
+        (app) => homeDashboardRoutes(app, { orders, webhooks }),
+        (app) => ordersDashboardRoutes(app, { orders }),
+        (app) => orderDashboardRoutes(app, { orders, webhooks }),
+        (app) => apiKeysDashboardRoutes(app, { apiKeys }),
+        (app) => webhooksDashboardRoutes(app, { webhooks }),
+        (app) => productsDashboardRoutes(app, { products }),
+        (app) =>
+          operatorConsoleRoutes(app, {
+            audit,
+            accounts,
+            organizations,
+            orders,
+            webhooks,
+            apiKeys,
+            production,
+          }),
+        (app) => operatorsConsoleRoutes(app, { accounts }),
+      ],
     }),
     { prefix: DASHBOARD_API_PREFIX },
   )

@@ -1,9 +1,29 @@
+import {
+  DASHBOARD_TAG,
+  type DashboardArea,
+  opActor,
+  operatorChange,
+  operatorOnly,
+} from '../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../http/errors.ts'
 import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
+import {
+  AuditQuery,
+  InvitationCreated,
+  MemberList,
+  OperatorAuditPage,
+} from '../accounts/accounts.dashboard.schemas.ts'
+import type { AccountService } from '../accounts/accounts.service.ts'
+import type { AuditService } from '../audit/audit.service.ts'
+import { ApiKeyAnswer, ApiKeyList } from '../auth/api-keys.dashboard.schemas.ts'
+import type { ApiKeyService } from '../auth/api-keys.service.ts'
 import { OrderRequest } from '../orders/orders.schemas.ts'
+import type { OrderService } from '../orders/orders.service.ts'
+import type { OrganizationService } from '../organizations/organizations.service.ts'
+import type { ProductionService } from '../production/production.service.ts'
 import type { RecordedEvent } from '../webhooks/outbox/outbox.service.ts'
-import { AuditQuery, InvitationCreated, MemberList, OperatorAuditPage } from './dashboard.schemas.ts'
-import { ApiKeyAnswer, ApiKeyList } from './keys.schemas.ts'
+import { EndpointList } from '../webhooks/webhooks.dashboard.schemas.ts'
+import type { WebhookService } from '../webhooks/webhooks.service.ts'
 import {
   BoardPage,
   BoardQuery,
@@ -31,8 +51,6 @@ import {
   SetStatusBody,
   ShopOrderCreated,
 } from './operator.schemas.ts'
-import { DASHBOARD_TAG, type DashboardArea, opActor, operatorChange, operatorOnly } from './route-config.ts'
-import { EndpointList } from './webhooks.schemas.ts'
 
 /** The events an action recorded, as its answer shows them. */
 const eventsView = (events: RecordedEvent[]) =>
@@ -45,9 +63,16 @@ const eventsView = (events: RecordedEvent[]) =>
  * so every change is in the platform-wide audit log, written in the change's
  * transaction.
  */
-export const operatorArea: DashboardArea = (app, deps) => {
+export const operatorConsoleRoutes: DashboardArea<{
+  audit: AuditService
+  accounts: AccountService
+  organizations: OrganizationService
+  orders: OrderService
+  webhooks: WebhookService
+  apiKeys: ApiKeyService
+  production: ProductionService
+}> = (app, { audit, accounts, organizations, orders, webhooks, apiKeys, production }) => {
   const tags = [DASHBOARD_TAG]
-  const { audit, accounts, organizations, orders, webhooks, apiKeys, production } = deps.services
   const notFound: ErrorCode[] = ['not_found']
   const conflict: ErrorCode[] = ['not_found', 'production_conflict', 'validation_failed']
 

@@ -1,11 +1,11 @@
 import Type, { type Static } from 'typebox'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { Email } from '../accounts/accounts.dashboard.schemas.ts'
+import { Environment } from '../auth/api-keys.dashboard.schemas.ts'
+import { OrderTotals } from '../orders/home.dashboard.schemas.ts'
 import { OperatorOrder } from '../orders/orders.schemas.ts'
 import { PRODUCTION_STATUSES } from '../production/production.service.ts'
 import { WebhookDelivery } from '../webhooks/webhooks.schemas.ts'
-import { Email } from './dashboard.schemas.ts'
-import { OrderTotals } from './home.schemas.ts'
-import { Environment } from './keys.schemas.ts'
 
 /** The operator console's schemas (/dashboard/api/operator/...). */
 const closed = { additionalProperties: false } as const

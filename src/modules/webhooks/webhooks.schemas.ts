@@ -5,7 +5,7 @@ import { EVENT_TYPES } from './outbox/events.ts'
 
 /**
  * The webhook objects and requests of /v1, shared with the dashboard API
- * (src/modules/dashboard/webhooks.schemas.ts): one definition of each. This
+ * (webhooks.dashboard.schemas.ts): one definition of each. This
  * file imports schemas and constants only, so the web app's types can use it.
  */
 export const DEFAULT_ROTATION_GRACE_S = 24 * 3600

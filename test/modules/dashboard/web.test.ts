@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import Fastify from 'fastify'
-import { dashboardWebRoutes } from '../../../src/modules/dashboard/web.routes.ts'
+import { dashboardWebRoutes } from '../../../src/dashboard/web.routes.ts'
 import { useTestApp } from '../../helpers/app.ts'
 import { assertError } from '../../helpers/errors.ts'
 

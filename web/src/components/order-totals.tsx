@@ -1,5 +1,5 @@
 import { Card, Table, Text } from '@mantine/core'
-import type { OrderTotals } from '../../../src/modules/dashboard/home.schemas.ts'
+import type { OrderTotals } from '../../../src/modules/orders/home.dashboard.schemas.ts'
 
 /** The order statuses a statistics table shows, in this order. */
 const STATUSES = [

@@ -17,21 +17,25 @@ export type {
   Session,
   SessionState,
   SignedIn,
-} from '../../../src/modules/dashboard/dashboard.schemas.ts'
-export type { ApiKey, ApiKeyCreated, CreateApiKeyBody } from '../../../src/modules/dashboard/keys.schemas.ts'
-export type { DashboardOrder, TimelineEvent } from '../../../src/modules/dashboard/order.schemas.ts'
+} from '../../../src/modules/accounts/accounts.dashboard.schemas.ts'
+export type {
+  ApiKey,
+  ApiKeyCreated,
+  CreateApiKeyBody,
+} from '../../../src/modules/auth/api-keys.dashboard.schemas.ts'
+export type { DashboardOrder, TimelineEvent } from '../../../src/modules/orders/order.dashboard.schemas.ts'
 export type {
   Product,
   ProductCreated,
   UnmatchedSku,
-} from '../../../src/modules/dashboard/products.schemas.ts'
+} from '../../../src/modules/products/products.dashboard.schemas.ts'
 export type {
   Delivery,
   DeliveryAttempt,
   DeliveryLog,
   Endpoint,
   Replay,
-} from '../../../src/modules/dashboard/webhooks.schemas.ts'
+} from '../../../src/modules/webhooks/webhooks.dashboard.schemas.ts'
 
 export class ApiError extends Error {
   readonly status: number

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query'
-import type { HomeAnswer } from '../../../../../src/modules/dashboard/home.schemas.ts'
+import type { HomeAnswer } from '../../../../../src/modules/orders/home.dashboard.schemas.ts'
 import { api } from '../../../lib/api.ts'
 
 export function useHome() {

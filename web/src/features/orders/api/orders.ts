@@ -1,5 +1,5 @@
 import { useInfiniteQuery } from '@tanstack/react-query'
-import type { OrderListPage } from '../../../../../src/modules/dashboard/orders.schemas.ts'
+import type { OrderListPage } from '../../../../../src/modules/orders/orders.dashboard.schemas.ts'
 import { api } from '../../../lib/api.ts'
 
 export interface OrderFilters {

@@ -1,4 +1,12 @@
 import {
+  DASHBOARD_TAG,
+  type DashboardArea,
+  opActor,
+  operatorChange,
+  operatorCtx,
+  operatorOnly,
+} from '../../dashboard/route-config.ts'
+import {
   InvitationParams,
   InviteOperatorBody,
   OperatorInvitationCreated,
@@ -7,15 +15,8 @@ import {
   OperatorList,
   OperatorParams,
   OperatorRemoved,
-} from './dashboard.schemas.ts'
-import {
-  DASHBOARD_TAG,
-  type DashboardArea,
-  opActor,
-  operatorChange,
-  operatorCtx,
-  operatorOnly,
-} from './route-config.ts'
+} from './accounts.dashboard.schemas.ts'
+import type { AccountService } from './accounts.service.ts'
 
 /**
  * /dashboard/api/operator/operators: the platform's operator accounts and
@@ -23,9 +24,8 @@ import {
  * /admin/v1/operators, with the operator account as the audit actor; an
  * operator account cannot remove itself (the operator token always remains).
  */
-export const operatorAccountsArea: DashboardArea = (app, deps) => {
+export const operatorsConsoleRoutes: DashboardArea<{ accounts: AccountService }> = (app, { accounts }) => {
   const tags = [DASHBOARD_TAG]
-  const { accounts } = deps.services
 
   app.get(
     '/operator/operators',

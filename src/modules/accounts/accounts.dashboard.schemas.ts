@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { ROLES } from '../../db/schema.ts'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import { PASSWORD_MAX, PASSWORD_MIN } from '../accounts/limits.ts'
+import { PASSWORD_MAX, PASSWORD_MIN } from './limits.ts'
 
 /**
  * The dashboard API's schemas: they validate requests, shape answers, make

@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Role } from '../../db/schema.ts'
-import { AppError } from '../../http/errors.ts'
-import { secretsEqual } from '../../lib/secrets.ts'
+import type { Role } from '../db/schema.ts'
+import { AppError } from '../http/errors.ts'
+import { secretsEqual } from '../lib/secrets.ts'
 import {
   type AccountContext,
   type AccountService,
   isOperator,
   type SessionContext,
-} from '../accounts/accounts.service.ts'
+} from '../modules/accounts/accounts.service.ts'
 import type { DashboardCookies } from './cookies.ts'
 
 declare module 'fastify' {

@@ -1,5 +1,5 @@
 import type { RouteOptions } from 'fastify'
-import { ErrorSchema } from '../../http/schemas.ts'
+import { ErrorSchema } from '../http/schemas.ts'
 
 type Json = Record<string, unknown>
 

@@ -7,24 +7,26 @@ import type {
   RawRequestDefaultExpression,
   RawServerDefault,
 } from 'fastify'
-import type { Services } from '../../app.ts'
-import type { Role } from '../../db/schema.ts'
+import type { Role } from '../db/schema.ts'
 import {
   type AccountContext,
+  type AccountService,
   actorOf,
   type OperatorContext,
   type RequestMeta,
   type SessionContext,
-} from '../accounts/accounts.service.ts'
-import type { AuditActor } from '../audit/audit.service.ts'
+} from '../modules/accounts/accounts.service.ts'
+import type { AuditActor } from '../modules/audit/audit.service.ts'
 import type { DashboardCookies } from './cookies.ts'
 
 export const DASHBOARD_TAG = 'dashboard'
 
 export interface DashboardDeps {
-  services: Services
+  accounts: AccountService
   cookies: DashboardCookies
   publicBaseUrl: string
+  /** The areas of the dashboard API besides accounts (orders, keys, webhooks...), in this order. */
+  areas: ((app: DashboardApp) => void)[]
 }
 
 /** The dashboard API's Fastify instance, with TypeBox types. */
@@ -36,8 +38,8 @@ export type DashboardApp = FastifyInstance<
   TypeBoxTypeProvider
 >
 
-/** An area of the dashboard API (orders, keys, webhooks...): adds its routes. */
-export type DashboardArea = (app: DashboardApp, deps: DashboardDeps) => void
+/** An area of the dashboard API (orders, keys, webhooks...): adds its routes, calling the services it names. */
+export type DashboardArea<Services> = (app: DashboardApp, services: Services) => void
 
 /** Route configs: who may call a route, and whether it changes something. */
 export const open = { auth: 'none' as const }

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { Text } from '../../http/schemas.ts'
+import { Environment } from '../auth/api-keys.dashboard.schemas.ts'
 import {
   DeliveryLogFilters,
   DeliveryLogPage,
@@ -10,8 +11,7 @@ import {
   WebhookEndpoint,
   WebhookReplay,
   WebhookReplayRequest,
-} from '../webhooks/webhooks.schemas.ts'
-import { Environment } from './keys.schemas.ts'
+} from './webhooks.schemas.ts'
 
 /**
  * The dashboard's webhook schemas: the public API's own objects (one

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { ORDER_STATUSES } from '../orders/orders.schemas.ts'
+import { ORDER_STATUSES } from './orders.schemas.ts'
 
 const Count = Type.Integer({ minimum: 0 })
 

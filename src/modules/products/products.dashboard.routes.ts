@@ -1,6 +1,7 @@
+import { change, ctx, DASHBOARD_TAG, type DashboardArea, meta, viewer } from '../../dashboard/route-config.ts'
 import type { AuditActor } from '../audit/audit.service.ts'
-import { ProductBody, ProductCreated, ProductList, UnmatchedSkuList } from './products.schemas.ts'
-import { change, ctx, DASHBOARD_TAG, type DashboardArea, meta, viewer } from './route-config.ts'
+import { ProductBody, ProductCreated, ProductList, UnmatchedSkuList } from './products.dashboard.schemas.ts'
+import type { ProductService } from './products.service.ts'
 
 const tags = [DASHBOARD_TAG]
 
@@ -9,9 +10,7 @@ const tags = [DASHBOARD_TAG]
  * its sku at once, and later ones as they arrive), and the skus seen in
  * orders that no product matches. The same service as /admin/v1.
  */
-export const productsArea: DashboardArea = (app, deps) => {
-  const { products } = deps.services
-
+export const productsDashboardRoutes: DashboardArea<{ products: ProductService }> = (app, { products }) => {
   app.get(
     '/products',
     {

@@ -1,12 +1,25 @@
-import { ApiKeyAnswer, ApiKeyCreated, ApiKeyList, ApiKeyParams, CreateApiKeyBody } from './keys.schemas.ts'
-import { actor, change, ctx, DASHBOARD_TAG, type DashboardArea, viewer } from './route-config.ts'
+import {
+  actor,
+  change,
+  ctx,
+  DASHBOARD_TAG,
+  type DashboardArea,
+  viewer,
+} from '../../dashboard/route-config.ts'
+import {
+  ApiKeyAnswer,
+  ApiKeyCreated,
+  ApiKeyList,
+  ApiKeyParams,
+  CreateApiKeyBody,
+} from './api-keys.dashboard.schemas.ts'
+import type { ApiKeyService } from './api-keys.service.ts'
 
 /**
  * API keys: the same service as the operator's /admin/v1 key routes, scoped
  * to the member's organization. The plaintext is in the create answer only.
  */
-export const keysRoutes: DashboardArea = (app, deps) => {
-  const { apiKeys } = deps.services
+export const apiKeysDashboardRoutes: DashboardArea<{ apiKeys: ApiKeyService }> = (app, { apiKeys }) => {
   const tags = [DASHBOARD_TAG]
 
   app.get(

@@ -5,7 +5,7 @@ import fastifyStatic from '@fastify/static'
 import type { FastifyInstance, FastifyReply } from 'fastify'
 
 /** The web app's build (web/dist), made by `npm ci` through the web workspace's prepare script. */
-export const WEB_DIST = new URL('../../../web/dist/', import.meta.url).pathname
+export const WEB_DIST = new URL('../../web/dist/', import.meta.url).pathname
 export const DASHBOARD_PATH = '/dashboard'
 const NONCE_PLACEHOLDER = /__CSP_NONCE__/g
 

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import { ORDER_STATUSES } from '../orders/orders.schemas.ts'
+import { ORDER_STATUSES } from './orders.schemas.ts'
 
 const closed = { additionalProperties: false } as const
 const Day = Type.String({ format: 'date', description: 'A UTC day, YYYY-MM-DD.' })

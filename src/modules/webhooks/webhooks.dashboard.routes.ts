@@ -1,8 +1,14 @@
 import type { FastifyRequest } from 'fastify'
+import {
+  actor,
+  change,
+  ctx,
+  DASHBOARD_TAG,
+  type DashboardArea,
+  viewer,
+} from '../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../http/errors.ts'
 import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
-import type { WebhookScope } from '../webhooks/webhooks.service.ts'
-import { actor, change, ctx, DASHBOARD_TAG, type DashboardArea, viewer } from './route-config.ts'
 import {
   CreateEndpointBody,
   DeliveryAnswer,
@@ -23,7 +29,8 @@ import {
   RotateSecretBody,
   SecretRotated,
   UpdateEndpointBody,
-} from './webhooks.schemas.ts'
+} from './webhooks.dashboard.schemas.ts'
+import type { WebhookScope, WebhookService } from './webhooks.service.ts'
 
 /**
  * Webhooks: the same service as /v1's webhook routes, scoped to the member's
@@ -32,8 +39,7 @@ import {
  * of another organization or environment is 404. Changes are recorded in the
  * audit log in their own transaction (never a secret).
  */
-export const webhooksRoutes: DashboardArea = (app, deps) => {
-  const { webhooks } = deps.services
+export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }> = (app, { webhooks }) => {
   const tags = [DASHBOARD_TAG]
   const scope = (request: FastifyRequest): WebhookScope => ({
     organizationId: ctx(request).member.organization_id,

@@ -1,5 +1,13 @@
-import { FileDownload, OrderAnswer, OrderFileParams, OrderParams, TimelineAnswer } from './order.schemas.ts'
-import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from './route-config.ts'
+import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
+import type { WebhookService } from '../webhooks/webhooks.service.ts'
+import {
+  FileDownload,
+  OrderAnswer,
+  OrderFileParams,
+  OrderParams,
+  TimelineAnswer,
+} from './order.dashboard.schemas.ts'
+import type { OrderService } from './orders.service.ts'
 
 const tags = [DASHBOARD_TAG]
 
@@ -8,9 +16,10 @@ const tags = [DASHBOARD_TAG]
  * files through the session, and the timeline of its events and deliveries.
  * Every route answers 404 for an order of another organization.
  */
-export const orderArea: DashboardArea = (app, deps) => {
-  const { orders, webhooks } = deps.services
-
+export const orderDashboardRoutes: DashboardArea<{ orders: OrderService; webhooks: WebhookService }> = (
+  app,
+  { orders, webhooks },
+) => {
   app.get(
     '/orders/:order_id',
     {

@@ -1,5 +1,5 @@
-import { randomBase62 } from '../../lib/secrets.ts'
-import { SESSION_ABSOLUTE_MS } from '../accounts/limits.ts'
+import { randomBase62 } from '../lib/secrets.ts'
+import { SESSION_ABSOLUTE_MS } from '../modules/accounts/limits.ts'
 
 /**
  * The dashboard's two cookies. Both HttpOnly with Path=/; over https (the

@@ -1,6 +1,7 @@
-import type { Order } from '../orders/orders.schemas.ts'
-import { OrderListPage, OrderListQuery, type OrderSummary } from './orders.schemas.ts'
-import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from './route-config.ts'
+import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
+import { OrderListPage, OrderListQuery, type OrderSummary } from './orders.dashboard.schemas.ts'
+import type { Order } from './orders.schemas.ts'
+import type { OrderService } from './orders.service.ts'
 
 const DAY_MS = 86_400_000
 
@@ -22,8 +23,7 @@ function summary(order: Order): OrderSummary {
 }
 
 /** Orders: one environment's orders, newest first, with filters and keyset paging. */
-export const ordersRoutes: DashboardArea = (app, deps) => {
-  const { orders } = deps.services
+export const ordersDashboardRoutes: DashboardArea<{ orders: OrderService }> = (app, { orders }) => {
   app.get(
     '/orders',
     {

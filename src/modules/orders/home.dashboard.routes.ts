@@ -1,9 +1,13 @@
-import { HomeAnswer } from './home.schemas.ts'
-import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from './route-config.ts'
+import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
+import type { WebhookService } from '../webhooks/webhooks.service.ts'
+import { HomeAnswer } from './home.dashboard.schemas.ts'
+import type { OrderService } from './orders.service.ts'
 
 /** Home: the organization's live statistics and webhook health. */
-export const homeRoutes: DashboardArea = (app, deps) => {
-  const { orders, webhooks } = deps.services
+export const homeDashboardRoutes: DashboardArea<{ orders: OrderService; webhooks: WebhookService }> = (
+  app,
+  { orders, webhooks },
+) => {
   app.get(
     '/home',
     {

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import Type, { type Static } from 'typebox'
 import { Timestamp, Uuid } from '../../http/schemas.ts'
-import { OperatorOrder } from '../orders/orders.schemas.ts'
+import { OperatorOrder } from './orders.schemas.ts'
 
 /** The order page's schemas (GET /orders/{order_id}, its files and its timeline). */
 
