@@ -34,26 +34,35 @@ import {
 import { validatorCompiler } from './http/validation.ts'
 import type { Clock } from './lib/clock.ts'
 import { createMetrics, type Metrics, observeListenStreams, observeWebhookQueue } from './metrics.ts'
+import { accountsAdminRoutes } from './modules/accounts/accounts.admin.routes.ts'
+import { accountsConsoleRoutes } from './modules/accounts/accounts.console.routes.ts'
 import { accountsDashboardRoutes } from './modules/accounts/accounts.dashboard.routes.ts'
 import { createAccountService } from './modules/accounts/accounts.service.ts'
 import { operatorsConsoleRoutes } from './modules/accounts/operators.console.routes.ts'
+import { auditConsoleRoutes } from './modules/audit/audit.console.routes.ts'
 import { auditDashboardRoutes } from './modules/audit/audit.dashboard.routes.ts'
 import { createAuditService } from './modules/audit/audit.service.ts'
+import { apiKeysAdminRoutes } from './modules/auth/api-keys.admin.routes.ts'
+import { apiKeysConsoleRoutes } from './modules/auth/api-keys.console.routes.ts'
 import { apiKeysDashboardRoutes } from './modules/auth/api-keys.dashboard.routes.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
-import { operatorConsoleRoutes } from './modules/dashboard/operator.routes.ts'
 import { docsRoutes } from './modules/docs/docs.routes.ts'
 import { createDocsService } from './modules/docs/docs.service.ts'
-import { operatorRoutes } from './modules/operator/operator.routes.ts'
 import { homeDashboardRoutes } from './modules/orders/home.dashboard.routes.ts'
 import { orderDashboardRoutes } from './modules/orders/order.dashboard.routes.ts'
+import { ordersAdminRoutes } from './modules/orders/orders.admin.routes.ts'
+import { ordersConsoleRoutes } from './modules/orders/orders.console.routes.ts'
 import { ordersDashboardRoutes } from './modules/orders/orders.dashboard.routes.ts'
 import { ordersRoutes } from './modules/orders/orders.routes.ts'
 import { Order } from './modules/orders/orders.schemas.ts'
 import { createOrderService } from './modules/orders/orders.service.ts'
+import { organizationsAdminRoutes } from './modules/organizations/organizations.admin.routes.ts'
+import { organizationsConsoleRoutes } from './modules/organizations/organizations.console.routes.ts'
 import { createOrganizationService } from './modules/organizations/organizations.service.ts'
-import { productionRoutes } from './modules/production/production.routes.ts'
+import { productionAdminRoutes } from './modules/production/production.admin.routes.ts'
+import { productionConsoleRoutes } from './modules/production/production.console.routes.ts'
 import { createProductionService } from './modules/production/production.service.ts'
+import { productsAdminRoutes } from './modules/products/products.admin.routes.ts'
 import { productsDashboardRoutes } from './modules/products/products.dashboard.routes.ts'
 import { createProductService } from './modules/products/products.service.ts'
 import { pingRoutes, systemRoutes } from './modules/system/system.routes.ts'
@@ -65,9 +74,11 @@ import { listenRoutes } from './modules/webhooks/listen/listen.routes.ts'
 import { createListenService } from './modules/webhooks/listen/listen.service.ts'
 import { webhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
 import { type Resolver, systemResolver } from './modules/webhooks/ssrf.ts'
+import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.ts'
+import { webhooksConsoleRoutes } from './modules/webhooks/webhooks.console.routes.ts'
 import { webhooksDashboardRoutes } from './modules/webhooks/webhooks.dashboard.routes.ts'
 import { webhooksSection } from './modules/webhooks/webhooks.openapi.ts'
-import { webhooksOperatorRoutes, webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
 import { createWebhookService } from './modules/webhooks/webhooks.service.ts'
 
 export interface AppDeps {
@@ -242,11 +253,17 @@ export async function buildApp(
     },
     { prefix: '/v1' },
   )
+  // /admin/v1: the operators' API (and the admin CLI), with the operator token;
+  // the same envelope and error shape as /v1.
   await app.register(
     async (admin) => {
-      await admin.register(operatorRoutes({ organizations, apiKeys, products, orders, accounts }))
-      await admin.register(productionRoutes({ production }))
-      await admin.register(webhooksOperatorRoutes({ webhooks, organizations }))
+      await admin.register(organizationsAdminRoutes({ organizations }))
+      await admin.register(accountsAdminRoutes({ accounts }))
+      await admin.register(apiKeysAdminRoutes({ apiKeys }))
+      await admin.register(productsAdminRoutes({ products }))
+      await admin.register(ordersAdminRoutes({ orders }))
+      await admin.register(productionAdminRoutes({ production }))
+      await admin.register(webhooksAdminRoutes({ webhooks, organizations }))
     },
     { prefix: '/admin/v1' },
   )
@@ -264,16 +281,13 @@ export async function buildApp(
         (app) => apiKeysDashboardRoutes(app, { apiKeys }),
         (app) => webhooksDashboardRoutes(app, { webhooks }),
         (app) => productsDashboardRoutes(app, { products }),
-        (app) =>
-          operatorConsoleRoutes(app, {
-            audit,
-            accounts,
-            organizations,
-            orders,
-            webhooks,
-            apiKeys,
-            production,
-          }),
+        (app) => auditConsoleRoutes(app, { audit }),
+        (app) => organizationsConsoleRoutes(app, { organizations, orders, webhooks }),
+        (app) => accountsConsoleRoutes(app, { accounts }),
+        (app) => apiKeysConsoleRoutes(app, { apiKeys, organizations }),
+        (app) => webhooksConsoleRoutes(app, { webhooks, organizations }),
+        (app) => productionConsoleRoutes(app, { production }),
+        (app) => ordersConsoleRoutes(app, { orders }),
         (app) => operatorsConsoleRoutes(app, { accounts }),
       ],
     }),

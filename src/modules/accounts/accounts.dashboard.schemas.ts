@@ -191,3 +191,6 @@ export const OperatorInvitationRevoked = Type.Object({
     invitation: Type.Object({ ...OperatorInvitation.properties, revoked_at: Timestamp }),
   }),
 })
+
+/** The console's invitation of an organization's owner. */
+export const OwnerInviteBody = Type.Object({ email: Email }, closed)

@@ -1,16 +1,15 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { ENVIRONMENTS } from '../../db/schema.ts'
 import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
-import { StringEnum, Uuid } from '../../http/schemas.ts'
-import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
-import type { OrganizationService } from '../organizations/organizations.service.ts'
+import { Uuid } from '../../http/schemas.ts'
 import { REPLAY_AHEAD } from './replay-feeder.ts'
 import { MAX_REPLAY_EVENTS } from './replays.service.ts'
 import {
+  DeliveryIdParams,
   DeliveryLogFilters,
   DeliveryLogPage,
+  IdParams,
   RotateSecretRequest,
   WebhookDelivery,
   WebhookDeliveryAttempt,
@@ -30,10 +29,6 @@ const LOG_ORDER =
 
 const REPLAY_DESCRIPTION = `Queues one new delivery to this endpoint for each event of its organization and environment recorded in [since, until) that matches, in the order the events were recorded, and answers at once with the count (\`total\`). The deliveries go out in the background, at most ${REPLAY_AHEAD} due at a time for the endpoint, so fresh events are never queued behind the whole replay. At most ${MAX_REPLAY_EVENTS} events per replay (more: 422 validation_failed with the count; narrow the window) and one running replay per endpoint (409 replay_in_progress). Pings are never replayed, so a test endpoint's replay matches nothing. Each delivery is a new log entry with \`replay_id\`; receivers see the same event ids again and deduplicate on them.`
 
-const IdParams = Type.Object({ id: Type.String({ description: 'The endpoint\u2019s id.' }) })
-const DeliveryIdParams = Type.Object({
-  id: Type.String({ description: 'The delivery log entry\u2019s id.' }),
-})
 const manage = { auth: 'key' as const, scopes: ['webhooks:manage' as const] }
 
 export function webhooksRoutes(deps: { webhooks: WebhookService }) {
@@ -295,96 +290,6 @@ export function webhooksRoutes(deps: { webhooks: WebhookService }) {
         },
       },
       async (request) => ({ data: await deps.webhooks.delivery(request.principal!, request.params.id) }),
-    )
-  }
-}
-
-/** The operator's side: the delivery log across organizations, manual redelivery and replays. */
-export function webhooksOperatorRoutes(deps: {
-  webhooks: WebhookService
-  organizations: OrganizationService
-}) {
-  return async function routes(fastify: FastifyInstance) {
-    const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-    app.get(
-      '/organizations/:org_id/webhook-endpoints',
-      {
-        config: { auth: 'operator', errors: ['not_found'] },
-        schema: {
-          params: Type.Object({ org_id: Type.String() }),
-          querystring: Type.Object(
-            {
-              environment: Type.Optional(StringEnum(ENVIRONMENTS, { description: 'live (default) or test' })),
-            },
-            { additionalProperties: false },
-          ),
-        },
-      },
-      async (request) => {
-        const organization = await deps.organizations.require(request.params.org_id)
-        const scope = { organizationId: organization.id, environment: request.query.environment ?? 'live' }
-        return { data: await deps.webhooks.list(scope) }
-      },
-    )
-
-    app.get(
-      '/webhook-deliveries',
-      {
-        config: { auth: 'operator' },
-        preValidation: restorePlusInOffsets('created_since', 'created_until'),
-        schema: {
-          querystring: Type.Object(
-            { organization_id: Type.Optional(Type.String()), ...DeliveryLogFilters },
-            { additionalProperties: false },
-          ),
-        },
-      },
-      async (request) => deps.webhooks.operatorDeliveries(request.query),
-    )
-
-    app.get(
-      '/webhook-deliveries/:id',
-      { config: { auth: 'operator' }, schema: { params: IdParams } },
-      async (request) => ({ data: await deps.webhooks.operatorDelivery(request.params.id) }),
-    )
-
-    app.post(
-      '/webhook-deliveries/:id/redeliver',
-      { config: { auth: 'operator' }, schema: { params: DeliveryIdParams } },
-      async (request, reply) => {
-        reply.code(202)
-        return {
-          data: {
-            delivery: await deps.webhooks.redeliver(undefined, request.params.id, OPERATOR_TOKEN_ACTOR),
-          },
-        }
-      },
-    )
-
-    app.post(
-      '/webhook-endpoints/:id/replay',
-      {
-        config: { auth: 'operator', jsonBody: true, errors: ['validation_failed', 'replay_in_progress'] },
-        schema: { params: IdParams, body: WebhookReplayRequest },
-      },
-      async (request, reply) => {
-        reply.code(202)
-        const replay = await deps.webhooks.replay(
-          undefined,
-          request.params.id,
-          request.body,
-          OPERATOR_TOKEN_ACTOR,
-        )
-        return { data: { replay } }
-      },
-    )
-
-    app.get(
-      '/webhook-endpoints/:id/replay',
-      { config: { auth: 'operator' }, schema: { params: IdParams } },
-      async (request) => ({
-        data: { replay: await deps.webhooks.replayStatus(undefined, request.params.id) },
-      }),
     )
   }
 }

@@ -244,3 +244,9 @@ export const WebhookReplayRequest = Type.Object(
   },
   { additionalProperties: false, $id: 'WebhookReplayRequest', title: 'WebhookReplayRequest' },
 )
+
+/** Path parameters of one endpoint, and of one delivery log entry. */
+export const IdParams = Type.Object({ id: Type.String({ description: 'The endpoint\u2019s id.' }) })
+export const DeliveryIdParams = Type.Object({
+  id: Type.String({ description: 'The delivery log entry\u2019s id.' }),
+})

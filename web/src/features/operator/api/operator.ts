@@ -5,16 +5,18 @@ import {
   useQuery,
   useQueryClient,
 } from '@tanstack/react-query'
+import type { ShopOrderCreated } from '../../../../../src/modules/orders/orders.console.schemas.ts'
+import type { OrderRequest } from '../../../../../src/modules/orders/orders.schemas.ts'
 import type {
-  BoardPage,
-  OperatorDeliveryPage,
   OrganizationCreated,
   OrganizationSummary,
   PlatformStats,
+} from '../../../../../src/modules/organizations/organizations.console.schemas.ts'
+import type {
+  BoardPage,
   ProducedEvents,
-  ShopOrderCreated,
-} from '../../../../../src/modules/dashboard/operator.schemas.ts'
-import type { OrderRequest } from '../../../../../src/modules/orders/orders.schemas.ts'
+} from '../../../../../src/modules/production/production.console.schemas.ts'
+import type { OperatorDeliveryPage } from '../../../../../src/modules/webhooks/webhooks.console.schemas.ts'
 import {
   type ApiKey,
   api,

@@ -8,7 +8,7 @@ import { PRODUCTION_STATUSES, type ProductionService } from './production.servic
 const IdParams = Type.Object({ id: Type.String() })
 
 /** /admin/v1 production operations: what the dashboard does to production. */
-export function productionRoutes(deps: { production: ProductionService }) {
+export function productionAdminRoutes(deps: { production: ProductionService }) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
     const op = { auth: 'operator' as const }

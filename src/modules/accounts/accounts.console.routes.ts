@@ -1,0 +1,60 @@
+import {
+  DASHBOARD_TAG,
+  type DashboardArea,
+  opActor,
+  operatorChange,
+  operatorOnly,
+} from '../../dashboard/route-config.ts'
+import type { ErrorCode } from '../../http/errors.ts'
+import { OrgParams } from '../organizations/organizations.console.schemas.ts'
+import { InvitationCreated, MemberList, OwnerInviteBody } from './accounts.dashboard.schemas.ts'
+import type { AccountService } from './accounts.service.ts'
+
+/**
+ * The operator console's view of an organization's people: inviting its owner, its members.
+ * Operator accounts only (a member's session gets 403 role_required); every
+ * change is in the platform-wide audit log with the operator as its actor.
+ */
+export const accountsConsoleRoutes: DashboardArea<{ accounts: AccountService }> = (app, { accounts }) => {
+  const tags = [DASHBOARD_TAG]
+  const notFound: ErrorCode[] = ['not_found']
+
+  app.post(
+    '/operator/organizations/:org_id/invitations',
+    {
+      config: { ...operatorChange(), errors: ['not_found', 'member_exists'] },
+      schema: {
+        operationId: 'dashboardOperatorInviteOwner',
+        tags,
+        summary: "Invite an organization's owner: the link is shown once",
+        params: OrgParams,
+        body: OwnerInviteBody,
+        response: { 201: InvitationCreated },
+      },
+    },
+    async (request, reply) => {
+      const created = await accounts.inviteByOperator(
+        request.params.org_id,
+        { email: request.body.email, role: 'owner' },
+        opActor(request),
+      )
+      reply.code(201)
+      return { data: created }
+    },
+  )
+
+  app.get(
+    '/operator/organizations/:org_id/members',
+    {
+      config: { ...operatorOnly, errors: notFound },
+      schema: {
+        operationId: 'dashboardOperatorListMembers',
+        tags,
+        summary: "An organization's members",
+        params: OrgParams,
+        response: { 200: MemberList },
+      },
+    },
+    async (request) => ({ data: await accounts.listMembersOf(request.params.org_id) }),
+  )
+}

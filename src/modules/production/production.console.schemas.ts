@@ -1,0 +1,119 @@
+import Type, { type Static } from 'typebox'
+import { StringEnum, Timestamp, Uuid } from '../../http/schemas.ts'
+import { OperatorOrder } from '../orders/orders.schemas.ts'
+import { PRODUCTION_STATUSES } from './production.service.ts'
+
+/** The operator console's production board and the changes operators make on it. */
+const closed = { additionalProperties: false } as const
+
+export const ProductionOrderParams = Type.Object({ production_order_id: Type.String({ maxLength: 64 }) })
+
+export const JobParams = Type.Object({ job_id: Type.String({ maxLength: 64 }) })
+
+export const OperatorOrderParams = Type.Object({ order_id: Type.String({ maxLength: 64 }) })
+
+export const ProductionStatus = StringEnum(PRODUCTION_STATUSES)
+
+export const BoardQuery = Type.Object(
+  {
+    status: Type.Optional({
+      ...ProductionStatus,
+      default: 'pending',
+      description: 'Production status (default pending).',
+    }),
+    organization_id: Type.Optional(Type.String({ maxLength: 64 })),
+    partner: Type.Optional(
+      Type.Boolean({ description: 'Only partner-produced (true) or own (false) orders.' }),
+    ),
+    older_than_minutes: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 525_600, description: 'Only orders at least this old.' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+    cursor: Type.Optional(Type.String({ maxLength: 512 })),
+  },
+  closed,
+)
+
+const ProductionOrder = Type.Object({
+  id: Uuid,
+  order_id: Uuid,
+  status: Type.String(),
+  produced_by_partner: Type.Boolean(),
+})
+
+export const BoardEntry = Type.Object({
+  production_order: ProductionOrder,
+  order: Type.Object({
+    id: Uuid,
+    external_order_id: Type.String(),
+    status: Type.String(),
+    source: Type.String(),
+    customer_name: Type.String(),
+  }),
+  organization: Type.Object({ id: Uuid, name: Type.String() }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+  items: Type.Array(
+    Type.Object({
+      id: Uuid,
+      sku: Type.Union([Type.String(), Type.Null()]),
+      name: Type.String(),
+      quantity: Type.Integer(),
+      job: Type.Union([Type.Object({ id: Uuid, status: Type.String() }), Type.Null()]),
+    }),
+  ),
+})
+
+export const BoardPage = Type.Object({
+  data: Type.Array(BoardEntry),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page.' }),
+})
+
+export type BoardEntry = Static<typeof BoardEntry>
+
+/** The events an action recorded, in the order of recording (empty: none, e.g. a shop order). */
+export const ProducedEvents = Type.Array(
+  Type.Object({
+    id: Uuid,
+    type: Type.String(),
+    created_at: Timestamp,
+    data: Type.Record(Type.String(), Type.Unknown()),
+  }),
+)
+
+const Precondition = {
+  expected_status: Type.Optional({
+    ...ProductionStatus,
+    description: 'The production status the operator saw; another one now is 409 production_conflict.',
+  }),
+}
+
+export const SetStatusBody = Type.Object({ status: ProductionStatus, ...Precondition }, closed)
+
+export const SetPartnerBody = Type.Object({ produced_by_partner: Type.Boolean(), ...Precondition }, closed)
+
+export const PreconditionBody = Type.Object(Precondition, closed)
+
+export const ProductionChanged = Type.Object({
+  data: Type.Object({ production_order: ProductionOrder, events: ProducedEvents }),
+})
+
+export const JobCompleted = Type.Object({
+  data: Type.Object({
+    production_job: Type.Object({
+      id: Uuid,
+      production_order_id: Uuid,
+      order_item_id: Uuid,
+      status: Type.String(),
+    }),
+    events: ProducedEvents,
+  }),
+})
+
+export const OrderCancelled = Type.Object({
+  data: Type.Object({ order: OperatorOrder, events: ProducedEvents }),
+})
+
+export type BoardPage = Static<typeof BoardPage>
+
+export type ProducedEvents = Static<typeof ProducedEvents>

@@ -1,0 +1,43 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import type { FastifyInstance } from 'fastify'
+import Type from 'typebox'
+import { closed, OrgParams, op, opCreate } from '../../http/admin-route-config.ts'
+import { Text } from '../../http/schemas.ts'
+import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
+import type { ProductService } from './products.service.ts'
+
+/** /admin/v1 products: an organization's catalog. */
+export function productsAdminRoutes(deps: { products: ProductService }) {
+  return async function routes(fastify: FastifyInstance) {
+    const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+
+    app.post(
+      '/organizations/:org_id/products',
+      {
+        config: opCreate,
+        schema: {
+          params: OrgParams,
+          body: Type.Object(
+            { sku: Text({ minLength: 1, maxLength: 255 }), name: Text({ minLength: 1, maxLength: 255 }) },
+            closed,
+          ),
+        },
+      },
+      async (request, reply) => {
+        const { product } = await deps.products.create(
+          request.params.org_id,
+          request.body,
+          OPERATOR_TOKEN_ACTOR,
+        )
+        reply.code(201)
+        return { data: { product } }
+      },
+    )
+
+    app.get(
+      '/organizations/:org_id/products',
+      { config: op, schema: { params: OrgParams } },
+      async (request) => ({ data: await deps.products.list(request.params.org_id) }),
+    )
+  }
+}

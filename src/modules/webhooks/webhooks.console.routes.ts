@@ -1,0 +1,95 @@
+import {
+  DASHBOARD_TAG,
+  type DashboardArea,
+  opActor,
+  operatorChange,
+  operatorOnly,
+} from '../../dashboard/route-config.ts'
+import type { ErrorCode } from '../../http/errors.ts'
+import { OrgParams } from '../organizations/organizations.console.schemas.ts'
+import type { OrganizationService } from '../organizations/organizations.service.ts'
+import {
+  OperatorDeliveryAnswer,
+  OperatorDeliveryPage,
+  OperatorDeliveryParams,
+  OperatorDeliveryQuery,
+  OrgEnvironmentQuery,
+} from './webhooks.console.schemas.ts'
+import { EndpointList } from './webhooks.dashboard.schemas.ts'
+import type { WebhookService } from './webhooks.service.ts'
+
+/**
+ * An organization's webhook endpoints and delivery log in the operator console, and redelivery.
+ * Operator accounts only (a member's session gets 403 role_required); every
+ * change is in the platform-wide audit log with the operator as its actor.
+ */
+export const webhooksConsoleRoutes: DashboardArea<{
+  webhooks: WebhookService
+  organizations: OrganizationService
+}> = (app, { webhooks, organizations }) => {
+  const tags = [DASHBOARD_TAG]
+  const notFound: ErrorCode[] = ['not_found']
+
+  app.get(
+    '/operator/organizations/:org_id/webhook-endpoints',
+    {
+      config: { ...operatorOnly, errors: notFound },
+      schema: {
+        operationId: 'dashboardOperatorListWebhookEndpoints',
+        tags,
+        summary: "An organization's webhook endpoints of one environment (live by default)",
+        params: OrgParams,
+        querystring: OrgEnvironmentQuery,
+        response: { 200: EndpointList },
+      },
+    },
+    async (request) => {
+      const organization = await organizations.require(request.params.org_id)
+      const environment = request.query.environment ?? 'live'
+      return { data: await webhooks.list({ organizationId: organization.id, environment }) }
+    },
+  )
+
+  app.get(
+    '/operator/organizations/:org_id/webhook-deliveries',
+    {
+      config: { ...operatorOnly, errors: notFound },
+      schema: {
+        operationId: 'dashboardOperatorListWebhookDeliveries',
+        tags,
+        summary: "An organization's delivery log, newest first (next_cursor pages on)",
+        params: OrgParams,
+        querystring: OperatorDeliveryQuery,
+        response: { 200: OperatorDeliveryPage },
+      },
+    },
+    async (request) => {
+      const organization = await organizations.require(request.params.org_id)
+      return webhooks.operatorDeliveries({
+        organization_id: organization.id,
+        environment: request.query.environment,
+        limit: request.query.limit,
+        cursor: request.query.cursor,
+      })
+    },
+  )
+
+  app.post(
+    '/operator/webhook-deliveries/:delivery_id/redeliver',
+    {
+      config: { ...operatorChange(false), errors: ['not_found', 'validation_failed'] },
+      schema: {
+        operationId: 'dashboardOperatorRedeliver',
+        tags,
+        summary: "Send a delivery's event again, as a new log entry",
+        params: OperatorDeliveryParams,
+        response: { 202: OperatorDeliveryAnswer },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202)
+      const delivery = await webhooks.redeliver(undefined, request.params.delivery_id, opActor(request))
+      return { data: { delivery } }
+    },
+  )
+}
