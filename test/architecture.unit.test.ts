@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { dirname, join, normalize, relative } from 'node:path'
 import { describe, test } from 'node:test'
 
 /**
@@ -137,5 +137,66 @@ describe('architecture', () => {
         offences.push(`${f.path}: as ${m[1]}`)
     }
     assert.deepEqual(offences, [])
+  })
+
+  test('no import circle among the files of src/ (type imports included)', () => {
+    const known = new Set(files.map((f) => f.path))
+    const edges = new Map(
+      files.map((f) => [
+        f.path,
+        [...f.code.matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+)'/g)]
+          .map((m) => normalize(join(dirname(f.path), m[1]!)))
+          .filter((target) => known.has(target)),
+      ]),
+    )
+    // Tarjan's strongly connected components: any with more than one file is a circle.
+    const index = new Map<string, number>()
+    const low = new Map<string, number>()
+    const stack: string[] = []
+    const circles: string[][] = []
+    let next = 0
+    const visit = (v: string) => {
+      index.set(v, next)
+      low.set(v, next++)
+      stack.push(v)
+      for (const w of edges.get(v)!) {
+        if (!index.has(w)) {
+          visit(w)
+          low.set(v, Math.min(low.get(v)!, low.get(w)!))
+        } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!))
+      }
+      if (low.get(v) === index.get(v)) {
+        const component: string[] = []
+        let w: string
+        do {
+          w = stack.pop()!
+          component.push(w)
+        } while (w !== v)
+        if (component.length > 1 || edges.get(v)!.includes(v)) circles.push(component.sort())
+      }
+    }
+    for (const f of known) if (!index.has(f)) visit(f)
+    assert.deepEqual(circles, [])
+  })
+
+  test("a feature's routes are named by their surface; only main.ts imports the app", () => {
+    const surfaces = /^modules\/[\w-]+\/(?:[\w/-]+\/)?[\w-]+\.(?:admin\.|dashboard\.|console\.)?routes\.ts$/
+    const routes = files.filter((f) => f.path.endsWith('.routes.ts') && f.path.startsWith('modules/'))
+    assert.deepEqual(
+      routes.filter((f) => !surfaces.test(f.path)).map((f) => f.path),
+      [],
+    )
+    assert.deepEqual(
+      files.filter((f) => /from '(?:\.\.\/)+app\.ts'|from '\.\/app\.ts'/.test(f.code)).map((f) => f.path),
+      ['main.ts'],
+    )
+    // The dashboard's plumbing registers no feature's routes: src/app.ts hands it the areas.
+    assert.deepEqual(
+      files
+        .filter((f) => f.path.startsWith('dashboard/'))
+        .filter((f) => /from '\.\.\/modules\/[^']+\.routes\.ts'/.test(f.code))
+        .map((f) => f.path),
+      [],
+    )
   })
 })
