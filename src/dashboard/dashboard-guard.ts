@@ -2,12 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Role } from '../db/schema.ts'
 import { AppError } from '../http/errors.ts'
 import { secretsEqual } from '../lib/secrets.ts'
-import {
-  type AccountContext,
-  type AccountService,
-  isOperator,
-  type SessionContext,
-} from '../modules/accounts/accounts.service.ts'
+import type { AccountService } from '../modules/accounts/accounts.service.ts'
+import { type AccountContext, isOperator, type SessionContext } from '../modules/accounts/accounts.views.ts'
 import type { DashboardCookies } from './cookies.ts'
 
 declare module 'fastify' {

@@ -8,14 +8,14 @@ import type {
   RawServerDefault,
 } from 'fastify'
 import type { Role } from '../db/schema.ts'
+import type { AccountService } from '../modules/accounts/accounts.service.ts'
 import {
   type AccountContext,
-  type AccountService,
   actorOf,
   type OperatorContext,
   type RequestMeta,
   type SessionContext,
-} from '../modules/accounts/accounts.service.ts'
+} from '../modules/accounts/accounts.views.ts'
 import type { AuditActor } from '../modules/audit/audit.service.ts'
 import type { DashboardCookies } from './cookies.ts'
 

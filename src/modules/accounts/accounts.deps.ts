@@ -1,0 +1,14 @@
+import type { Database } from '../../db/database.ts'
+import type { RateLimiter } from '../../http/rate-limit.ts'
+import type { Clock } from '../../lib/clock.ts'
+import type { OrganizationLookup } from '../organizations/organizations.service.ts'
+
+/** What the accounts service needs, shared by its parts. */
+export interface AccountDeps {
+  db: Database
+  clock: Clock
+  organizations: OrganizationLookup
+  /** Counts sign-in attempts per account and per address. */
+  rateLimiter: RateLimiter
+  publicBaseUrl: string
+}
