@@ -1,0 +1,145 @@
+import { AppError } from '../../http/errors.ts'
+import { isUuid } from '../../lib/ids.ts'
+import type { AuditActor } from '../audit/audit.service.ts'
+import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
+import { findEndpoint, isEndpointActive } from './endpoints.repo.ts'
+import { orderTimeline } from './order-timeline.repo.ts'
+import { enqueueRedelivery, findDelivery, listAttempts, listDeliveries } from './outbox/outbox.service.ts'
+import { latestReplay } from './replays.repo.ts'
+import { type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
+import type { WebhookContext, WebhookScope } from './webhooks.context.ts'
+import { deliveryView, operatorDeliveryView } from './webhooks.views.ts'
+
+/** The delivery log, an order's timeline, redelivery and replays. */
+export function createDeliveryService(ctx: WebhookContext) {
+  const { db, clock, audit, ownEndpoint } = ctx
+
+  return {
+    /** The delivery log, newest first, narrowed by the query's filters; next_cursor pages on. */
+    async deliveries(scope: WebhookScope, query: DeliveryLogQuery) {
+      if (query.endpoint_id !== undefined) await ownEndpoint(scope, query.endpoint_id)
+      const rows = await listDeliveries(db, {
+        ...logFilter(query),
+        organizationId: scope.organizationId,
+        environment: scope.environment,
+      })
+      return logPage(rows, query.limit ?? DEFAULT_LOG_LIMIT, deliveryView)
+    },
+
+    /** One log entry of the caller's and its attempts, oldest first; 404 for any other id. */
+    async delivery(scope: WebhookScope, id: string) {
+      const row = isUuid(id) ? await findDelivery(db, id) : undefined
+      if (!row || row.organization_id !== scope.organizationId || row.environment !== scope.environment) {
+        throw new AppError('not_found', { message: 'No delivery with this id.' })
+      }
+      return { delivery: deliveryView(row), attempts: (await listAttempts(db, row.id)).map(attemptView) }
+    },
+
+    /**
+     * An order's events and their deliveries, for the dashboard's order page;
+     * the caller has checked that the order is the organization's.
+     */
+    async orderTimeline(organizationId: string, orderId: string) {
+      return orderTimeline(db, { organizationId, orderId })
+    },
+
+    async operatorDeliveries(
+      query: DeliveryLogQuery & {
+        organization_id?: string | undefined
+        environment?: WebhookScope['environment'] | undefined
+      },
+    ) {
+      for (const id of [query.organization_id, query.endpoint_id]) {
+        if (id !== undefined && !isUuid(id)) return { data: [], next_cursor: null }
+      }
+      const rows = await listDeliveries(db, {
+        ...logFilter(query),
+        ...(query.organization_id ? { organizationId: query.organization_id } : {}),
+        ...(query.environment ? { environment: query.environment } : {}),
+      })
+      return logPage(rows, query.limit ?? DEFAULT_LOG_LIMIT, operatorDeliveryView)
+    },
+
+    async operatorDelivery(id: string) {
+      const row = isUuid(id) ? await findDelivery(db, id) : undefined
+      if (!row) throw new AppError('not_found', { message: 'No delivery with this id.' })
+      return {
+        delivery: operatorDeliveryView(row),
+        attempts: (await listAttempts(db, row.id)).map(attemptView),
+      }
+    },
+
+    /**
+     * A new pending log entry for the same event and endpoint: the dashboard's
+     * manual redelivery (no scope) and POST /v1/webhook-deliveries/{id}/redeliver
+     * (the key's organization and environment only). Its success ends the
+     * retries of the entry it repeats.
+     */
+    async redeliver(scope: WebhookScope | undefined, deliveryId: string, actor?: AuditActor) {
+      const original = isUuid(deliveryId) ? await findDelivery(db, deliveryId, scope) : undefined
+      if (!original) throw new AppError('not_found', { message: 'No delivery with this id.' })
+      if (!(await isEndpointActive(db, original.endpoint_id))) {
+        throw AppError.validation(
+          [{ code: 'invalid_format', field: 'id', message: 'The endpoint is disabled.' }],
+          'The delivery’s endpoint is disabled; it receives nothing further.',
+        )
+      }
+      const endpoint = actor ? await findEndpoint(db, undefined, original.endpoint_id) : undefined
+      const row = await enqueueRedelivery(db, original, clock.now(), (trx, created) =>
+        audit(
+          trx,
+          actor,
+          { organizationId: original.organization_id },
+          'webhook_delivery.redelivered',
+          { id: original.endpoint_id, url: endpoint?.url ?? '' },
+          {
+            delivery_id: original.id,
+            redelivery_id: created.id,
+            event_id: original.event_id,
+            event_type: original.event_type,
+          },
+        ),
+      )
+      return deliveryView(row)
+    },
+
+    /** Queues the endpoint's matching events again, in the background (see replays.service.ts). */
+    async replay(
+      scope: WebhookScope | undefined,
+      endpointId: string,
+      input: ReplayRequest,
+      actor?: AuditActor,
+    ) {
+      const endpoint = await ownEndpoint(scope, endpointId)
+      const row = await requestReplay(db, endpoint, input, clock.now(), (trx, replay) =>
+        audit(
+          trx,
+          actor,
+          { organizationId: endpoint.organization_id },
+          'webhook_endpoint.replayed',
+          endpoint,
+          {
+            replay_id: replay.id,
+            since: replay.since.toISOString(),
+            until: replay.until?.toISOString() ?? null,
+            event_types: replay.event_types,
+            only_failed: replay.only_failed,
+            total: replay.total,
+          },
+        ),
+      )
+      return replayView(row)
+    },
+
+    /** The endpoint's newest replay and how far it got. */
+    async replayStatus(scope: WebhookScope | undefined, endpointId: string) {
+      return replayView(await replayOf(db, await ownEndpoint(scope, endpointId)))
+    },
+
+    /** The endpoint's latest replay, or null when it has never been replayed. */
+    async lastReplay(scope: WebhookScope, endpointId: string) {
+      const row = await latestReplay(db, (await ownEndpoint(scope, endpointId)).id)
+      return row ? replayView(row) : null
+    },
+  }
+}
