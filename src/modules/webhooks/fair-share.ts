@@ -75,7 +75,7 @@ export class FairShare {
   readonly #turns = new Set<Org>()
   /** Attempts on slots, oldest first. */
   readonly #onSlots = new Set<Ticket>()
-  #lastSweep = performance.now()
+  #lastSweep: number
   /** Time the sweeps came late by, in all: the event loop was busy, not the receivers. */
   #lag = 0
 
@@ -87,8 +87,13 @@ export class FairShare {
     holdMs: number
   }
 
-  constructor(limits: FairShare['limits']) {
+  readonly #now: () => number
+
+  /** `now`: the clock of claims and sweeps, performance.now() (tests hold it still). */
+  constructor(limits: FairShare['limits'], now: () => number = () => performance.now()) {
     this.limits = limits
+    this.#now = now
+    this.#lastSweep = now()
   }
 
   push(item: Claimed) {
@@ -125,7 +130,7 @@ export class FairShare {
         if (endpoint.queue.length > 0 && endpoint.busy < this.limits.endpointCap) org.runnable.add(endpoint)
         this.#turns.delete(org)
         if (org.runnable.size > 0) this.#turns.add(org)
-        const ticket = { item, slow, startedAt: performance.now(), lagAtStart: this.#lag }
+        const ticket = { item, slow, startedAt: this.#now(), lagAtStart: this.#lag }
         if (!slow) this.#onSlots.add(ticket)
         return ticket
       }

@@ -55,9 +55,9 @@ describe('fair share of a worker between organizations and endpoints', () => {
   })
 
   test('an attempt unanswered after the hold time gives its slot back; its endpoint then starts attempts in the lane only, up to the lane’s size', () => {
-    const share = new FairShare({ slots: 2, lane: 3, endpointCap: 16, holdMs: 250 })
-    for (const item of claimed('A', 'hang', 6)) share.push(item)
     const start = performance.now()
+    const share = new FairShare({ slots: 2, lane: 3, endpointCap: 16, holdMs: 250 }, () => start)
+    for (const item of claimed('A', 'hang', 6)) share.push(item)
     const first = drain(share)
     assert.equal(first.length, 2, 'both slots taken')
     assert.ok(first.every((t) => !t.slow))
@@ -84,9 +84,9 @@ describe('fair share of a worker between organizations and endpoints', () => {
   })
 
   test('a sweep that comes late does not count its lateness towards the hold time', () => {
-    const share = new FairShare({ slots: 1, lane: 4, endpointCap: 4, holdMs: 250 })
-    for (const item of claimed('A', 'a', 1)) share.push(item)
     const start = performance.now()
+    const share = new FairShare({ slots: 1, lane: 4, endpointCap: 4, holdMs: 250 }, () => start)
+    for (const item of claimed('A', 'a', 1)) share.push(item)
     share.demoteAged(start, PERIOD)
     drain(share)
     // The event loop was busy for a second: the answer may be waiting unread.
@@ -96,8 +96,8 @@ describe('fair share of a worker between organizations and endpoints', () => {
   })
 
   test('claims: crowded endpoints are left out, a slow endpoint gets what it can start, within the lane’s free places', () => {
-    const share = new FairShare({ slots: 100, lane: 12, endpointCap: 4, holdMs: 250 })
     const start = performance.now()
+    const share = new FairShare({ slots: 100, lane: 12, endpointCap: 4, holdMs: 250 }, () => start)
     // X has two hanging endpoints, Y one; each has four attempts on slots.
     for (const e of ['x1', 'x2']) for (const item of claimed('X', e, 4, start)) share.push(item)
     for (const item of claimed('Y', 'y1', 4, start)) share.push(item)
@@ -120,7 +120,7 @@ describe('fair share of a worker between organizations and endpoints', () => {
     )
     assert.deepEqual(Object.fromEntries([...plan.limits].sort()), { x1: 1, x2: 1, y1: 1 })
     // With the lane full, every slow endpoint is left out, though below its cap.
-    const full = new FairShare({ slots: 100, lane: 9, endpointCap: 4, holdMs: 250 })
+    const full = new FairShare({ slots: 100, lane: 9, endpointCap: 4, holdMs: 250 }, () => start)
     for (const e of ['x1', 'x2', 'y1'])
       for (const item of claimed(e[0]!.toUpperCase(), e, 4, start)) full.push(item)
     const inFlight = drain(full)
@@ -133,8 +133,8 @@ describe('fair share of a worker between organizations and endpoints', () => {
   })
 
   test('the lane’s places go to the organization with the fewest in it', () => {
-    const share = new FairShare({ slots: 100, lane: 10, endpointCap: 8, holdMs: 250 })
     const start = performance.now()
+    const share = new FairShare({ slots: 100, lane: 10, endpointCap: 8, holdMs: 250 }, () => start)
     for (const item of claimed('X', 'x1', 6, start)) share.push(item)
     for (const item of claimed('Y', 'y1', 2, start)) share.push(item)
     drain(share)
