@@ -3,8 +3,7 @@ import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { type AuditAction, type AuditActor, recordAudit } from '../audit/audit.service.ts'
-import { decodeCursor, encodeCursor } from '../orders/cursor.ts'
-import { findItemsWithJobs, findOrderById, setOrderStatus, touchOrders } from '../orders/orders.repo.ts'
+import { findOrderById, setOrderStatus, touchOrders } from '../orders/orders.repo.ts'
 import type { OperatorOrder, OrderStatus } from '../orders/orders.schemas.ts'
 import {
   type EventType,
@@ -14,16 +13,16 @@ import {
 } from '../webhooks/outbox/outbox.service.ts'
 import {
   completeJob,
-  findBoardPage,
   findJob,
   type LockedProduction,
   lockProduction,
   setProducedByPartner,
   setProductionStatus,
 } from './production.repo.ts'
+import { type ProductionStatus, productionOrderView } from './production.views.ts'
+import { createProductionBoard } from './production-board.service.ts'
 
-export const PRODUCTION_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const
-export type ProductionStatus = (typeof PRODUCTION_STATUSES)[number]
+export { PRODUCTION_STATUSES, type ProductionStatus, productionOrderView } from './production.views.ts'
 
 /** The order status that follows from a production order status. */
 export const ORDER_STATUS_FOR: Record<ProductionStatus, OrderStatus> = {
@@ -60,20 +59,6 @@ const conflict = (current: string) =>
   new AppError('production_conflict', {
     message: `The order changed since you saw it: its production status is now ${current}. Nothing was done.`,
   })
-
-export function productionOrderView(row: {
-  id: string
-  order_id: string
-  status: string
-  produced_by_partner: boolean
-}) {
-  return {
-    id: row.id,
-    order_id: row.order_id,
-    status: row.status,
-    produced_by_partner: row.produced_by_partner,
-  }
-}
 
 /**
  * What the dashboard does to production. Every change locks the production
@@ -287,68 +272,7 @@ export function createProductionService(deps: {
 
   return {
     ...api,
-    /**
-     * The console's production board: live production orders of one status,
-     * oldest first, with their items' jobs; next_cursor pages on.
-     */
-    async board(query: {
-      status: ProductionStatus
-      organizationId?: string | undefined
-      producedByPartner?: boolean | undefined
-      olderThanMinutes?: number | undefined
-      cursor?: string | undefined
-      limit: number
-    }) {
-      if (query.organizationId !== undefined && !isUuid(query.organizationId)) {
-        return { data: [], next_cursor: null }
-      }
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
-      const rows = await findBoardPage(db, {
-        status: query.status,
-        organizationId: query.organizationId,
-        producedByPartner: query.producedByPartner,
-        createdBefore:
-          query.olderThanMinutes === undefined
-            ? undefined
-            : new Date(clock.now().getTime() - query.olderThanMinutes * 60_000),
-        after: after && { createdAt: after.updatedAt, id: after.id },
-        limit: query.limit,
-      })
-      const page = rows.slice(0, query.limit)
-      const items = await findItemsWithJobs(
-        db,
-        page.map((r) => r.order_id),
-      )
-      const last = page.at(-1)
-      return {
-        data: page.map((r) => ({
-          production_order: productionOrderView(r),
-          order: {
-            id: r.order_id,
-            external_order_id: r.external_order_id,
-            status: r.order_status,
-            source: r.source,
-            customer_name: r.customer_name,
-          },
-          organization: { id: r.organization_id, name: r.organization_name },
-          created_at: r.created_at.toISOString(),
-          updated_at: r.updated_at.toISOString(),
-          items: items
-            .filter((i) => i.order_id === r.order_id)
-            .map((i) => ({
-              id: i.id,
-              sku: i.sku,
-              name: i.name,
-              quantity: i.quantity,
-              job: i.job_id ? { id: i.job_id, status: i.job_status! } : null,
-            })),
-        })),
-        next_cursor:
-          rows.length > query.limit && last
-            ? encodeCursor({ updatedAt: last.created_at, id: last.id })
-            : null,
-      }
-    },
+    ...createProductionBoard(deps),
     /** /admin/v1's answers: the changed object only. */
     async setStatus(productionOrderId: string, status: ProductionStatus, actor?: AuditActor) {
       return (await api.changeStatus(productionOrderId, status, actor)).view
