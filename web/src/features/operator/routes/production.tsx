@@ -1,17 +1,4 @@
-import {
-  Alert,
-  Button,
-  Code,
-  Group,
-  List,
-  Loader,
-  SegmentedControl,
-  Select,
-  Stack,
-  Switch,
-  Table,
-  Text,
-} from '@mantine/core'
+import { Group, Loader, SegmentedControl, Select, Table, Text } from '@mantine/core'
 import { useState } from 'react'
 import { useSearchParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
@@ -20,10 +7,8 @@ import { Page } from '../../../components/page.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { ApiError, formatTime } from '../../../lib/api.ts'
 import {
-  type BoardEntry,
   type BoardFilters,
   PRODUCTION_STATUSES,
-  type ProducedEvents,
   type ProductionAction,
   type ProductionStatus,
   useBoard,
@@ -31,6 +16,7 @@ import {
   usePlatformStats,
   useProductionAction,
 } from '../api/operator.ts'
+import { Actions, Items, LastAction, type Outcome } from '../components/board-actions.tsx'
 
 const AGES = [
   { value: '', label: 'Any age' },
@@ -87,151 +73,6 @@ function useFilters(): [BoardFilters, (next: Partial<BoardFilters>) => void] {
       replace: true,
     })
   return [filters, set]
-}
-
-interface Outcome {
-  label: string
-  events: ProducedEvents
-}
-
-/** What the last action did: the events it recorded, or that it recorded none. */
-function LastAction({ outcome }: { outcome: Outcome | null }) {
-  if (!outcome) return null
-  return (
-    <Alert variant="default" color="green" role="status" title={outcome.label}>
-      {outcome.events.length === 0 ? (
-        <Text size="sm">
-          Recorded no event (partner flags never do; nor do shop orders, partner-produced items, or a status
-          the order already had).
-        </Text>
-      ) : (
-        <>
-          <Text size="sm">
-            Recorded {outcome.events.length === 1 ? 'this event' : 'these events'}, sent to the organization's
-            live webhooks:
-          </Text>
-          <List size="sm">
-            {outcome.events.map((e) => (
-              <List.Item key={e.id}>
-                <Code>{e.type}</Code> at {formatTime(e.created_at)} (event {e.id})
-              </List.Item>
-            ))}
-          </List>
-        </>
-      )}
-    </Alert>
-  )
-}
-
-function Actions({
-  entry,
-  act,
-  busy,
-}: {
-  entry: BoardEntry
-  act: (action: ProductionAction, label: string) => void
-  busy: boolean
-}) {
-  const p = entry.production_order
-  const ref = entry.order.external_order_id
-  const status = (to: ProductionStatus, verb: string) => (
-    <Button
-      size="xs"
-      variant={to === 'failed' ? 'default' : 'filled'}
-      disabled={busy}
-      aria-label={`${verb}: ${ref}`}
-      onClick={() =>
-        act({ kind: 'status', productionOrderId: p.id, status: to, expected: p.status }, `${verb}: ${ref}`)
-      }
-    >
-      {verb}
-    </Button>
-  )
-  return (
-    <Stack gap={6} align="flex-start">
-      <Group gap={6}>
-        {(p.status === 'pending' || p.status === 'failed') && status('in_progress', 'Start production')}
-        {p.status === 'in_progress' && status('completed', 'Mark completed')}
-        {p.status === 'in_progress' && status('failed', 'Mark failed')}
-        {p.status !== 'cancelled' && (
-          <Button
-            size="xs"
-            variant="default"
-            color="red"
-            disabled={busy}
-            aria-label={`Cancel order: ${ref}`}
-            onClick={() =>
-              act({ kind: 'cancel', orderId: entry.order.id, expected: p.status }, `Cancel order: ${ref}`)
-            }
-          >
-            Cancel order
-          </Button>
-        )}
-      </Group>
-      <Switch
-        size="xs"
-        label="Produced by a partner"
-        aria-label={`Produced by a partner: ${ref}`}
-        checked={p.produced_by_partner}
-        disabled={busy}
-        onChange={(e) =>
-          act(
-            { kind: 'partner', productionOrderId: p.id, value: e.currentTarget.checked, expected: p.status },
-            `${e.currentTarget.checked ? 'Partner produces' : 'Produced in house'}: ${ref}`,
-          )
-        }
-      />
-    </Stack>
-  )
-}
-
-function Items({
-  entry,
-  act,
-  busy,
-}: {
-  entry: BoardEntry
-  act: (action: ProductionAction, label: string) => void
-  busy: boolean
-}) {
-  const p = entry.production_order
-  const open = p.status === 'pending' || p.status === 'in_progress'
-  return (
-    <List size="sm" listStyleType="none" spacing={4}>
-      {entry.items.map((item) => (
-        <List.Item key={item.id}>
-          <Group gap={6} wrap="nowrap">
-            <Text size="sm">
-              {item.quantity} × {item.name}
-              {item.sku ? ` (${item.sku})` : ''}
-            </Text>
-            {item.job?.status === 'completed' ? (
-              <StatusBadge color="green">done</StatusBadge>
-            ) : (
-              item.job &&
-              open && (
-                <Button
-                  size="compact-xs"
-                  variant="default"
-                  style={{ flexShrink: 0 }}
-                  disabled={busy}
-                  aria-label={`Complete item ${item.name}: ${entry.order.external_order_id}`}
-                  onClick={() =>
-                    act(
-                      { kind: 'job', jobId: item.job!.id, expected: p.status },
-                      `Complete item ${item.name}: ${entry.order.external_order_id}`,
-                    )
-                  }
-                >
-                  Complete item
-                </Button>
-              )
-            )}
-          </Group>
-        </List.Item>
-      ))}
-    </List>
-  )
 }
 
 export function ProductionRoute() {
