@@ -1,4 +1,5 @@
 import { resolve } from 'node:path'
+import ipaddr from 'ipaddr.js'
 import Type, { type Static, type TSchema } from 'typebox'
 
 /**
@@ -180,6 +181,15 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
   }
   // The schema's pattern admits only non-empty lists of valid delays.
   const webhookRetryDelaysMs = parseDurations(env.WEBHOOK_RETRY_DELAYS)
+  const webhookAllowPrivateCidrs = list(env.WEBHOOK_ALLOW_PRIVATE_CIDRS)
+  for (const cidr of webhookAllowPrivateCidrs) {
+    if (!ipaddr.isValidCIDR(cidr)) {
+      fail(
+        'WEBHOOK_ALLOW_PRIVATE_CIDRS',
+        `"${cidr}" is not a CIDR (an address, a slash and a prefix length: 10.0.0.0/8, fd00::/8)`,
+      )
+    }
+  }
   return Object.freeze({
     port: env.PORT,
     host: env.HOST,
@@ -204,7 +214,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     rateLimitPerMinute: env.RATE_LIMIT_PER_MINUTE,
     webhookRetryDelaysMs: Object.freeze(webhookRetryDelaysMs) as number[],
     webhookTimeoutMs: env.WEBHOOK_TIMEOUT_MS,
-    webhookAllowPrivateCidrs: Object.freeze(list(env.WEBHOOK_ALLOW_PRIVATE_CIDRS)) as string[],
+    webhookAllowPrivateCidrs: Object.freeze(webhookAllowPrivateCidrs) as string[],
     webhookWorker: env.WEBHOOK_WORKER,
     webhookConcurrency: env.WEBHOOK_CONCURRENCY,
     webhookEndpointConcurrency: env.WEBHOOK_ENDPOINT_CONCURRENCY,

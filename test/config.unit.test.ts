@@ -31,6 +31,14 @@ describe('loadConfig', () => {
       'PUBLIC_BASE_URL="not a url": must be an absolute URL',
     )
     assert.equal(
+      refused({ WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8, 10.0.0.0' }),
+      'WEBHOOK_ALLOW_PRIVATE_CIDRS="127.0.0.0/8, 10.0.0.0": "10.0.0.0" is not a CIDR (an address, a slash and a prefix length: 10.0.0.0/8, fd00::/8)',
+    )
+    assert.deepEqual(
+      loadConfig({ WEBHOOK_ALLOW_PRIVATE_CIDRS: ' 127.0.0.0/8,fd00::/8 ' }).webhookAllowPrivateCidrs,
+      ['127.0.0.0/8', 'fd00::/8'],
+    )
+    assert.equal(
       refused({ WEBHOOK_TIMEOUT_MS: '20000', WEBHOOK_LEASE_MS: '15000' }),
       'WEBHOOK_LEASE_MS="15000": must be longer than WEBHOOK_TIMEOUT_MS (20000)',
     )
