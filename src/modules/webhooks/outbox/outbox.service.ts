@@ -1,9 +1,10 @@
 /**
- * The webhook outbox: the one module that writes `events`,
- * `webhook_deliveries` and `webhook_queue` and notifies the wake channel.
+ * The webhook outbox: the one module that writes `events` (and their
+ * per-order sequence, `order_event_counters`), `webhook_deliveries`,
+ * `webhook_queue` and `webhook_attempts`, and notifies the wake channel.
  * Producers (orders, production, the webhooks service) use this file; the
- * worker uses one file per queue operation: claim.ts, complete.ts,
- * next-due.ts, release.ts.
+ * worker uses one file per queue operation: claim.repo.ts, complete.repo.ts,
+ * next-due.repo.ts, release.repo.ts.
  */
 import type { Database } from '../../../db/database.ts'
 import type { WebhookDeliveryRow } from '../../../db/schema.ts'
