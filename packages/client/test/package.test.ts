@@ -38,12 +38,13 @@ describe('@order-intake/client as published', () => {
     const source = await import('../src/index.ts')
     assert.deepEqual(Object.keys(built).sort(), Object.keys(source).sort())
     const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'))
-    assert.deepEqual(manifest.dependencies ?? {}, {}, 'no runtime dependencies')
+    // The library needs nothing; the CLI reads event streams with eventsource-parser (dependency-free).
+    assert.deepEqual(manifest.dependencies ?? {}, { 'eventsource-parser': '^3.1.1' })
     assert.equal(manifest.bin['order-intake'], 'dist/cli.js')
     assert.ok(existsSync(join(pkg, manifest.exports['.'].types)))
   })
 
-  test('the library part uses nothing of Node (it runs in browsers); only the CLI does', () => {
+  test('the library part uses nothing of Node and no package (it runs in browsers); only the CLI does', () => {
     const files = readdirSync(join(pkg, 'dist'), { recursive: true, encoding: 'utf8' }).filter(
       (f) => f.endsWith('.js') && f !== 'cli.js' && !f.startsWith('cli/'),
     )
@@ -51,6 +52,7 @@ describe('@order-intake/client as published', () => {
     for (const f of files) {
       const code = readFileSync(join(pkg, 'dist', f), 'utf8')
       assert.doesNotMatch(code, /from ['"]node:|require\(|\bprocess\.|\bBuffer\b/, f)
+      assert.doesNotMatch(code, /from ['"][^'".]/, `${f} imports a package`)
     }
   })
 
