@@ -51,7 +51,7 @@ export function dashboardGuard(deps: {
       throw new AppError('csrf_failed', { hint: 'The Origin header does not name this service.' })
     }
     const sent = request.headers['x-csrf-token']
-    const expected = cookies.read(request.headers.cookie, cookies.csrf)
+    const expected = cookies.read(request, cookies.csrf)
     if (typeof sent !== 'string' || !expected || !secretsEqual(sent, expected)) {
       throw new AppError('csrf_failed', { hint: 'The X-CSRF-Token header is missing or wrong.' })
     }
@@ -62,7 +62,7 @@ export function dashboardGuard(deps: {
     reply.header('cache-control', 'no-store')
     const config = request.routeOptions.config
     if (config.auth === 'session') {
-      const session = await accounts.authenticate(cookies.read(request.headers.cookie, cookies.session))
+      const session = await accounts.authenticate(cookies.read(request, cookies.session))
       if (!session) throw new AppError('session_required')
       request.account = session
       if (!isOperator(session)) request.dashboard = session

@@ -1,3 +1,4 @@
+import fastifyCookie from '@fastify/cookie'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import { dashboardOpenApi } from './dashboard.openapi.ts'
@@ -17,6 +18,8 @@ export function dashboardApiRoutes(deps: DashboardDeps) {
   const { accounts, cookies } = deps
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
+    // Parses Cookie in an onRequest hook of its own, before the guard's.
+    await app.register(fastifyCookie)
     app.decorateRequest('dashboard', undefined)
     app.addHook('onRequest', dashboardGuard({ accounts, cookies, publicBaseUrl: deps.publicBaseUrl }))
     const openapi = dashboardOpenApi({

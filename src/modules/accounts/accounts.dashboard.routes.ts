@@ -46,7 +46,7 @@ export const accountsDashboardRoutes: DashboardArea<{
   cookies: DashboardCookies
 }> = (app, { accounts, cookies }) => {
   function signedIn(reply: FastifyReply, token: string) {
-    reply.header('set-cookie', cookies.sessionCookie(token))
+    cookies.setSession(reply, token)
   }
 
   const tags = [DASHBOARD_TAG]
@@ -63,12 +63,12 @@ export const accountsDashboardRoutes: DashboardArea<{
       },
     },
     async (request, reply) => {
-      let csrf = cookies.read(request.headers.cookie, cookies.csrf)
+      let csrf = cookies.read(request, cookies.csrf)
       if (!csrf) {
         csrf = cookies.newCsrfToken()
-        reply.header('set-cookie', cookies.csrfCookie(csrf))
+        cookies.setCsrf(reply, csrf)
       }
-      const session = await accounts.authenticate(cookies.read(request.headers.cookie, cookies.session))
+      const session = await accounts.authenticate(cookies.read(request, cookies.session))
       const signedIn = session ? accounts.me(session) : { kind: null, member: null, operator: null }
       return { data: { csrf_token: csrf, ...signedIn } }
     },
@@ -106,7 +106,7 @@ export const accountsDashboardRoutes: DashboardArea<{
     },
     async (request, reply) => {
       await accounts.signOut(account(request))
-      reply.header('set-cookie', cookies.clearSession())
+      cookies.clearSession(reply)
       return { data: { ok: true } }
     },
   )
