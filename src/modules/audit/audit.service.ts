@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.ts'
-import { AppError } from '../../http/errors.ts'
+import { badCursor, keysetPage, type Page } from '../../http/pagination.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { insertAuditEntry, listAuditEntries, listOperatorAuditEntries } from './audit.repo.ts'
@@ -100,12 +100,9 @@ export async function recordAudit(
   })
 }
 
+/** The logs' cursor is the last entry's id (ids are time-ordered UUIDv7). */
 function checkCursor(cursor: string | undefined): void {
-  if (cursor !== undefined && !isUuid(cursor)) {
-    throw AppError.validation([
-      { code: 'invalid_format', message: 'cursor is not one this list returned.', field: 'cursor' },
-    ])
-  }
+  if (cursor !== undefined && !isUuid(cursor)) throw badCursor('cursor is not one this list returned.')
 }
 
 export function createAuditService(deps: { db: Database }) {
@@ -114,12 +111,12 @@ export function createAuditService(deps: { db: Database }) {
     async listOperatorActions(options: {
       cursor: string | undefined
       limit: number
-    }): Promise<{ data: OperatorAuditEntryView[]; next_cursor: string | null }> {
+    }): Promise<Page<OperatorAuditEntryView>> {
       checkCursor(options.cursor)
       const rows = await listOperatorAuditEntries(deps.db, { before: options.cursor, limit: options.limit })
-      const page = rows.slice(0, options.limit)
-      return {
-        data: page.map((r) => ({
+      return keysetPage(rows, options.limit, {
+        cursor: (r) => r.id,
+        view: (r) => ({
           id: r.id,
           organization_id: r.organization_id,
           actor: r.actor,
@@ -128,28 +125,23 @@ export function createAuditService(deps: { db: Database }) {
           details: r.details,
           address: r.address,
           created_at: r.created_at.toISOString(),
-        })),
-        next_cursor: rows.length > options.limit ? page[page.length - 1]!.id : null,
-      }
+        }),
+      })
     },
 
     /** One page of the organization's log, newest first. */
     async list(
       organizationId: string,
       options: { cursor: string | undefined; limit: number },
-    ): Promise<{ data: AuditEntryView[]; next_cursor: string | null }> {
-      if (options.cursor !== undefined && !isUuid(options.cursor)) {
-        throw AppError.validation([
-          { code: 'invalid_format', message: 'cursor is not one this list returned.', field: 'cursor' },
-        ])
-      }
+    ): Promise<Page<AuditEntryView>> {
+      checkCursor(options.cursor)
       const rows = await listAuditEntries(deps.db, organizationId, {
         before: options.cursor,
         limit: options.limit,
       })
-      const page = rows.slice(0, options.limit)
-      return {
-        data: page.map((r) => ({
+      return keysetPage(rows, options.limit, {
+        cursor: (r) => r.id,
+        view: (r) => ({
           id: r.id,
           actor: r.actor,
           action: r.action,
@@ -157,9 +149,8 @@ export function createAuditService(deps: { db: Database }) {
           details: r.details,
           address: r.address,
           created_at: r.created_at.toISOString(),
-        })),
-        next_cursor: rows.length > options.limit ? page[page.length - 1]!.id : null,
-      }
+        }),
+      })
     },
   }
 }

@@ -213,7 +213,7 @@ export async function findProductionOrders(db: Database, orderIds: string[]): Pr
 export interface PollingPage {
   scope: OrderScope
   updatedSince: Date | undefined
-  after: { updatedAt: Date; id: string } | undefined
+  after: { at: Date; id: string } | undefined
   limit: number
 }
 
@@ -231,7 +231,7 @@ export async function findOrdersPage(db: Database, page: PollingPage): Promise<O
   if (page.updatedSince) query = query.where('updated_at', '>=', page.updatedSince)
   const after = page.after
   if (after) {
-    query = query.where((eb) => eb(eb.refTuple('updated_at', 'id'), '>', eb.tuple(after.updatedAt, after.id)))
+    query = query.where((eb) => eb(eb.refTuple('updated_at', 'id'), '>', eb.tuple(after.at, after.id)))
   }
   return query
     .orderBy('updated_at')

@@ -1,7 +1,7 @@
 import type { Environment, OrderRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
+import { cursorCodec, keysetPage, type Page, type Position } from '../../http/pagination.ts'
 import { isUuid } from '../../lib/ids.ts'
-import { decodeCursor, encodeCursor, type Position } from './cursor.ts'
 import { type OrderDeps, orderAggregates } from './order-aggregates.ts'
 import { createOrderIntakeService } from './order-intake.service.ts'
 import { createOrderStatsService } from './order-stats.service.ts'
@@ -16,6 +16,9 @@ import {
 } from './orders.repo.ts'
 import type { ListOrdersQuery, OperatorOrder, Order } from './orders.schemas.ts'
 import { PAGE_BUDGET_BYTES, withinBudget } from './page-budget.ts'
+
+/** Order lists' cursors: the last row's position in the list's order (updated_at or created_at, then id). */
+export const ORDER_CURSOR = cursorCodec()
 
 export function createOrderService(deps: OrderDeps) {
   const { db, uploads } = deps
@@ -36,15 +39,15 @@ export function createOrderService(deps: OrderDeps) {
       map: (aggregate: OrderAggregate) => View
       position?: (row: OrderRow) => Position
     },
-  ): Promise<{ data: View[]; next_cursor: string | null }> {
-    const position = view.position ?? ((row: OrderRow) => ({ updatedAt: row.updated_at, id: row.id }))
-    const shown = withinBudget(rows.slice(0, limit), pageBudgetBytes)
-    const last = shown.at(-1)
-    const aggregates = await aggregatesFor(shown, view.withProduction)
-    return {
-      data: aggregates.map(view.map),
-      next_cursor: rows.length > shown.length && last ? encodeCursor(position(last)) : null,
-    }
+  ): Promise<Page<View>> {
+    const position = view.position ?? ((row: OrderRow) => ({ at: row.updated_at, id: row.id }))
+    const shown = keysetPage(rows, limit, {
+      view: (row) => row,
+      cursor: (row) => ORDER_CURSOR.encode(position(row)),
+      shown: (first) => withinBudget(first, pageBudgetBytes),
+    })
+    const aggregates = await aggregatesFor(shown.data, view.withProduction)
+    return { data: aggregates.map(view.map), next_cursor: shown.next_cursor }
   }
 
   /** The order with this id (of this organization when one is named), else 404. */
@@ -75,12 +78,9 @@ export function createOrderService(deps: OrderDeps) {
       return toPublicOrder(aggregate!)
     },
 
-    async list(
-      scope: OrderScope,
-      query: ListOrdersQuery,
-    ): Promise<{ data: Order[]; next_cursor: string | null }> {
+    async list(scope: OrderScope, query: ListOrdersQuery): Promise<Page<Order>> {
       const limit = query.limit ?? 50
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+      const after = query.cursor === undefined ? undefined : ORDER_CURSOR.decode(query.cursor)
       const rows = await findOrdersPage(db, {
         scope,
         updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
@@ -115,9 +115,9 @@ export function createOrderService(deps: OrderDeps) {
       environment: Environment | undefined
       limit: number
       cursor: string | undefined
-    }): Promise<{ data: OperatorOrder[]; next_cursor: string | null }> {
+    }): Promise<Page<OperatorOrder>> {
       const organization = await deps.organizations.require(input.organizationId)
-      const beforeId = input.cursor === undefined ? undefined : decodeCursor(input.cursor).id
+      const beforeId = input.cursor === undefined ? undefined : ORDER_CURSOR.decode(input.cursor).id
       const rows = await findOrganizationOrdersPage(db, {
         ...input,
         organizationId: organization.id,
@@ -154,21 +154,21 @@ export function createOrderService(deps: OrderDeps) {
         cursor?: string | undefined
         limit: number
       },
-    ): Promise<{ data: Order[]; next_cursor: string | null }> {
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+    ): Promise<Page<Order>> {
+      const after = query.cursor === undefined ? undefined : ORDER_CURSOR.decode(query.cursor)
       const rows = await findNewestOrdersPage(db, {
         scope,
         status: query.status,
         from: query.from,
         until: query.until,
         search: query.search?.trim() || undefined,
-        before: after && { createdAt: after.updatedAt, id: after.id },
+        before: after && { createdAt: after.at, id: after.id },
         limit: query.limit,
       })
       return page(rows, query.limit, {
         withProduction: false,
         map: toPublicOrder,
-        position: (row) => ({ updatedAt: row.created_at, id: row.id }),
+        position: (row) => ({ at: row.created_at, id: row.id }),
       })
     },
   }

@@ -1,12 +1,15 @@
 import type { Database } from '../../db/database.ts'
+import { cursorCodec, keysetPage } from '../../http/pagination.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
-import { decodeCursor, encodeCursor } from '../orders/cursor.ts'
 import { findItemsWithJobs } from '../orders/orders.repo.ts'
 import { findBoardPage } from './production.repo.ts'
 import { type ProductionStatus, productionOrderView } from './production.views.ts'
 
 /** What the operators' board shows: production orders to work on, with their items' jobs. */
+/** The board's cursor: the last production order's created_at and id. */
+const BOARD_CURSOR = cursorCodec()
+
 export function createProductionBoard(deps: { db: Database; clock: Clock }) {
   const { db, clock } = deps
   return {
@@ -25,7 +28,7 @@ export function createProductionBoard(deps: { db: Database; clock: Clock }) {
       if (query.organizationId !== undefined && !isUuid(query.organizationId)) {
         return { data: [], next_cursor: null }
       }
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+      const after = query.cursor === undefined ? undefined : BOARD_CURSOR.decode(query.cursor)
       const rows = await findBoardPage(db, {
         status: query.status,
         organizationId: query.organizationId,
@@ -34,17 +37,14 @@ export function createProductionBoard(deps: { db: Database; clock: Clock }) {
           query.olderThanMinutes === undefined
             ? undefined
             : new Date(clock.now().getTime() - query.olderThanMinutes * 60_000),
-        after: after && { createdAt: after.updatedAt, id: after.id },
+        after: after && { createdAt: after.at, id: after.id },
         limit: query.limit,
       })
-      const page = rows.slice(0, query.limit)
-      const items = await findItemsWithJobs(
-        db,
-        page.map((r) => r.order_id),
-      )
-      const last = page.at(-1)
-      return {
-        data: page.map((r) => ({
+      const orderIds = rows.slice(0, query.limit).map((r) => r.order_id)
+      const items = await findItemsWithJobs(db, orderIds)
+      return keysetPage(rows, query.limit, {
+        cursor: (r) => BOARD_CURSOR.encode({ at: r.created_at, id: r.id }),
+        view: (r) => ({
           production_order: productionOrderView(r),
           order: {
             id: r.order_id,
@@ -65,12 +65,8 @@ export function createProductionBoard(deps: { db: Database; clock: Clock }) {
               quantity: i.quantity,
               job: i.job_id ? { id: i.job_id, status: i.job_status! } : null,
             })),
-        })),
-        next_cursor:
-          rows.length > query.limit && last
-            ? encodeCursor({ updatedAt: last.created_at, id: last.id })
-            : null,
-      }
+        }),
+      })
     },
   }
 }

@@ -1,7 +1,6 @@
 import type { DeliveryStatus, WebhookAttemptRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
-import { isUuid } from '../../lib/ids.ts'
-import { isStorableInstant } from '../../lib/instants.ts'
+import { cursorCodec, keysetPage, type Page } from '../../http/pagination.ts'
 import type { DeliveryFilter } from './outbox/outbox.service.ts'
 
 /** GET /webhook-deliveries's query (both APIs); see webhooks.routes.ts for the schema. */
@@ -19,41 +18,8 @@ export interface DeliveryLogQuery {
 
 export const DEFAULT_LOG_LIMIT = 25
 
-const CURSOR_PREFIX = 'd1.'
-
-export interface LogPosition {
-  createdAt: Date
-  id: string
-}
-
-/** Opaque to clients: base64url of a version tag and the last entry's created_at and id. */
-export function encodeLogCursor(position: LogPosition): string {
-  const text = `${CURSOR_PREFIX}${position.createdAt.toISOString()}|${position.id}`
-  return Buffer.from(text, 'utf8').toString('base64url')
-}
-
-/** Only what encodeLogCursor wrote is accepted: every part then is something the database takes. */
-export function decodeLogCursor(cursor: string): LogPosition {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8')
-  const [iso, id, extra] = text.slice(CURSOR_PREFIX.length).split('|')
-  const createdAt = new Date(iso ?? '')
-  const written =
-    text.startsWith(CURSOR_PREFIX) &&
-    extra === undefined &&
-    isStorableInstant(createdAt) &&
-    createdAt.toISOString() === iso &&
-    isUuid(id ?? '')
-  if (!written) {
-    throw AppError.validation([
-      {
-        code: 'invalid_format',
-        field: 'cursor',
-        message: 'cursor must be a next_cursor value from a previous page',
-      },
-    ])
-  }
-  return { createdAt, id: id! }
-}
+/** The log's cursor: a version tag, the last entry's created_at and id. */
+const LOG_CURSOR = cursorCodec('d1.')
 
 /**
  * The query's filters as the log's repository takes them, one entry more than
@@ -72,7 +38,8 @@ export function logFilter(query: DeliveryLogQuery): DeliveryFilter {
       },
     ])
   }
-  const before = query.cursor === undefined ? undefined : decodeLogCursor(query.cursor)
+  const cursor = query.cursor === undefined ? undefined : LOG_CURSOR.decode(query.cursor)
+  const before = cursor && { createdAt: cursor.at, id: cursor.id }
   return {
     ...(query.endpoint_id !== undefined ? { endpointId: query.endpoint_id } : {}),
     ...(query.status !== undefined ? { status: query.status } : {}),
@@ -91,14 +58,11 @@ export function logPage<Row extends { id: string; created_at: Date }, View>(
   rows: Row[],
   limit: number,
   view: (row: Row) => View,
-): { data: View[]; next_cursor: string | null } {
-  const shown = rows.slice(0, limit)
-  const more = rows.length > limit
-  const last = shown.at(-1)
-  return {
-    data: shown.map(view),
-    next_cursor: more && last ? encodeLogCursor({ createdAt: last.created_at, id: last.id }) : null,
-  }
+): Page<View> {
+  return keysetPage(rows, limit, {
+    view,
+    cursor: (row) => LOG_CURSOR.encode({ at: row.created_at, id: row.id }),
+  })
 }
 
 /** One attempt of a delivery's history. */
