@@ -38,6 +38,7 @@ import { accountsAdminRoutes } from './modules/accounts/accounts.admin.routes.ts
 import { accountsConsoleRoutes } from './modules/accounts/accounts.console.routes.ts'
 import { accountsDashboardRoutes } from './modules/accounts/accounts.dashboard.routes.ts'
 import { createAccountService } from './modules/accounts/accounts.service.ts'
+import { membersDashboardRoutes } from './modules/accounts/members.dashboard.routes.ts'
 import { operatorsConsoleRoutes } from './modules/accounts/operators.console.routes.ts'
 import { auditConsoleRoutes } from './modules/audit/audit.console.routes.ts'
 import { auditDashboardRoutes } from './modules/audit/audit.dashboard.routes.ts'
@@ -274,6 +275,7 @@ export async function buildApp(
       publicBaseUrl: deps.config.publicBaseUrl,
       areas: [
         (app) => accountsDashboardRoutes(app, { accounts, cookies }),
+        (app) => membersDashboardRoutes(app, { accounts }),
         (app) => auditDashboardRoutes(app, { audit }),
         (app) => homeDashboardRoutes(app, { orders, webhooks }),
         (app) => ordersDashboardRoutes(app, { orders }),
