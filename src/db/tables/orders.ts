@@ -1,0 +1,136 @@
+/** Tables of organizations, API keys, products, orders and their production, uploads, and the order aggregates. */
+import type { ColumnType } from 'kysely'
+import type { Environment, Json, NullableNumeric, OrderSource } from './common.ts'
+
+export interface OrganizationTable {
+  id: string
+  name: string
+  created_at: Date
+}
+
+export interface ApiKeyTable {
+  id: string
+  organization_id: string
+  environment: Environment
+  scopes: string[]
+  key_prefix: string
+  key_hash: string
+  name: string | null
+  expires_at: Date | null
+  revoked_at: Date | null
+  created_at: Date
+  /** A member's email, or `operator`. */
+  created_by: string
+  /** At most a minute behind the latest use (written once a minute per key). */
+  last_used_at: Date | null
+}
+
+export interface ProductTable {
+  id: string
+  organization_id: string
+  sku: string
+  name: string
+  created_at: Date
+}
+
+export interface OrderTable {
+  id: string
+  organization_id: string
+  environment: Environment
+  source: OrderSource
+  external_order_id: string
+  status: string
+  currency: string | null
+  total_amount: NullableNumeric
+  customer_name: string
+  customer_email: string | null
+  customer_phone: string | null
+  ordered_at: Date
+  created_at: Date
+  updated_at: Date
+  content_hash: string
+  /** Size of the items' JSON document: bounds a page of the order lists by bytes. */
+  content_bytes: number
+}
+
+export type PersonalizationValue = string | number | boolean | null
+
+export interface StoredFileRef {
+  upload_id: string
+  role: string | null
+}
+
+export interface OrderItemTable {
+  id: string
+  order_id: string
+  organization_id: string
+  position: number
+  sku: string | null
+  name: string
+  quantity: number
+  price: NullableNumeric
+  product_id: string | null
+  personalization: Json<Record<string, PersonalizationValue>>
+  files: Json<StoredFileRef[]>
+}
+
+export interface ProductionOrderTable {
+  id: string
+  order_id: string
+  status: string
+  produced_by_partner: ColumnType<boolean, boolean | undefined, boolean>
+  created_at: Date
+  updated_at: Date
+}
+
+export interface ProductionJobTable {
+  id: string
+  production_order_id: string
+  order_item_id: string
+  status: string
+  created_at: Date
+  updated_at: Date
+}
+
+export interface UploadTable {
+  id: string
+  organization_id: string
+  environment: Environment
+  filename: string
+  storage_key: string
+  size_bytes: number | null
+  content_type: string | null
+  created_at: Date
+  url_expires_at: Date
+  stored_at: Date | null
+  referenced_at: Date | null
+  expired_at: Date | null
+}
+
+export interface ServiceSecretTable {
+  name: string
+  value: string
+  created_at: Date
+}
+
+/** Live orders per organization, UTC day of creation, status and slot (migration 0017). */
+export interface OrderDailyStatsTable {
+  organization_id: string
+  /** YYYY-MM-DD (UTC). */
+  day: ColumnType<Date, string, string>
+  status: string
+  slot: number
+  orders: number
+  items: number
+  /** bigint: read as a string. */
+  quantity: ColumnType<string, number, number>
+}
+
+export interface UnmatchedSkusTable {
+  organization_id: string
+  sku: string
+  slot: number
+  items: number
+  orders: number
+  last_seen_at: Date
+}
