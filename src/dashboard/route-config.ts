@@ -59,7 +59,11 @@ export const anyAccountChange = (jsonBody = true) => ({
   accounts: 'any' as const,
 })
 
-/** Operator-only routes: an operator account's session; a member's gets 403 role_required. */
+/**
+ * Operator-only routes (the console, `<feature>.console.routes.ts`): an operator
+ * account's session; a member's gets 403 role_required. Their changes go to the
+ * platform-wide audit log with the operator as the actor.
+ */
 export const operatorOnly = { auth: 'session' as const, accounts: 'operator' as const }
 export const operatorChange = (jsonBody = true) => ({ ...operatorOnly, csrf: true, jsonBody })
 

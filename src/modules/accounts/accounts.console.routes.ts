@@ -12,8 +12,6 @@ import type { AccountService } from './accounts.service.ts'
 
 /**
  * The operator console's view of an organization's people: inviting its owner, its members.
- * Operator accounts only (a member's session gets 403 role_required); every
- * change is in the platform-wide audit log with the operator as its actor.
  */
 export const accountsConsoleRoutes: DashboardArea<{ accounts: AccountService }> = (app, { accounts }) => {
   const tags = [DASHBOARD_TAG]

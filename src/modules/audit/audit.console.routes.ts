@@ -4,8 +4,6 @@ import type { AuditService } from './audit.service.ts'
 
 /**
  * The platform-wide audit log in the operator console: what operators did, across organizations.
- * Operator accounts only (a member's session gets 403 role_required); every
- * change is in the platform-wide audit log with the operator as its actor.
  */
 export const auditConsoleRoutes: DashboardArea<{ audit: AuditService }> = (app, { audit }) => {
   const tags = [DASHBOARD_TAG]

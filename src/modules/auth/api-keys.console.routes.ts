@@ -13,8 +13,6 @@ import type { ApiKeyService } from './api-keys.service.ts'
 
 /**
  * An organization's API keys in the operator console: listed, and revoked.
- * Operator accounts only (a member's session gets 403 role_required); every
- * change is in the platform-wide audit log with the operator as its actor.
  */
 export const apiKeysConsoleRoutes: DashboardArea<{
   apiKeys: ApiKeyService

@@ -7,8 +7,6 @@ import type { OrderService } from './orders.service.ts'
 
 /**
  * Shop orders entered in the operator console (always live; they produce no events).
- * Operator accounts only (a member's session gets 403 role_required); every
- * change is in the platform-wide audit log with the operator as its actor.
  */
 export const ordersConsoleRoutes: DashboardArea<{ orders: OrderService }> = (app, { orders }) => {
   const tags = [DASHBOARD_TAG]

@@ -20,8 +20,6 @@ import type { OrganizationService } from './organizations.service.ts'
 
 /**
  * The operator console's organizations, with their live order counts and webhook health, and the platform's statistics.
- * Operator accounts only (a member's session gets 403 role_required); every
- * change is in the platform-wide audit log with the operator as its actor.
  */
 export const organizationsConsoleRoutes: DashboardArea<{
   organizations: OrganizationService

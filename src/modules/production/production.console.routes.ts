@@ -28,8 +28,6 @@ const eventsView = (events: RecordedEvent[]) =>
 
 /**
  * The operator console's production board and its changes; each answer shows the events it recorded.
- * Operator accounts only (a member's session gets 403 role_required); every
- * change is in the platform-wide audit log with the operator as its actor.
  */
 export const productionConsoleRoutes: DashboardArea<{ production: ProductionService }> = (
   app,

@@ -20,8 +20,6 @@ import type { WebhookService } from './webhooks.service.ts'
 
 /**
  * An organization's webhook endpoints and delivery log in the operator console, and redelivery.
- * Operator accounts only (a member's session gets 403 role_required); every
- * change is in the platform-wide audit log with the operator as its actor.
  */
 export const webhooksConsoleRoutes: DashboardArea<{
   webhooks: WebhookService
