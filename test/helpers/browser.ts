@@ -13,10 +13,8 @@ const CI = process.env.CI === 'true' || process.env.CI === '1'
  * The `skip` option of a browser test: skipped, with the reason, only when
  * Chromium is missing outside CI. Under CI the test runs and fails instead.
  */
-export const browserSkip =
-  !CI && !existsSync(CHROMIUM)
-    ? `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium); browser tests skipped`
-    : false
+export const CHROMIUM_MISSING = `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium); browser tests skipped`
+export const browserSkip = !CI && !existsSync(CHROMIUM) ? CHROMIUM_MISSING : false
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is required under CI but missing at ${CHROMIUM}`)
