@@ -243,4 +243,30 @@ describe('architecture', () => {
       [],
     )
   })
+
+  test('the dashboard takes its API types from its OpenAPI document, not from the service', () => {
+    const web = new URL('../web/src/', import.meta.url).pathname
+    const dashboardFiles = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+        const path = join(dir, entry.name)
+        if (entry.isDirectory()) return entry.name === 'generated' ? [] : dashboardFiles(path)
+        return /\.tsx?$/.test(entry.name) ? [path] : []
+      })
+    const fromService = dashboardFiles(web).flatMap((path) =>
+      [...code(path).matchAll(/import\s+(type\s+)?[^']*?from '((?:\.\.\/)+src\/[^']+)'/g)].map((m) => ({
+        file: relative(web, path),
+        typeOnly: Boolean(m[1]),
+        from: m[2]!.replace(/^(?:\.\.\/)+/, ''),
+      })),
+    )
+    // Values the pages list (scopes, event types) may come from the service; types may not.
+    assert.deepEqual(
+      fromService.filter((i) => i.typeOnly || /type /.test(i.from)),
+      [],
+    )
+    assert.ok(
+      fromService.every((i) => !/schemas\.ts$/.test(i.from)),
+      'no schema file of the service is imported by the dashboard',
+    )
+  })
 })

@@ -9,3 +9,6 @@ export type OrderSource = (typeof ORDER_SOURCES)[number]
 export type NullableNumeric = ColumnType<string | null, number | string | null, number | string | null>
 /** json columns: written as a JSON string, read back parsed. */
 export type Json<T> = ColumnType<T, string, string>
+
+/** A production order's status (the reference's five). */
+export type ProductionStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled'

@@ -1,6 +1,6 @@
 /** Tables of organizations, API keys, products, orders and their production, uploads, and the order aggregates. */
 import type { ColumnType } from 'kysely'
-import type { Environment, Json, NullableNumeric, OrderSource } from './common.ts'
+import type { Environment, Json, NullableNumeric, OrderSource, ProductionStatus } from './common.ts'
 
 export interface OrganizationTable {
   id: string
@@ -77,7 +77,7 @@ export interface OrderItemTable {
 export interface ProductionOrderTable {
   id: string
   order_id: string
-  status: string
+  status: ProductionStatus
   produced_by_partner: ColumnType<boolean, boolean | undefined, boolean>
   created_at: Date
   updated_at: Date

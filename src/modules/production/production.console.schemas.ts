@@ -37,7 +37,7 @@ export const BoardQuery = Type.Object(
 const ProductionOrder = Type.Object({
   id: Uuid,
   order_id: Uuid,
-  status: Type.String(),
+  status: ProductionStatus,
   produced_by_partner: Type.Boolean(),
 })
 

@@ -1,6 +1,7 @@
 import { type RawBuilder, sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DB } from '../../db/schema.ts'
+import type { ProductionStatus } from '../../db/tables/common.ts'
 
 /**
  * A live order's production order and one pending job per item, as common
@@ -57,7 +58,12 @@ export async function lockProduction(
 export type LockedProduction = NonNullable<Awaited<ReturnType<typeof lockProduction>>>
 
 /** Moves the production order and its unfinished jobs to a status. */
-export async function setProductionStatus(db: Database, productionOrderId: string, status: string, at: Date) {
+export async function setProductionStatus(
+  db: Database,
+  productionOrderId: string,
+  status: ProductionStatus,
+  at: Date,
+) {
   await db
     .updateTable('production_orders')
     .set({ status, updated_at: at })
@@ -103,7 +109,7 @@ export async function completeJob(db: Database, jobId: string, at: Date) {
 }
 
 export interface BoardFilter {
-  status: string
+  status: ProductionStatus
   organizationId?: string | undefined
   producedByPartner?: boolean | undefined
   /** Only production orders created at or before this time (the board's age filter). */

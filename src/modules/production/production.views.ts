@@ -1,11 +1,19 @@
 /** The production statuses of the reference, and a production order as answers show it. */
-export const PRODUCTION_STATUSES = ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const
-export type ProductionStatus = (typeof PRODUCTION_STATUSES)[number]
+import type { ProductionStatus } from '../../db/tables/common.ts'
+
+export type { ProductionStatus }
+export const PRODUCTION_STATUSES = [
+  'pending',
+  'in_progress',
+  'completed',
+  'failed',
+  'cancelled',
+] as const satisfies readonly ProductionStatus[]
 
 export function productionOrderView(row: {
   id: string
   order_id: string
-  status: string
+  status: ProductionStatus
   produced_by_partner: boolean
 }) {
   return {

@@ -1,5 +1,7 @@
 import { Card, Table, Text } from '@mantine/core'
-import type { OrderTotals } from '../../../src/modules/orders/home.dashboard.schemas.ts'
+import type { Answer } from '../lib/api.ts'
+
+type OrderTotals = Answer<'/home'>['data']['live_orders']['all_time']
 
 /** The order statuses a statistics table shows, in this order. */
 const STATUSES = [

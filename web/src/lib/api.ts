@@ -1,41 +1,14 @@
 /**
- * The one client of the dashboard API (/dashboard/api). Types come from the
- * service's own schemas; every state-changing call carries the CSRF token
- * that GET /session handed out (the browser adds Origin and the cookies).
+ * The one client of the dashboard API (/dashboard/api): openapi-fetch over the
+ * types `npm run openapi` makes from the service's own document
+ * (/dashboard/api/openapi.json), so a wrong path, parameter or body fails the
+ * type check. Every state-changing call carries the CSRF token that
+ * GET /session handed out (the browser adds Origin and the cookies).
  */
-export type {
-  AuditEntry,
-  AuditPage,
-  Invitation,
-  InvitationCreated,
-  InvitationPreview,
-  Member,
-  Operator,
-  OperatorAuditPage,
-  OperatorInvitation,
-  OperatorInvitationCreated,
-  Session,
-  SessionState,
-  SignedIn,
-} from '../../../src/modules/accounts/accounts.dashboard.schemas.ts'
-export type {
-  ApiKey,
-  ApiKeyCreated,
-  CreateApiKeyBody,
-} from '../../../src/modules/auth/api-keys.dashboard.schemas.ts'
-export type { DashboardOrder, TimelineEvent } from '../../../src/modules/orders/order.dashboard.schemas.ts'
-export type {
-  Product,
-  ProductCreated,
-  UnmatchedSku,
-} from '../../../src/modules/products/products.dashboard.schemas.ts'
-export type {
-  Delivery,
-  DeliveryAttempt,
-  DeliveryLog,
-  Endpoint,
-  Replay,
-} from '../../../src/modules/webhooks/webhooks.dashboard.schemas.ts'
+import createClient from 'openapi-fetch'
+import type { paths } from '../generated/dashboard-api.ts'
+
+export type { paths }
 
 export class ApiError extends Error {
   readonly status: number
@@ -52,45 +25,95 @@ export function setCsrfToken(token: string): void {
   csrfToken = token
 }
 
-export async function api<T>(
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-  path: string,
-  body?: unknown,
-): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' }
-  if (body !== undefined) headers['content-type'] = 'application/json'
-  if (method !== 'GET') {
+export const client = createClient<paths>({
+  baseUrl: '/dashboard/api',
+  credentials: 'same-origin',
+  headers: { accept: 'application/json' },
+})
+
+client.use({
+  async onRequest({ request }) {
+    if (request.method === 'GET') return
     // Pages that change something before asking for the session (the invitation) fetch the token first.
-    if (!csrfToken) {
-      const state = await api<{ data: { csrf_token: string } }>('GET', '/session')
-      csrfToken = state.data.csrf_token
-    }
-    headers['x-csrf-token'] = csrfToken
-  }
-  let res: Response
-  try {
-    res = await fetch(`/dashboard/api${path}`, {
-      method,
-      headers,
-      credentials: 'same-origin',
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    })
-  } catch {
-    throw new ApiError(0, 'network', 'The service cannot be reached. Check your connection and try again.')
-  }
-  const json = (await res.json().catch(() => undefined)) as
-    | { error?: { code: string; message: string; errors?: { message: string }[] } }
-    | undefined
-  if (!res.ok) {
-    const error = json?.error
-    const details = error?.errors?.map((e) => e.message).join(' ')
-    throw new ApiError(
-      res.status,
-      error?.code ?? 'unknown',
-      [error?.message ?? `The service answered ${res.status}.`, details].filter(Boolean).join(' '),
-    )
-  }
-  return json as T
+    if (!csrfToken) csrfToken = (await call(client.GET('/session'))).data.csrf_token
+    request.headers.set('x-csrf-token', csrfToken)
+    return request
+  },
+  onError: () =>
+    new ApiError(0, 'network', 'The service cannot be reached. Check your connection and try again.'),
+})
+
+type ErrorBody = { error?: { code?: string; message?: string; errors?: { message: string }[] } }
+
+/** The answer of a call that succeeded; otherwise an ApiError in the service's words. */
+export async function call<T>(
+  request: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<T> {
+  const { data, error, response } = await request
+  if (response.ok) return data as T
+  const body = (typeof error === 'object' ? error : undefined) as ErrorBody | undefined
+  const details = body?.error?.errors?.map((e) => e.message).join(' ')
+  throw new ApiError(
+    response.status,
+    body?.error?.code ?? 'unknown',
+    [body?.error?.message ?? `The service answered ${response.status}.`, details].filter(Boolean).join(' '),
+  )
+}
+
+/** The JSON body of a path's successful answer, as the document describes it. */
+type Method = 'get' | 'post' | 'patch' | 'delete'
+type Success<R> = R extends { 200: infer A } | { 201: infer A } | { 202: infer A } ? A : never
+export type Answer<P extends keyof paths, M extends Method = 'get'> = paths[P][M] extends {
+  responses: infer R
+}
+  ? Success<R> extends { content: { 'application/json': infer B } }
+    ? B
+    : never
+  : never
+/** The JSON body a path takes. */
+export type Input<P extends keyof paths, M extends Method> = paths[P][M] extends {
+  requestBody: { content: { 'application/json': infer B } }
+}
+  ? B
+  : never
+/** A path's query parameters. */
+export type Query<P extends keyof paths, M extends Method = 'get'> = paths[P][M] extends {
+  parameters: { query?: infer Q }
+}
+  ? NonNullable<Q>
+  : never
+
+/** The record types the pages show, named as the document shapes them. */
+export type SessionState = Answer<'/session'>['data']
+export type SignedIn = Answer<'/sign-in', 'post'>['data']
+export type InvitationPreview = Answer<'/invitations/lookup', 'post'>['data']
+export type Session = Answer<'/account/sessions'>['data'][number]
+export type Member = Answer<'/members'>['data'][number]
+export type Invitation = Answer<'/invitations'>['data'][number]
+export type AuditPage = Answer<'/audit-log'>
+export type AuditEntry = AuditPage['data'][number]
+export type ApiKey = Answer<'/api-keys'>['data'][number]
+export type CreateApiKeyBody = Input<'/api-keys', 'post'>
+export type DashboardOrder = Answer<'/orders/{order_id}'>['data']['order']
+export type TimelineEvent = Answer<'/orders/{order_id}/timeline'>['data'][number]
+export type Product = Answer<'/products'>['data'][number]
+export type UnmatchedSku = Answer<'/products/unmatched-skus'>['data'][number]
+export type Endpoint = Answer<'/webhook-endpoints'>['data'][number]
+export type DeliveryLog = Answer<'/webhook-deliveries'>
+export type Delivery = Answer<'/webhook-deliveries/{delivery_id}'>['data']['delivery']
+export type DeliveryAttempt = Answer<'/webhook-deliveries/{delivery_id}'>['data']['attempts'][number]
+export type Replay = Answer<'/webhook-endpoints/{endpoint_id}/replay', 'post'>['data']['replay']
+export type Operator = Answer<'/operator/operators'>['data'][number]
+export type OperatorInvitation = Answer<'/operator/operators/invitations'>['data'][number]
+export type OperatorAuditPage = Answer<'/operator/audit-log'>
+
+/** Query values as a form keeps them: empty fields are left out. */
+export function filled<T extends Record<string, string | number | boolean | undefined>>(
+  values: T,
+): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(values).filter(([, v]) => v !== '' && v !== undefined),
+  ) as Partial<T>
 }
 
 /** A timestamp as the reader's locale writes it. */

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { SCOPES } from '../../../../../src/http/principal.ts'
-import { type ApiKey, type ApiKeyCreated, api, type CreateApiKeyBody } from '../../../lib/api.ts'
+import { type CreateApiKeyBody, call, client } from '../../../lib/api.ts'
 
 export { SCOPES }
 
@@ -9,7 +9,7 @@ const KEYS = ['api-keys'] as const
 export function useApiKeys() {
   return useQuery({
     queryKey: KEYS,
-    queryFn: () => api<{ data: ApiKey[] }>('GET', '/api-keys').then((r) => r.data),
+    queryFn: () => call(client.GET('/api-keys')).then((r) => r.data),
     // "Last used" is stored at most once a minute: reading it every 30 s keeps it current.
     refetchInterval: 30_000,
   })
@@ -19,7 +19,7 @@ export function useCreateApiKey() {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (input: CreateApiKeyBody) =>
-      api<ApiKeyCreated>('POST', '/api-keys', input).then((r) => r.data),
+      call(client.POST('/api-keys', { body: input })).then((r) => r.data),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: KEYS }),
   })
 }
@@ -27,7 +27,8 @@ export function useCreateApiKey() {
 export function useRevokeApiKey() {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: (id: string) => api<{ data: { api_key: ApiKey } }>('DELETE', `/api-keys/${id}`),
+    mutationFn: (id: string) =>
+      call(client.DELETE('/api-keys/{key_id}', { params: { path: { key_id: id } } })),
     onSettled: () => queryClient.invalidateQueries({ queryKey: KEYS }),
   })
 }

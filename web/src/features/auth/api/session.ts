@@ -1,21 +1,15 @@
 import { type QueryClient, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import {
-  api,
-  type InvitationPreview,
-  type SessionState,
-  type SignedIn,
-  setCsrfToken,
-} from '../../../lib/api.ts'
+import { call, client, type SignedIn, setCsrfToken } from '../../../lib/api.ts'
 
 export const SESSION_KEY = ['session'] as const
 
 /** Who is signed in: a member (member set) or an operator (operator set). */
-export type SignedInAccount = SignedIn['data']
+export type SignedInAccount = SignedIn
 
 async function fetchAccount(): Promise<SignedInAccount | null> {
-  const state = await api<SessionState>('GET', '/session')
-  setCsrfToken(state.data.csrf_token)
-  const { kind, member, operator } = state.data
+  const { data: state } = await call(client.GET('/session'))
+  setCsrfToken(state.csrf_token)
+  const { kind, member, operator } = state
   return kind ? { kind, member, operator } : null
 }
 
@@ -43,7 +37,8 @@ function signedInAs(queryClient: QueryClient, account: SignedInAccount | null) {
 export function useSignIn() {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: (input: { email: string; password: string }) => api<SignedIn>('POST', '/sign-in', input),
+    mutationFn: (input: { email: string; password: string }) =>
+      call(client.POST('/sign-in', { body: input })),
     onSuccess: (res) => signedInAs(queryClient, res.data),
   })
 }
@@ -51,7 +46,7 @@ export function useSignIn() {
 export function useSignOut() {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: () => api('POST', '/sign-out'),
+    mutationFn: () => call(client.POST('/sign-out')),
     onSettled: () => signedInAs(queryClient, null),
   })
 }
@@ -59,7 +54,7 @@ export function useSignOut() {
 export function useInvitation(token: string) {
   return useQuery({
     queryKey: ['invitation', token],
-    queryFn: () => api<InvitationPreview>('POST', '/invitations/lookup', { token }),
+    queryFn: () => call(client.POST('/invitations/lookup', { body: { token } })),
     enabled: token !== '',
     retry: false,
   })
@@ -69,7 +64,7 @@ export function useAcceptInvitation() {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (input: { token: string; password: string }) =>
-      api<SignedIn>('POST', '/invitations/accept', input),
+      call(client.POST('/invitations/accept', { body: input })),
     onSuccess: (res) => signedInAs(queryClient, res.data),
   })
 }

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { api, type Invitation, type InvitationCreated, type Member } from '../../../lib/api.ts'
+import { call, client, type Member } from '../../../lib/api.ts'
 
 export type Role = Member['role']
 export const ROLES: { value: Role; label: string }[] = [
@@ -14,14 +14,14 @@ const INVITATIONS_KEY = ['invitations'] as const
 export function useMembers() {
   return useQuery({
     queryKey: MEMBERS_KEY,
-    queryFn: () => api<{ data: Member[] }>('GET', '/members').then((r) => r.data),
+    queryFn: () => call(client.GET('/members')).then((r) => r.data),
   })
 }
 
 export function useInvitations(enabled: boolean) {
   return useQuery({
     queryKey: INVITATIONS_KEY,
-    queryFn: () => api<{ data: Invitation[] }>('GET', '/invitations').then((r) => r.data),
+    queryFn: () => call(client.GET('/invitations')).then((r) => r.data),
     enabled,
   })
 }
@@ -30,7 +30,7 @@ export function useInvite() {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (input: { email: string; role: Role }) =>
-      api<InvitationCreated>('POST', '/invitations', input).then((r) => r.data),
+      call(client.POST('/invitations', { body: input })).then((r) => r.data),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY }),
   })
 }
@@ -39,7 +39,12 @@ export function useChangeRole() {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (input: { id: string; role: Role }) =>
-      api<{ data: { member: Member } }>('PATCH', `/members/${input.id}`, { role: input.role }),
+      call(
+        client.PATCH('/members/{member_id}', {
+          params: { path: { member_id: input.id } },
+          body: { role: input.role },
+        }),
+      ),
     onSettled: () => queryClient.invalidateQueries({ queryKey: MEMBERS_KEY }),
   })
 }
@@ -47,7 +52,8 @@ export function useChangeRole() {
 export function useRemoveMember() {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: (id: string) => api<{ data: { member: Member } }>('DELETE', `/members/${id}`),
+    mutationFn: (id: string) =>
+      call(client.DELETE('/members/{member_id}', { params: { path: { member_id: id } } })),
     onSettled: () => queryClient.invalidateQueries({ queryKey: MEMBERS_KEY }),
   })
 }
@@ -56,7 +62,8 @@ export function useRemoveMember() {
 export function useRevokeInvitation() {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: (id: string) => api<{ data: { invitation: Invitation } }>('DELETE', `/invitations/${id}`),
+    mutationFn: (id: string) =>
+      call(client.DELETE('/invitations/{invitation_id}', { params: { path: { invitation_id: id } } })),
     // A 404 (accepted or revoked meanwhile) also means the list is out of date.
     onSettled: () => queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY }),
   })

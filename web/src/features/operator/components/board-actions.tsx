@@ -1,7 +1,7 @@
 import { Alert, Button, Code, Group, List, Stack, Switch, Text } from '@mantine/core'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { formatTime } from '../../../lib/api.ts'
-import type { BoardEntry, ProducedEvents, ProductionAction, ProductionStatus } from '../api/operator.ts'
+import type { BoardEntry, ProducedEvents, ProductionAction, ProductionStatus } from '../api/production.ts'
 
 /** The production board's row parts: an order's items with their jobs, its actions, and what the last action did. */
 export interface Outcome {

@@ -1,6 +1,6 @@
 import { Group } from '@mantine/core'
 import { StatusBadge } from '../../../components/status-badge.tsx'
-import type { OrganizationSummary } from '../api/operator.ts'
+import type { OrganizationSummary } from '../api/organizations.ts'
 
 /** An organization's live webhook health in words (the dot only repeats them). */
 export function WebhookHealth({ health }: { health: OrganizationSummary['webhooks']['live'] }) {

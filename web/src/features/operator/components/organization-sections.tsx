@@ -15,7 +15,7 @@ import {
   useOrgMembers,
   useRedeliver,
   useRevokeOrgKey,
-} from '../api/operator.ts'
+} from '../api/organizations.ts'
 import { InvitationLink } from '../components/invitation-link.tsx'
 
 /** An organization's sections in the console: its API keys, its members, its webhooks. */

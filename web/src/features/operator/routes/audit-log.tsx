@@ -2,7 +2,7 @@ import { Code } from '@mantine/core'
 import { AUDIT_COLUMNS, type AuditColumn, AuditLogTable } from '../../../components/audit-log-table.tsx'
 import { Page } from '../../../components/page.tsx'
 import type { OperatorAuditPage } from '../../../lib/api.ts'
-import { useOrganizations, usePlatformAuditLog } from '../api/operator.ts'
+import { useOrganizations, usePlatformAuditLog } from '../api/organizations.ts'
 
 /** The platform-wide log: what operators (accounts and the operator token) did, newest first. */
 export function PlatformAuditLogRoute() {

@@ -11,7 +11,7 @@ import {
   useOperators,
   useRemoveOperator,
   useRevokeOperatorInvitation,
-} from '../api/operator.ts'
+} from '../api/operators.ts'
 import { InvitationLink } from '../components/invitation-link.tsx'
 
 function InviteOperator() {

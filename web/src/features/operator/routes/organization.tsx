@@ -3,7 +3,7 @@ import type { ReactNode } from 'react'
 import { Link, useParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
-import { useOrganization } from '../api/operator.ts'
+import { useOrganization } from '../api/organizations.ts'
 import { WebhookHealth } from '../components/health.tsx'
 import { Keys, Members, Webhooks } from '../components/organization-sections.tsx'
 

@@ -4,7 +4,7 @@ import { Link } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
 import { formatTime } from '../../../lib/api.ts'
-import { useCreateOrganization, useInviteOwner, useOrganizations } from '../api/operator.ts'
+import { useCreateOrganization, useInviteOwner, useOrganizations } from '../api/organizations.ts'
 import { WebhookHealth } from '../components/health.tsx'
 import { InvitationLink } from '../components/invitation-link.tsx'
 

@@ -6,16 +6,15 @@ import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { ApiError, formatTime } from '../../../lib/api.ts'
+import { useOrganizations, usePlatformStats } from '../api/organizations.ts'
 import {
   type BoardFilters,
   PRODUCTION_STATUSES,
   type ProductionAction,
   type ProductionStatus,
   useBoard,
-  useOrganizations,
-  usePlatformStats,
   useProductionAction,
-} from '../api/operator.ts'
+} from '../api/production.ts'
 import { Actions, Items, LastAction, type Outcome } from '../components/board-actions.tsx'
 
 const AGES = [

@@ -18,7 +18,7 @@ import { type FormEvent, useState } from 'react'
 import { Link } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
-import { useCreateShopOrder, useOrganizations } from '../api/operator.ts'
+import { useCreateShopOrder, useOrganizations } from '../api/organizations.ts'
 
 interface ItemDraft {
   sku: string

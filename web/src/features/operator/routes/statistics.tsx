@@ -8,7 +8,7 @@ import {
   WindowRows,
 } from '../../../components/order-totals.tsx'
 import { Page } from '../../../components/page.tsx'
-import { usePlatformStats } from '../api/operator.ts'
+import { usePlatformStats } from '../api/organizations.ts'
 
 export function StatisticsRoute() {
   const stats = usePlatformStats()

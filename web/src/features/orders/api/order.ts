@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query'
-import { api, type DashboardOrder, type TimelineEvent } from '../../../lib/api.ts'
+import { call, client } from '../../../lib/api.ts'
 
 /** Order pages follow production and deliveries without a reload. */
 export const ORDER_POLL_MS = 5_000
@@ -10,7 +10,7 @@ export function useOrder(id: string) {
   return useQuery({
     queryKey: orderKey(id),
     queryFn: () =>
-      api<{ data: { order: DashboardOrder } }>('GET', `/orders/${encodeURIComponent(id)}`).then(
+      call(client.GET('/orders/{order_id}', { params: { path: { order_id: id } } })).then(
         (r) => r.data.order,
       ),
     refetchInterval: ORDER_POLL_MS,
@@ -22,7 +22,9 @@ export function useOrderTimeline(id: string) {
   return useQuery({
     queryKey: ['order', id, 'timeline'],
     queryFn: () =>
-      api<{ data: TimelineEvent[] }>('GET', `/orders/${encodeURIComponent(id)}/timeline`).then((r) => r.data),
+      call(client.GET('/orders/{order_id}/timeline', { params: { path: { order_id: id } } })).then(
+        (r) => r.data,
+      ),
     refetchInterval: ORDER_POLL_MS,
     retry: false,
   })

@@ -1,6 +1,8 @@
 import { useInfiniteQuery } from '@tanstack/react-query'
-import type { OrderListPage } from '../../../../../src/modules/orders/orders.dashboard.schemas.ts'
-import { api } from '../../../lib/api.ts'
+import { call, client, filled, type Query } from '../../../lib/api.ts'
+
+/** A status filter as the URL carries it: anything else is the service's 400, which the page shows. */
+type Status = Query<'/orders'>['status']
 
 export interface OrderFilters {
   environment: 'test' | 'live'
@@ -11,14 +13,19 @@ export interface OrderFilters {
 }
 
 export function useOrders(filters: OrderFilters) {
-  const query = new URLSearchParams({ environment: filters.environment, limit: '50' })
-  for (const key of ['status', 'from', 'to', 'q'] as const) if (filters[key]) query.set(key, filters[key])
   return useInfiniteQuery({
     queryKey: ['orders', filters],
     queryFn: ({ pageParam }) =>
-      api<OrderListPage>(
-        'GET',
-        `/orders?${query}${pageParam ? `&cursor=${encodeURIComponent(pageParam)}` : ''}`,
+      call(
+        client.GET('/orders', {
+          params: {
+            query: {
+              ...filled({ ...filters, cursor: pageParam }),
+              status: (filters.status || undefined) as Status,
+              limit: 50,
+            },
+          },
+        }),
       ),
     initialPageParam: '',
     getNextPageParam: (last) => last.next_cursor ?? undefined,

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { api, type Product, type ProductCreated, type UnmatchedSku } from '../../../lib/api.ts'
+import { call, client } from '../../../lib/api.ts'
 
 /** Unmatched skus come from orders, which keep arriving. */
 const POLL_MS = 5_000
@@ -9,14 +9,14 @@ const UNMATCHED_KEY = ['products', 'unmatched-skus'] as const
 export function useProducts() {
   return useQuery({
     queryKey: PRODUCTS_KEY,
-    queryFn: () => api<{ data: Product[] }>('GET', '/products').then((r) => r.data),
+    queryFn: () => call(client.GET('/products')).then((r) => r.data),
   })
 }
 
 export function useUnmatchedSkus() {
   return useQuery({
     queryKey: UNMATCHED_KEY,
-    queryFn: () => api<{ data: UnmatchedSku[] }>('GET', '/products/unmatched-skus').then((r) => r.data),
+    queryFn: () => call(client.GET('/products/unmatched-skus')).then((r) => r.data),
     refetchInterval: POLL_MS,
   })
 }
@@ -25,7 +25,7 @@ export function useCreateProduct() {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (input: { sku: string; name: string }) =>
-      api<ProductCreated>('POST', '/products', input).then((r) => r.data),
+      call(client.POST('/products', { body: input })).then((r) => r.data),
     // The catalog, the unmatched skus and any order page shown change with it.
     onSuccess: () =>
       Promise.all([

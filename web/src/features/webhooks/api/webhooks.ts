@@ -1,14 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useSearchParams } from 'react-router'
 import { EVENT_TYPES } from '../../../../../src/modules/webhooks/outbox/events.ts'
-import {
-  api,
-  type Delivery,
-  type DeliveryAttempt,
-  type DeliveryLog,
-  type Endpoint,
-  type Replay,
-} from '../../../lib/api.ts'
+import { call, client, filled, type Input, type Query } from '../../../lib/api.ts'
 
 export type Env = 'test' | 'live'
 /** Types an endpoint can subscribe to (a ping always reaches it). */
@@ -34,14 +27,21 @@ export function useEnvironment(): [Env, (env: Env) => void] {
   return [env, set]
 }
 
-const q = (env: Env) => `environment=${env}`
+/** The environment and the endpoint (or delivery) a call is about. */
+const endpoint = (env: Env, id: string) => ({
+  params: { path: { endpoint_id: id }, query: { environment: env } },
+})
+const delivery = (env: Env, id: string) => ({
+  params: { path: { delivery_id: id }, query: { environment: env } },
+})
 const endpointsKey = (env: Env) => ['webhook-endpoints', env] as const
 const endpointKey = (env: Env, id: string) => ['webhook-endpoint', env, id] as const
 
 export function useEndpoints(env: Env) {
   return useQuery({
     queryKey: endpointsKey(env),
-    queryFn: () => api<{ data: Endpoint[] }>('GET', `/webhook-endpoints?${q(env)}`).then((r) => r.data),
+    queryFn: () =>
+      call(client.GET('/webhook-endpoints', { params: { query: { environment: env } } })).then((r) => r.data),
     refetchInterval: POLL_MS,
   })
 }
@@ -50,9 +50,7 @@ export function useEndpoint(env: Env, id: string) {
   return useQuery({
     queryKey: endpointKey(env, id),
     queryFn: () =>
-      api<{ data: { endpoint: Endpoint } }>('GET', `/webhook-endpoints/${id}?${q(env)}`).then(
-        (r) => r.data.endpoint,
-      ),
+      call(client.GET('/webhook-endpoints/{endpoint_id}', endpoint(env, id))).then((r) => r.data.endpoint),
     refetchInterval: POLL_MS,
   })
 }
@@ -69,59 +67,52 @@ function useEndpointChange<I, O>(env: Env, id: string | undefined, fn: (input: I
 }
 
 export function useCreateEndpoint(env: Env) {
-  return useEndpointChange(
-    env,
-    undefined,
-    (input: { url: string; description?: string; enabled_events?: string[] }) =>
-      api<{ data: { endpoint: Endpoint; secret: string } }>(
-        'POST',
-        `/webhook-endpoints?${q(env)}`,
-        input,
-      ).then((r) => r.data),
+  return useEndpointChange(env, undefined, (input: Input<'/webhook-endpoints', 'post'>) =>
+    call(client.POST('/webhook-endpoints', { params: { query: { environment: env } }, body: input })).then(
+      (r) => r.data,
+    ),
   )
 }
 
 export function useUpdateEndpoint(env: Env, id: string) {
-  return useEndpointChange(env, id, (input: { description: string; enabled_events: string[] }) =>
-    api<{ data: { endpoint: Endpoint } }>('PATCH', `/webhook-endpoints/${id}?${q(env)}`, input),
+  return useEndpointChange(env, id, (input: Input<'/webhook-endpoints/{endpoint_id}', 'patch'>) =>
+    call(client.PATCH('/webhook-endpoints/{endpoint_id}', { ...endpoint(env, id), body: input })),
   )
 }
 
 export function useRotateSecret(env: Env, id: string) {
   return useEndpointChange(env, id, (grace_period_seconds: number) =>
-    api<{ data: { secret: string; previous_secret_expires_at: string } }>(
-      'POST',
-      `/webhook-endpoints/${id}/rotate-secret?${q(env)}`,
-      { grace_period_seconds },
+    call(
+      client.POST('/webhook-endpoints/{endpoint_id}/rotate-secret', {
+        ...endpoint(env, id),
+        body: { grace_period_seconds },
+      }),
     ).then((r) => r.data),
   )
 }
 
 export function usePing(env: Env, id: string) {
   return useEndpointChange(env, id, () =>
-    api<{ data: { queued: boolean } }>('POST', `/webhook-endpoints/${id}/test?${q(env)}`),
+    call(client.POST('/webhook-endpoints/{endpoint_id}/test', endpoint(env, id))),
   )
 }
 
 export function useDeleteEndpoint(env: Env, id: string) {
-  return useEndpointChange(env, id, () => api('DELETE', `/webhook-endpoints/${id}?${q(env)}`))
+  return useEndpointChange(env, id, () =>
+    call(client.DELETE('/webhook-endpoints/{endpoint_id}', endpoint(env, id))),
+  )
 }
 
-export interface ReplayInput {
-  since: string
-  until?: string
-  event_types?: string[]
-  only_failed?: boolean
-}
+export type ReplayInput = Input<'/webhook-endpoints/{endpoint_id}/replay', 'post'>
 const replayKey = (env: Env, id: string) => ['webhook-replay', env, id] as const
 
 export function useReplay(env: Env, id: string) {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (input: ReplayInput) =>
-      api<{ data: { replay: Replay } }>('POST', `/webhook-endpoints/${id}/replay?${q(env)}`, input).then(
-        (r) => r.data.replay,
-      ),
+      call(
+        client.POST('/webhook-endpoints/{endpoint_id}/replay', { ...endpoint(env, id), body: input }),
+      ).then((r) => r.data.replay),
     onSuccess: (replay) => queryClient.setQueryData(replayKey(env, id), replay),
   })
 }
@@ -131,30 +122,32 @@ export function useLatestReplay(env: Env, id: string) {
   return useQuery({
     queryKey: replayKey(env, id),
     queryFn: () =>
-      api<{ data: { replay: Replay | null } }>('GET', `/webhook-endpoints/${id}/replay?${q(env)}`).then(
+      call(client.GET('/webhook-endpoints/{endpoint_id}/replay', endpoint(env, id))).then(
         (r) => r.data.replay,
       ),
     refetchInterval: (query) => (query.state.data?.status === 'running' ? 1000 : POLL_MS),
   })
 }
 
-export interface LogFilters {
-  status?: string
-  event_type?: string
-  event_id?: string
-  order_id?: string
-  created_since?: string
-  created_until?: string
-}
+export type LogFilters = Partial<
+  Record<'status' | 'event_type' | 'event_id' | 'order_id' | 'created_since' | 'created_until', string>
+>
+/** Filters as the URL carries them: anything else is the service's 400, which the page shows. */
+type LogQuery = Query<'/webhook-deliveries'>
 
 /** One page of the delivery log, read again every few seconds so new entries appear. */
 export function useDeliveries(env: Env, endpointId: string, filters: LogFilters, cursor: string | undefined) {
-  const params = new URLSearchParams({ environment: env, endpoint_id: endpointId, limit: '20' })
-  for (const [k, v] of Object.entries(filters)) if (v) params.set(k, v)
-  if (cursor) params.set('cursor', cursor)
+  const query = {
+    ...filled({ ...filters, cursor }),
+    status: (filters.status || undefined) as LogQuery['status'],
+    event_type: (filters.event_type || undefined) as LogQuery['event_type'],
+    environment: env,
+    endpoint_id: endpointId,
+    limit: 20,
+  }
   return useQuery({
-    queryKey: ['webhook-deliveries', params.toString()],
-    queryFn: () => api<DeliveryLog>('GET', `/webhook-deliveries?${params}`),
+    queryKey: ['webhook-deliveries', query],
+    queryFn: () => call(client.GET('/webhook-deliveries', { params: { query } })),
     refetchInterval: POLL_MS,
     placeholderData: keepPreviousData,
   })
@@ -164,10 +157,7 @@ export function useDelivery(env: Env, id: string | null) {
   return useQuery({
     queryKey: ['webhook-delivery', env, id],
     queryFn: () =>
-      api<{ data: { delivery: Delivery; attempts: DeliveryAttempt[] } }>(
-        'GET',
-        `/webhook-deliveries/${id}?${q(env)}`,
-      ).then((r) => r.data),
+      call(client.GET('/webhook-deliveries/{delivery_id}', delivery(env, id ?? ''))).then((r) => r.data),
     enabled: id !== null,
     refetchInterval: POLL_MS,
   })
@@ -177,7 +167,7 @@ export function useRedeliver(env: Env) {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: (id: string) =>
-      api<{ data: { delivery: Delivery } }>('POST', `/webhook-deliveries/${id}/redeliver?${q(env)}`).then(
+      call(client.POST('/webhook-deliveries/{delivery_id}/redeliver', delivery(env, id))).then(
         (r) => r.data.delivery,
       ),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: ['webhook-deliveries'] }),

@@ -30,7 +30,8 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
     e.preventDefault()
     const input: ReplayInput = { since: localToIso(since)!, only_failed: onlyFailed }
     if (until) input.until = localToIso(until)!
-    if (types.length > 0) input.event_types = types
+    // The picker offers FILTERABLE_TYPES only.
+    if (types.length > 0) input.event_types = types as NonNullable<ReplayInput['event_types']>
     replay.mutate(input)
   }
   return (
