@@ -1,0 +1,117 @@
+// The load scenario: POST /v1/orders on the service against the ceiling, a bare
+// route (bench/ceiling-server.ts) inserting the same rows on the same database,
+// in the same run; then GET /v1/orders under load on the orders just written.
+// `start` registers each ceiling process with the caller, which stops it if a
+// step fails.
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { addDiagnostics, diagnosticRows } from './diagnose.ts'
+import { getScenario, measure, measureGet, postScenario, type Scenario, type Target, target } from './load.ts'
+import { opts } from './options.ts'
+import { against, checks, rows } from './report.ts'
+import { type Proc, startCeiling, type Tenant } from './service.ts'
+
+type Start = (proc: Promise<Proc>) => Promise<Proc>
+
+async function sqlOn(databaseUrl: string, text: string): Promise<void> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    await client.query(text)
+  } finally {
+    await client.end()
+  }
+}
+
+export async function intakePostgres(
+  svc: Target,
+  tenant: Tenant,
+  databaseUrl: string,
+  dbPids: () => Promise<number[]>,
+  start: Start,
+): Promise<void> {
+  const ceiling = await start(
+    startCeiling('ceiling-pg', {
+      CEILING_DB: 'pg',
+      DATABASE_URL: databaseUrl,
+      ORG_IDS: tenant.orgIds.join(','),
+    }),
+  )
+  const scenarios: Record<string, Scenario> = {
+    ceiling: postScenario(target(ceiling, dbPids), tenant.keys, `ceil-${randomBytes(3).toString('hex')}`),
+    service: postScenario(svc, tenant.keys, `svc-${randomBytes(3).toString('hex')}`),
+  }
+  if (opts.diagnose) await addDiagnostics(scenarios, svc, target(ceiling, dbPids), tenant.keys)
+  const from = Date.now()
+  const results = await measure(scenarios)
+  const to = Date.now()
+  await ceiling.stop()
+  // The tables grew from nothing within seconds; autovacuum would analyze them within
+  // a minute. Without statistics the item lookup of a page is a sequential scan.
+  await sqlOn(databaseUrl, 'analyze')
+  const get = await measureGet(svc, tenant.keys, { from, to })
+  const c = results.ceiling!
+  const s = results.service!
+  rows.push({ database: 'PostgreSQL', scenario: 'bare route POST (pg, named prepared)', ...c })
+  rows.push({
+    database: 'PostgreSQL',
+    scenario: 'service POST /v1/orders (3 items)',
+    ...s,
+    ...against(s, c),
+  })
+  diagnosticRows('PostgreSQL', results, c)
+  if (get) rows.push({ database: 'PostgreSQL', scenario: 'service GET /v1/orders?limit=100', ...get })
+  checks.push({
+    target: 'PostgreSQL: service POST / bare route >= 0.5',
+    measured: `${(s.rps / c.rps).toFixed(2)} (${s.rps.toFixed(0)} / ${c.rps.toFixed(0)} req/s; CPU ratio ${against(s, c).cpuRatio.toFixed(2)})`,
+    pass: s.rps / c.rps >= 0.5,
+  })
+}
+
+export async function intakePglite(svc: Target, tenant: Tenant, start: Start): Promise<void> {
+  const ceiling = await start(
+    startCeiling('ceiling-pglite', { CEILING_DB: 'pglite', API_KEYS: tenant.keys.join(',') }),
+  )
+  const ceilingPg = await start(startCeiling('ceiling-pglite-pg', { CEILING_DB: 'pglite-pg' }))
+  const scenarios: Record<string, Scenario> = {
+    ceiling: postScenario(target(ceiling), tenant.keys, `ceil-${randomBytes(3).toString('hex')}`),
+    ceilingPg: postScenario(target(ceilingPg), tenant.keys, `ceilp-${randomBytes(3).toString('hex')}`),
+  }
+  scenarios.service = postScenario(svc, tenant.keys, `svc-${randomBytes(3).toString('hex')}`)
+  if (opts.diagnose) await addDiagnostics(scenarios, svc, target(ceiling), tenant.keys)
+  const from = Date.now()
+  const results = await measure(scenarios)
+  const to = Date.now()
+  await ceiling.stop()
+  await ceilingPg.stop()
+  const gets: Record<string, Scenario> = opts.skipGet
+    ? {}
+    : { get: getScenario(svc, tenant.keys, { from, to }) }
+  const get = await measure(gets)
+  // The ceiling is the faster of the two bare routes: PGlite's own query(), or
+  // node-postgres with named prepared statements (the driver the service uses).
+  const own = results.ceiling!
+  const viaPg = results.ceilingPg!
+  const c = viaPg.rps >= own.rps ? viaPg : own
+  const s = results.service!
+  rows.push({
+    database: 'PGlite',
+    scenario: 'bare route POST, PGlite query()',
+    ...own,
+    ...against(own, c),
+  })
+  rows.push({
+    database: 'PGlite',
+    scenario: 'bare route POST, node-postgres + prepared',
+    ...viaPg,
+    ...against(viaPg, c),
+  })
+  rows.push({ database: 'PGlite', scenario: 'service POST /v1/orders (3 items)', ...s, ...against(s, c) })
+  diagnosticRows('PGlite', results, c)
+  if (get.get) rows.push({ database: 'PGlite', scenario: 'service GET /v1/orders?limit=100', ...get.get })
+  checks.push({
+    target: 'PGlite: service POST / faster bare PGlite route >= 0.5',
+    measured: `${(s.rps / c.rps).toFixed(2)} (${s.rps.toFixed(0)} / ${c.rps.toFixed(0)} req/s; CPU ratio ${against(s, c).cpuRatio.toFixed(2)})`,
+    pass: s.rps / c.rps >= 0.5,
+  })
+}
