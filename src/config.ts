@@ -1,132 +1,10 @@
 import { resolve } from 'node:path'
+import { Ajv } from 'ajv'
 import ipaddr from 'ipaddr.js'
-import Type, { type Static, type TSchema } from 'typebox'
+import type { TSchema } from 'typebox'
+import { type Env, type EnvName, EnvSchema } from './config.schema.ts'
 
-/**
- * Every environment variable the service reads, declared once: type, default,
- * limits and meaning. The configuration table of docs/operations.md lists the same variables
- * and defaults (a test compares them); the rest of the code reads the parsed,
- * frozen Config. Extra keywords: `unset` says what an unset variable without a
- * default means, `expected` describes a pattern, `secret` keeps the value out
- * of messages and logs.
- */
-const Ms = (defaultMs: number, minimum: number, maximum: number, description: string) =>
-  Type.Integer({ default: defaultMs, minimum, maximum, description })
-
-export const EnvSchema = Type.Object({
-  PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535, description: 'listening port' }),
-  HOST: Type.String({ default: '127.0.0.1', description: 'listening address' }),
-  PUBLIC_BASE_URL: Type.Optional(
-    Type.String({
-      format: 'url',
-      unset: 'http://localhost:PORT',
-      description: 'external address of the service, used in doc_url and signed upload URLs',
-    }),
-  ),
-  DATA_DIR: Type.String({
-    default: './data',
-    description: 'embedded database, stored files, operator token',
-  }),
-  DATABASE_URL: Type.Optional(
-    Type.String({
-      pattern: '^postgres(ql)?://',
-      expected: 'a postgres:// URL',
-      secret: 'password',
-      description: 'PostgreSQL to use; unset: the embedded database in DATA_DIR',
-    }),
-  ),
-  OPERATOR_TOKEN: Type.Optional(
-    Type.String({ secret: true, description: 'operator API token; unset: generated into DATA_DIR' }),
-  ),
-  S3_BUCKET: Type.Optional(Type.String({ description: 'S3-compatible bucket for uploads; unset: DATA_DIR' })),
-  S3_ENDPOINT: Type.Optional(Type.String({ format: 'url', description: 'S3 endpoint; unset: AWS' })),
-  S3_REGION: Type.Optional(Type.String({ description: 'region of the bucket; unset: us-east-1' })),
-  S3_ACCESS_KEY_ID: Type.Optional(Type.String({ description: 'S3 credentials; unset: the AWS chain' })),
-  S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ secret: true, description: 'S3 credentials' })),
-  S3_FORCE_PATH_STYLE: Type.Optional(Type.Boolean({ description: 'path-style bucket addresses (MinIO)' })),
-  REDIS_URL: Type.Optional(
-    Type.String({ secret: 'password', description: 'shared rate-limit counters; unset: in-process' }),
-  ),
-  DATABASE_CONNECT_TIMEOUT_MS: Ms(
-    5000,
-    100,
-    600_000,
-    'wait to connect to PostgreSQL or for a pooled connection',
-  ),
-  DATABASE_STATEMENT_TIMEOUT_MS: Ms(5000, 100, 600_000, 'PostgreSQL statement_timeout'),
-  REDIS_TIMEOUT_MS: Ms(500, 10, 60_000, 'wait for each Redis command and for connecting'),
-  RATE_LIMIT_PER_MINUTE: Type.Integer({
-    default: 120,
-    minimum: 1,
-    maximum: 10_000_000,
-    description: 'requests per key per minute',
-  }),
-  WEBHOOK_RETRY_DELAYS: Type.String({
-    default: '1m,5m,15m,1h,3h,6h,12h,24h',
-    pattern: '^\\s*\\d+(ms|s|m|h)?\\s*(,\\s*\\d+(ms|s|m|h)?\\s*)*$',
-    expected: 'a comma-separated list of delays, each a number with ms, s, m or h',
-    description: 'delays after each failed attempt',
-  }),
-  WEBHOOK_TIMEOUT_MS: Ms(10_000, 1, 600_000, 'delivery deadline'),
-  WEBHOOK_ALLOW_PRIVATE_CIDRS: Type.String({
-    default: '',
-    description: 'CIDRs exempt from webhook_target_blocked (development and tests)',
-  }),
-  WEBHOOK_WORKER: Type.Boolean({ default: true, description: 'off runs an API-only instance' }),
-  WEBHOOK_CONCURRENCY: Type.Integer({
-    default: 128,
-    minimum: 1,
-    maximum: 1000,
-    description: 'attempts one worker has in flight at once',
-  }),
-  WEBHOOK_ENDPOINT_CONCURRENCY: Type.Integer({
-    default: 16,
-    minimum: 1,
-    maximum: 1000,
-    description: 'attempts one worker has in flight at once to one endpoint',
-  }),
-  WEBHOOK_SLOW_CONCURRENCY: Type.Integer({
-    default: 512,
-    minimum: 1,
-    maximum: 100_000,
-    description: 'attempts in the slow lane before slow endpoints get no more',
-  }),
-  WEBHOOK_LEASE_MS: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: 86_400_000,
-      unset: 'WEBHOOK_TIMEOUT_MS + 30 s',
-      description: 'claim lease of the delivery worker; must exceed WEBHOOK_TIMEOUT_MS',
-    }),
-  ),
-  UPLOAD_URL_TTL_S: Type.Integer({
-    default: 7200,
-    minimum: 1,
-    maximum: 7 * 86_400,
-    description: 'lifetime of an upload slot',
-  }),
-  UPLOAD_RETENTION_S: Type.Integer({
-    default: 1_209_600,
-    minimum: 1,
-    maximum: 10 * 365 * 86_400,
-    description: 'lifetime of an unreferenced file',
-  }),
-  LOG_LEVEL: Type.String({
-    default: 'info',
-    enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
-    description: 'least severe level logged',
-  }),
-  METRICS_PORT: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      maximum: 65535,
-      description: 'serves /metrics on this port without a token; unset: on PORT with the operator token',
-    }),
-  ),
-})
-
-export type Env = Static<typeof EnvSchema>
-export type EnvName = keyof Env
+export { type Env, type EnvName, EnvSchema }
 
 export interface S3Config {
   bucket: string
@@ -255,44 +133,52 @@ export function defaultText(name: EnvName): string {
   return schema.default === '' ? 'empty' : String(schema.default)
 }
 
-/** Reads each variable by its schema: unset or blank takes the default. */
-function parseEnv(environment: Record<string, string | undefined>): Env {
-  const out: Record<string, unknown> = {}
-  for (const name of ENV_NAMES) {
-    const schema = variableSchema(name)
-    const raw = environment[name]
-    // Secrets are taken as given; a stray space elsewhere is a typing slip.
-    const value = schema.secret === true ? raw : raw?.trim()
-    out[name] = value ? convert(name, schema, value) : schema.default
-  }
-  return out as Env
+/**
+ * Ajv applies the defaults, turns digits into integers and checks limits, enums,
+ * patterns and URLs. Not strict: the schema's own keywords (`unset`, `expected`,
+ * `secret`) and TypeBox's markers are annotations it need not know.
+ */
+const validate = new Ajv({ coerceTypes: true, useDefaults: true, strict: false })
+  .addFormat('url', (value: string) => URL.canParse(value))
+  .compile<Env>(EnvSchema)
+
+/** How a boolean may be written; Ajv's coercion knows only "true" and "false". */
+const BOOLEANS = new Map(
+  Object.entries({ 1: true, true: true, yes: true, on: true, 0: false, false: false, no: false, off: false }),
+)
+
+/** A variable as set; unset or blank is undefined. Secrets are taken as given, a stray space elsewhere is a typing slip. */
+function given(environment: Record<string, string | undefined>, name: EnvName): string | undefined {
+  const raw = environment[name]
+  return (variableSchema(name).secret === true ? raw : raw?.trim()) || undefined
 }
 
-const TRUE = ['1', 'true', 'yes', 'on']
-const FALSE = ['0', 'false', 'no', 'off']
+/** Reads each variable by its schema: unset or blank takes the default; the first invalid one is refused. */
+function parseEnv(environment: Record<string, string | undefined>): Env {
+  const input: Record<string, unknown> = {}
+  for (const name of ENV_NAMES) {
+    const value = given(environment, name)
+    if (value === undefined) continue
+    const { type } = variableSchema(name)
+    if (type === 'boolean') input[name] = BOOLEANS.get(value.toLowerCase()) ?? value
+    // Ajv's coercion would also take 1e3, 0x10, -0 or 1.0: anything but digits reaches it as NaN, refused.
+    else input[name] = type === 'integer' && !/^\d+$/.test(value) ? Number.NaN : value
+  }
+  if (validate(input)) return input
+  const { instancePath, keyword } = validate.errors![0]!
+  const name = instancePath.slice(1) as EnvName
+  throw new ConfigError(
+    `${name}=${quote(name, given(environment, name)!)}: must be ${expected(name, keyword)}`,
+  )
+}
 
-function convert(name: EnvName, schema: VariableSchema, value: string): unknown {
-  const fail = (expected: string): never => {
-    throw new ConfigError(`${name}=${quote(name, value)}: must be ${expected}`)
-  }
-  switch (schema.type) {
-    case 'integer': {
-      const range = `a whole number from ${schema.minimum} to ${schema.maximum}`
-      if (!/^\d+$/.test(value)) fail(range)
-      const n = Number(value)
-      if (n < schema.minimum! || n > schema.maximum!) fail(range)
-      return n
-    }
-    case 'boolean':
-      if (TRUE.includes(value.toLowerCase())) return true
-      if (FALSE.includes(value.toLowerCase())) return false
-      return fail('on or off (also true/false, yes/no, 1/0)')
-    default:
-      if (schema.enum && !schema.enum.includes(value)) fail(`one of ${schema.enum.join(', ')}`)
-      if (schema.pattern && !new RegExp(schema.pattern).test(value)) fail(schema.expected!)
-      if (schema.format === 'url' && !URL.canParse(value)) fail('an absolute URL')
-      return value
-  }
+/** What a refused value must be, by the variable's schema and the keyword it failed. */
+function expected(name: EnvName, keyword: string): string {
+  const schema = variableSchema(name)
+  if (schema.type === 'integer') return `a whole number from ${schema.minimum} to ${schema.maximum}`
+  if (schema.type === 'boolean') return 'on or off (also true/false, yes/no, 1/0)'
+  if (keyword === 'enum') return `one of ${schema.enum!.join(', ')}`
+  return keyword === 'format' ? 'an absolute URL' : schema.expected!
 }
 
 /** The configured value for a message; secrets are not repeated, a URL's password is masked. */

@@ -44,6 +44,44 @@ describe('loadConfig', () => {
     )
   })
 
+  test('a whole number is digits only; a boolean is on/off, true/false, yes/no or 1/0 in any case', () => {
+    for (const value of ['1.5', '1.0', '12abc', '1e3', '0x10', '-0', '+1', '99999999999999999999']) {
+      assert.equal(
+        refused({ PORT: value }),
+        `PORT=${JSON.stringify(value)}: must be a whole number from 0 to 65535`,
+      )
+    }
+    assert.equal(loadConfig({ PORT: '0080' }).port, 80)
+    for (const [value, worker] of [
+      ['ON', true],
+      ['Yes', true],
+      ['1', true],
+      ['TRUE', true],
+      ['Off', false],
+      ['no', false],
+      ['0', false],
+      ['False', false],
+    ] as const) {
+      assert.equal(loadConfig({ WEBHOOK_WORKER: value }).webhookWorker, worker, value)
+    }
+    assert.equal(
+      refused({ WEBHOOK_WORKER: 'y' }),
+      'WEBHOOK_WORKER="y": must be on or off (also true/false, yes/no, 1/0)',
+    )
+  })
+
+  test('the first invalid variable in the schema is the one named', () => {
+    assert.equal(
+      refused({ LOG_LEVEL: 'loud', PORT: 'abc', WEBHOOK_WORKER: 'maybe' }),
+      'PORT="abc": must be a whole number from 0 to 65535',
+    )
+  })
+
+  test('a secret is taken as given, spaces included; blank is unset', () => {
+    assert.equal(loadConfig({ OPERATOR_TOKEN: ' t0ken ' }).operatorToken, ' t0ken ')
+    assert.equal(loadConfig({ OPERATOR_TOKEN: '' }).operatorToken, undefined)
+  })
+
   test('a password in a URL is not repeated in the message', () => {
     const message = refused({ DATABASE_URL: 'mysql://app:s3cret@db/x' })
     assert.equal(message, 'DATABASE_URL="mysql://app:***@db/x": must be a postgres:// URL')
