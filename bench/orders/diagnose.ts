@@ -1,6 +1,6 @@
 // Where the time goes: the statements one POST and one GET send on the real
-// service (always), and with --diagnose two more load scenarios: POSTs with test
-// keys (no production rows, no event) and the what-if bare route.
+// service (always), and with --diagnose one more load scenario: POSTs with test
+// keys (no production rows, no event).
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -34,7 +34,7 @@ export async function countStatements(
     notes.push(
       `${database}, statements per request on the real service (BEGIN/COMMIT included): ` +
         `POST /v1/orders (live key, 3 items) = ${post.length}, GET /v1/orders = ${get.length}; ` +
-        'the bare route sends 4 (BEGIN, 2 inserts, COMMIT)',
+        'the bare route sends 1',
       ...post.map((s, i) => `  POST ${i + 1}: ${s.slice(0, 90)}`),
       ...get.map((s, i) => `  GET ${i + 1}: ${s.slice(0, 90)}`),
     )
@@ -43,21 +43,10 @@ export async function countStatements(
   }
 }
 
-/** Test-key POSTs (no production rows, no event) and the two-statement what-if route. */
-export async function addDiagnostics(
-  scenarios: Record<string, Scenario>,
-  svc: Target,
-  ceiling: Target,
-  liveKeys: string[],
-): Promise<void> {
+/** Test-key POSTs: no production rows, no event. */
+export async function addDiagnostics(scenarios: Record<string, Scenario>, svc: Target): Promise<void> {
   const testTenant = await createTenant(svc.url, opts.keys, 'test')
   scenarios.serviceTest = postScenario(svc, testTenant.keys, `svct-${randomBytes(3).toString('hex')}`)
-  scenarios.lean = postScenario(
-    ceiling,
-    liveKeys,
-    `lean-${randomBytes(3).toString('hex')}`,
-    '/v1/orders-lean',
-  )
 }
 
 export function diagnosticRows(database: string, results: Record<string, LoadResult>, ceiling: LoadResult) {
@@ -68,15 +57,6 @@ export function diagnosticRows(database: string, results: Record<string, LoadRes
       scenario: 'service POST, test key (no production/event)',
       ...t,
       ...against(t, ceiling),
-    })
-  }
-  const l = results.lean
-  if (l) {
-    rows.push({
-      database,
-      scenario: 'what-if: key lookup + 1 CTE insert (bare)',
-      ...l,
-      ...against(l, ceiling),
     })
   }
 }

@@ -10,9 +10,10 @@ import { createTenant, timed } from './service.ts'
 const SEED_SQL = `
 with o as (
   insert into orders (id, organization_id, environment, source, external_order_id, status, currency,
-    total_amount, customer_name, customer_email, customer_phone, ordered_at, created_at, updated_at, content_hash)
+    total_amount, customer_name, customer_email, customer_phone, ordered_at, created_at, updated_at, content_hash,
+    content_bytes)
   select gen_random_uuid(), $1::uuid, 'live', 'api', 'seed-' || g, 'pending', 'EUR', 43.20,
-    'Customer ' || g, 'customer' || g || '@example.com', null, ts, ts, ts, md5(g::text)
+    'Customer ' || g, 'customer' || g || '@example.com', null, ts, ts, ts, md5(g::text), 300
   from generate_series($2::int, $3::int) g
   cross join lateral (select $4::timestamptz + g * interval '1 second' as ts) t
   returning id, updated_at

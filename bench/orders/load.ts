@@ -1,6 +1,7 @@
 // Load runs with autocannon: a scenario's req/s, latency and CPU per request
 // (server process, PostgreSQL backends, this process), warm-up and --rounds.
 import autocannon, { type RawRequest, type RequestSpec, type Result } from 'autocannon'
+import pg from 'pg'
 import { cpuMs } from '../lib/cpu.ts'
 import { smallOrder } from './bodies.ts'
 import { log, opts } from './options.ts'
@@ -15,6 +16,8 @@ export interface Scenario {
   serverPid?: number | undefined
   /** PostgreSQL backends serving the bench database, for their CPU per request. */
   dbPids?: (() => Promise<number[]>) | undefined
+  /** PostgreSQL to sample wait events on while the scenario runs. */
+  waitsOn?: string | undefined
 }
 
 export interface LoadResult {
@@ -24,6 +27,40 @@ export interface LoadResult {
   note: string | undefined
   /** CPU milliseconds per request: server process, PostgreSQL backends, load generator (this process). */
   cpu: { server?: number; db?: number; client: number }
+  /** Backends of the bench database per wait event (`CPU`: none), averaged over samples every 100 ms. */
+  waits?: Record<string, number>
+}
+
+const WAITS_SQL = `
+  select coalesce(wait_event_type || '/' || wait_event, 'CPU') as wait, count(*)::int as n
+  from pg_stat_activity
+  where datname = current_database() and pid <> pg_backend_pid() and state = 'active'
+    and backend_type = 'client backend'
+  group by 1`
+
+/** Samples the wait events of the database's active backends every 100 ms until stopped. */
+async function sampleWaits(databaseUrl: string): Promise<() => Promise<Record<string, number>>> {
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  const sums = new Map<string, number>()
+  let samples = 0
+  let stopped = false
+  const loop = (async () => {
+    while (!stopped) {
+      const { rows } = await client.query<{ wait: string; n: number }>(WAITS_SQL)
+      samples++
+      for (const row of rows) sums.set(row.wait, (sums.get(row.wait) ?? 0) + row.n)
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+  })()
+  return async () => {
+    stopped = true
+    await loop
+    await client.end()
+    return Object.fromEntries(
+      [...sums].map(([wait, n]) => [wait, n / Math.max(1, samples)] as const).sort((a, b) => b[1] - a[1]),
+    )
+  }
 }
 
 export function cpuOf(pids: number[]): Map<number, number> {
@@ -53,6 +90,7 @@ async function load(scenario: Scenario, seconds: number): Promise<LoadResult> {
   const serverBefore = scenario.serverPid ? cpuMs(scenario.serverPid) : undefined
   const dbBefore = scenario.dbPids ? cpuOf(await scenario.dbPids()) : undefined
   const clientBefore = process.cpuUsage()
+  const stopSampling = scenario.waitsOn ? await sampleWaits(scenario.waitsOn) : undefined
   const result = await autocannon({
     url: scenario.url,
     connections: scenario.connections ?? opts.connections,
@@ -61,6 +99,7 @@ async function load(scenario: Scenario, seconds: number): Promise<LoadResult> {
     requests: scenario.requests,
   })
   const client = process.cpuUsage(clientBefore)
+  const waits = await stopSampling?.()
   const count = Math.max(1, result.requests.total)
   const cpu: LoadResult['cpu'] = { client: (client.user + client.system) / 1000 / count }
   const serverAfter = scenario.serverPid ? cpuMs(scenario.serverPid) : undefined
@@ -72,7 +111,7 @@ async function load(scenario: Scenario, seconds: number): Promise<LoadResult> {
     for (const [pid, ms] of after) total += ms - (dbBefore.get(pid) ?? 0)
     cpu.db = total / count
   }
-  return { ...summarize(result, scenario.expect), cpu }
+  return { ...summarize(result, scenario.expect), cpu, ...(waits ? { waits } : {}) }
 }
 
 /** Warm up, then run; with --rounds the scenarios alternate and the median run per scenario counts. */
