@@ -9,6 +9,7 @@ import { serveMetrics } from './http/metrics.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts'
 import { systemClock } from './lib/clock.ts'
 import { createMetrics, observePools } from './metrics.ts'
+import { startOrderChangeFolding } from './modules/orders/order-changes.folding.ts'
 import {
   FileStoreConflictError,
   localFileStore,
@@ -125,6 +126,12 @@ async function main(): Promise<void> {
       .catch((err) => app.log.error({ err }, 'upload sweep failed'))
   }, SWEEP_INTERVAL_MS)
   sweeper.unref()
+  // Order statistics and unmatched skus are counted here, off the order path.
+  const folding = startOrderChangeFolding({
+    db,
+    ...(dialect === 'pglite' ? { vacuumEvery: 10_000 } : {}),
+    onError: (err) => app.log.error({ err }, 'folding order changes failed'),
+  })
 
   // The run mode gates the consumer only: every instance writes events and
   // deliveries; only instances with the worker on send them. On PostgreSQL the
@@ -174,6 +181,7 @@ async function main(): Promise<void> {
     await metricsServer?.close()
     // Attempts in flight get a few seconds; unfinished claims go back to the table.
     await dispatcher?.stop()
+    await folding.stop()
     await rateLimiter.close()
     await storage.close?.()
     await registration?.stop()

@@ -58,6 +58,7 @@ const OWNERS: Record<string, string[]> = {
   operator_invitations: ['accounts'],
   order_event_counters: ['webhooks'],
   webhook_attempts: ['webhooks'],
+  order_changes: ['orders'],
   order_daily_stats: ['orders'],
 }
 

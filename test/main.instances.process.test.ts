@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import pg from 'pg'
 import { png } from './fixtures/files.ts'
 import { NEEDS_POSTGRESQL, orderBody, TEST_DATABASE_URL } from './helpers/app.ts'
 import { createPgDatabase, type PgDatabase } from './helpers/databases.ts'
@@ -125,6 +126,84 @@ describe('service processes on one PostgreSQL', { skip: !TEST_DATABASE_URL && NE
       assert.ok(performance.now() - started < 10_000, 'exited in time')
     } finally {
       await proxy.close()
+    }
+  })
+
+  test('two instances fold order changes once; after kill -9 of one under load, the figures are a full count', async () => {
+    // A database of its own: an instance of an earlier test may still count as registered.
+    const own = await createPgDatabase(TEST_DATABASE_URL!)
+    const dir = dataDir()
+    const ownEnv = () => ({ ...env(dir), DATABASE_URL: own.url })
+    let a = await start(ownEnv())
+    const b = await start(ownEnv())
+    const key = await liveKey(a)
+    const client = new pg.Client({ connectionString: own.url })
+    await client.connect()
+    try {
+      const acknowledged: string[] = []
+      let killed = false
+      const send = async (n: number) => {
+        const via = n % 2 === 0 ? a : b
+        const items = [
+          { sku: `SKU-${n % 3}`, name: 'Mug', quantity: 1 + (n % 4) },
+          { sku: 'SHARED', name: 'Card', quantity: 1 },
+        ]
+        const res = await call(
+          via.port,
+          key,
+          'POST',
+          '/v1/orders',
+          orderBody({ external_order_id: `kill-${n}`, items }),
+        ).catch(() => undefined)
+        if (res?.status === 201) acknowledged.push(res.body.data.order.id)
+      }
+      for (let n = 0; n < 240; n += 12) {
+        await Promise.all(Array.from({ length: 12 }, (_, k) => send(n + k)))
+        if (n >= 120 && !killed) {
+          killed = true
+          a.child.kill('SIGKILL')
+          await a.exited
+        }
+      }
+      a = await start(ownEnv())
+      const stored = await client.query('select count(*)::int as n from orders')
+      assert.ok(acknowledged.length >= 120)
+      assert.equal(stored.rows[0].n >= acknowledged.length, true)
+      // Both instances fold; the table empties within seconds.
+      for (let i = 0; i < 100; i++) {
+        const { rows } = await client.query('select count(*)::int as n from order_changes')
+        if (rows[0].n === 0) break
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      const left = await client.query('select count(*)::int as n from order_changes')
+      assert.equal(left.rows[0].n, 0)
+      const folded = await client.query(`
+        select status, sum(orders)::int as orders, sum(items)::int as items, sum(quantity)::int as quantity
+        from order_daily_stats group by status order by status`)
+      const counted = await client.query(`
+        select o.status, count(distinct o.id)::int as orders, count(i.id)::int as items,
+          sum(i.quantity)::int as quantity
+        from orders o join order_items i on i.order_id = o.id
+        where o.environment = 'live' group by o.status order by o.status`)
+      assert.deepEqual(folded.rows, counted.rows)
+      const skus = await client.query(
+        'select sku, sum(items)::int as items, sum(orders)::int as orders from unmatched_skus group by sku order by sku',
+      )
+      const items = await client.query(`
+        select sku, count(*)::int as items, count(distinct order_id)::int as orders from order_items
+        where product_id is null and sku is not null group by sku order by sku`)
+      assert.deepEqual(skus.rows, items.rows)
+      assert.equal(
+        counted.rows.reduce((sum, r) => sum + r.orders, 0),
+        stored.rows[0].n,
+      )
+    } finally {
+      await client.end()
+      for (const service of [a, b]) {
+        service.child.kill('SIGTERM')
+        await service.exited
+      }
+      await own.drop()
     }
   })
 })

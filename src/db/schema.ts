@@ -11,6 +11,7 @@ import type {
 } from './tables/accounts.ts'
 import type {
   ApiKeyTable,
+  OrderChangesTable,
   OrderDailyStatsTable,
   OrderItemTable,
   OrderTable,
@@ -67,6 +68,7 @@ export interface DB {
   audit_log: AuditLogTable
   order_daily_stats: OrderDailyStatsTable
   unmatched_skus: UnmatchedSkusTable
+  order_changes: OrderChangesTable
   operators: OperatorTable
   operator_invitations: OperatorInvitationTable
 }

@@ -331,7 +331,7 @@ export function orderBody(overrides: Record<string, unknown> = {}) {
 const ORDER_TABLES = [
   'orders',
   'order_items',
-  'unmatched_skus',
+  'order_changes',
   'production_orders',
   'production_jobs',
   'events',

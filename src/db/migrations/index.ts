@@ -19,6 +19,7 @@ import * as apiKeyUsage from './2026-11-26-0019-api-key-usage.ts'
 import * as operatorAccounts from './2026-11-26-0020-operator-accounts.ts'
 import * as productionBoard from './2026-11-26-0021-production-board.ts'
 import * as unmatchedSkus from './2026-11-26-0022-unmatched-skus.ts'
+import * as orderChanges from './2026-11-28-0023-order-changes.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -43,6 +44,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-26-0019-api-key-usage': apiKeyUsage,
   '2026-11-26-0021-production-board': productionBoard,
   '2026-11-26-0022-unmatched-skus': unmatchedSkus,
+  '2026-11-28-0023-order-changes': orderChanges,
 }
 
 export const migrationProvider: MigrationProvider = {

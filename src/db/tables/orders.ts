@@ -126,6 +126,22 @@ export interface OrderDailyStatsTable {
   quantity: ColumnType<string, number, number>
 }
 
+/** Changes not yet folded into order_daily_stats and unmatched_skus (migration 0023). */
+export interface OrderChangesTable {
+  order_id: string
+  organization_id: string
+  /** Counted in order_daily_stats (test orders are not). */
+  live: boolean
+  /** The order's creation: its unmatched items are counted in unmatched_skus. */
+  created: boolean
+  day: ColumnType<Date, string, string>
+  status: string
+  orders: number
+  items: number
+  quantity: ColumnType<string, number, number>
+  at: Date
+}
+
 export interface UnmatchedSkusTable {
   organization_id: string
   sku: string

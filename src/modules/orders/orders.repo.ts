@@ -1,12 +1,11 @@
-import { sql } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Environment, OrderRow, ProductionOrderRow } from '../../db/schema.ts'
+import type { DB, Environment, OrderRow, ProductionOrderRow } from '../../db/schema.ts'
 import { newProductionCtes } from '../production/production.repo.ts'
 import type { NewEventInput } from '../webhooks/outbox/events.ts'
 import { outboxCtes, outboxWake } from '../webhooks/outbox/outbox.repo.ts'
-import { newOrderStatsCte, setOrderStatusCounted } from './daily-stats.repo.ts'
+import { lockOrderChanges, newOrderChangeCte, setOrderStatusRecorded } from './order-changes.repo.ts'
 import type { OrderStatus } from './orders.schemas.ts'
-import { newUnmatchedSkusCte } from './unmatched-skus.repo.ts'
 
 export interface OrderScope {
   organizationId: string
@@ -66,12 +65,9 @@ export async function insertOrderGraph(
 ): Promise<(string | null)[] | undefined> {
   const o = graph.order
   const production = graph.production
-  // Live orders (those with production) are counted in the statistics.
   const from = { order: 'new_order', items: 'item_input' }
-  const productionCtes = production
-    ? sql`,${newProductionCtes(production.id, o.created_at, from)},
-      ${newOrderStatsCte({ organizationId: o.organization_id, createdAt: o.created_at, status: o.status }, from)}`
-    : sql``
+  const productionCtes = production ? sql`,${newProductionCtes(production.id, o.created_at, from)}` : sql``
+  const change = { organizationId: o.organization_id, createdAt: o.created_at, status: o.status }
   const event = graph.event
   const outbox = event ? sql`, ${outboxCtes(event.id, event.input, 'new_order')}` : sql``
   const result = await sql<{ inserted: boolean; product_ids: (string | null)[] | null; woke: unknown }>`
@@ -102,7 +98,7 @@ export async function insertOrderGraph(
       left join products p on p.organization_id = ${o.organization_id}::uuid and p.sku = i.sku
       returning position, sku, product_id
     ),
-    ${newUnmatchedSkusCte({ organizationId: o.organization_id, createdAt: o.created_at }, { order: 'new_order', items: 'new_items' })}${productionCtes}${outbox}
+    ${newOrderChangeCte({ ...change, live: o.environment === 'live' }, from)}${productionCtes}${outbox}
     select exists (select 1 from new_order) as inserted,
       (select array_agg(product_id order by position) from new_items) as product_ids,
       ${event ? outboxWake() : sql`null`} as woke`.execute(db)
@@ -119,7 +115,7 @@ export async function touchOrders(db: Database, orderIds: string[], at: Date): P
 
 /** Sets an order's status (and moves it in the statistics); the caller holds the order's lock. */
 export async function setOrderStatus(db: Database, orderId: string, status: OrderStatus, at: Date) {
-  await setOrderStatusCounted(db, orderId, status, at)
+  await setOrderStatusRecorded(db, orderId, status, at)
 }
 
 /**
@@ -128,10 +124,11 @@ export async function setOrderStatus(db: Database, orderId: string, status: Orde
  * statement; returns how many items it linked.
  */
 export async function linkItemsToProduct(
-  db: Database,
+  trx: Transaction<DB>,
   link: { organizationId: string; sku: string; productId: string; at: Date },
 ): Promise<number> {
-  const row = await db
+  await lockOrderChanges(trx)
+  const row = await trx
     .with('linked', (w) =>
       w
         .updateTable('order_items')

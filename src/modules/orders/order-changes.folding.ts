@@ -1,0 +1,75 @@
+import type { Database } from '../../db/database.ts'
+import { foldOrderChanges, vacuumOrderChanges } from './order-changes.repo.ts'
+
+export interface FoldingOptions {
+  db: Database
+  /** The embedded database has no autovacuum: vacuum the table after this many folded rows. */
+  vacuumEvery?: number
+  onError: (err: unknown) => void
+  intervalMs?: number
+  batch?: number
+}
+
+export interface Folding {
+  /** Folds everything recorded so far (tests, and before stopping). */
+  drain(): Promise<number>
+  stop(): Promise<void>
+}
+
+/**
+ * Folds order_changes into the order aggregates a few times a second, off the
+ * order path. Every instance runs it; one folds at a time (the others find
+ * the lock taken and try again on their next tick).
+ */
+export function startOrderChangeFolding(options: FoldingOptions): Folding {
+  const { db } = options
+  const intervalMs = options.intervalMs ?? 200
+  const batch = options.batch ?? 5000
+  let sinceVacuum = 0
+  let stopped = false
+  let running: Promise<number> = Promise.resolve(0)
+  let timer: NodeJS.Timeout | undefined
+
+  async function foldAll(): Promise<number> {
+    let total = 0
+    for (;;) {
+      const folded = await db.transaction().execute((trx) => foldOrderChanges(trx, batch))
+      if (folded === null) return total
+      total += folded
+      if (folded < batch) break
+    }
+    sinceVacuum += total
+    if (options.vacuumEvery !== undefined && sinceVacuum >= options.vacuumEvery) {
+      sinceVacuum = 0
+      await vacuumOrderChanges(db)
+    }
+    return total
+  }
+
+  function tick(): void {
+    running = foldAll()
+      .catch((err) => {
+        options.onError(err)
+        return 0
+      })
+      .finally(() => {
+        if (stopped) return
+        timer = setTimeout(tick, intervalMs)
+        timer.unref()
+      })
+  }
+  tick()
+
+  return {
+    async drain() {
+      await running
+      running = foldAll()
+      return running
+    },
+    async stop() {
+      stopped = true
+      clearTimeout(timer)
+      await running
+    },
+  }
+}

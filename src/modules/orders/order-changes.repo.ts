@@ -1,0 +1,114 @@
+import { type RawBuilder, sql, type Transaction } from 'kysely'
+import type { Database } from '../../db/database.ts'
+import type { DB } from '../../db/schema.ts'
+import type { OrderStatus } from './orders.schemas.ts'
+
+/**
+ * order_changes (migration 0023): what the order statistics and the unmatched
+ * skus have not counted yet. Creating an order, and changing a live order's
+ * status, append rows here (no key, no index: no lock another order waits
+ * for); foldOrderChanges moves them into order_daily_stats and unmatched_skus
+ * in the background, and the readers add the rows still here, so the figures
+ * are exact whenever they are read.
+ */
+
+/** Folding and linking a product's items take this lock, so neither counts an item the other has moved. */
+const FOLD_LOCK = sql`hashtextextended('order_changes', 0)`
+
+/** A CTE recording the creation of the order inserted by the CTE `from.order` (its items in `from.items`). */
+export function newOrderChangeCte(
+  order: { organizationId: string; createdAt: Date; status: string; live: boolean },
+  from: { order: string; items: string },
+): RawBuilder<unknown> {
+  const day = order.createdAt.toISOString().slice(0, 10)
+  return sql`
+      new_order_change as (
+        insert into order_changes (order_id, organization_id, live, created, day, status, orders, items, quantity, at)
+        select id, ${order.organizationId}::uuid, ${order.live}::boolean, true, ${day}::date, ${order.status}::text, 1,
+          (select count(*) from ${sql.table(from.items)}),
+          (select coalesce(sum(quantity), 0) from ${sql.table(from.items)}),
+          ${order.createdAt}::timestamptz
+        from ${sql.table(from.order)}
+      )`
+}
+
+/**
+ * Sets an order's status and, for a live order whose status changes, records
+ * the move of its count (with its items and quantity) from the old status to
+ * the new one, in one statement. The caller holds the order's row lock.
+ */
+export async function setOrderStatusRecorded(db: Database, orderId: string, status: OrderStatus, at: Date) {
+  await sql`
+    with prev as (
+      select id, organization_id, environment, status, created_at from orders where id = ${orderId}::uuid
+    ),
+    changed as (
+      update orders set status = ${status}::text, updated_at = ${at}::timestamptz where id = ${orderId}::uuid
+    ),
+    sizes as (
+      select count(*) as items, coalesce(sum(quantity), 0) as quantity from order_items
+      where order_id = ${orderId}::uuid
+    )
+    insert into order_changes (order_id, organization_id, live, created, day, status, orders, items, quantity, at)
+    select p.id, p.organization_id, true, false, (p.created_at at time zone 'UTC')::date, m.status,
+      m.sign, m.sign * s.items, m.sign * s.quantity, ${at}::timestamptz
+    from prev p
+    cross join sizes s
+    cross join lateral (values (p.status, -1), (${status}::text, 1)) as m (status, sign)
+    where p.environment = 'live' and p.status <> ${status}::text`.execute(db)
+}
+
+/** Waits until no fold is running (a product's items are linked after it). */
+export async function lockOrderChanges(trx: Transaction<DB>): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${FOLD_LOCK})`.execute(trx)
+}
+
+const add = (table: string, columns: string[]) =>
+  sql.raw(columns.map((c) => `${c} = ${table}.${c} + excluded.${c}`).join(', '))
+
+/**
+ * Moves up to `limit` recorded changes into the aggregates and deletes them,
+ * in one statement: a crash leaves them all recorded or all counted. Returns
+ * how many it moved, or null when another instance is folding.
+ */
+export async function foldOrderChanges(trx: Transaction<DB>, limit: number): Promise<number | null> {
+  const locked = await sql<{
+    locked: boolean
+  }>`select pg_try_advisory_xact_lock(${FOLD_LOCK}) as locked`.execute(trx)
+  if (!locked.rows[0]!.locked) return null
+  const result = await sql<{ folded: number }>`
+    with taken as (
+      delete from order_changes
+      where ctid = any(array(select ctid from order_changes limit ${limit}::int))
+      returning *
+    ),
+    stats as (
+      insert into order_daily_stats (organization_id, day, status, slot, orders, items, quantity)
+      select organization_id, day, status, 0, sum(orders), sum(items), sum(quantity)
+      from taken
+      where live
+      group by organization_id, day, status
+      order by organization_id, day, status
+      on conflict (organization_id, day, status, slot) do update set
+        ${add('order_daily_stats', ['orders', 'items', 'quantity'])}
+    ),
+    skus as (
+      insert into unmatched_skus (organization_id, sku, slot, items, orders, last_seen_at)
+      select t.organization_id, i.sku, 0, count(*), count(distinct t.order_id), max(t.at)
+      from taken t
+      join order_items i on i.order_id = t.order_id
+      where t.created and i.product_id is null and i.sku is not null
+      group by t.organization_id, i.sku
+      order by t.organization_id, i.sku
+      on conflict (organization_id, sku, slot) do update set
+        ${add('unmatched_skus', ['items', 'orders'])},
+        last_seen_at = greatest(unmatched_skus.last_seen_at, excluded.last_seen_at)
+    )
+    select count(*)::int as folded from taken`.execute(trx)
+  return result.rows[0]!.folded
+}
+
+/** Reclaims the space of folded rows (the embedded database has no autovacuum). */
+export async function vacuumOrderChanges(db: Database): Promise<void> {
+  await sql`vacuum order_changes`.execute(db)
+}
