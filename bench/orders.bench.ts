@@ -68,6 +68,12 @@ async function runPostgres(): Promise<void> {
     await countStatements('PostgreSQL', { DATABASE_URL: databaseUrl })
     service = await startService('service-pg', { DATABASE_URL: databaseUrl })
     const tenant = await createTenant(service.url, opts.keys, 'live', opts.orgs)
+    if (opts.whatIf) {
+      log(`what-if: ${opts.whatIf}`)
+      const client = new pg.Client({ connectionString: databaseUrl })
+      await client.connect()
+      await client.query(opts.whatIf).finally(() => client.end())
+    }
     const svc = target(service, dbPids)
     if (!opts.skipLoad) {
       await intakePostgres(svc, tenant, databaseUrl, dbPids, async (proc) => {

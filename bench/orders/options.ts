@@ -26,6 +26,7 @@ const { values: flags } = parseArgs({
     diagnose: { type: 'boolean', default: false },
     orgs: { type: 'string' },
     'pg-url': { type: 'string' },
+    'what-if': { type: 'string' },
     keep: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -43,8 +44,9 @@ if (flags.help) {
   --skip-big --skip-scale --skip-get    leave parts out
   --skip-load           no autocannon runs (only the big order and the scaling parts)
   --profile             run the services with --cpu-prof (profiles kept in the temp dir)
-  --diagnose            where the time goes: POST with test keys (no production rows, no event) and a
-                        what-if bare route (key lookup + one CTE statement writing everything a live order writes)
+  --diagnose            where the time goes: also POST with test keys (no production rows, no event)
+  --what-if=SQL         run SQL on the PostgreSQL bench database once the service has migrated it, before
+                        the load (an experiment: e.g. drop an index or a foreign key and compare)
   --orgs=N              spread the keys over N organizations (PostgreSQL; default 1): shows contention
                         on one organization's rows (foreign-key locks on the organizations row)
   --pg-url=URL          PostgreSQL admin URL (default postgres://postgres@127.0.0.1:5432/postgres)
@@ -71,6 +73,7 @@ export const opts = {
   profile: flags.profile,
   diagnose: flags.diagnose,
   orgs: num(flags.orgs, 1),
+  whatIf: flags['what-if'],
   pgUrl: flags['pg-url'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
   keep: flags.keep,
 }

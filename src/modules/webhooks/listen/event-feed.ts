@@ -1,6 +1,6 @@
 import type { Database, Listen } from '../../../db/database.ts'
 import type { Environment } from '../../../db/schema.ts'
-import { EVENTS_CHANNEL, SAMPLES_CHANNEL } from '../outbox/outbox.service.ts'
+import { SAMPLES_CHANNEL } from '../outbox/outbox.service.ts'
 import {
   currentSnapshot,
   type EventCursor,
@@ -27,7 +27,7 @@ export interface EventFeedOptions {
   db: Database
   listen: Listen
   onError: (err: unknown) => void
-  /** Reads anyway this often, in case a notification was lost (a reconnect). */
+  /** Reads new events this often while a stream is open. */
   pollMs?: number
   batch?: number
 }
@@ -42,14 +42,15 @@ const FIRST_RETRY_MS = 20
 
 /**
  * One reader per instance of the events every open stream of the instance
- * wants: woken by the NOTIFY each event's transaction sends on commit, it
- * reads committed events in commit-safe order past its cursor (one query for
- * all streams) and hands each to the streams of its organization and
- * environment. It listens only while a stream is open.
+ * wants: every `pollMs` (100 ms) while a stream is open it reads committed
+ * events in commit-safe order past its cursor (one query for all streams) and
+ * hands each to the streams of its organization and environment. A tick, not
+ * a NOTIFY per event: a notifying transaction takes a lock every commit of the
+ * database shares, which made concurrent orders commit one at a time.
  */
 export function createEventFeed(options: EventFeedOptions): EventFeed {
   const { db, listen } = options
-  const pollMs = options.pollMs ?? 1000
+  const pollMs = options.pollMs ?? 100
   const batch = options.batch ?? 500
   const subscribers = new Set<FeedSubscriber>()
   let running: Promise<() => Promise<void>> | undefined
@@ -125,16 +126,11 @@ export function createEventFeed(options: EventFeedOptions): EventFeed {
 
   async function start(): Promise<() => Promise<void>> {
     await stopping
-    const unlistenEvents = await listen(EVENTS_CHANNEL, wake)
-    const unlistenSamples = await listen(SAMPLES_CHANNEL, onSample).catch(async (err) => {
-      await unlistenEvents()
-      throw err
-    })
+    const unlistenSamples = await listen(SAMPLES_CHANNEL, onSample)
     // Listening now: start at the oldest transaction still running, so none is missed.
     cursor = { tx: (await currentSnapshot(db)).split(':')[0]!, id: NIL_UUID }
     return async () => {
       clearTimeout(timer)
-      await unlistenEvents()
       await unlistenSamples()
     }
   }

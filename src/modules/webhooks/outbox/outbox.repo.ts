@@ -11,8 +11,6 @@ import { eventBody, type NewEventInput, sequencedEvent } from './events.ts'
 
 /** The channel idle workers LISTEN on; NOTIFY is transactional, so they wake when the writer commits. */
 export const WAKE_CHANNEL = 'svc_webhook_deliveries'
-/** The channel listen streams wake on: an event was committed (with or without deliveries). */
-export const EVENTS_CHANNEL = 'svc_webhook_events'
 /** Sample events of POST /v1/webhook-events/trigger travel on this channel, with their body. */
 export const SAMPLES_CHANNEL = 'svc_webhook_samples'
 /** The channel replay feeders wake on: a replay was requested. */
@@ -86,14 +84,13 @@ export function outboxCtes(eventId: string, input: NewEventInput, gate: string):
 
 /**
  * NOTIFY (delivered on commit) the workers when the statement enqueued
- * deliveries, and the listen streams when it wrote an event; an aggregate, so
- * both notifications are evaluated in one expression.
+ * deliveries. Only then: a transaction that notifies takes one lock shared by
+ * every database session at commit, so an event without deliveries (most
+ * orders of organizations without endpoints) must not wait for others' commits.
+ * Listen streams read new events on a short tick instead (event-feed.ts).
  */
 export function outboxWake(): RawBuilder<unknown> {
-  return sql`(select count(pg_notify(channel, '')) from unnest(array[
-      case when exists (select 1 from outbox_queue) then ${WAKE_CHANNEL}::text end,
-      case when exists (select 1 from outbox_event) then ${EVENTS_CHANNEL}::text end]) channel
-    where channel is not null)`
+  return sql`(select count(pg_notify(${WAKE_CHANNEL}, '')) from (select 1 where exists (select 1 from outbox_queue)) w)`
 }
 
 /** Wakes the workers' replay feeders when the transaction commits (a replay was requested). */

@@ -23,7 +23,6 @@ export {
 export {
   type DeliveryFilter,
   ENDPOINT_DISABLED_MESSAGE,
-  EVENTS_CHANNEL,
   failPendingDeliveries,
   findDelivery,
   listAttempts,
