@@ -6,15 +6,9 @@ import { type OrderDeps, orderAggregates } from './order-aggregates.ts'
 import { createOrderIntakeService } from './order-intake.service.ts'
 import { createOrderStatsService } from './order-stats.service.ts'
 import { type OrderAggregate, toOperatorOrder, toPublicOrder } from './orders.mappers.ts'
-import {
-  findItemsWithJobs,
-  findNewestOrdersPage,
-  findOrderById,
-  findOrdersPage,
-  findOrganizationOrdersPage,
-  type OrderScope,
-} from './orders.repo.ts'
+import { findItemsWithJobs, findOrderById, type OrderScope } from './orders.repo.ts'
 import type { ListOrdersQuery, OperatorOrder, Order } from './orders.schemas.ts'
+import { findNewestOrdersPage, findOrdersPage, findOrganizationOrdersPage } from './orders-pages.repo.ts'
 import { PAGE_BUDGET_BYTES, withinBudget } from './page-budget.ts'
 
 /** Order lists' cursors: the last row's position in the list's order (updated_at or created_at, then id). */
