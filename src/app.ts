@@ -128,7 +128,13 @@ export function createServices(deps: AppDeps) {
     retentionSeconds: deps.config.uploadRetentionS,
   })
   const organizations = createOrganizationService(deps)
-  const orders = createOrderService({ db: deps.db, clock: deps.clock, uploads, organizations })
+  const apiKeys = createApiKeyService({
+    db: deps.db,
+    clock: deps.clock,
+    cacheKeys: deps.cacheApiKeys ?? false,
+    organizations,
+  })
+  const orders = createOrderService({ db: deps.db, clock: deps.clock, uploads, organizations, keys: apiKeys })
   return {
     accounts: createAccountService({
       db: deps.db,
@@ -140,12 +146,7 @@ export function createServices(deps: AppDeps) {
     audit: createAuditService({ db: deps.db }),
     system: createSystemService({ db: deps.db }),
     docs: createDocsService(),
-    apiKeys: createApiKeyService({
-      db: deps.db,
-      clock: deps.clock,
-      cacheKeys: deps.cacheApiKeys ?? false,
-      organizations,
-    }),
+    apiKeys,
     organizations,
     products: createProductService({ db: deps.db, clock: deps.clock, organizations }),
     uploads,

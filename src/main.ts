@@ -108,8 +108,9 @@ async function main(): Promise<void> {
     rateLimiter,
     operatorToken: operator.token,
     logger,
-    // The embedded database has exactly one process, so a key cache cleared on
-    // revoke is exact there; with PostgreSQL another instance may revoke.
+    // The embedded database has exactly one process, so keys kept in memory and
+    // cleared on revoke are exact there; with PostgreSQL another instance may
+    // revoke, so a key from memory is checked in the database by each request.
     cacheApiKeys: dialect === 'pglite',
     metrics,
     metricsOnApiPort: config.metricsPort === undefined,

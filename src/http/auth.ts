@@ -21,6 +21,12 @@ declare module 'fastify' {
     scopes?: Scope[]
     jsonBody?: boolean | 'optional'
     creates?: boolean
+    /**
+     * `'statement'`: the route's own database statement checks that the key
+     * is not revoked (and answers invalid_api_key if it is), so a key from
+     * memory is not checked again first: one round trip fewer on POST /v1/orders.
+     */
+    keyConfirmedBy?: 'statement'
   }
   interface FastifyRequest {
     principal: Principal | undefined
@@ -88,7 +94,12 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
   /** Authenticates and counts the request; sets the rate-limit headers on every valid-key response. */
   async function authenticateKey(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const principal = await deps.apiKeys.authenticate(bearer(request))
-    if (!principal) {
+    const confirmed =
+      principal !== undefined &&
+      (principal.confirmed ||
+        request.routeOptions.config.keyConfirmedBy === 'statement' ||
+        (await deps.apiKeys.confirm(principal)))
+    if (!principal || !confirmed) {
       throw new AppError('invalid_api_key', {
         hint: authorizationHint(request.headers.authorization, 'API_KEY'),
       })
@@ -125,6 +136,14 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
   }
 
   app.decorate('countKeyIfValid', countKeyIfValid)
+
+  // A key found revoked by the route's statement gets the 401 of any bad key: no rate-limit headers.
+  app.addHook('onError', async (_request, reply, error) => {
+    if (error instanceof AppError && error.code === 'invalid_api_key') {
+      for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+        reply.removeHeader(name)
+    }
+  })
 
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config

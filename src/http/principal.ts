@@ -12,6 +12,12 @@ export interface Principal {
   organizationName: string
   environment: Environment
   scopes: string[]
+  /**
+   * false: the key came from this instance's memory, and another instance
+   * may have revoked it since; a request must check it in the database
+   * (`KeyAuthenticator.confirm`, or the route's own statement) before it acts.
+   */
+  confirmed: boolean
 }
 
 /**
@@ -21,4 +27,6 @@ export interface Principal {
  */
 export interface KeyAuthenticator {
   authenticate(presented: string | undefined): Promise<Principal | undefined>
+  /** Whether the key is still not revoked (forgotten if it is). */
+  confirm(principal: Pick<Principal, 'keyId' | 'confirmed'>): Promise<boolean>
 }

@@ -24,6 +24,12 @@ export async function findKeyWithOrganization(db: Database, keyHash: string) {
     .executeTakeFirst()
 }
 
+/** Whether the key exists and is not revoked. */
+export async function keyNotRevoked(db: Database, id: string): Promise<boolean> {
+  const row = await db.selectFrom('api_keys').select('revoked_at').where('id', '=', id).executeTakeFirst()
+  return row !== undefined && row.revoked_at === null
+}
+
 export async function listKeys(db: Database, organizationId: string): Promise<ApiKeyRow[]> {
   return db
     .selectFrom('api_keys')

@@ -7,7 +7,14 @@ import { isUuid, newId } from '../../lib/ids.ts'
 import { randomBase62, secretsEqual, sha256Hex } from '../../lib/secrets.ts'
 import { type AuditActor, OPERATOR_TOKEN_ACTOR, recordAudit } from '../audit/audit.service.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
-import { findKey, findKeyWithOrganization, insertApiKey, listKeys, revokeKey } from './api-keys.repo.ts'
+import {
+  findKey,
+  findKeyWithOrganization,
+  insertApiKey,
+  keyNotRevoked,
+  listKeys,
+  revokeKey,
+} from './api-keys.repo.ts'
 import { createKeyUsage } from './key-usage.ts'
 
 /** 43 base62 characters carry 256 bits. */
@@ -52,17 +59,23 @@ export function createApiKeyService(deps: {
   db: Database
   clock: Clock
   /**
-   * Keep found keys in memory. Only exact where this process is the only
-   * writer of api_keys (the embedded database): revocation clears the entry
-   * here, and no other instance could revoke behind its back.
+   * This process is the only writer of api_keys (the embedded database): a
+   * revocation clears the key from memory here, and no other instance could
+   * revoke it behind this one's back, so a key found in memory is confirmed.
+   * Otherwise a key from memory is handed out unconfirmed: the request checks
+   * its revocation in the database (see Principal.confirmed).
    */
   cacheKeys?: boolean
   organizations: OrganizationLookup
 }) {
   const { db, clock } = deps
   type Found = NonNullable<Awaited<ReturnType<typeof findKeyWithOrganization>>>
-  const cache = deps.cacheKeys ? new Map<string, Found>() : undefined
+  const exact = deps.cacheKeys ?? false
+  const cache = new Map<string, Found>()
   const MAX_CACHED = 10_000
+  const forget = (keyId: string) => {
+    for (const [hash, row] of cache) if (row.id === keyId) cache.delete(hash)
+  }
   const usage = createKeyUsage({ db, clock })
   return {
     /**
@@ -123,10 +136,11 @@ export function createApiKeyService(deps: {
       if (!presented || !KEY_FORMAT.test(presented)) return undefined
       const hash = sha256Hex(presented)
       // Only keys that exist are cached; unknown keys always ask the database.
-      let row = cache?.get(hash)
+      let row = cache.get(hash)
+      const fromMemory = row !== undefined
       if (!row) {
         row = await findKeyWithOrganization(db, hash)
-        if (row && cache) {
+        if (row) {
           if (cache.size >= MAX_CACHED) cache.clear()
           cache.set(hash, row)
         }
@@ -143,8 +157,19 @@ export function createApiKeyService(deps: {
         organizationName: row.organization_name,
         environment: row.environment,
         scopes: row.scopes,
+        confirmed: exact || !fromMemory,
       }
     },
+
+    async confirm(principal: Pick<Principal, 'keyId' | 'confirmed'>): Promise<boolean> {
+      if (principal.confirmed) return true
+      const valid = await keyNotRevoked(db, principal.keyId)
+      if (!valid) forget(principal.keyId)
+      return valid
+    },
+
+    /** Drops a key from memory (a statement found it revoked). */
+    forget,
 
     /** The keys of an existing organization (else 404), newest first, revoked ones too. */
     async list(organizationId: string): Promise<ApiKeyView[]> {
@@ -176,7 +201,7 @@ export function createApiKeyService(deps: {
             return revoked
           })
       if (!row) throw new AppError('not_found', { message: 'No API key with this id.' })
-      cache?.delete(row.key_hash)
+      cache.delete(row.key_hash)
       return apiKeyRowToView(row)
     },
 

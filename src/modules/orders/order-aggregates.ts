@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.ts'
 import type { OrderRow, ProductionOrderRow } from '../../db/schema.ts'
+import type { KeyAuthenticator } from '../../http/principal.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import type { UploadService } from '../uploads/uploads.service.ts'
@@ -11,6 +12,8 @@ export interface OrderDeps {
   clock: Clock
   uploads: Pick<UploadService, 'prepare' | 'commit' | 'afterCommit' | 'discard' | 'details' | 'open'>
   organizations: OrganizationLookup
+  /** Revocation checks of keys from memory (auth module). */
+  keys: Pick<KeyAuthenticator, 'confirm'> & { forget(keyId: string): void }
   /** Bytes of items a list page may carry (tests lower it). */
   pageBudgetBytes?: number
 }

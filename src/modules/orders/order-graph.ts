@@ -7,6 +7,8 @@ import type { OrderRequest, Warning } from './orders.schemas.ts'
 /** Who creates an order: an API key's organization and environment, or the shop (operator). */
 export interface OrderContext extends OrderScope {
   source: OrderSource
+  /** An API key from memory, not yet checked against revocation (null: checked, or none). */
+  uncheckedKeyId?: string | null
 }
 
 /**

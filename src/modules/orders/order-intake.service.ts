@@ -1,13 +1,14 @@
 import type { Database } from '../../db/database.ts'
 import type { OrderRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
+import type { Principal } from '../../http/principal.ts'
 import { contentHash } from '../../lib/canonical-json.ts'
 import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { FileConflictError } from '../uploads/uploads.service.ts'
 import type { OrderAggregates, OrderDeps } from './order-aggregates.ts'
 import { buildOrderGraph, linkProducts, type OrderContext } from './order-graph.ts'
 import { type OrderAggregate, toOperatorOrder, toPublicOrder } from './orders.mappers.ts'
-import { findOrderByExternalId, insertOrderGraph, type OrderScope } from './orders.repo.ts'
+import { findOrderByExternalId, insertOrderGraph } from './orders.repo.ts'
 import type { OperatorOrder, Order, OrderRequest, Warning } from './orders.schemas.ts'
 
 export interface Created<View> {
@@ -16,6 +17,9 @@ export interface Created<View> {
   order: View
   warnings: Warning[]
 }
+
+/** A key revoked on another instance since this one kept it in memory: the 401 of every bad key. */
+const revokedKey = () => new AppError('invalid_api_key', { hint: '' })
 
 /** A concurrent PUT or sweep changed a file between its check and the order's commit: check again. */
 const MAX_ATTEMPTS = 3
@@ -54,6 +58,10 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
     // different content (new upload ids included) 409. Orders without files skip
     // this read; the insert's conflict tells the same.
     const hasFiles = body.items.some((item) => (item.files?.length ?? 0) > 0)
+    if (hasFiles && ctx.uncheckedKeyId) {
+      if (!(await deps.keys.confirm({ keyId: ctx.uncheckedKeyId, confirmed: false }))) throw revokedKey()
+      return create({ ...ctx, uncheckedKeyId: null }, body, attempt, onCreated)
+    }
     if (hasFiles) {
       const existing = await findOrderByExternalId(db, ctx, body.external_order_id)
       if (existing) return resolveExisting(existing, hash)
@@ -66,16 +74,17 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
 
     const now = clock.now()
     const { graph, items } = buildOrderGraph(ctx, body, { contentHash: hash, orderedAt, now })
-    let productIds: (string | null)[] | undefined
+    const keyId = ctx.uncheckedKeyId ?? null
+    let written: Awaited<ReturnType<typeof insertOrderGraph>>
     try {
-      productIds =
+      written =
         plan.finalize.length === 0 && !onCreated
-          ? await insertOrderGraph(db, graph)
+          ? await insertOrderGraph(db, graph, keyId)
           : await db.transaction().execute(async (trx) => {
-              const inserted = await insertOrderGraph(trx, graph)
-              if (inserted && plan.finalize.length > 0) await uploads.commit(trx, plan, now)
-              if (inserted && onCreated) await onCreated(trx, graph.order.id)
-              return inserted
+              const result = await insertOrderGraph(trx, graph, keyId)
+              if (result.productIds && plan.finalize.length > 0) await uploads.commit(trx, plan, now)
+              if (result.productIds && onCreated) await onCreated(trx, graph.order.id)
+              return result
             })
     } catch (err) {
       await uploads.discard(plan)
@@ -85,6 +94,12 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
       throw err
     }
 
+    if (!written.keyValid) {
+      await uploads.discard(plan)
+      deps.keys.forget(keyId!)
+      throw revokedKey()
+    }
+    const productIds = written.productIds
     if (!productIds) {
       // The external id exists (a repeat, or a concurrent request that won).
       await uploads.discard(plan)
@@ -111,12 +126,13 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
   }
 
   return {
-    /** POST /v1/orders: idempotent on external_order_id and content. */
-    async create(scope: OrderScope, body: OrderRequest): Promise<Created<Order>> {
+    /** POST /v1/orders: idempotent on external_order_id and content; a key from memory is checked by the insert. */
+    async create(principal: Principal, body: OrderRequest): Promise<Created<Order>> {
       const ctx: OrderContext = {
-        organizationId: scope.organizationId,
-        environment: scope.environment,
+        organizationId: principal.organizationId,
+        environment: principal.environment,
         source: 'api',
+        uncheckedKeyId: principal.confirmed ? null : principal.keyId,
       }
       const result = await create(ctx, body)
       return { ...result, order: toPublicOrder(result.order) }

@@ -57,12 +57,15 @@ export interface OrderGraph {
  * When (organization, environment, external_order_id) exists, ON CONFLICT DO
  * NOTHING leaves the order CTE empty and nothing else is written either;
  * concurrent identical requests wait on the unique index and then find the
- * winner. Returns undefined on conflict, else the product id of each item.
+ * winner. Returns whether the key was valid (nothing is written otherwise), and
+ * the product id of each item, or undefined on conflict.
  */
 export async function insertOrderGraph(
   db: Database,
   graph: OrderGraph,
-): Promise<(string | null)[] | undefined> {
+  /** An API key from memory: the order is written only if the key is still not revoked. */
+  uncheckedKeyId: string | null = null,
+): Promise<{ keyValid: boolean; productIds: (string | null)[] | undefined }> {
   const o = graph.order
   const production = graph.production
   const from = { order: 'new_order', items: 'item_input' }
@@ -70,8 +73,18 @@ export async function insertOrderGraph(
   const change = { organizationId: o.organization_id, createdAt: o.created_at, status: o.status }
   const event = graph.event
   const outbox = event ? sql`, ${outboxCtes(event.id, event.input, 'new_order')}` : sql``
-  const result = await sql<{ inserted: boolean; product_ids: (string | null)[] | null; woke: unknown }>`
-    with item_input as (
+  const keyCheck =
+    uncheckedKeyId === null
+      ? sql`true`
+      : sql`exists (select 1 from api_keys where id = ${uncheckedKeyId}::uuid and revoked_at is null)`
+  const result = await sql<{
+    key_valid: boolean
+    inserted: boolean
+    product_ids: (string | null)[] | null
+    woke: unknown
+  }>`
+    with key_check as (select ${keyCheck} as valid),
+    item_input as (
       select * from json_to_recordset(${graph.itemsDocument}::json)
         as i(id uuid, job_id uuid, position int, sku text, name text, quantity int, price numeric,
           personalization json, files json)
@@ -80,11 +93,12 @@ export async function insertOrderGraph(
       insert into orders (id, organization_id, environment, source, external_order_id, status, currency,
         total_amount, customer_name, customer_email, customer_phone, ordered_at, created_at, updated_at, content_hash,
         content_bytes)
-      values (${o.id}::uuid, ${o.organization_id}::uuid, ${o.environment}::text, ${o.source}::text,
+      select ${o.id}::uuid, ${o.organization_id}::uuid, ${o.environment}::text, ${o.source}::text,
         ${o.external_order_id}::text, ${o.status}::text, ${o.currency}::text, ${o.total_amount}::numeric,
         ${o.customer_name}::text, ${o.customer_email}::text, ${o.customer_phone}::text,
         ${o.ordered_at}::timestamptz, ${o.created_at}::timestamptz, ${o.updated_at}::timestamptz,
-        ${o.content_hash}::text, ${o.content_bytes}::int)
+        ${o.content_hash}::text, ${o.content_bytes}::int
+      where (select valid from key_check)
       on conflict (organization_id, environment, external_order_id) do nothing
       returning id
     ),
@@ -99,12 +113,11 @@ export async function insertOrderGraph(
       returning position, sku, product_id
     ),
     ${newOrderChangeCte({ ...change, live: o.environment === 'live' }, from)}${productionCtes}${outbox}
-    select exists (select 1 from new_order) as inserted,
+    select (select valid from key_check) as key_valid, exists (select 1 from new_order) as inserted,
       (select array_agg(product_id order by position) from new_items) as product_ids,
       ${event ? outboxWake() : sql`null`} as woke`.execute(db)
   const row = result.rows[0]!
-  if (!row.inserted) return undefined
-  return row.product_ids ?? []
+  return { keyValid: row.key_valid, productIds: row.inserted ? (row.product_ids ?? []) : undefined }
 }
 
 /** Bumps updated_at of orders whose change lies outside the orders row, so pollers see it. */

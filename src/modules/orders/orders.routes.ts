@@ -22,6 +22,7 @@ export function ordersRoutes(deps: { orders: OrderService }) {
         config: {
           auth: 'key',
           scopes: ['orders:write'],
+          keyConfirmedBy: 'statement',
           jsonBody: true,
           creates: true,
           errors: ['order_already_exists_with_different_content'],
