@@ -30,6 +30,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | undefined
+    /** The key, taken from memory unchecked, turned out revoked: the answer is invalid_api_key, whatever failed. */
+    keyRevoked: boolean
   }
   interface FastifyInstance {
     /** Counts a valid key and sets its rate-limit headers; answers outside the routes use it. */
@@ -90,16 +92,16 @@ export function authorizationHint(header: unknown, secret: 'API_KEY' | 'OPERATOR
 
 export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
   app.decorateRequest('principal', undefined)
+  app.decorateRequest('keyRevoked', false)
 
   /** Authenticates and counts the request; sets the rate-limit headers on every valid-key response. */
   async function authenticateKey(request: FastifyRequest, reply: FastifyReply): Promise<Principal> {
     const principal = await deps.apiKeys.authenticate(bearer(request))
-    const confirmed =
-      principal !== undefined &&
-      (principal.confirmed ||
-        request.routeOptions.config.keyConfirmedBy === 'statement' ||
-        (await deps.apiKeys.confirm(principal)))
-    if (!principal || !confirmed) {
+    // A key from memory is checked now, unless the route's statement checks it.
+    if (principal && !principal.confirmed && request.routeOptions.config.keyConfirmedBy !== 'statement') {
+      principal.confirmed = await deps.apiKeys.confirm(principal)
+    }
+    if (!principal || (!principal.confirmed && request.routeOptions.config.keyConfirmedBy !== 'statement')) {
       throw new AppError('invalid_api_key', {
         hint: authorizationHint(request.headers.authorization, 'API_KEY'),
       })
@@ -137,9 +139,16 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
 
   app.decorate('countKeyIfValid', countKeyIfValid)
 
-  // A key found revoked by the route's statement gets the 401 of any bad key: no rate-limit headers.
-  app.addHook('onError', async (_request, reply, error) => {
-    if (error instanceof AppError && error.code === 'invalid_api_key') {
+  // A route that checks its key in its own statement may fail before it gets
+  // there (validation, scope, rate limit): a revoked key still gets the 401 of
+  // any bad key, without rate-limit headers (the error handler answers it).
+  app.addHook('onError', async (request, reply, error) => {
+    const principal = request.principal
+    const invalidKey = error instanceof AppError && error.code === 'invalid_api_key'
+    if (principal && !principal.confirmed && !invalidKey) {
+      request.keyRevoked = !(await deps.apiKeys.confirm(principal))
+    }
+    if (request.keyRevoked || invalidKey) {
       for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
         reply.removeHeader(name)
     }

@@ -84,7 +84,9 @@ function outcome(request: FastifyRequest): string | undefined {
 export function registerErrorHandler(app: FastifyInstance, context: ErrorContext): void {
   app.decorateReply('appError', undefined)
   app.setErrorHandler((err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const error = toAppError(err, request.routeOptions.bodyLimit)
+    const error = request.keyRevoked
+      ? new AppError('invalid_api_key', { hint: '' })
+      : toAppError(err, request.routeOptions.bodyLimit)
     const body = errorBody(error, context, error.code === 'validation_failed' ? outcome(request) : undefined)
     if (error.code === 'internal_error') {
       request.log.error({ err }, 'unhandled error')

@@ -88,6 +88,23 @@ describe('a key revoked on another instance', () => {
     assert.equal(res.json().error.code, 'invalid_api_key')
   })
 
+  test('POST /v1/orders failing before its statement (bad body, missing scope): still the 401 of a bad key', async () => {
+    const key = await revokedOnA()
+    const invalid = await b.api(key, 'POST', '/v1/orders', { external_order_id: '' })
+    assert.equal(invalid.statusCode, 401, invalid.body)
+    assert.equal(invalid.json().error.code, 'invalid_api_key')
+    assert.equal(invalid.headers['x-ratelimit-limit'], undefined)
+
+    const org = await a.createOrganization()
+    const { key: readOnly, id } = await a.createKey(org.id, { environment: 'live', scopes: ['orders:read'] })
+    assert.equal((await b.api(readOnly, 'GET', '/v1/ping')).statusCode, 200)
+    assert.equal((await b.api(readOnly, 'POST', '/v1/orders', orderBody())).statusCode, 403)
+    assert.equal((await a.admin('DELETE', `/admin/v1/api-keys/${id}`)).statusCode, 200)
+    const scoped = await b.api(readOnly, 'POST', '/v1/orders', orderBody())
+    assert.equal(scoped.statusCode, 401, scoped.body)
+    assert.equal(scoped.json().error.code, 'invalid_api_key')
+  })
+
   test('every other route checks the key first: GET /v1/orders, GET /v1/ping', async () => {
     const key = await revokedOnA('test')
     for (const url of ['/v1/orders', '/v1/ping']) {
