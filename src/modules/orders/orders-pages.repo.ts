@@ -15,7 +15,7 @@ export interface PollingPage {
  * condition on the polling index: the cost of a page does not depend on how many
  * orders come before it. Fetches one extra row to know whether a next page exists.
  */
-export async function findOrdersPage(db: Database, page: PollingPage): Promise<OrderRow[]> {
+export function ordersPageQuery(db: Database, page: PollingPage) {
   let query = db
     .selectFrom('orders')
     .selectAll()
@@ -30,7 +30,10 @@ export async function findOrdersPage(db: Database, page: PollingPage): Promise<O
     .orderBy('updated_at')
     .orderBy('id')
     .limit(page.limit + 1)
-    .execute()
+}
+
+export async function findOrdersPage(db: Database, page: PollingPage): Promise<OrderRow[]> {
+  return ordersPageQuery(db, page).execute()
 }
 
 /** The operator's list: newest first (ids are time-ordered), optionally one environment. */
