@@ -4,6 +4,7 @@ import { buildApp, createServices } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { DataDirInUseError } from './db/data-dir-lock.ts'
 import { migrateToLatest, openDatabase } from './db/database.ts'
+import { analyzeTables } from './db/upkeep.ts'
 import { loggerOptions } from './http/logging.ts'
 import { serveMetrics } from './http/metrics.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts'
@@ -65,7 +66,10 @@ async function main(): Promise<void> {
     dataDir: config.dataDir,
     timeouts,
   })
-  if (dialect === 'pglite') await migrateToLatest(db)
+  if (dialect === 'pglite') {
+    await migrateToLatest(db)
+    await analyzeTables(db)
+  }
 
   // Instances on one PostgreSQL must keep uploads in one place (the embedded
   // database has one process anyway).

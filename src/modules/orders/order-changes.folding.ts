@@ -1,9 +1,13 @@
 import type { Database } from '../../db/database.ts'
+import { analyzeTables } from '../../db/upkeep.ts'
 import { foldOrderChanges, vacuumOrderChanges } from './order-changes.repo.ts'
 
 export interface FoldingOptions {
   db: Database
-  /** The embedded database has no autovacuum: vacuum the table after this many folded rows. */
+  /**
+   * The embedded database has no autovacuum: after this many folded rows
+   * (orders and status changes), vacuum the table and gather statistics.
+   */
   vacuumEvery?: number
   onError: (err: unknown) => void
   intervalMs?: number
@@ -42,6 +46,7 @@ export function startOrderChangeFolding(options: FoldingOptions): Folding {
     if (options.vacuumEvery !== undefined && sinceVacuum >= options.vacuumEvery) {
       sinceVacuum = 0
       await vacuumOrderChanges(db)
+      await analyzeTables(db)
     }
     return total
   }

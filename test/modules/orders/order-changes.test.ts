@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
+import { startOrderChangeFolding } from '../../../src/modules/orders/order-changes.folding.ts'
 import { foldOrderChanges } from '../../../src/modules/orders/order-changes.repo.ts'
 import { createTestApp, DIALECT, orderBody, type TestApp } from '../../helpers/app.ts'
 import { memberOf } from '../../helpers/dashboard.ts'
@@ -153,4 +154,30 @@ test('one fold at a time: a second one finds the lock taken and folds nothing', 
   assert.equal(second, null)
   assert.equal(await pending(), 0)
   assert.deepEqual(await aggregated(org.orgId), await fullCount(org.orgId))
+})
+
+test('the embedded upkeep: after enough folded rows, the table is vacuumed and statistics gathered', async () => {
+  const org = await t.tenant('Upkeep')
+  await t.api(org.liveKey, 'POST', '/v1/orders', orderBody({ external_order_id: 'upkeep-1' }))
+  const analyzed = async () =>
+    (
+      await sql<{ at: Date | null }>`
+        select greatest(last_analyze, last_autoanalyze) as at from pg_stat_user_tables
+        where relname = 'orders' and schemaname = current_schema()`.execute(t.db)
+    ).rows[0]?.at ?? null
+  const before = await analyzed()
+  const folding = startOrderChangeFolding({
+    db: t.db,
+    vacuumEvery: 1,
+    intervalMs: 60_000,
+    onError: assert.ifError,
+  })
+  try {
+    await folding.drain()
+  } finally {
+    await folding.stop()
+  }
+  assert.equal(await pending(), 0)
+  const after = await analyzed()
+  assert.ok(after !== null && (before === null || after > before), `last analyzed ${before} -> ${after}`)
 })
