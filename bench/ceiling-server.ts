@@ -12,6 +12,13 @@
 // no search indexes, no foreign keys: the tables live in a schema of their own
 // (`ceiling`) with only the keys above. Started as a child process by orders.bench.ts.
 //
+// GET /v1/orders?limit=&updated_since=&cursor= is the ceiling of a polling page, over
+// the orders the service wrote (PostgreSQL only): one prepared statement ranges over
+// the polling index for limit + 1 orders, reads each order's items and their jobs by
+// index, and has PostgreSQL write each order's JSON in the service's shape (orders
+// without files, as the bench writes them); Node joins the texts, applies the 8 MB
+// budget and writes the same keyset cursor.
+//
 //   CEILING_DB=pg          DATABASE_URL, ORG_IDS (comma-separated, used in turn): a pg pool
 //   CEILING_DB=pglite      DATA_DIR: embedded PGlite (durable, as the service opens it)
 //                          through PGlite's own query()
@@ -98,10 +105,49 @@ with item_input as (
 )
 select exists (select 1 from o) as inserted`
 
+const ISO = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+const PAGE = `
+with page as (
+  select * from public.orders
+  where organization_id = $1::uuid and environment = 'live' and updated_at >= $2::timestamptz
+    and (updated_at, id) > ($3::timestamptz, $4::uuid)
+  order by updated_at, id
+  limit $5::int
+)
+select p.id, p.updated_at, p.content_bytes, json_build_object(
+  'id', p.id, 'external_order_id', p.external_order_id, 'order_number', p.external_order_id,
+  'status', p.status, 'is_test', p.environment = 'test', 'currency', p.currency,
+  'total_amount', p.total_amount::float8, 'ordered_at', ${ISO('p.ordered_at')},
+  'created_at', ${ISO('p.created_at')}, 'updated_at', ${ISO('p.updated_at')},
+  'customer', json_build_object('name', p.customer_name, 'email', p.customer_email, 'phone', p.customer_phone),
+  'items', (
+    select coalesce(json_agg(json_build_object(
+      'id', i.id, 'sku', i.sku, 'name', i.name, 'quantity', i.quantity, 'price', i.price::float8,
+      'product_linked', i.product_id is not null, 'production_status', j.status,
+      'personalization', i.personalization, 'files', '[]'::json) order by i.position), '[]'::json)
+    from (select * from public.order_items where order_id = p.id order by position) i
+    left join lateral (
+      select status from public.production_jobs where order_item_id = i.id limit 1
+    ) j on true
+  )
+)::text as json
+from page p
+order by p.updated_at, p.id`
+const PAGE_BUDGET_BYTES = 8 * 1024 * 1024
+const NIL = '00000000-0000-0000-0000-000000000000'
+
 type Insert = (params: unknown[]) => Promise<boolean>
+
+interface PageRow {
+  id: string
+  updated_at: Date
+  content_bytes: number
+  json: string
+}
 
 interface Store {
   insert: Insert
+  page?: (params: unknown[]) => Promise<PageRow[]>
   close: () => Promise<void>
 }
 
@@ -161,7 +207,10 @@ async function openPg(): Promise<Store> {
     connectionString: process.env.DATABASE_URL,
     max: Number(process.env.POOL_SIZE ?? 10),
   })
-  return storeOnPool(pool, () => pool.end())
+  return {
+    ...storeOnPool(pool, () => pool.end()),
+    page: async (values) => (await pool.query<PageRow>({ name: 'ceiling_page', text: PAGE, values })).rows,
+  }
 }
 
 async function openEmbedded(): Promise<PGlite> {
@@ -203,6 +252,43 @@ app.post('/v1/orders', async (request, reply) => {
   const inserted = await store.insert(params)
   reply.code(inserted ? 201 : 200)
   return { data: { order: { id: orderId, external_order_id: body.external_order_id } } }
+})
+
+app.get('/v1/orders', async (request, reply) => {
+  if (!store.page) {
+    reply.code(404)
+    return { error: 'PostgreSQL only' }
+  }
+  const query = request.query as { limit?: string; updated_since?: string; cursor?: string }
+  const limit = Number(query.limit ?? 50)
+  const [at, id] = query.cursor
+    ? Buffer.from(query.cursor, 'base64url').toString('utf8').split('|')
+    : ['1970-01-01T00:00:00.000Z', NIL]
+  const rows = await store.page([
+    orgIds[requests++ % orgIds.length],
+    query.updated_since ?? '1970-01-01T00:00:00.000Z',
+    at,
+    id,
+    limit + 1,
+  ])
+  // The service's rule: the first order always, then while within the budget.
+  let shown = Math.min(rows.length, limit)
+  let bytes = 0
+  for (let n = 0; n < shown; n++) {
+    bytes += rows[n]!.content_bytes
+    if (n > 0 && bytes > PAGE_BUDGET_BYTES) shown = n
+  }
+  const last = rows[shown - 1]
+  const next =
+    rows.length > shown && last
+      ? Buffer.from(`${last.updated_at.toISOString()}|${last.id}`, 'utf8').toString('base64url')
+      : null
+  reply.type('application/json; charset=utf-8')
+  const data = rows
+    .slice(0, shown)
+    .map((r) => r.json)
+    .join(',')
+  return `{"data":[${data}],"next_cursor":${JSON.stringify(next)}}`
 })
 
 await app.listen({ port: Number(process.env.PORT ?? 0), host: '127.0.0.1' })

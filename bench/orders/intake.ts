@@ -6,7 +6,15 @@
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { addDiagnostics, diagnosticRows } from './diagnose.ts'
-import { getScenario, measure, measureGet, postScenario, type Scenario, type Target, target } from './load.ts'
+import {
+  getScenario,
+  type LoadResult,
+  measure,
+  postScenario,
+  type Scenario,
+  type Target,
+  target,
+} from './load.ts'
 import { opts } from './options.ts'
 import { against, checks, notes, rows } from './report.ts'
 import { type Proc, startCeiling, type Tenant } from './service.ts'
@@ -21,6 +29,30 @@ async function sqlOn(databaseUrl: string, text: string): Promise<void> {
   } finally {
     await client.end()
   }
+}
+
+/** GET pages of the service and of the bare page, alternating; and whether one page is the same from both. */
+async function measureGets(
+  svc: Target,
+  bare: Target,
+  keys: string[],
+  window: { from: number; to: number },
+): Promise<{ ceiling?: LoadResult | undefined; service?: LoadResult | undefined; same?: string }> {
+  const since = new Date(window.from + (window.to - window.from) / 3).toISOString()
+  const path = `/v1/orders?limit=100&updated_since=${encodeURIComponent(since)}`
+  const [mine, theirs] = await Promise.all([
+    fetch(`${svc.url}${path}`, { headers: { authorization: `Bearer ${keys[0]}` } }).then((r) => r.text()),
+    fetch(`${bare.url}${path}`).then((r) => r.text()),
+  ])
+  const same =
+    mine === theirs
+      ? `byte-identical (${mine.length} bytes)`
+      : `different (${mine.length} vs ${theirs.length} bytes)`
+  const results = await measure({
+    ceiling: getScenario(bare, keys, window),
+    service: getScenario(svc, keys, window),
+  })
+  return { ceiling: results.ceiling, service: results.service, same }
 }
 
 export async function intakePostgres(
@@ -51,11 +83,14 @@ export async function intakePostgres(
   const from = Date.now()
   const results = await measure(scenarios)
   const to = Date.now()
-  await ceiling.stop()
   // The tables grew from nothing within seconds; autovacuum would analyze them within
-  // a minute. Without statistics the item lookup of a page is a sequential scan.
+  // a minute, as a long-running service has.
   await sqlOn(databaseUrl, 'analyze')
-  const get = await measureGet(svc, tenant.keys, { from, to })
+  const gets: Awaited<ReturnType<typeof measureGets>> = opts.skipGet
+    ? {}
+    : await measureGets(svc, target(ceiling, dbPids), tenant.keys, { from, to })
+  await ceiling.stop()
+  const get = gets.service
   const c = results.ceiling!
   const s = results.service!
   rows.push({ database: 'PostgreSQL', scenario: 'bare route POST (one prepared CTE statement)', ...c })
@@ -66,7 +101,22 @@ export async function intakePostgres(
     ...against(s, c),
   })
   diagnosticRows('PostgreSQL', results, c)
-  if (get) rows.push({ database: 'PostgreSQL', scenario: 'service GET /v1/orders?limit=100', ...get })
+  if (gets.ceiling && get) {
+    rows.push({ database: 'PostgreSQL', scenario: 'bare page GET (one prepared statement)', ...gets.ceiling })
+    rows.push({
+      database: 'PostgreSQL',
+      scenario: 'service GET /v1/orders?limit=100',
+      ...get,
+      ...against(get, gets.ceiling),
+    })
+    checks.push({
+      target: 'PostgreSQL: service GET page / bare page >= 0.6',
+      measured: `${(get.rps / gets.ceiling.rps).toFixed(2)} (${get.rps.toFixed(0)} / ${gets.ceiling.rps.toFixed(0)} pages/s; CPU ratio ${against(get, gets.ceiling).cpuRatio.toFixed(2)})`,
+      pass: get.rps / gets.ceiling.rps >= 0.6,
+    })
+    if (gets.same !== undefined)
+      notes.push(`PostgreSQL, a page of 100 from the service and from the bare page: ${gets.same}`)
+  }
   const waits = (r: typeof s) =>
     Object.entries(r.waits ?? {})
       .map(([wait, n]) => `${wait} ${n.toFixed(2)}`)

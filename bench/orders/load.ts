@@ -198,8 +198,3 @@ export function getScenario(to: Target, keys: string[], window: { from: number; 
     ],
   }
 }
-
-export async function measureGet(to: Target, keys: string[], window: { from: number; to: number }) {
-  if (opts.skipGet) return undefined
-  return (await measure({ get: getScenario(to, keys, window) })).get
-}
