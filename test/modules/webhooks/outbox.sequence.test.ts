@@ -50,9 +50,13 @@ describe('per-order event sequence', () => {
         [4, 'order.cancelled'],
       ],
     )
-    // Another order counts from 1 again.
+    // Another order counts from 1 again; its creation writes no counter row (its first event is always 1).
     const other = await f.createLiveOrder()
     assert.deepEqual(await sequences(other.id), [[1, 'order.received']])
+    const counters = (id: string) =>
+      f.t.db.selectFrom('order_event_counters').select('last_sequence').where('order_id', '=', id).execute()
+    assert.deepEqual(await counters(other.id), [])
+    assert.deepEqual(await counters(order.id), [{ last_sequence: 4 }])
   })
 
   test('simultaneous production changes of one order get distinct consecutive numbers', async () => {

@@ -23,10 +23,13 @@ export const REPLAYS_CHANNEL = 'svc_webhook_replays'
  * most one), `outbox_deliveries` fans it out to one pending delivery per
  * active endpoint of the organization and environment whose enabled_events
  * take the event's type (a ping goes to its one endpoint whatever it lists),
- * and `outbox_queue` queues each delivery's first attempt. An order event
- * first counts itself in `outbox_sequence`: the upsert of the order's counter
- * row returns its per-order sequence, and concurrent writers of the same
- * order wait on that row, so each gets the next number. Callers end their
+ * and `outbox_queue` queues each delivery's first attempt. An order's
+ * `order.received`, written by the statement that creates the order, is its
+ * first event: sequence 1, and no counter row yet. Any later event of the
+ * order first counts itself in `outbox_sequence`: the upsert of the order's
+ * counter row (starting at 2) returns its per-order sequence, and concurrent
+ * writers of the same order wait on that row, so each gets the next number.
+ * Callers end their
  * statement with `outboxWake()` so idle workers wake on commit. One statement
  * keeps change, event and deliveries atomic without a transaction round trip.
  */
@@ -36,9 +39,14 @@ export function outboxCtes(eventId: string, input: NewEventInput, gate: string):
   const event = { id: eventId, type: input.type, created_at: input.at, data: input.data }
   let source: RawBuilder<unknown>
   let values: RawBuilder<unknown>
+  const first = input.type === 'order.received'
   if (input.orderId === null) {
     source = sql`${sql.table(gate)}`
     values = sql`${JSON.stringify(input.data)}::json, ${eventBody(event)}::text`
+  } else if (first) {
+    const parts = sequencedEvent(event)
+    source = sql`${sql.table(gate)}`
+    values = sql`${`${parts.data[0]}1${parts.data[1]}`}::json, ${`${parts.body[0]}1${parts.body[1]}`}::text`
   } else {
     const parts = sequencedEvent(event)
     source = sql`outbox_sequence s`
@@ -46,11 +54,11 @@ export function outboxCtes(eventId: string, input: NewEventInput, gate: string):
              ${parts.body[0]}::text || s.last_sequence || ${parts.body[1]}::text`
   }
   const sequence =
-    input.orderId === null
+    input.orderId === null || first
       ? sql``
       : sql`outbox_sequence as (
       insert into order_event_counters (order_id, last_sequence)
-      select ${input.orderId}::uuid, 1 from ${sql.table(gate)}
+      select ${input.orderId}::uuid, 2 from ${sql.table(gate)}
       on conflict (order_id) do update set last_sequence = order_event_counters.last_sequence + 1
       returning last_sequence
     ),`
