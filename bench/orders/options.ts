@@ -49,7 +49,7 @@ if (flags.help) {
                         the load (an experiment: e.g. drop an index or a foreign key and compare)
   --orgs=N              spread the keys over N organizations (PostgreSQL; default 1): shows contention
                         on one organization's rows (foreign-key locks on the organizations row)
-  --pg-url=URL          PostgreSQL admin URL (default postgres://postgres@127.0.0.1:5432/postgres)
+  --pg-url=URL          PostgreSQL to create the bench databases on (default postgres://postgres@127.0.0.1:5432/test)
   --keep                keep temp dirs and the bench database`)
   process.exit(0)
 }
@@ -74,7 +74,7 @@ export const opts = {
   diagnose: flags.diagnose,
   orgs: num(flags.orgs, 1),
   whatIf: flags['what-if'],
-  pgUrl: flags['pg-url'] ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+  pgUrl: flags['pg-url'] ?? 'postgres://postgres@127.0.0.1:5432/test',
   keep: flags.keep,
 }
 if (opts.only && opts.only !== 'pg' && opts.only !== 'pglite') {

@@ -35,6 +35,7 @@ async function startProcess(
   const logPath = join(workDir, `${name}.log`)
   const out = openSync(logPath, 'a')
   const execArgv = [
+    ...(process.env.BENCH_SERVICE_ARGS?.split(' ').filter(Boolean) ?? []),
     ...nodeArgs,
     ...(opts.profile ? ['--cpu-prof', `--cpu-prof-dir=${join(workDir, `profile-${name}`)}`] : []),
   ]
