@@ -10,12 +10,14 @@
  * every skipped test with its reason.
  */
 import { spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { existsSync, globSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import {
   dataDirTemplate,
   dropLeftoverPgDatabases,
+  dropRunPgDatabases,
   pgliteTemplate,
   pgTemplate,
 } from '../test/helpers/databases.ts'
@@ -164,6 +166,8 @@ const concurrency = process.env.TEST_CONCURRENCY || String(Math.max(2, available
 // Every file is a process that loads the same modules: Node keeps them compiled on disk.
 const compileCache = { NODE_COMPILE_CACHE: join(CACHE, 'compile') }
 const timings = mkdtempSync(join(tmpdir(), 'test-timings-'))
+// Names this run's PostgreSQL test databases, which are dropped after their pass.
+const testRun = randomBytes(4).toString('hex')
 const results: FileRun[] = []
 let failed = false
 for (const [i, pass] of passes.entries()) {
@@ -185,8 +189,9 @@ for (const [i, pass] of passes.entries()) {
       '--test-reporter-destination=stdout',
       ...ordered,
     ],
-    { ...pass.env, ...compileCache, TEST_TIMINGS_FILE: out },
+    { ...pass.env, ...compileCache, TEST_TIMINGS_FILE: out, TEST_RUN: testRun },
   )
+  if (pass.env.TEST_DATABASE_URL) await dropRunPgDatabases(pass.env.TEST_DATABASE_URL, testRun)
   pass.seconds = (performance.now() - began) / 1000
   const lines = existsSync(out) ? readFileSync(out, 'utf8').trim().split('\n').filter(Boolean) : []
   for (const line of lines) results.push({ pass: i, ...JSON.parse(line) })

@@ -67,7 +67,6 @@ describe('service processes on one PostgreSQL', { skip: !TEST_DATABASE_URL && NE
     for (const service of running) service.child.kill('SIGKILL')
     await Promise.all(running.map((s) => s.exited))
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
-    await database?.drop()
   })
 
   test('separate DATA_DIRs without S3: the second instance refuses to start, saying DATA_DIR must be shared or S3 configured', async () => {
@@ -203,7 +202,6 @@ describe('service processes on one PostgreSQL', { skip: !TEST_DATABASE_URL && NE
         service.child.kill('SIGTERM')
         await service.exited
       }
-      await own.drop()
     }
   })
 })

@@ -103,7 +103,6 @@ describe('listen across instances on one PostgreSQL', {
     database = await createPgDatabase(TEST_DATABASE_URL!)
     url = database.url
   })
-  after(() => database?.drop())
 
   test('an event written on one instance and a sample triggered on it reach streams open on the other', async () => {
     const dir = await dataDir()

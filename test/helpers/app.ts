@@ -85,7 +85,6 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
     async close() {
       for (const other of others) await other.destroy()
       await db.destroy()
-      await database.drop()
     },
   }
 }

@@ -128,8 +128,14 @@ const TEMPLATE_LOCK = 7_104_816_264
 const TEMPLATE = `oit_template_${HASH}`
 /** A template's comment once its migrations have all run: one without it is unfinished and made again. */
 const READY = 'migrated'
-/** Test databases are named oit_<unix seconds>_<random>; the age lets a later run drop leftovers. */
-const TEST_DATABASE = /^oit_(\d+)_[0-9a-f]+$/
+/**
+ * Test databases are named oit_<unix seconds>_[<run>_]<random>: the age lets a
+ * later run drop leftovers, the run (TEST_RUN, set by scripts/test.ts) lets the
+ * run that made them drop them after its pass.
+ */
+const TEST_DATABASE = /^oit_(\d+)_(?:[0-9a-f]+_)?[0-9a-f]+$/
+const RUN =
+  process.env.TEST_RUN && /^[0-9a-f]+$/.test(process.env.TEST_RUN) ? process.env.TEST_RUN : undefined
 
 function withDatabase(url: string, name: string): string {
   const u = new URL(url)
@@ -191,19 +197,25 @@ async function makePgTemplate(serverUrl: string): Promise<string> {
 export interface PgDatabase {
   name: string
   url: string
+  /** Drops it now: for benches. Tests leave their databases to the runner. */
   drop(): Promise<void>
 }
 
 /**
  * A new database on the server of serverUrl: a copy of the migrated template,
  * or empty (`migrated: false`) for tests of the migrations themselves.
+ *
+ * Tests do not drop their databases: on PostgreSQL 15 every DROP DATABASE
+ * waits for a checkpoint, which on a busy disk made closing a test's app the
+ * slowest thing it did. scripts/test.ts drops the run's databases after the
+ * pass, many at once, so their checkpoints are shared.
  */
 export async function createPgDatabase(
   serverUrl: string,
   options: { migrated?: boolean } = {},
 ): Promise<PgDatabase> {
   const template = options.migrated === false ? 'template0' : await pgTemplate(serverUrl)
-  const name = `oit_${Math.floor(Date.now() / 1000)}_${randomBytes(5).toString('hex')}`
+  const name = `oit_${Math.floor(Date.now() / 1000)}_${RUN ? `${RUN}_` : ''}${randomBytes(5).toString('hex')}`
   const admin = await adminClient(serverUrl)
   try {
     await admin.query(`create database ${name} template ${template}`)
@@ -222,6 +234,34 @@ export async function createPgDatabase(
       }
     },
   }
+}
+
+/** Drops the databases of one run of the suite (TEST_RUN), 8 at a time so that their checkpoints are shared. */
+export async function dropRunPgDatabases(serverUrl: string, run: string): Promise<number> {
+  const admin = await adminClient(serverUrl)
+  let names: string[]
+  try {
+    const { rows } = await admin.query<{ datname: string }>(
+      `select datname from pg_database where datname like $1`,
+      [`oit\\_%\\_${run}\\_%`],
+    )
+    names = rows.map((r) => r.datname).filter((name) => TEST_DATABASE.test(name))
+  } finally {
+    await admin.end()
+  }
+  const queue = [...names]
+  await Promise.all(
+    Array.from({ length: Math.min(8, queue.length) }, async () => {
+      const client = await adminClient(serverUrl)
+      try {
+        for (let name = queue.pop(); name; name = queue.pop())
+          await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`)
+      } finally {
+        await client.end()
+      }
+    }),
+  )
+  return names.length
 }
 
 /** Drops the test databases that runs which were killed left behind (older than a day). */
