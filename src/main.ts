@@ -18,7 +18,6 @@ import {
   s3FileStore,
 } from './modules/system/instances.ts'
 import { createLocalStorage } from './modules/uploads/storage/local.ts'
-import { createS3Storage } from './modules/uploads/storage/s3.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { createDispatcher } from './modules/webhooks/dispatcher.ts'
 import { resolveOperatorToken } from './operator-token.ts'
@@ -98,8 +97,9 @@ async function main(): Promise<void> {
       })
     : createMemoryRateLimiter(config.rateLimitPerMinute)
 
+  // The AWS SDK is loaded only when S3 is configured: it is a tenth of an idle instance's memory.
   const storage: FileStorage = config.s3
-    ? createS3Storage(config.s3)
+    ? (await import('./modules/uploads/storage/s3.ts')).createS3Storage(config.s3)
     : createLocalStorage({ root: join(config.dataDir, 'files') })
   const metrics = createMetrics({ processMetrics: true })
   let metricsServer: Awaited<ReturnType<typeof serveMetrics>> | undefined
@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   // Order statistics and unmatched skus are counted here, off the order path.
   const folding = startOrderChangeFolding({
     db,
-    ...(dialect === 'pglite' ? { vacuumEvery: 10_000 } : {}),
+    ...(dialect === 'pglite' ? { analyzeEvery: 10_000 } : {}),
     onError: (err) => app.log.error({ err }, 'folding order changes failed'),
   })
 

@@ -18,6 +18,8 @@ export const DURABLE_START_PARAMS = [
   ...PGlite.defaultStartParams.filter((param) => param !== '-F'),
   '-c',
   'wal_sync_method=open_datasync',
+  '-c',
+  'shared_buffers=16MB',
 ]
 
 interface NodeFsModule {
