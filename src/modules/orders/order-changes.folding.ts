@@ -5,10 +5,15 @@ import { foldOrderChanges, vacuumOrderChanges } from './order-changes.repo.ts'
 export interface FoldingOptions {
   db: Database
   /**
-   * The embedded database has no autovacuum: after this many folded rows
-   * (orders and status changes), vacuum the table and gather statistics.
+   * Vacuum order_changes after this many folded rows (orders and status
+   * changes; default 2000). Each fold finds its rows by scanning the table,
+   * dead rows included: PostgreSQL's autovacuum looks at a table at most once
+   * a minute, so at 1 500 orders a second folds read 90 000 dead rows each
+   * and kept a backend busy; the embedded database has no autovacuum at all.
    */
   vacuumEvery?: number
+  /** The embedded database has no autovacuum: gather statistics after this many folded rows. */
+  analyzeEvery?: number
   onError: (err: unknown) => void
   intervalMs?: number
   batch?: number
@@ -29,7 +34,9 @@ export function startOrderChangeFolding(options: FoldingOptions): Folding {
   const { db } = options
   const intervalMs = options.intervalMs ?? 200
   const batch = options.batch ?? 5000
+  const vacuumEvery = options.vacuumEvery ?? 2000
   let sinceVacuum = 0
+  let sinceAnalyze = 0
   let stopped = false
   let running: Promise<number> = Promise.resolve(0)
   let timer: NodeJS.Timeout | undefined
@@ -43,9 +50,13 @@ export function startOrderChangeFolding(options: FoldingOptions): Folding {
       if (folded < batch) break
     }
     sinceVacuum += total
-    if (options.vacuumEvery !== undefined && sinceVacuum >= options.vacuumEvery) {
+    sinceAnalyze += total
+    if (sinceVacuum >= vacuumEvery) {
       sinceVacuum = 0
       await vacuumOrderChanges(db)
+    }
+    if (options.analyzeEvery !== undefined && sinceAnalyze >= options.analyzeEvery) {
+      sinceAnalyze = 0
       await analyzeTables(db)
     }
     return total

@@ -108,7 +108,7 @@ export async function foldOrderChanges(trx: Transaction<DB>, limit: number): Pro
   return result.rows[0]!.folded
 }
 
-/** Reclaims the space of folded rows (the embedded database has no autovacuum). */
+/** Reclaims folded rows, so that folds stop reading them (skipped while another instance vacuums). */
 export async function vacuumOrderChanges(db: Database): Promise<void> {
-  await sql`vacuum order_changes`.execute(db)
+  await sql`vacuum (skip_locked) order_changes`.execute(db)
 }

@@ -156,19 +156,22 @@ test('one fold at a time: a second one finds the lock taken and folds nothing', 
   assert.deepEqual(await aggregated(org.orgId), await fullCount(org.orgId))
 })
 
-test('the embedded upkeep: after enough folded rows, the table is vacuumed and statistics gathered', async () => {
+test('upkeep: after enough folded rows, order_changes is vacuumed, and statistics gathered when asked (the embedded database)', async () => {
   const org = await t.tenant('Upkeep')
   await t.api(org.liveKey, 'POST', '/v1/orders', orderBody({ external_order_id: 'upkeep-1' }))
-  const analyzed = async () =>
+  const stat = async (table: string, column: 'analyze' | 'vacuum') =>
     (
       await sql<{ at: Date | null }>`
-        select greatest(last_analyze, last_autoanalyze) as at from pg_stat_user_tables
-        where relname = 'orders' and schemaname = current_schema()`.execute(t.db)
+        select greatest(${sql.ref(`last_${column}`)}, ${sql.ref(`last_auto${column}`)}) as at from pg_stat_user_tables
+        where relname = ${table} and schemaname = current_schema()`.execute(t.db)
     ).rows[0]?.at ?? null
+  const analyzed = () => stat('orders', 'analyze')
   const before = await analyzed()
+  const vacuumedBefore = await stat('order_changes', 'vacuum')
   const folding = startOrderChangeFolding({
     db: t.db,
     vacuumEvery: 1,
+    analyzeEvery: 1,
     intervalMs: 60_000,
     onError: assert.ifError,
   })
@@ -180,4 +183,9 @@ test('the embedded upkeep: after enough folded rows, the table is vacuumed and s
   assert.equal(await pending(), 0)
   const after = await analyzed()
   assert.ok(after !== null && (before === null || after > before), `last analyzed ${before} -> ${after}`)
+  const vacuumed = await stat('order_changes', 'vacuum')
+  assert.ok(
+    vacuumed !== null && (vacuumedBefore === null || vacuumed > vacuumedBefore),
+    `vacuumed ${vacuumedBefore} -> ${vacuumed}`,
+  )
 })
