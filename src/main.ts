@@ -134,7 +134,7 @@ async function main(): Promise<void> {
   // Order statistics and unmatched skus are counted here, off the order path.
   const folding = startOrderChangeFolding({
     db,
-    ...(dialect === 'pglite' ? { analyzeEvery: 10_000 } : {}),
+    ...(dialect === 'pglite' ? { analyzeEvery: 500 } : {}),
     onError: (err) => app.log.error({ err }, 'folding order changes failed'),
   })
 

@@ -11,3 +11,10 @@ import type { Database } from './database.ts'
 export async function analyzeTables(db: Database): Promise<void> {
   await sql`analyze`.execute(db)
 }
+
+/** The planner's count of stored orders (as of the last ANALYZE). */
+export async function estimatedOrders(db: Database): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select greatest(reltuples, 0)::float8 as n from pg_class where oid = to_regclass('orders')`.execute(db)
+  return rows[0]?.n ?? 0
+}

@@ -1,5 +1,5 @@
 import type { Database } from '../../db/database.ts'
-import { analyzeTables } from '../../db/upkeep.ts'
+import { analyzeTables, estimatedOrders } from '../../db/upkeep.ts'
 import { foldOrderChanges, vacuumOrderChanges } from './order-changes.repo.ts'
 
 export interface FoldingOptions {
@@ -12,7 +12,11 @@ export interface FoldingOptions {
    * and kept a backend busy; the embedded database has no autovacuum at all.
    */
   vacuumEvery?: number
-  /** The embedded database has no autovacuum: gather statistics after this many folded rows. */
+  /**
+   * The embedded database has no autovacuum: gather statistics as the orders
+   * grow, after this many folded rows or a tenth of the stored orders,
+   * whichever is more (autovacuum's own rule, near enough).
+   */
   analyzeEvery?: number
   onError: (err: unknown) => void
   intervalMs?: number
@@ -37,6 +41,7 @@ export function startOrderChangeFolding(options: FoldingOptions): Folding {
   const vacuumEvery = options.vacuumEvery ?? 2000
   let sinceVacuum = 0
   let sinceAnalyze = 0
+  let storedOrders: number | undefined
   let stopped = false
   let running: Promise<number> = Promise.resolve(0)
   let timer: NodeJS.Timeout | undefined
@@ -55,9 +60,14 @@ export function startOrderChangeFolding(options: FoldingOptions): Folding {
       sinceVacuum = 0
       await vacuumOrderChanges(db)
     }
-    if (options.analyzeEvery !== undefined && sinceAnalyze >= options.analyzeEvery) {
-      sinceAnalyze = 0
-      await analyzeTables(db)
+    const analyzeEvery = options.analyzeEvery
+    if (analyzeEvery !== undefined && sinceAnalyze >= analyzeEvery) {
+      storedOrders ??= await estimatedOrders(db)
+      if (sinceAnalyze >= Math.max(analyzeEvery, storedOrders / 10)) {
+        sinceAnalyze = 0
+        await analyzeTables(db)
+        storedOrders = await estimatedOrders(db)
+      }
     }
     return total
   }
