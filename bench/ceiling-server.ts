@@ -232,10 +232,20 @@ async function openPglite(): Promise<Store> {
 async function openPgliteThroughPg(): Promise<Store> {
   const pglite = await openEmbedded()
   const pool = new pg.Pool({ ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0 } as pg.PoolConfig)
-  return storeOnPool(pool, async () => {
-    await pool.end()
-    await pglite.close()
-  })
+  // PGlite has no autovacuum: the first page gathers the statistics a running
+  // database would have (the service gathers them as its tables grow).
+  let analyzed: Promise<unknown> | undefined
+  return {
+    ...storeOnPool(pool, async () => {
+      await pool.end()
+      await pglite.close()
+    }),
+    page: async (values) => {
+      analyzed ??= pool.query('analyze')
+      await analyzed
+      return (await pool.query<PageRow>({ name: 'ceiling_page', text: PAGE, values })).rows
+    },
+  }
 }
 
 const mode = process.env.CEILING_DB ?? 'pg'
@@ -257,7 +267,7 @@ app.post('/v1/orders', async (request, reply) => {
 app.get('/v1/orders', async (request, reply) => {
   if (!store.page) {
     reply.code(404)
-    return { error: 'PostgreSQL only' }
+    return { error: 'PostgreSQL and PGlite through node-postgres only' }
   }
   const query = request.query as { limit?: string; updated_since?: string; cursor?: string }
   const limit = Number(query.limit ?? 50)

@@ -114,8 +114,8 @@ async function runPglite(): Promise<void> {
     const service = await start(startService('service-pglite', {}))
     const tenant = await createTenant(service.url, opts.keys)
     const svc = target(service)
-    if (!opts.skipLoad) await intakePglite(svc, tenant, start)
     if (!opts.skipBig) await bigOrders('PGlite', svc, tenant.keys[0]!)
+    if (!opts.skipLoad) await intakePglite(svc, service, tenant, start)
   } finally {
     for (const proc of procs) await proc.stop()
   }

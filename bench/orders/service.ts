@@ -19,6 +19,8 @@ export interface Proc {
   url: string
   child: ChildProcess
   logPath: string
+  /** The service's DATA_DIR (startService). */
+  dataDir?: string
   stop(): Promise<void>
 }
 const running = new Set<Proc>()
@@ -81,10 +83,10 @@ async function startProcess(
 }
 
 /** The real service, src/main.ts, configured by environment like in production. */
-export function startService(name: string, env: Record<string, string>, nodeArgs: string[] = []) {
+export async function startService(name: string, env: Record<string, string>, nodeArgs: string[] = []) {
   const dataDir = join(workDir, `${name}-data`)
   mkdirSync(dataDir, { recursive: true })
-  return startProcess(
+  const proc = await startProcess(
     name,
     'src/main.ts',
     {
@@ -96,6 +98,8 @@ export function startService(name: string, env: Record<string, string>, nodeArgs
     },
     nodeArgs,
   )
+  proc.dataDir = dataDir
+  return proc
 }
 
 export const hook = (file: string) => pathToFileURL(join(ROOT, 'bench', 'hooks', file)).href
