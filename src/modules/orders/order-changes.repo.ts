@@ -77,10 +77,13 @@ export async function foldOrderChanges(trx: Transaction<DB>, limit: number): Pro
   }>`select pg_try_advisory_xact_lock(${FOLD_LOCK}) as locked`.execute(trx)
   if (!locked.rows[0]!.locked) return null
   const result = await sql<{ folded: number }>`
-    with taken as (
-      delete from order_changes
-      where ctid = any(array(select ctid from order_changes limit ${limit}::int))
-      returning *
+    with picked as materialized (
+      select ctid from order_changes limit ${limit}::int
+    ),
+    taken as (
+      delete from order_changes o using picked p
+      where o.ctid = p.ctid
+      returning o.*
     ),
     stats as (
       insert into order_daily_stats (organization_id, day, status, slot, orders, items, quantity)
@@ -96,7 +99,12 @@ export async function foldOrderChanges(trx: Transaction<DB>, limit: number): Pro
       insert into unmatched_skus (organization_id, sku, slot, items, orders, last_seen_at)
       select t.organization_id, i.sku, 0, count(*), count(distinct t.order_id), max(t.at)
       from taken t
-      join order_items i on i.order_id = t.order_id
+      -- The order's items by order_items_order_idx alone: with the filters
+      -- inside, the planner combines that index with the partial index of
+      -- unlinked skus, whose every entry it then reads for each order.
+      cross join lateral (
+        select sku, product_id from order_items where order_id = t.order_id offset 0
+      ) i
       where t.created and i.product_id is null and i.sku is not null
       group by t.organization_id, i.sku
       order by t.organization_id, i.sku
