@@ -126,8 +126,13 @@ export async function seededDataDir(prefix = 'svc-data-'): Promise<string> {
 /** Serializes making the PostgreSQL template among concurrent test files. */
 const TEMPLATE_LOCK = 7_104_816_264
 const TEMPLATE = `oit_template_${HASH}`
-/** A template's comment once its migrations have all run: one without it is unfinished and made again. */
-const READY = 'migrated'
+/**
+ * A template's comment once its migrations have all run (`migrated <unix
+ * seconds>`): one without it is unfinished and made again. Templates of other
+ * migrations are dropped a day after they were made, not at once: a run in
+ * another checkout, with other migrations, may be copying them.
+ */
+const READY = /^migrated(?: (\d+))?$/
 /**
  * Test databases are named oit_<unix seconds>_[<run>_]<random>: the age lets a
  * later run drop leftovers, the run (TEST_RUN, set by scripts/test.ts) lets the
@@ -172,14 +177,18 @@ async function makePgTemplate(serverUrl: string): Promise<string> {
       `select shobj_description(oid, 'pg_database') as comment from pg_database where datname = $1`,
       [TEMPLATE],
     )
-    if (rows[0]?.comment === READY) return TEMPLATE
+    if (READY.test(rows[0]?.comment ?? '')) return TEMPLATE
     if (rows.length > 0) await admin.query(`drop database ${TEMPLATE} with (force)`)
-    const old = await admin.query<{ datname: string }>(
-      `select datname from pg_database where datname like 'oit\\_template\\_%' and datname <> $1`,
+    const old = await admin.query<{ datname: string; comment: string | null }>(
+      `select datname, shobj_description(oid, 'pg_database') as comment from pg_database
+       where datname like 'oit\\_template\\_%' and datname <> $1`,
       [TEMPLATE],
     )
-    for (const { datname } of old.rows)
-      await admin.query(`drop database ${pg.escapeIdentifier(datname)} with (force)`)
+    const dayAgo = Date.now() / 1000 - 86_400
+    for (const { datname, comment } of old.rows) {
+      const made = Number(READY.exec(comment ?? '')?.[1] ?? 0)
+      if (made < dayAgo) await admin.query(`drop database ${pg.escapeIdentifier(datname)} with (force)`)
+    }
     await admin.query(`create database ${TEMPLATE}`)
     const { db } = await openDatabase({ url: withDatabase(serverUrl, TEMPLATE), poolSize: 1 })
     try {
@@ -187,7 +196,7 @@ async function makePgTemplate(serverUrl: string): Promise<string> {
     } finally {
       await db.destroy()
     }
-    await admin.query(`comment on database ${TEMPLATE} is '${READY}'`)
+    await admin.query(`comment on database ${TEMPLATE} is 'migrated ${Math.floor(Date.now() / 1000)}'`)
     return TEMPLATE
   } finally {
     await admin.end()
