@@ -140,8 +140,9 @@ export const ERROR_CATALOG = {
     status: 503,
     message: 'The service is temporarily unavailable.',
     description:
-      'The service is starting or shutting down, or its database is unreachable or did not answer in time.',
-    retry: 'Safe to resend the identical request after a short wait.',
+      'The service is starting or shutting down, or its database is unreachable or did not answer in time. A write may have been stored even so: the database can commit it and its answer be lost on the way.',
+    retry:
+      'Resend the identical request after a short wait. An order that was stored is answered 200 with the same order and no second event; a webhook endpoint may have been created, so list them before creating it again.',
   },
   malformed_request: {
     kind: 'error',
