@@ -17,9 +17,11 @@ import { registerMetrics } from './http/metrics.ts'
 import { OPENAPI_ROUTE_SCHEMA, openApiOptions } from './http/openapi.ts'
 import {
   handleExpectations,
+  handleMissingHost,
   handleShutdown,
   MAX_PARAM_LENGTH,
   protocolErrorOptions,
+  SERVER_OPTIONS,
 } from './http/protocol-errors.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
 import { registerRouteErrors } from './http/route-errors.ts'
@@ -188,8 +190,9 @@ export async function buildApp(
     routerOptions: ROUTER_OPTIONS,
     schemaController: { compilersFactory: { buildSerializer: compileSerializersOnFirstUse } },
     ...protocolErrorOptions(errors),
-    ...(deps.http ? { http: deps.http } : {}),
+    http: { ...SERVER_OPTIONS, ...deps.http },
   })
+  handleMissingHost(app)
   app.setValidatorCompiler(validatorCompiler)
   configureServerTimeouts(app, timeouts)
   registerBodyDeadline(app, timeouts)

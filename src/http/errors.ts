@@ -149,7 +149,7 @@ export const ERROR_CATALOG = {
     status: 400,
     message: 'The request is not valid HTTP.',
     description:
-      'The request line or a header could not be parsed (an unknown method, a control character in the path, a malformed Content-Length, Transfer-Encoding or chunk), so nothing was processed. The connection is closed after this answer.',
+      'The request line or a header could not be parsed (an unknown method, a control character in the path, a malformed Content-Length, Transfer-Encoding or chunk, an HTTP/1.1 request without a Host header), so nothing was processed. The connection is closed after this answer.',
     retry: 'Fix the request (usually the HTTP client or a proxy) and send it on a new connection.',
   },
   expectation_failed: {

@@ -14,6 +14,8 @@ import { AppError, type ErrorCode } from './errors.ts'
  * - HTTP that cannot be parsed: 400 malformed_request; headers over Node's
  *   16 KB: 431 headers_too_large; a request that stopped arriving: 408
  *   request_timeout (no request exists yet, so no key either);
+ * - an HTTP/1.1 request without `Host`: 400 malformed_request, before the key
+ *   (Node's own check, `requireHostHeader`, answers with an empty body);
  * - `Expect` other than 100-continue: 417 expectation_failed, after the key;
  * - a request while the service shuts down: 503 service_unavailable.
  */
@@ -52,7 +54,7 @@ export function protocolErrorOptions(context: ErrorContext) {
       }
       socket.destroy()
     },
-    // Our own onRequest hook answers in the error shape instead (handleShutdown).
+    // Our own onRequest hooks answer in the error shape instead (handleShutdown, handleMissingHost).
     return503OnClosing: false,
   }
 }
@@ -71,6 +73,20 @@ async function answer(request: FastifyRequest, reply: FastifyReply, error: AppEr
     .code(error.status)
     .type('application/json; charset=utf-8')
     .send(errorBody(error, context))
+}
+
+/** Options of Node's server: the Host check is ours (handleMissingHost), so its answer has a body. */
+export const SERVER_OPTIONS = { requireHostHeader: false }
+
+/** HTTP/1.1 requires Host (RFC 9112, 3.2); HTTP/1.0 may leave it out, as Node allows. */
+export function handleMissingHost(app: FastifyInstance): void {
+  app.addHook('onRequest', async (request) => {
+    if (request.raw.httpVersion !== '1.1' || request.headers.host !== undefined) return
+    throw new AppError('malformed_request', {
+      message: 'The request is not valid HTTP: an HTTP/1.1 request needs a Host header.',
+      headers: CLOSE,
+    })
+  })
 }
 
 const UNMET_EXPECTATION = Symbol('unmet expectation')

@@ -173,6 +173,27 @@ describe('answers before any route, in the error shape', () => {
       })
     }
 
+    test('an HTTP/1.1 request without Host: 400 malformed_request before the key, connection closed', async () => {
+      for (const request of [
+        'GET /healthz HTTP/1.1\r\n\r\n',
+        `POST /v1/orders HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+      ]) {
+        const { responses, closed } = await exchange(port, [request])
+        assert.equal(responses.length, 1, JSON.stringify(responses))
+        const error = assertErrorShape(responses[0]!, 400, 'malformed_request')
+        assert.match(error.message, /Host header/)
+        assert.equal(responses[0]!.headers.connection, 'close')
+        assert.equal(hasRateHeaders(responses[0]!.headers), false)
+        assert.ok(closed, 'connection closed')
+      }
+    })
+
+    test('an HTTP/1.0 request may leave Host out', async () => {
+      const { responses } = await exchange(port, ['GET /healthz HTTP/1.0\r\n\r\n'])
+      assert.equal(responses.length, 1, JSON.stringify(responses))
+      assert.equal(responses[0]!.status, 200, responses[0]!.body)
+    })
+
     test('headers that stop arriving: 408 request_timeout', async () => {
       const { responses, closed } = await exchange(port, ['GET /v1/ping HTTP/1.1\r\nHost: x\r\n'])
       assert.equal(responses.length, 1)
