@@ -69,7 +69,7 @@ export const ERROR_CATALOG = {
     status: 400,
     message: 'The request body is not valid JSON.',
     description:
-      'Endpoints that take a body need `Content-Type: application/json` (parameters such as `; charset=utf-8` are fine) and a body that parses as JSON. A missing or different content type gets this code too. The message says where the body stops being JSON: what was found there, its line, its column (in characters) and its byte offset.',
+      'Endpoints that take a body need `Content-Type: application/json` (parameters such as `; charset=utf-8` are fine) and a body that parses as JSON. A missing or different content type gets this code too. An empty body sent as `application/json` is no body on endpoints whose body is optional or that take none. The message says where the body stops being JSON: what was found there, its line, its column (in characters) and its byte offset.',
     retry: NO_RETRY,
   },
   request_too_large: {

@@ -25,6 +25,13 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
     const body = raw as Buffer
+    const schema = request.routeOptions.schema?.body as object | undefined
+    // Some clients send Content-Type: application/json on every POST, bodyless
+    // ones too: an empty body is no body where the route does not require one.
+    if (body.length === 0 && (!schema || request.routeOptions.config.jsonBody === 'optional')) {
+      done(null, undefined)
+      return
+    }
     if (!isUtf8(body)) {
       done(new AppError('invalid_json', { message: 'The request body is not valid UTF-8.' }), undefined)
       return
@@ -34,7 +41,6 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
       if (!err) return done(null, data)
       invalidJson(body).then((answer) => done(answer, undefined), done)
     }
-    const schema = request.routeOptions.schema?.body as object | undefined
     // Routes without a body schema ignore the body; their limit keeps parsing it cheap.
     if (!schema) return parseJson(request, utf8.decode(body), parsed)
     scanBody(body, bodyShape(schema), MAX_VALIDATION_ENTRIES).then((scanned) => {

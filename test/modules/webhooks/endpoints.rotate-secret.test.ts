@@ -164,7 +164,7 @@ describe('POST /v1/webhook-endpoints/{id}/rotate-secret', () => {
     assertError(await t.api(org.liveKey, 'POST', rotatePath(endpoint.id), 'null'), 422, 'validation_failed')
     assertError(await t.api(org.liveKey, 'POST', rotatePath(endpoint.id), '[60]'), 422, 'validation_failed')
     assertError(await t.api(org.liveKey, 'POST', rotatePath(endpoint.id), '{"grace'), 400, 'invalid_json')
-    assertError(await t.api(org.liveKey, 'POST', rotatePath(endpoint.id), ''), 400, 'invalid_json')
+    // An empty application/json body is no body, accepted: test/http/empty-json-body.test.ts.
     const textPlain = await t.app.inject({
       method: 'POST',
       url: rotatePath(endpoint.id),
