@@ -13,7 +13,8 @@ export interface WebhookObserver {
 /**
  * The service's Prometheus metrics, one registry per app. Counters are fed by
  * the HTTP hooks (src/http/metrics.ts) and the dispatcher's observer; the
- * queue and the connection pools are read when a scrape asks.
+ * queue and the connection pools are read when a scrape asks, the queue
+ * without ever holding the scrape up for long.
  */
 export function createMetrics(options: { processMetrics?: boolean } = {}) {
   const registry = new Registry()
@@ -89,20 +90,56 @@ export function createMetrics(options: { processMetrics?: boolean } = {}) {
 
 export type Metrics = ReturnType<typeof createMetrics>
 
+/** How long a scrape waits for fresh queue figures before it serves the last ones. */
+export const QUEUE_READ_WAIT_MS = 250
+
 /**
- * Queue gauges read at scrape time, with one query per scrape (the registry
- * collects all gauges at once); a failed read reports NaN rather than failing
- * the scrape.
+ * Queue gauges from the database, with one query per scrape (the registry
+ * collects all gauges at once). A scrape never waits on the database longer
+ * than `waitMs`: a read that takes longer goes on in the background, the
+ * scrape gets the last figures read (NaN before the first), and
+ * `metrics_stale_seconds` says how old they are. At most one read runs at a
+ * time, so scrapes during an outage do not pile up queries.
  */
-export function observeWebhookQueue(metrics: Metrics, read: () => Promise<WebhookQueueStats>): void {
-  let pending: Promise<WebhookQueueStats | undefined> | undefined
-  const current = () => {
-    pending ??= read()
-      .catch(() => undefined)
+export function observeWebhookQueue(
+  metrics: Metrics,
+  read: () => Promise<WebhookQueueStats>,
+  options: { waitMs?: number; now?: () => number } = {},
+): void {
+  const waitMs = options.waitMs ?? QUEUE_READ_WAIT_MS
+  const now = options.now ?? Date.now
+  let last: WebhookQueueStats | undefined
+  // Before the first read the figures are as old as the process' watch over them.
+  let readAt = now()
+  let reading: Promise<void> | undefined
+  let scraping: Promise<void> | undefined
+  const refresh = () => {
+    reading ??= read()
+      .then(
+        (stats) => {
+          last = stats
+          readAt = now()
+        },
+        () => {},
+      )
       .finally(() => {
-        pending = undefined
+        reading = undefined
       })
-    return pending
+    return reading
+  }
+  const current = async () => {
+    scraping ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, waitMs)
+      timer.unref()
+      void refresh().then(() => {
+        clearTimeout(timer)
+        resolve()
+      })
+    }).finally(() => {
+      scraping = undefined
+    })
+    await scraping
+    return last
   }
   const gauge = (name: string, help: string, value: (stats: WebhookQueueStats) => number) =>
     new Gauge({
@@ -121,6 +158,15 @@ export function observeWebhookQueue(metrics: Metrics, read: () => Promise<Webhoo
     'How long the longest-waiting due webhook attempt has been due.',
     (s) => s.oldestDueAgeSeconds,
   )
+  new Gauge({
+    name: 'metrics_stale_seconds',
+    help: 'Age of the figures read from the database (webhook_queue_*): near 0 when read for this scrape, growing while the database does not answer.',
+    registers: [metrics.registry],
+    async collect() {
+      await current()
+      this.set((now() - readAt) / 1000)
+    },
+  })
 }
 
 /** Connection gauges of database pools, named by their use (api, worker). */
