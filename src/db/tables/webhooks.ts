@@ -36,6 +36,8 @@ export interface WebhookEndpointTable {
   last_failure_at: Date | null
   created_at: Date
   disabled_at: Date | null
+  /** Its last attempt failed: one probe at a time, from then on; null while its attempts succeed. */
+  next_probe_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
@@ -88,6 +90,8 @@ export interface WebhookQueueTable {
   attempts: number
   locked_until: Date | null
   locked_by: string | null
+  /** A redelivery: it goes when due even while its endpoint is failing (see migration 0025). */
+  redelivery: ColumnType<boolean, boolean | undefined, boolean>
 }
 
 export type ReplayStatus = 'running' | 'completed' | 'cancelled'

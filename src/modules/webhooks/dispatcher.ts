@@ -84,8 +84,23 @@ export function createDispatcher(input: DispatcherOptions) {
     const result = sentResult(row, sent, options.retryDelaysMs)
     const stored = results.report(result)
     observer?.attempted(sent.outcome, sent.durationMs)
-    if (result.errorCode !== null) logFailure(row, result)
+    if (result.errorCode !== null) {
+      logFailure(row, result)
+      holdBack(row.endpoint_id)
+    }
     return stored
+  }
+
+  /**
+   * A failing endpoint's attempts claimed here and not started go back
+   * uncounted: from now on it gets one probe at a time (claim.repo.ts).
+   */
+  function holdBack(endpointId: string) {
+    const waiting = ready.drop(endpointId)
+    if (waiting.length === 0) return
+    claimer
+      .giveBack(waiting.map((w) => w.row.id))
+      .catch((err) => log.error({ err }, 'could not give back the attempts of a failing webhook endpoint'))
   }
 
   /** A failed attempt, for the operator: whose, which, and why; never the secret, signature or body. */

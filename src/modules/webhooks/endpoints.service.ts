@@ -57,6 +57,7 @@ export function createEndpointService(ctx: WebhookContext) {
         last_failure_at: null,
         created_at: now,
         disabled_at: null,
+        next_probe_at: null,
       }
       await db.transaction().execute(async (trx) => {
         // Locked per organization, so two simultaneous requests cannot both see four active endpoints.

@@ -136,6 +136,9 @@ export function sentResult(
 ): AttemptResult {
   const ok = sent.outcome === 'succeeded'
   const next = ok ? null : retryAt(retryDelaysMs, row.attempts, sent.at)
+  // The endpoint's next probe: this delivery's retry, or (none left) the next
+  // waiting delivery after the first delay.
+  const probeAt = ok ? null : (next ?? new Date(sent.at.getTime() + (retryDelaysMs[0] ?? 0)))
   return {
     deliveryId: row.id,
     endpointId: row.endpoint_id,
@@ -149,6 +152,7 @@ export function sentResult(
     startedAt: sent.startedAt,
     at: sent.at,
     counts: true,
+    probeAt,
   }
 }
 
@@ -167,5 +171,6 @@ export function disabledResult(row: ClaimedDelivery, at: Date): AttemptResult {
     startedAt: at,
     at,
     counts: false,
+    probeAt: null,
   }
 }

@@ -108,6 +108,7 @@ describe('webhook dispatcher: claims', () => {
           startedAt: now,
           at: now,
           counts: true,
+          probeAt: null,
         })),
         25,
       )
@@ -169,6 +170,7 @@ describe('webhook dispatcher: claims', () => {
           startedAt: new Date(),
           at: new Date(),
           counts: true,
+          probeAt: null,
         }
         await completeAttempts(trx, 'w', [result], 25)
         assert.equal(await show(trx), 'off')

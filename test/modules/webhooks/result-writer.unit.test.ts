@@ -30,6 +30,7 @@ function result(status: AttemptResult['status'] = 'succeeded', counts = true): A
     startedAt: at,
     at,
     counts,
+    probeAt: status === 'succeeded' || !counts ? null : at,
   }
 }
 
@@ -224,6 +225,7 @@ describe('result writer: results of attempts', () => {
       startedAt: new Date(1_000),
       at: new Date(2_000),
       counts: true,
+      probeAt: null,
     })
     const retried = sentResult(row(1), sent('http_error', 500), [1000])
     assert.equal(retried.status, 'pending')

@@ -23,11 +23,48 @@ export interface ClaimedDelivery {
   endpoint_active: boolean
 }
 
-/** The due attempts a claim may take: not excluded, not held by a live lease. */
-const DUE = `
+/** Attempts that are due and not held by a live lease. */
+const FREE = `
         next_attempt_at <= $2::timestamptz
-          and (locked_until is null or locked_until < $2::timestamptz)
-          and endpoint_id <> all($5::uuid[])`
+          and (locked_until is null or locked_until < $2::timestamptz)`
+
+/**
+ * The due attempts a claim may take: free, not excluded, and of an endpoint
+ * whose last attempt did not fail (a failing endpoint's go one at a time, as
+ * probes), or a redelivery (asked for by a person, it goes at once). The
+ * list of failing endpoints is read once per statement.
+ */
+const DUE = `${FREE}
+          and endpoint_id <> all($5::uuid[])
+          and (redelivery
+            or endpoint_id <> all(array(select id from webhook_endpoints where next_probe_at is not null)))`
+
+/**
+ * One probe per failing endpoint whose probe is due: the endpoint's
+ * next_probe_at moves to the end of the lease in the same statement (so no
+ * other claim, here or at another worker, starts a second one meanwhile; a
+ * result sets it again), and its free attempt with the most attempts made
+ * goes: the delivery whose retry made the probe due, else the oldest.
+ */
+const PROBES = `
+    probing as (
+      update webhook_endpoints w
+      set next_probe_at = $3::timestamptz
+      where w.next_probe_at <= $2::timestamptz and w.is_active and w.id <> all($5::uuid[])
+        and exists (select 1 from webhook_queue where endpoint_id = w.id and ${FREE})
+      returning w.id
+    ),
+    probes as (
+      select p.delivery_id
+      from probing o
+      cross join lateral (
+        select delivery_id from webhook_queue
+        where endpoint_id = o.id and ${FREE}
+        order by attempts desc, next_attempt_at
+        limit 1
+        for update skip locked
+      ) p
+    ),`
 
 const CLAIMED = `
       returning q.delivery_id, q.event_id, q.endpoint_id, q.attempts
@@ -44,15 +81,18 @@ const CLAIMED = `
     join webhook_endpoints w on w.id = c.endpoint_id`
 
 const CLAIM_SQL = `
-    with claimed as (
+    with ${PROBES}
+    picked as (
+      select delivery_id from webhook_queue
+      where ${DUE}
+      order by next_attempt_at
+      limit $1::int
+      for update skip locked
+    ),
+    claimed as (
       update webhook_queue q
       set attempts = q.attempts + 1, locked_until = $3::timestamptz, locked_by = $4::text
-      where q.delivery_id = any(array(
-        select delivery_id from webhook_queue
-        where ${DUE}
-        order by next_attempt_at
-        limit $1::int
-        for update skip locked))
+      where q.delivery_id = any(array(select delivery_id from picked union all select delivery_id from probes))
       ${CLAIMED}`
 
 /**
@@ -61,7 +101,8 @@ const CLAIM_SQL = `
  * limit stay in the queue (locked only until the statement ends).
  */
 const CLAIM_LIMITED_SQL = `
-    with candidates as (
+    with ${PROBES}
+    candidates as (
       select delivery_id, endpoint_id, next_attempt_at from webhook_queue
       where ${DUE}
       order by next_attempt_at
@@ -77,6 +118,7 @@ const CLAIM_LIMITED_SQL = `
       ) c
       left join unnest($6::uuid[], $7::int[]) as l(endpoint_id, most) on l.endpoint_id = c.endpoint_id
       where l.most is null or c.n <= l.most
+      union all select delivery_id from probes
     ),
     claimed as (
       update webhook_queue q
@@ -92,7 +134,10 @@ const CLAIM_LIMITED_SQL = `
  * back to the others once it runs out. The event's body and the endpoint come
  * back with the claim, so a batch costs one round trip. Attempts to the
  * endpoints in `exclude` (whose attempts already wait in the worker) are left
- * for later, so they do not crowd out the other endpoints' attempts.
+ * for later, so they do not crowd out the other endpoints' attempts. An
+ * endpoint whose last attempt failed gets one attempt at a time, at its
+ * next_probe_at (PROBES above), besides the `limit`; its other attempts wait
+ * unclaimed and uncounted.
  */
 export async function claimDue(
   db: Database,

@@ -24,6 +24,11 @@ export interface AttemptResult {
    * was disabled meanwhile).
    */
   counts: boolean
+  /**
+   * A failed attempt that counts: when its endpoint's next probe may start
+   * (its retry, or after the first delay when it has none left); else null.
+   */
+  probeAt: Date | null
 }
 
 const COMPLETE_SQL = `
@@ -32,12 +37,13 @@ const COMPLETE_SQL = `
              timestamptz 'epoch' + next_ms * interval '1 millisecond' as next_attempt_at,
              timestamptz 'epoch' + started_ms * interval '1 millisecond' as started_at,
              timestamptz 'epoch' + at_ms * interval '1 millisecond' as at,
+             timestamptz 'epoch' + probe_ms * interval '1 millisecond' as probe_at,
              counts, seq
       from unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::int[],
-                  $9::int8[], $10::int8[], $11::int8[], $12::boolean[], $14::text[])
+                  $9::int8[], $10::int8[], $11::int8[], $12::boolean[], $14::text[], $15::int8[])
         with ordinality
         as u(id, endpoint_id, status, error_code, response_status, snippet, duration_ms, next_ms,
-             started_ms, at_ms, counts, error_message, seq)
+             started_ms, at_ms, counts, error_message, probe_ms, seq)
     ),
     finished as (
       delete from webhook_queue q
@@ -62,7 +68,7 @@ const COMPLETE_SQL = `
       from (select * from finished union all select * from retried) q
       join v on v.id = q.delivery_id
       where d.id = q.delivery_id
-      returning v.endpoint_id, v.seq, v.status, v.at, v.counts, d.id, d.redelivery_of
+      returning v.endpoint_id, v.seq, v.status, v.at, v.probe_at, v.counts, d.id, d.redelivery_of
     ),
     cancelled as (
       delete from webhook_queue q
@@ -100,7 +106,8 @@ const COMPLETE_SQL = `
         bool_or(status = 'succeeded') as reset,
         count(*) filter (where status <> 'succeeded' and seq > last_ok) as failures,
         max(at) filter (where status = 'succeeded') as last_success,
-        max(at) filter (where status <> 'succeeded') as last_failure
+        max(at) filter (where status <> 'succeeded') as last_failure,
+        max(probe_at) filter (where status <> 'succeeded' and seq > last_ok) as probe_at
       from ordered
       group by endpoint_id
     ),
@@ -109,6 +116,7 @@ const COMPLETE_SQL = `
       set consecutive_failures = case when s.reset then s.failures else w.consecutive_failures + s.failures end,
           last_success_at = coalesce(s.last_success, w.last_success_at),
           last_failure_at = coalesce(s.last_failure, w.last_failure_at),
+          next_probe_at = s.probe_at,
           is_active = w.is_active and
             (case when s.reset then s.failures else w.consecutive_failures + s.failures end) < $13::int,
           disabled_reason = case
@@ -145,7 +153,10 @@ const COMPLETE_SQL = `
  * read only the batch. An active endpoint whose streak reaches `disableAfter`
  * is disabled by the same statement, so no claim can see it active after its
  * last allowed failure is stored; returns the endpoints this statement
- * disabled (the webhooks module fails their pending deliveries). See
+ * disabled (the webhooks module fails their pending deliveries). The same
+ * update opens an endpoint's circuit (next_probe_at: the latest failure's
+ * probeAt, when failures follow its last success in the batch) or closes it
+ * (null, after a success). See docs/decisions/2026-11-28-webhook-circuit-breaker.md and
  * docs/decisions/2026-11-26-webhook-redelivery-cancels-retry.md.
  */
 export async function completeAttempts(
@@ -173,6 +184,7 @@ export async function completeAttempts(
       col((r) => (r.counts ? 't' : 'f')),
       disableAfter,
       col((r) => r.errorMessage, true),
+      col((r) => r.probeAt?.getTime() ?? null),
     ]),
   )
   return outcome.rows[0]!.ids

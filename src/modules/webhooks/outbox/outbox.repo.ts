@@ -159,6 +159,7 @@ export async function insertDelivery(
       endpoint_id: inserted.endpoint_id,
       next_attempt_at: at,
       attempts: 0,
+      redelivery: redeliveryOf !== null,
     })
     .execute()
   await sql`select pg_notify(${WAKE_CHANNEL}, '')`.execute(trx)
