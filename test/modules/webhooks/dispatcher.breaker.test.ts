@@ -98,4 +98,41 @@ describe('webhook dispatcher: circuit breaker', () => {
     )
     assert.ok(rows.every((r) => r.status === 'failed' && r.next_attempt_at === null))
   })
+  test('two workers on one database send a failing endpoint one probe at a time between them', async (ctx) => {
+    let down = true
+    const s = await setup(ctx, { respond: () => ({ status: down ? 503 : 204 }) })
+    const { endpoint } = await s.endpoint('/hook')
+    for (let i = 0; i < 12; i++) await s.order()
+    const delay = 300
+    await s.twoWorkers({ retryDelaysMs: [delay, delay, delay, delay], endpointConcurrency: 1 })
+    await s.receiver.waitFor(1)
+    await sleep(1000)
+    const received = s.receiver.received.map((r) => r.at)
+    // At most one attempt on its way per worker when the first failure was
+    // recorded; after that, one probe per retry delay between the two.
+    const probes = received.slice(2)
+    const gaps = probes.slice(1).map((at, i) => at - probes[i]!)
+    assert.ok(received.length <= 2 + 4, `${received.length} attempts in 1 s`)
+    assert.ok(
+      gaps.every((gap) => gap >= delay - 5),
+      `gaps ${gaps.join(', ')} ms between probes, each at least ${delay} ms`,
+    )
+    const ep = await s.endpointRow(endpoint.id)
+    assert.equal(ep.consecutive_failures, received.length)
+    const rows = await s.deliveries(endpoint.id)
+    assert.equal(
+      rows.reduce((n, r) => n + r.attempts, 0),
+      received.length,
+      'attempts counted are attempts made',
+    )
+    assert.ok(rows.every((r) => r.status === 'pending'))
+
+    down = false
+    await waitUntil(
+      async () => (await s.deliveries(endpoint.id)).every((r) => r.status === 'succeeded'),
+      'every delivery to succeed after recovery',
+    )
+    assert.equal((await s.endpointRow(endpoint.id)).consecutive_failures, 0)
+    assert.equal(new Set(s.receiver.received.map(eventId)).size, 12)
+  })
 })
