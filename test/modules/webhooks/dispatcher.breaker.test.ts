@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { webhookQueueStats } from '../../../src/modules/webhooks/queue-stats.repo.ts'
 import { useDispatcherApp } from '../../helpers/dispatcher.ts'
 import { waitUntil } from '../../helpers/wait.ts'
 
@@ -37,6 +38,10 @@ describe('webhook dispatcher: circuit breaker', () => {
     assert.ok(waiting.slice(1).every((r) => r.error_code === null && r.next_attempt_at !== null))
     const log = await s.t.api(s.tenant.liveKey, 'GET', `/v1/webhook-deliveries?endpoint_id=${endpoint.id}`)
     assert.ok(log.json().data.every((e: { status: string }) => e.status === 'pending'))
+    // Waiting for the probe is not falling behind: the queue's metrics do not count them as due.
+    const stats = await webhookQueueStats(s.t.db, new Date())
+    assert.equal(stats.attempts, 11)
+    assert.deepEqual([stats.due, stats.oldestDueAgeSeconds], [0, 0])
 
     down = false
     await waitUntil(
