@@ -33,6 +33,7 @@ import {
   registerBodyDeadline,
   type Timeouts,
 } from './http/timeouts.ts'
+import { trustProxyOption } from './http/trust-proxy.ts'
 import { validatorCompiler } from './http/validation.ts'
 import type { Clock } from './lib/clock.ts'
 import { createMetrics, type Metrics, observeListenStreams, observeWebhookQueue } from './metrics.ts'
@@ -93,7 +94,8 @@ export interface AppDeps {
     | 'uploadUrlTtlS'
     | 'uploadRetentionS'
     | 'webhookAllowPrivateCidrs'
-  >
+  > &
+    Partial<Pick<Config, 'trustProxy'>>
   db: Database
   /** NOTIFY subscriptions of the database (listen streams wake on committed events). */
   listen: Listen
@@ -180,6 +182,7 @@ export async function buildApp(
   }
   const app = Fastify({
     logger: deps.logger ?? false,
+    trustProxy: trustProxyOption(deps.config.trustProxy),
     bodyLimit: DEFAULT_BODY_LIMIT,
     // Fastify's own request ids are per process; a UUID (or the caller's
     // X-Request-Id) lets one request be followed across instances.

@@ -42,6 +42,12 @@ export const EnvSchema = Type.Object({
   S3_ACCESS_KEY_ID: Type.Optional(Type.String({ description: 'S3 credentials; unset: the AWS chain' })),
   S3_SECRET_ACCESS_KEY: Type.Optional(Type.String({ secret: true, description: 'S3 credentials' })),
   S3_FORCE_PATH_STYLE: Type.Optional(Type.Boolean({ description: 'path-style bucket addresses (MinIO)' })),
+  TRUST_PROXY: Type.Optional(
+    Type.String({
+      unset: 'off',
+      description: 'proxies whose X-Forwarded-For is believed: a hop count or addresses and CIDRs',
+    }),
+  ),
   REDIS_URL: Type.Optional(
     Type.String({ secret: 'password', description: 'shared rate-limit counters; unset: in-process' }),
   ),

@@ -24,6 +24,8 @@ export interface Config {
   databaseUrl: string | undefined
   operatorToken: string | undefined
   s3: S3Config | undefined
+  /** Off (false), the number of proxies in front, or the addresses and CIDRs of trusted proxies. */
+  trustProxy: TrustProxy
   redisUrl: string | undefined
   databaseConnectTimeoutMs: number
   databaseStatementTimeoutMs: number
@@ -46,12 +48,19 @@ export interface Config {
 
 export class ConfigError extends Error {}
 
+export type TrustProxy = false | number | readonly string[]
+
+/** More proxies than this in front of the service is a typing slip. */
+export const MAX_TRUSTED_HOPS = 32
+/** proxy-addr's names for address ranges, accepted beside addresses and CIDRs. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal']
+
 /** The signing region S3-compatible stores accept when none is configured. */
 const UNSET_S3_REGION = 'us-east-1'
 
 export function loadConfig(environment: Record<string, string | undefined> = process.env): Readonly<Config> {
   const env = parseEnv(environment)
-  const fail = (name: EnvName, problem: string) => {
+  const fail = (name: EnvName, problem: string): never => {
     throw new ConfigError(`${name}=${quote(name, environment[name] ?? '')}: ${problem}`)
   }
   if (env.WEBHOOK_LEASE_MS !== undefined && env.WEBHOOK_LEASE_MS <= env.WEBHOOK_TIMEOUT_MS) {
@@ -68,6 +77,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
       )
     }
   }
+  const trustProxy = parseTrustProxy(env.TRUST_PROXY, (problem) => fail('TRUST_PROXY', problem))
   return Object.freeze({
     port: env.PORT,
     host: env.HOST,
@@ -85,6 +95,7 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
           forcePathStyle: env.S3_FORCE_PATH_STYLE === true,
         })
       : undefined,
+    trustProxy,
     redisUrl: env.REDIS_URL,
     databaseConnectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
     databaseStatementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -194,6 +205,39 @@ function list(raw: string): string[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
+}
+
+/** An address as proxy-addr reads it: four decimal parts (not `10` or `0xa`) or IPv6. */
+const isAddress = (s: string) => ipaddr.IPv4.isValidFourPartDecimal(s) || ipaddr.IPv6.isValid(s)
+
+/**
+ * TRUST_PROXY: unset or `off` trusts no proxy (X-Forwarded-For is ignored); digits
+ * are the number of proxies in front; otherwise a list of proxy addresses, CIDRs
+ * and proxy-addr's range names. `true` is refused: it would let any client that
+ * reaches the port name its own address.
+ */
+function parseTrustProxy(raw: string | undefined, fail: (problem: string) => never): TrustProxy {
+  if (raw === undefined || raw.toLowerCase() === 'off') return false
+  const expected = `must be off, a number of proxies from 1 to ${MAX_TRUSTED_HOPS}, or a comma-separated list of proxy addresses and CIDRs (10.0.0.0/8, ::1, loopback)`
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw)
+    if (hops < 1 || hops > MAX_TRUSTED_HOPS) fail(expected)
+    return hops
+  }
+  const entries = list(raw)
+  if (entries.length === 0 || ['true', 'on', 'yes'].includes(raw.toLowerCase())) fail(expected)
+  for (const entry of entries) {
+    const [address, prefix, extra] = entry.split('/')
+    const valid =
+      PROXY_RANGE_NAMES.includes(entry) ||
+      (prefix === undefined && isAddress(entry)) ||
+      (extra === undefined &&
+        /^\d{1,3}$/.test(prefix ?? '') &&
+        isAddress(address!) &&
+        ipaddr.isValidCIDR(entry))
+    if (!valid) fail(`"${entry}" is not an address, a CIDR or one of ${PROXY_RANGE_NAMES.join(', ')}`)
+  }
+  return Object.freeze(entries)
 }
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }

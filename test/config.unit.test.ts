@@ -70,6 +70,33 @@ describe('loadConfig', () => {
     )
   })
 
+  test('TRUST_PROXY is off, a number of proxies, or proxy addresses and CIDRs; anything else is refused', () => {
+    assert.equal(DEFAULT_CONFIG.trustProxy, false)
+    assert.equal(loadConfig({ TRUST_PROXY: 'OFF' }).trustProxy, false)
+    assert.equal(loadConfig({ TRUST_PROXY: ' 2 ' }).trustProxy, 2)
+    assert.deepEqual(loadConfig({ TRUST_PROXY: '10.0.0.0/8, ::1,loopback' }).trustProxy, [
+      '10.0.0.0/8',
+      '::1',
+      'loopback',
+    ])
+    const must =
+      'must be off, a number of proxies from 1 to 32, or a comma-separated list of proxy addresses and CIDRs (10.0.0.0/8, ::1, loopback)'
+    for (const value of ['0', '33', 'true', 'on', ',']) {
+      assert.equal(refused({ TRUST_PROXY: value }), `TRUST_PROXY=${JSON.stringify(value)}: ${must}`)
+    }
+    for (const [value, entry] of [
+      ['10.0.0.0/8, proxy.internal', 'proxy.internal'],
+      ['10.0.0.0/33', '10.0.0.0/33'],
+      ['0xa', '0xa'],
+      ['10.0.0.0/8/1', '10.0.0.0/8/1'],
+    ]) {
+      assert.equal(
+        refused({ TRUST_PROXY: value! }),
+        `TRUST_PROXY=${JSON.stringify(value)}: "${entry}" is not an address, a CIDR or one of loopback, linklocal, uniquelocal`,
+      )
+    }
+  })
+
   test('the first invalid variable in the schema is the one named', () => {
     assert.equal(
       refused({ LOG_LEVEL: 'loud', PORT: 'abc', WEBHOOK_WORKER: 'maybe' }),

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { after, before } from 'node:test'
 import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { buildApp } from '../../src/app.ts'
-import { DEFAULT_CONFIG } from '../../src/config.ts'
+import { DEFAULT_CONFIG, type TrustProxy } from '../../src/config.ts'
 import { type Database, type Listen, openDatabase, type PoolStats } from '../../src/db/database.ts'
 import {
   createMemoryRateLimiter,
@@ -186,6 +186,8 @@ export async function createTestApp(
     /** Listen streams' keepalive and poll intervals. */
     listenTimings?: { keepaliveMs?: number; pollMs?: number }
     metricsOnApiPort?: boolean
+    /** TRUST_PROXY; off by default. */
+    trustProxy?: TrustProxy
     /** PUBLIC_BASE_URL; http://api.test by default. */
     publicBaseUrl?: string
   } = {},
@@ -215,6 +217,7 @@ export async function createTestApp(
       uploadUrlTtlS: options.uploadUrlTtlS ?? DEFAULT_CONFIG.uploadUrlTtlS,
       uploadRetentionS: options.uploadRetentionS ?? DEFAULT_CONFIG.uploadRetentionS,
       webhookAllowPrivateCidrs: options.webhookAllowPrivateCidrs ?? [],
+      ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     },
     ...(options.resolver ? { resolver: options.resolver } : {}),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),

@@ -38,7 +38,7 @@ export const randomAddress = () => `10.${[...randomBytes(3)].join('.')}`
 
 export async function dashboardClient(
   t: Pick<TestApp, 'app'>,
-  options: { origin?: string; address?: string } = {},
+  options: { origin?: string; address?: string; headers?: Record<string, string> } = {},
 ): Promise<DashboardClient> {
   const origin = options.origin ?? PUBLIC_BASE_URL
   const remoteAddress = options.address ?? randomAddress()
@@ -46,7 +46,7 @@ export async function dashboardClient(
     cookies: new Map(),
     csrf: '',
     async call(method, path, payload, call = {}) {
-      const headers: Record<string, string> = { ...call.headers }
+      const headers: Record<string, string> = { ...options.headers, ...call.headers }
       if (client.cookies.size) headers.cookie = cookieHeader(client.cookies)
       const o = call.origin === undefined ? origin : call.origin
       if (o !== null) headers.origin = o

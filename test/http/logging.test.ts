@@ -87,3 +87,36 @@ test('secrets are redacted by their form from any text logged', () => {
   for (const [input, expected] of cases) assert.equal(redactSecrets(input), expected)
   assert.equal(redactSecrets('token is hunter2hunter2!', ['hunter2hunter2']), 'token is REDACTED!')
 })
+
+describe('the client address in request logs', () => {
+  for (const [setting, expected] of [
+    [undefined, '10.99.0.1'],
+    [1, '198.51.100.50'],
+  ] as const) {
+    test(`TRUST_PROXY ${setting ?? 'unset'}: remoteAddress is ${expected}`, async (ctx) => {
+      const raw: string[] = []
+      const stream = new Writable({
+        write(chunk, _encoding, done) {
+          raw.push(...String(chunk).split('\n').filter(Boolean))
+          done()
+        },
+      })
+      const t = await createTestApp({
+        logger: loggerOptions({ level: 'info', pretty: false, secrets: [], stream }),
+        ...(setting === undefined ? {} : { trustProxy: setting }),
+      })
+      ctx.after(() => t.close())
+      const res = await t.app.inject({
+        method: 'GET',
+        url: '/v1/ping',
+        remoteAddress: '10.99.0.1',
+        headers: { 'x-forwarded-for': '198.51.100.50' },
+      })
+      assert.equal(res.statusCode, 401)
+      const incoming = raw
+        .map((l) => JSON.parse(l) as { msg: string; req?: { url: string; remoteAddress: string } })
+        .find((l) => l.msg === 'incoming request' && l.req?.url === '/v1/ping')
+      assert.equal(incoming?.req?.remoteAddress, expected)
+    })
+  }
+})
