@@ -37,7 +37,7 @@ export function catalogValues(
     maxListenStreams: MAX_LISTEN_STREAMS,
     listenLeaseS: LISTEN_LEASE_MS / 1000,
     maxParamLength: MAX_PARAM_LENGTH,
-    signInPerAccount: SIGN_IN_LIMITS.perAccount,
+    signInPerAccountAndAddress: SIGN_IN_LIMITS.perAccountAndAddress,
     signInPerAddress: SIGN_IN_LIMITS.perAddress,
     invitationTtlDays: INVITATION_TTL_MS / 86_400_000,
     svg: {

@@ -15,7 +15,7 @@ export interface CatalogValues {
   maxListenStreams: number
   listenLeaseS: number
   maxParamLength: number
-  signInPerAccount: number
+  signInPerAccountAndAddress: number
   signInPerAddress: number
   invitationTtlDays: number
   svg: {

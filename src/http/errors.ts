@@ -280,7 +280,7 @@ export const ERROR_CATALOG = {
     status: 429,
     message: 'Too many sign-in attempts.',
     description: (v) =>
-      `Dashboard sign-in: at most ${v.signInPerAccount} attempts per account and ${v.signInPerAddress} per network address in a ${v.rateLimitWindowS}-second window. \`Retry-After\` and the message say how many seconds remain.`,
+      `Dashboard sign-in: at most ${v.signInPerAccountAndAddress} attempts per account from one network address, and ${v.signInPerAddress} per network address, in a ${v.rateLimitWindowS}-second window. \`Retry-After\` and the message say how many seconds remain.`,
     retry: 'Wait the number of seconds in Retry-After.',
   },
   invitation_invalid: {

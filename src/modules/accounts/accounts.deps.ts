@@ -8,7 +8,7 @@ export interface AccountDeps {
   db: Database
   clock: Clock
   organizations: OrganizationLookup
-  /** Counts sign-in attempts per account and per address. */
+  /** Counts sign-in attempts per address and per (account, address). */
   rateLimiter: RateLimiter
   publicBaseUrl: string
 }

@@ -10,8 +10,8 @@ export const SESSION_ABSOLUTE_MS = 7 * 86_400_000
 /** last_seen_at is written at most this often per session (not on every request). */
 export const SESSION_TOUCH_MS = 60_000
 
-/** Sign-in attempts per 60-second window (the rate limiter's). */
-export const SIGN_IN_LIMITS = { perAccount: 10, perAddress: 30 } as const
+/** Sign-in attempts per 60-second window (the rate limiter's): per account from one address, and per address. */
+export const SIGN_IN_LIMITS = { perAccountAndAddress: 10, perAddress: 30 } as const
 
 export const PASSWORD_MIN = 12
 export const PASSWORD_MAX = 200

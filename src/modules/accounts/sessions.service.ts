@@ -30,8 +30,9 @@ import {
   type RequestMeta,
   type SessionView,
 } from './accounts.views.ts'
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SESSION_TOUCH_MS, SIGN_IN_LIMITS } from './limits.ts'
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SESSION_TOUCH_MS } from './limits.ts'
 import { hashPassword, verifyPassword } from './passwords.ts'
+import { throttleSignIn } from './sign-in-throttle.ts'
 
 /** A new session of the account: its token, shown once (only its SHA-256 is stored). */
 export async function startSession(trx: Database, clock: Clock, accountId: string, meta: RequestMeta) {
@@ -58,21 +59,10 @@ export function createSessionService(deps: AccountDeps) {
     startSession(trx, clock, accountId, meta)
 
   return {
-    /** Throttled per account and per address before the password is checked. */
+    /** Throttled per address and per (account, address) before the password is checked. */
     async signIn(input: { email: string; password: string }, meta: RequestMeta) {
       const email = normalizeEmail(input.email)
-      for (const [key, limit] of [
-        [`signin:account:${sha256Hex(email)}`, SIGN_IN_LIMITS.perAccount],
-        [`signin:address:${meta.address}`, SIGN_IN_LIMITS.perAddress],
-      ] as const) {
-        const decision = await deps.rateLimiter.hit(key, limit)
-        if (!decision.allowed) {
-          throw new AppError('sign_in_throttled', {
-            message: `Too many sign-in attempts; try again in ${decision.resetSeconds} seconds.`,
-            headers: { 'retry-after': String(decision.resetSeconds) },
-          })
-        }
-      }
+      await throttleSignIn(deps.rateLimiter, email, meta.address)
       const account = await findAccountByEmail(db, email)
       const member = account ? await findMemberOfAccount(db, account.id) : undefined
       const operator = account && !member ? await findOperatorOfAccount(db, account.id) : undefined

@@ -218,15 +218,14 @@ for (const backend of TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memor
     })
     after(() => app.close())
 
-    test(`per account: attempt ${SIGN_IN_LIMITS.perAccount + 1} in a minute is refused, right password or not`, async () => {
+    test(`per account and address: attempt ${SIGN_IN_LIMITS.perAccountAndAddress + 1} from one address is refused, right password or not`, async () => {
       const { email } = await memberOf(app, orgId, 'viewer')
-      for (let i = 0; i < SIGN_IN_LIMITS.perAccount; i++) {
-        const client = await dashboardClient(app)
-        const res = await client.call('POST', '/sign-in', { email, password: 'wrong password here' })
+      const attacker = await dashboardClient(app, { address: randomAddress() })
+      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
+        const res = await attacker.call('POST', '/sign-in', { email, password: 'wrong password here' })
         assertError(res, 401, 'sign_in_failed', `attempt ${i + 1}`)
       }
-      const client = await dashboardClient(app)
-      const res = await client.call('POST', '/sign-in', { email, password: PASSWORD })
+      const res = await attacker.call('POST', '/sign-in', { email, password: PASSWORD })
       const error = assertError(res, 429, 'sign_in_throttled', 'over the limit')
       const retry = Number(res.headers['retry-after'])
       assert.ok(retry >= 1 && retry <= 60, `Retry-After ${res.headers['retry-after']}`)
@@ -234,8 +233,38 @@ for (const backend of TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memor
       assert.deepEqual(setCookies(res), [])
       // Another account from the same address is not affected.
       const { email: other } = await memberOf(app, orgId, 'viewer')
-      const ok = await client.call('POST', '/sign-in', { email: other, password: PASSWORD })
+      const ok = await attacker.call('POST', '/sign-in', { email: other, password: PASSWORD })
       assert.equal(ok.statusCode, 200, ok.body)
+    })
+
+    test("an attacker's failed attempts on an account do not lock out its owner at another address", async () => {
+      const { email } = await memberOf(app, orgId, 'owner')
+      const attacker = await dashboardClient(app, { address: randomAddress() })
+      for (let i = 0; i <= SIGN_IN_LIMITS.perAccountAndAddress; i++) {
+        await attacker.call('POST', '/sign-in', { email, password: 'wrong password here' })
+      }
+      assertError(
+        await attacker.call('POST', '/sign-in', { email, password: PASSWORD }),
+        429,
+        'sign_in_throttled',
+        'the attacker',
+      )
+      const owner = await dashboardClient(app, { address: randomAddress() })
+      const res = await owner.call('POST', '/sign-in', { email, password: PASSWORD })
+      assert.equal(res.statusCode, 200, res.body)
+      assert.equal(res.json().data.member.email, email)
+      // Each address has its own count: a second attacker address starts from zero, and is refused in turn.
+      const second = await dashboardClient(app, { address: randomAddress() })
+      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
+        const wrong = await second.call('POST', '/sign-in', { email, password: 'wrong password here' })
+        assertError(wrong, 401, 'sign_in_failed', `second address, attempt ${i + 1}`)
+      }
+      assertError(
+        await second.call('POST', '/sign-in', { email, password: PASSWORD }),
+        429,
+        'sign_in_throttled',
+        'second attacker',
+      )
     })
 
     test(`per address: attempt ${SIGN_IN_LIMITS.perAddress + 1} from one address is refused`, async () => {
