@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict'
+import { randomBytes } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_LIMITS } from '../../../src/modules/accounts/limits.ts'
 import { createTestApp, manualClock, TEST_REDIS_URL, type TestApp, useTestApp } from '../../helpers/app.ts'
@@ -265,6 +266,43 @@ for (const backend of TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memor
         'sign_in_throttled',
         'second attacker',
       )
+    })
+
+    test('the addresses of one IPv6 /64 are counted as one', async () => {
+      const { email } = await memberOf(app, orgId, 'viewer')
+      const { email: other } = await memberOf(app, orgId, 'viewer')
+      // A /64 of the documentation range of this run's own (the Redis counters outlive the run).
+      const [a, b] = [randomBytes(2).readUInt16BE(), randomBytes(2).readUInt16BE()]
+      const net = `2001:db8:${a.toString(16)}:${b.toString(16)}`
+      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
+        const client = await dashboardClient(app, { address: `${net}::${(i + 1).toString(16)}` })
+        const res = await client.call('POST', '/sign-in', { email, password: 'wrong password here' })
+        assertError(res, 401, 'sign_in_failed', `attempt ${i + 1}`)
+      }
+      const same = await dashboardClient(app, { address: `${net}:ffff::1` })
+      assertError(
+        await same.call('POST', '/sign-in', { email, password: PASSWORD }),
+        429,
+        'sign_in_throttled',
+        'same /64',
+      )
+      const v4 = randomAddress()
+      const mapped = await dashboardClient(app, { address: `::ffff:${v4}` })
+      const ipv4 = await dashboardClient(app, { address: v4 })
+      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
+        const client = i % 2 ? mapped : ipv4
+        await client.call('POST', '/sign-in', { email: other, password: 'wrong password here' })
+      }
+      assertError(
+        await mapped.call('POST', '/sign-in', { email: other, password: PASSWORD }),
+        429,
+        'sign_in_throttled',
+        'IPv4 and IPv4-mapped IPv6 are one address',
+      )
+      const next = await dashboardClient(app, {
+        address: `2001:db8:${a.toString(16)}:${((b + 1) % 65536).toString(16)}::1`,
+      })
+      assert.equal((await next.call('POST', '/sign-in', { email, password: PASSWORD })).statusCode, 200)
     })
 
     test(`per address: attempt ${SIGN_IN_LIMITS.perAddress + 1} from one address is refused`, async () => {
