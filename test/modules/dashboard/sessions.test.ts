@@ -89,6 +89,27 @@ describe('sign-in and the session cookie', () => {
     assert.deepEqual(setCookies(unknown.res), [])
   })
 
+  test('an unknown email takes as long as a wrong password (both hash; the throttles come first for both)', async () => {
+    const { email } = await memberOf(t, orgId, 'viewer')
+    const client = await dashboardClient(t)
+    const time = async (who: string) => {
+      const start = performance.now()
+      const res = await client.call('POST', '/sign-in', { email: who, password: 'not the password at all' })
+      assertError(res, 401, 'sign_in_failed', who)
+      return performance.now() - start
+    }
+    const median = (xs: number[]) => xs.sort((x, y) => x - y)[xs.length >> 1]!
+    const known: number[] = []
+    const unknown: number[] = []
+    // Alternating, so that a slow moment of the machine falls on both; 8 attempts, 4 on the account, stay under the limits.
+    for (let i = 0; i < 4; i++) {
+      known.push(await time(email))
+      unknown.push(await time(uniqueEmail('nobody')))
+    }
+    const [k, u] = [median(known), median(unknown)]
+    assert.ok(u > k * 0.6 && u < k * 1.6, `median ${u.toFixed(0)} ms unknown, ${k.toFixed(0)} ms known`)
+  })
+
   test('over https the cookies are Secure with the __Host- prefix', async () => {
     const https = await createTestApp({ publicBaseUrl: 'https://dashboard.example' })
     try {
