@@ -164,6 +164,7 @@ async function main(): Promise<void> {
         concurrency: config.webhookConcurrency,
         endpointConcurrency: config.webhookEndpointConcurrency,
         slowConcurrency: config.webhookSlowConcurrency,
+        allowPrivateCidrs: config.webhookAllowPrivateCidrs,
         observer: metrics.webhookObserver,
         ...(config.webhookLeaseMs ? { leaseMs: config.webhookLeaseMs } : {}),
       })

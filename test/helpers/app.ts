@@ -271,6 +271,7 @@ export async function createTestApp(
         retryDelaysMs: [10, 20, 40],
         timeoutMs: 2000,
         pollIntervalMs: 50,
+        allowPrivateCidrs: options.webhookAllowPrivateCidrs ?? [],
         ...overrides,
       })
       await dispatcher.start()

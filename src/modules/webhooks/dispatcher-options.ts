@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify'
 import type { Database, Listen } from '../../db/database.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { AttemptOutcome } from './http-attempt.ts'
+import { parseCidrs } from './ssrf.ts'
 
 /** Most rows one claim takes, and most attempt results one statement writes. */
 const MAX_BATCH = 128
@@ -26,6 +27,11 @@ export interface DispatcherOptions {
   endpointConcurrency?: number
   /** Longest sleep between looks at the table when nothing wakes the worker. */
   pollIntervalMs?: number
+  /**
+   * Private ranges webhooks may reach (WEBHOOK_ALLOW_PRIVATE_CIDRS; default none).
+   * Each attempt checks the endpoint's pinned addresses against them.
+   */
+  allowPrivateCidrs?: readonly string[]
   /** Extra CA certificates for webhook targets (tests); NODE_EXTRA_CA_CERTS works too. */
   ca?: string | Buffer
   /**
@@ -57,5 +63,6 @@ export function withDefaults(options: DispatcherOptions) {
     // An attempt of a worker that died is taken again once its lease runs out.
     leaseMs: options.leaseMs ?? options.timeoutMs + 30_000,
     resultWaitMs: options.resultWaitMs ?? 10,
+    allowed: parseCidrs(options.allowPrivateCidrs ?? []),
   }
 }

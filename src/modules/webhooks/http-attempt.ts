@@ -8,6 +8,7 @@ import type { ClaimedDelivery } from './outbox/claim.repo.ts'
 import { pinnedLookup } from './pinned-lookup.ts'
 import { readSnippet } from './response-snippet.ts'
 import { SIGNATURE_HEADER, signatureHeader, signingKey } from './signing.ts'
+import { type AllowedRanges, isBlockedAddress } from './ssrf.ts'
 
 export const USER_AGENT = 'Service-Webhooks/1.0'
 
@@ -73,6 +74,12 @@ export function describeFailure(
   return words.length > MAX_MESSAGE ? `${words.slice(0, MAX_MESSAGE - 1)}…` : words
 }
 
+/** Why an attempt was not sent to an endpoint whose pinned addresses the policy now refuses. */
+export function refusedMessage(refused: readonly string[]): string {
+  const list = refused.join(', ')
+  return `not sent: this endpoint's address (${list}), pinned when it was created, is private or reserved and no longer allowed by the service; create an endpoint whose host resolves to public addresses`
+}
+
 /** A response's verdict: 2xx succeeds; anything else fails, 3xx included (redirects are never followed). */
 export function classifyStatus(status: number): 'succeeded' | 'http_error' {
   return status >= 200 && status < 300 ? 'succeeded' : 'http_error'
@@ -104,6 +111,8 @@ interface Target {
   url: string
   /** Pinned addresses, comma-separated. */
   pinned: string
+  /** Pinned addresses the service's policy refuses now: the endpoint is not sent to while there are any. */
+  refused: string[]
   agent: Agent
   origin: string
   path: string
@@ -122,6 +131,8 @@ export interface HttpSenderOptions {
   /** Connections one endpoint's agent opens at most. */
   endpointConcurrency: number
   ca?: string | Buffer | undefined
+  /** Private ranges the service allows webhooks to reach now (WEBHOOK_ALLOW_PRIVATE_CIDRS). */
+  allowed: AllowedRanges
   /** Opens endpoints' secrets (asked once per endpoint and secret). */
   secretBox: () => Promise<SecretBox>
 }
@@ -139,6 +150,19 @@ export class HttpSender {
   async send(row: ClaimedDelivery, flight: Flight): Promise<Sent | undefined> {
     const { clock, timeoutMs } = this.#options
     const target = this.#target(row.endpoint_id, row.url, row.pinned_addresses)
+    // The pinned addresses are checked against today's policy, as at creation: any refused one refuses the attempt.
+    if (target.refused.length > 0) {
+      const at = clock.now()
+      return {
+        outcome: 'connection_error',
+        status: null,
+        snippet: null,
+        message: refusedMessage(target.refused),
+        durationMs: 0,
+        startedAt: at,
+        at,
+      }
+    }
     // The signing keys are derived once per endpoint (and again when a secret differs).
     if (target.secret !== row.secret_encrypted) {
       target.key = signingKey((await this.#options.secretBox()).open(row.secret_encrypted))
@@ -208,15 +232,20 @@ export class HttpSender {
     this.#targets.clear()
   }
 
-  /** An endpoint's URL and addresses never change after creation; the entry is rebuilt if they differ. */
+  /**
+   * An endpoint's URL and addresses never change after creation, and the
+   * allowed ranges only with the service's settings: the entry is rebuilt if
+   * the URL or addresses differ.
+   */
   #target(endpointId: string, url: string, pinned: string): Target {
     const cached = this.#targets.get(endpointId)
     if (cached?.url === url && cached.pinned === pinned) return cached
     void cached?.agent.close()
-    const { timeoutMs, ca } = this.#options
+    const { timeoutMs, ca, allowed } = this.#options
+    const addresses = pinned.split(',')
     const agent = new Agent({
       connect: interimTolerantConnector({
-        lookup: pinnedLookup(pinned.split(',')) as never,
+        lookup: pinnedLookup(addresses) as never,
         timeout: timeoutMs,
         ...(ca ? { ca } : {}),
       }),
@@ -228,6 +257,7 @@ export class HttpSender {
     const target: Target = {
       url,
       pinned,
+      refused: addresses.filter((a) => isBlockedAddress(a, allowed)),
       agent,
       origin: parsed.origin,
       path,

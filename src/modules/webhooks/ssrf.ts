@@ -15,7 +15,10 @@ export type Resolver = (hostname: string) => Promise<string[]>
 export const systemResolver: Resolver = async (hostname) =>
   (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address)
 
-export function parseCidrs(cidrs: string[]): [ipaddr.IPv4 | ipaddr.IPv6, number][] {
+/** Parsed CIDRs of private ranges a service allows webhooks to reach. */
+export type AllowedRanges = [ipaddr.IPv4 | ipaddr.IPv6, number][]
+
+export function parseCidrs(cidrs: readonly string[]): AllowedRanges {
   return cidrs.map((cidr) => {
     try {
       return ipaddr.parseCIDR(cidr)
@@ -38,7 +41,7 @@ function embeddedIpv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
 
 const IETF_RESERVED_V6 = ipaddr.IPv6.parseCIDR('::/8')
 
-export function isBlockedAddress(raw: string, allowed: [ipaddr.IPv4 | ipaddr.IPv6, number][]): boolean {
+export function isBlockedAddress(raw: string, allowed: AllowedRanges): boolean {
   let address: ipaddr.IPv4 | ipaddr.IPv6
   try {
     address = ipaddr.parse(raw)
@@ -64,7 +67,7 @@ export function isBlockedAddress(raw: string, allowed: [ipaddr.IPv4 | ipaddr.IPv
  */
 export async function checkWebhookUrl(
   raw: string,
-  options: { resolver: Resolver; allowed: [ipaddr.IPv4 | ipaddr.IPv6, number][] },
+  options: { resolver: Resolver; allowed: AllowedRanges },
 ): Promise<{ url: URL; addresses: string[] }> {
   let url: URL
   try {

@@ -416,3 +416,90 @@ describe('with WEBHOOK_ALLOW_PRIVATE_CIDRS=127.0.0.0/8', () => {
     assert.deepEqual(moved, [], 'no connection went anywhere DNS did not answer at creation')
   })
 })
+
+describe('a range allowed when an endpoint was created and no longer', () => {
+  const requests: string[] = []
+  let port: number
+  let ca: string
+  let server: Server
+  const resolver: Resolver = async () => ['127.0.0.1']
+
+  before(async () => {
+    const certificate = await testCertificate()
+    ca = certificate.cert
+    const https = createHttpsServer(certificate, (req, res) => {
+      requests.push(String(req.url))
+      req.resume()
+      res.writeHead(200).end()
+    })
+    await listen(https, 0, '127.0.0.1')
+    port = (https.address() as { port: number }).port
+    server = https
+  })
+  after(() => {
+    ;(server as Server & { closeAllConnections?: () => void }).closeAllConnections?.()
+    server.close()
+  })
+
+  test('each attempt checks the pinned addresses against the settings of now: a failed attempt that says why, and no connection', async () => {
+    // Created while the service allowed 127.0.0.0/8 (its worker delivers there)...
+    const lenient = await createTestApp({ testDb, resolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
+    const tenant = await lenient.tenant()
+    let endpointId: string
+    try {
+      const created = await lenient.api(tenant.liveKey, 'POST', '/v1/webhook-endpoints', {
+        url: `https://hooks.example.test:${port}/withdrawn`,
+      })
+      assert.equal(created.statusCode, 201, created.body)
+      endpointId = created.json().data.endpoint.id
+      await lenient.startDispatcher({ ca })
+      assert.equal((await lenient.api(tenant.liveKey, 'POST', '/v1/orders', orderBody())).statusCode, 201)
+      const deadline = Date.now() + 10_000
+      while (requests.length < 1 && Date.now() < deadline) await sleep(20)
+      assert.deepEqual(requests, ['/withdrawn'], 'delivered while the range was allowed')
+    } finally {
+      await lenient.close()
+    }
+    // ...then served by a service whose settings no longer allow it.
+    const strict = await createTestApp({ testDb, resolver })
+    try {
+      await strict.startDispatcher({ ca, retryDelaysMs: [60_000] })
+      const order = await strict.api(tenant.liveKey, 'POST', '/v1/orders', orderBody())
+      assert.equal(order.statusCode, 201, order.body)
+      const query = `/v1/webhook-deliveries?endpoint_id=${endpointId}&status=pending`
+      let delivery: Record<string, unknown> | undefined
+      const deadline = Date.now() + 10_000
+      while (Date.now() < deadline) {
+        const res = await strict.api(tenant.liveKey, 'GET', query)
+        assert.equal(res.statusCode, 200, res.body)
+        delivery = res.json().data[0]
+        if (delivery && delivery.attempts === 1) break
+        await sleep(20)
+      }
+      assert.ok(delivery, 'a delivery was logged')
+      assert.equal(delivery.status, 'pending', 'an ordinary failed attempt: retried on the schedule')
+      assert.equal(delivery.attempts, 1)
+      assert.equal(delivery.error_code, 'connection_error', JSON.stringify(delivery))
+      assert.equal(delivery.response_status, null)
+      assert.match(String(delivery.error_message), /127\.0\.0\.1.*no longer allowed/)
+      await sleep(200)
+      assert.deepEqual(requests, ['/withdrawn'], 'the refused address saw no second request')
+      const one = await strict.api(tenant.liveKey, 'GET', `/v1/webhook-deliveries/${delivery.id}`)
+      assert.equal(one.statusCode, 200, one.body)
+      const attempts = one.json().data.attempts as Record<string, unknown>[]
+      assert.deepEqual(
+        attempts.map((a) => [a.error_code, a.response_status]),
+        [['connection_error', null]],
+      )
+      assert.match(String(attempts[0]!.error_message), /no longer allowed/)
+      const endpoint = await strict.db
+        .selectFrom('webhook_endpoints')
+        .select(['consecutive_failures', 'is_active'])
+        .where('id', '=', endpointId)
+        .executeTakeFirstOrThrow()
+      assert.deepEqual(endpoint, { consecutive_failures: 1, is_active: true }, 'it counts as a failure')
+    } finally {
+      await strict.close()
+    }
+  })
+})
