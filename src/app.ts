@@ -74,6 +74,10 @@ import { createSystemService } from './modules/system/system.service.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { uploadsRoutes } from './modules/uploads/uploads.routes.ts'
 import { createUploadService } from './modules/uploads/uploads.service.ts'
+import { usageAdminRoutes } from './modules/usage/usage.admin.routes.ts'
+import { usageConsoleRoutes } from './modules/usage/usage.console.routes.ts'
+import { usageDashboardRoutes } from './modules/usage/usage.dashboard.routes.ts'
+import { createUsageService } from './modules/usage/usage.service.ts'
 import { listenRoutes } from './modules/webhooks/listen/listen.routes.ts'
 import { createListenService } from './modules/webhooks/listen/listen.service.ts'
 import { webhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
@@ -156,6 +160,7 @@ export function createServices(deps: AppDeps) {
     uploads,
     orders,
     production: createProductionService({ db: deps.db, clock: deps.clock, orders }),
+    usage: createUsageService({ db: deps.db, clock: deps.clock, organizations }),
     webhooks: createWebhookService({
       db: deps.db,
       clock: deps.clock,
@@ -219,7 +224,7 @@ export async function buildApp(
   registerErrorHandler(app, errors)
 
   const { system, docs, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
-  const { accounts, audit } = services
+  const { accounts, audit, usage } = services
   const cookies = dashboardCookies(deps.config.publicBaseUrl)
 
   registerAuth(app, {
@@ -271,6 +276,7 @@ export async function buildApp(
       await admin.register(productsAdminRoutes({ products }))
       await admin.register(ordersAdminRoutes({ orders }))
       await admin.register(productionAdminRoutes({ production }))
+      await admin.register(usageAdminRoutes({ usage }))
       await admin.register(webhooksAdminRoutes({ webhooks, organizations }))
     },
     { prefix: '/admin/v1' },
@@ -290,6 +296,7 @@ export async function buildApp(
         (app) => apiKeysDashboardRoutes(app, { apiKeys }),
         (app) => webhooksDashboardRoutes(app, { webhooks }),
         (app) => productsDashboardRoutes(app, { products }),
+        (app) => usageDashboardRoutes(app, { usage }),
         (app) => auditConsoleRoutes(app, { audit }),
         (app) => organizationsConsoleRoutes(app, { organizations, orders, webhooks }),
         (app) => accountsConsoleRoutes(app, { accounts }),
@@ -297,6 +304,7 @@ export async function buildApp(
         (app) => webhooksConsoleRoutes(app, { webhooks, organizations }),
         (app) => productionConsoleRoutes(app, { production }),
         (app) => ordersConsoleRoutes(app, { orders }),
+        (app) => usageConsoleRoutes(app, { usage }),
         (app) => operatorsConsoleRoutes(app, { accounts }),
       ],
     }),

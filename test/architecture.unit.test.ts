@@ -60,6 +60,8 @@ const OWNERS: Record<string, string[]> = {
   webhook_attempts: ['webhooks'],
   order_changes: ['orders'],
   order_daily_stats: ['orders'],
+  monthly_usage: ['orders'],
+  monthly_product_usage: ['orders'],
 }
 
 /** The tables of the schema (the DB interface of src/db/schema.ts). */

@@ -11,6 +11,8 @@ import type {
 } from './tables/accounts.ts'
 import type {
   ApiKeyTable,
+  MonthlyProductUsageTable,
+  MonthlyUsageTable,
   OrderChangesTable,
   OrderDailyStatsTable,
   OrderItemTable,
@@ -69,6 +71,8 @@ export interface DB {
   order_daily_stats: OrderDailyStatsTable
   unmatched_skus: UnmatchedSkusTable
   order_changes: OrderChangesTable
+  monthly_usage: MonthlyUsageTable
+  monthly_product_usage: MonthlyProductUsageTable
   operators: OperatorTable
   operator_invitations: OperatorInvitationTable
 }

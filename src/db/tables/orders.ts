@@ -150,3 +150,24 @@ export interface UnmatchedSkusTable {
   orders: number
   last_seen_at: Date
 }
+
+/** Live orders per organization and UTC month of creation, for billing (migration 0028). */
+export interface MonthlyUsageTable {
+  organization_id: string
+  /** The month's first day, YYYY-MM-01. */
+  month: ColumnType<Date, string, string>
+  orders: number
+  items: number
+  /** bigint: read as a string. */
+  quantity: ColumnType<string, number, number>
+}
+
+/** The same per linked product (migration 0028). */
+export interface MonthlyProductUsageTable {
+  organization_id: string
+  month: ColumnType<Date, string, string>
+  product_id: string
+  orders: number
+  items: number
+  quantity: ColumnType<string, number, number>
+}

@@ -7,8 +7,8 @@ import type { OrderStatus } from './orders.schemas.ts'
  * order_changes (migration 0023): what the order statistics and the unmatched
  * skus have not counted yet. Creating an order, and changing a live order's
  * status, append rows here (no key, no index: no lock another order waits
- * for); foldOrderChanges moves them into order_daily_stats and unmatched_skus
- * in the background, and the readers add the rows still here, so the figures
+ * for); foldOrderChanges moves them into order_daily_stats, unmatched_skus
+ * and the monthly usage (migration 0028) in the background, and the readers add the rows still here, so the figures
  * are exact whenever they are read.
  */
 
@@ -95,25 +95,78 @@ export async function foldOrderChanges(trx: Transaction<DB>, limit: number): Pro
       on conflict (organization_id, day, status, slot) do update set
         ${add('order_daily_stats', ['orders', 'items', 'quantity'])}
     ),
+    -- The created orders' items, read once by order_items_order_idx alone:
+    -- with the filters inside, the planner combines that index with the
+    -- partial index of unlinked skus, whose every entry it then reads for each order.
+    lines as materialized (
+      select t.organization_id, t.order_id, t.live, t.day, t.at, i.sku, i.product_id, i.quantity
+      from taken t
+      cross join lateral (
+        select sku, product_id, quantity from order_items where order_id = t.order_id offset 0
+      ) i
+      where t.created
+    ),
     skus as (
       insert into unmatched_skus (organization_id, sku, slot, items, orders, last_seen_at)
-      select t.organization_id, i.sku, 0, count(*), count(distinct t.order_id), max(t.at)
-      from taken t
-      -- The order's items by order_items_order_idx alone: with the filters
-      -- inside, the planner combines that index with the partial index of
-      -- unlinked skus, whose every entry it then reads for each order.
-      cross join lateral (
-        select sku, product_id from order_items where order_id = t.order_id offset 0
-      ) i
-      where t.created and i.product_id is null and i.sku is not null
-      group by t.organization_id, i.sku
-      order by t.organization_id, i.sku
+      select organization_id, sku, 0, count(*), count(distinct order_id), max(at)
+      from lines
+      where product_id is null and sku is not null
+      group by organization_id, sku
+      order by organization_id, sku
       on conflict (organization_id, sku, slot) do update set
         ${add('unmatched_skus', ['items', 'orders'])},
         last_seen_at = greatest(unmatched_skus.last_seen_at, excluded.last_seen_at)
+    ),
+    -- Usage for billing counts an order once, when it is created: a later
+    -- status (cancelled included) leaves it counted in its month.
+    usage as (
+      insert into monthly_usage (organization_id, month, orders, items, quantity)
+      select organization_id, date_trunc('month', day)::date, sum(orders), sum(items), sum(quantity)
+      from taken
+      where live and created
+      group by 1, 2
+      order by 2, 1
+      on conflict (month, organization_id) do update set
+        ${add('monthly_usage', ['orders', 'items', 'quantity'])}
+    ),
+    product_usage as (
+      insert into monthly_product_usage (organization_id, month, product_id, orders, items, quantity)
+      select organization_id, date_trunc('month', day)::date, product_id,
+        count(distinct order_id), count(*), sum(quantity)
+      from lines
+      where live and product_id is not null
+      group by 1, 2, 3
+      order by 2, 1, 3
+      on conflict (month, organization_id, product_id) do update set
+        ${add('monthly_product_usage', ['orders', 'items', 'quantity'])}
     )
     select count(*)::int as folded from taken`.execute(trx)
   return result.rows[0]!.folded
+}
+
+/**
+ * Before a product's items are linked (the caller holds the fold's lock):
+ * moves the usage of the organization's unlinked items with this sku in
+ * orders already folded onto the product. The orders still waiting in
+ * order_changes are counted by their fold, with the product linked by then.
+ */
+export async function countLinkedUsage(
+  trx: Transaction<DB>,
+  link: { organizationId: string; sku: string; productId: string },
+): Promise<void> {
+  await sql`
+    insert into monthly_product_usage (organization_id, month, product_id, orders, items, quantity)
+    select o.organization_id, date_trunc('month', o.created_at at time zone 'UTC')::date,
+      ${link.productId}::uuid, count(distinct o.id), count(*), sum(i.quantity)
+    from order_items i
+    join orders o on o.id = i.order_id
+    where i.organization_id = ${link.organizationId}::uuid and i.sku = ${link.sku}
+      and i.product_id is null and o.environment = 'live'
+      and not exists (select 1 from order_changes c where c.order_id = o.id and c.created)
+    group by 1, 2
+    order by 2
+    on conflict (month, organization_id, product_id) do update set
+      ${add('monthly_product_usage', ['orders', 'items', 'quantity'])}`.execute(trx)
 }
 
 /** Reclaims folded rows, so that folds stop reading them (skipped while another instance vacuums). */

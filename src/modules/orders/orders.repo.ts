@@ -4,7 +4,12 @@ import type { DB, Environment, OrderRow, ProductionOrderRow } from '../../db/sch
 import { newProductionCtes } from '../production/production.repo.ts'
 import type { NewEventInput } from '../webhooks/outbox/events.ts'
 import { outboxCtes, outboxWake } from '../webhooks/outbox/outbox.repo.ts'
-import { lockOrderChanges, newOrderChangeCte, setOrderStatusRecorded } from './order-changes.repo.ts'
+import {
+  countLinkedUsage,
+  lockOrderChanges,
+  newOrderChangeCte,
+  setOrderStatusRecorded,
+} from './order-changes.repo.ts'
 import type { OrderStatus } from './orders.schemas.ts'
 
 export interface OrderScope {
@@ -141,6 +146,7 @@ export async function linkItemsToProduct(
   link: { organizationId: string; sku: string; productId: string; at: Date },
 ): Promise<number> {
   await lockOrderChanges(trx)
+  await countLinkedUsage(trx, link)
   const row = await trx
     .with('linked', (w) =>
       w
