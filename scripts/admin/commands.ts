@@ -7,6 +7,7 @@ import { INVITATIONS_COMMANDS, OPERATORS_COMMANDS } from './commands/accounts.ts
 import type { Command } from './commands/command.ts'
 import { ORDERS_COMMANDS, STATS_COMMANDS } from './commands/orders.ts'
 import { ORGANIZATIONS_COMMANDS } from './commands/organizations.ts'
+import { USAGE_COMMANDS } from './commands/usage.ts'
 import { WEBHOOKS_COMMANDS } from './commands/webhooks.ts'
 
 export type { Command, Json, OptionSpec, RunContext } from './commands/command.ts'
@@ -16,6 +17,7 @@ export const COMMANDS: Command[] = [
   ...ORDERS_COMMANDS,
   ...WEBHOOKS_COMMANDS,
   ...STATS_COMMANDS,
+  ...USAGE_COMMANDS,
   ...INVITATIONS_COMMANDS,
   ...OPERATORS_COMMANDS,
 ]

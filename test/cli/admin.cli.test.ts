@@ -290,6 +290,35 @@ describe('admin CLI: the operator API', () => {
     assertAligned(human.stdout.split('\n\n')[1]!, ['STATUS', 'ORDERS'])
   })
 
+  test('usage: every organization of a month, with totals; a bad month is a usage error (exit 2)', async () => {
+    const org = await json(['organizations', 'create', 'Usage Org'])
+    const key = (await json(['keys', 'create', org.id, '--env', 'live'])).key
+    const body = orderBody({ items: [{ sku: 'MUG-9', name: 'Mug', quantity: 3 }] })
+    const order = (await callService(service.port, key, 'POST', '/v1/orders', body)).body.data.order
+    assert.match((await admin(['production', 'cancel', order.id])).stdout, /is cancelled/)
+    const month = new Date().toISOString().slice(0, 7)
+    const usage = await json(['usage', '--month', month])
+    assert.equal(usage.month, month)
+    const row = usage.organizations.find((o: { id: string }) => o.id === org.id)
+    assert.deepEqual([row.orders, row.items, row.quantity], [1, 1, 3])
+    const human = await admin(['usage', '--month', month])
+    assert.equal(human.status, 0, human.stderr)
+    assert.match(human.stdout, new RegExp(`^Usage in ${month} \\(UTC\\)`))
+    const lines = assertAligned(human.stdout.split('\n\n')[1]!, [
+      'ORGANIZATION',
+      'ID',
+      'ORDERS',
+      'ITEMS',
+      'QUANTITY',
+    ])
+    assert.match(lines.find((l) => l.includes(org.id))!, /^Usage Org +\S+ +1 +1 +3$/)
+    const { orders, items, quantity } = usage.totals
+    assert.match(lines.at(-1)!, new RegExp(`^Total +- +${orders} +${items} +${quantity}$`))
+    const bad = await admin(['usage', '--month', '2026-13'])
+    assert.equal(bad.status, 2)
+    assert.match(bad.stderr, /--month takes a month as YYYY-MM/)
+  })
+
   test('shop orders from a file or stdin; they are live and send no events', async () => {
     const org = await json(['organizations', 'create', 'Shop Org'])
     const file = join(dataDir, 'shop-order.json')
