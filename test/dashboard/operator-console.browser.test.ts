@@ -74,6 +74,7 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
       'Production',
       'Shop orders',
       'Statistics',
+      'Billing',
       'Operators',
       'Audit log (platform)',
       'Account',

@@ -51,6 +51,7 @@ describe('an operator account in a browser', { skip: browserSkip, timeout: 600_0
       'Production',
       'Shop orders',
       'Statistics',
+      'Billing',
       'Operators',
       'Audit log (platform)',
       'Account',

@@ -16,6 +16,8 @@ import { StatisticsRoute } from '../features/operator/routes/statistics.tsx'
 import { OrderRoute } from '../features/orders/routes/order.tsx'
 import { OrdersRoute } from '../features/orders/routes/orders.tsx'
 import { ProductsRoute } from '../features/products/routes/products.tsx'
+import { BillingRoute } from '../features/usage/routes/billing.tsx'
+import { UsageRoute } from '../features/usage/routes/usage.tsx'
 import { EndpointRoute } from '../features/webhooks/routes/endpoint.tsx'
 import { WebhooksRoute } from '../features/webhooks/routes/webhooks.tsx'
 import { Shell } from './shell.tsx'
@@ -37,6 +39,7 @@ export const router = createBrowserRouter(
         { path: 'members', element: <MembersRoute /> },
         { path: 'orders/:order_id', element: <OrderRoute /> },
         { path: 'products', element: <ProductsRoute /> },
+        { path: 'usage', element: <UsageRoute /> },
         { path: 'audit-log', element: <AuditLogRoute /> },
         { path: 'account', element: <AccountRoute /> },
         // The operator's console (the shell sends members away).
@@ -45,6 +48,7 @@ export const router = createBrowserRouter(
         { path: 'operator/production', element: <ProductionRoute /> },
         { path: 'operator/shop-orders', element: <ShopOrdersRoute /> },
         { path: 'operator/statistics', element: <StatisticsRoute /> },
+        { path: 'operator/billing', element: <BillingRoute /> },
         { path: 'operator/operators', element: <OperatorsRoute /> },
         { path: 'operator/audit-log', element: <PlatformAuditLogRoute /> },
         { path: '*', element: <Navigate to="/home" replace /> },

@@ -3,13 +3,14 @@ import { useDisclosure } from '@mantine/hooks'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
 import { useAccount, useSignOut } from '../features/auth/api/session.ts'
 
-/** The sections of an organization's dashboard (members). */
+/** The sections of an organization's dashboard (members); `owners` ones only for owners. */
 const SECTIONS = [
   { to: '/home', label: 'Home' },
   { to: '/orders', label: 'Orders' },
   { to: '/api-keys', label: 'API keys' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/products', label: 'Products' },
+  { to: '/usage', label: 'Usage', owners: true },
   { to: '/members', label: 'Members' },
   { to: '/audit-log', label: 'Audit log' },
   { to: '/account', label: 'Account' },
@@ -21,6 +22,7 @@ const OPERATOR_SECTIONS = [
   { to: '/operator/production', label: 'Production' },
   { to: '/operator/shop-orders', label: 'Shop orders' },
   { to: '/operator/statistics', label: 'Statistics' },
+  { to: '/operator/billing', label: 'Billing' },
   { to: '/operator/operators', label: 'Operators' },
   { to: '/operator/audit-log', label: 'Audit log (platform)' },
   { to: '/account', label: 'Account' },
@@ -36,7 +38,9 @@ export function Shell() {
   if (session.isPending) return <Loader aria-label="Loading" m="xl" />
   if (!session.data) return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />
   const { member, operator } = session.data
-  const sections: readonly { to: string; label: string }[] = operator ? OPERATOR_SECTIONS : SECTIONS
+  const sections: readonly { to: string; label: string }[] = operator
+    ? OPERATOR_SECTIONS
+    : SECTIONS.filter((s) => !('owners' in s) || member?.role === 'owner')
   // Each kind of account is sent to the pages it has: the member pages need an
   // organization, and the console (/operator/...) is for operators only.
   if (!sections.some((s) => location.pathname.startsWith(s.to))) {
