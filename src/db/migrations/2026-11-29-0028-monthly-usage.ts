@@ -30,6 +30,14 @@ export async function up(db: Kysely<any>): Promise<void> {
       quantity bigint not null,
       primary key (month, organization_id, product_id)
     )`.execute(db)
+  await backfillMonthlyUsage(db)
+}
+
+/**
+ * Counts every live order stored into the monthly usage (added to what is
+ * there), except those whose creation still waits in order_changes.
+ */
+export async function backfillMonthlyUsage(db: Kysely<any>): Promise<void> {
   // No fold runs meanwhile: it would count the orders it takes a second time.
   await sql`select pg_advisory_xact_lock(hashtextextended('order_changes', 0))`.execute(db)
   await sql`
@@ -42,7 +50,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     ) i on i.order_id = o.id
     where o.environment = 'live'
       and not exists (select 1 from order_changes c where c.order_id = o.id and c.created)
-    group by 1, 2`.execute(db)
+    group by 1, 2
+    on conflict (month, organization_id) do update set
+      orders = monthly_usage.orders + excluded.orders,
+      items = monthly_usage.items + excluded.items,
+      quantity = monthly_usage.quantity + excluded.quantity`.execute(db)
   await sql`
     insert into monthly_product_usage (organization_id, month, product_id, orders, items, quantity)
     select o.organization_id, date_trunc('month', o.created_at at time zone 'UTC')::date, i.product_id,
@@ -51,7 +63,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     join order_items i on i.order_id = o.id
     where o.environment = 'live' and i.product_id is not null
       and not exists (select 1 from order_changes c where c.order_id = o.id and c.created)
-    group by 1, 2, 3`.execute(db)
+    group by 1, 2, 3
+    on conflict (month, organization_id, product_id) do update set
+      orders = monthly_product_usage.orders + excluded.orders,
+      items = monthly_product_usage.items + excluded.items,
+      quantity = monthly_product_usage.quantity + excluded.quantity`.execute(db)
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
