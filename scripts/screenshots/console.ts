@@ -89,6 +89,17 @@ export async function consolePages({ port, dataDir, browser }: Shots) {
   await page.screenshot({ path: 'docs/images/console-statistics.png' })
   console.log('wrote docs/images/console-statistics.png')
 
+  await page.goto(`${base}/dashboard/operator/billing`)
+  await page.getByRole('heading', { name: 'Billing', level: 1 }).waitFor()
+  await page
+    .getByRole('row')
+    .filter({ hasText: 'Acme Prints' })
+    .getByText('POSTER-A2', { exact: false })
+    .waitFor()
+  await page.mouse.move(1279, 719)
+  await page.screenshot({ path: 'docs/images/console-billing.png' })
+  console.log('wrote docs/images/console-billing.png')
+
   // A second operator account (accepted), and a pending invitation made on the page.
   const colleague = (await call('POST', '/admin/v1/operators/invitations', {
     email: 'lin@platform.example',

@@ -182,4 +182,12 @@ export async function orderAndProductPages(
   await page.mouse.move(1279, 799)
   await page.screenshot({ path: 'docs/images/dashboard-products.png' })
   console.log('wrote docs/images/dashboard-products.png')
+
+  // The owner's Usage page: this month's live orders, by product.
+  await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Usage' }).click()
+  await page.getByRole('heading', { name: 'Usage', level: 1 }).waitFor()
+  await page.getByRole('row').filter({ hasText: 'White mug 330 ml' }).waitFor()
+  await page.mouse.move(1279, 799)
+  await page.screenshot({ path: 'docs/images/dashboard-usage.png' })
+  console.log('wrote docs/images/dashboard-usage.png')
 }
