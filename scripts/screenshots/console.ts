@@ -94,7 +94,7 @@ export async function consolePages({ port, dataDir, browser }: Shots) {
   await page
     .getByRole('row')
     .filter({ hasText: 'Acme Prints' })
-    .getByText('POSTER-A2', { exact: false })
+    .getByText(/MUG-WHITE-330 ×/)
     .waitFor()
   await page.mouse.move(1279, 719)
   await page.screenshot({ path: 'docs/images/console-billing.png' })
