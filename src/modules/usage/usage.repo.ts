@@ -85,11 +85,6 @@ export async function usageByProduct(
   }))
 }
 
-/** Every organization's id and name, by name (the billing page lists those without usage too). */
-export async function listOrganizationNames(db: Database): Promise<{ id: string; name: string }[]> {
-  return db.selectFrom('organizations').select(['id', 'name']).orderBy('name').orderBy('id').execute()
-}
-
 /** The products of these ids: their sku and name. */
 export async function productNames(
   db: Database,

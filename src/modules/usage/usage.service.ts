@@ -1,8 +1,7 @@
 import type { Database } from '../../db/database.ts'
 import type { Clock } from '../../lib/clock.ts'
-import type { OrganizationLookup } from '../organizations/organizations.service.ts'
+import type { OrganizationService } from '../organizations/organizations.service.ts'
 import {
-  listOrganizationNames,
   type ProductUsage,
   productNames,
   type UsageTotals,
@@ -37,7 +36,11 @@ const ZERO: UsageTotals = { orders: 0, items: 0, quantity: 0 }
  * An order counts once, when it is created: cancelling it later leaves it
  * counted. Read from the monthly aggregates, never by counting orders.
  */
-export function createUsageService(deps: { db: Database; clock: Clock; organizations: OrganizationLookup }) {
+export function createUsageService(deps: {
+  db: Database
+  clock: Clock
+  organizations: Pick<OrganizationService, 'require' | 'list'>
+}) {
   const { db, clock } = deps
 
   const currentMonth = () => clock.now().toISOString().slice(0, 7)
@@ -90,13 +93,15 @@ export function createUsageService(deps: { db: Database; clock: Clock; organizat
     async platformUsage(month: string = currentMonth()) {
       const first = `${month}-01`
       const [organizations, totals, products] = await Promise.all([
-        listOrganizationNames(db),
+        deps.organizations.list(),
         usageByOrganization(db, first),
         usageByProduct(db, first),
       ])
       const byOrg = new Map(totals.map((t) => [t.organization_id, t]))
       const productsByOrg = await productsOf(products)
-      const rows = organizations.map((o) => view(o, byOrg.get(o.id), productsByOrg.get(o.id)))
+      const rows = organizations
+        .map((o) => view(o, byOrg.get(o.id), productsByOrg.get(o.id)))
+        .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id))
       return {
         month,
         organizations: rows,

@@ -199,6 +199,8 @@ describe('usage for billing', () => {
     const current = await operator.client.call('GET', '/operator/usage')
     assert.equal(current.json().data.month, '2026-11')
 
+    // A name a spreadsheet would run as a formula, with a comma and quotes.
+    const hostile = await t.tenant('=SUM(A1), "Ltd"')
     const csv = await operator.client.call('GET', '/operator/usage.csv?month=2026-11')
     assert.equal(csv.statusCode, 200, csv.body)
     assert.equal(csv.headers['content-type'], 'text/csv; charset=utf-8')
@@ -217,6 +219,10 @@ describe('usage for billing', () => {
     )
     assert.match(mine[2]!, /,product,[0-9a-f-]{36},MUG,Mug,1,1,3$/)
     assert.equal(mine[3], `2026-11,${org.orgId},Billing Prints,unlinked,,,,,1,5`)
+    assert.deepEqual(
+      lines.filter((l) => l.includes(hostile.orgId)),
+      [`2026-11,${hostile.orgId},"'=SUM(A1), ""Ltd""",organization,,,,0,0,0`],
+    )
   })
 
   test('a month that is not YYYY-MM is refused, as is an unknown parameter', async () => {
