@@ -5,6 +5,7 @@ import { isUuid } from '../../lib/ids.ts'
 import { type AuditAction, type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { findOrderById, setOrderStatus, touchOrders } from '../orders/orders.repo.ts'
 import type { OperatorOrder, OrderStatus } from '../orders/orders.schemas.ts'
+import type { OrderService } from '../orders/orders.service.ts'
 import {
   type EventType,
   eventData,
@@ -70,8 +71,8 @@ const conflict = (current: string) =>
 export function createProductionService(deps: {
   db: Database
   clock: Clock
-  /** The operator's view of an order, answered after a whole-order cancel. */
-  orders: { getOperatorView(orderId: string): Promise<OperatorOrder> }
+  /** The operator's view of an order (after a whole-order cancel, on the production order page) and its files. */
+  orders: Pick<OrderService, 'getOperatorView' | 'openFile'>
 }) {
   const { db, clock } = deps
 
