@@ -6,7 +6,12 @@ import { isUuid } from '../../lib/ids.ts'
 import { findItemsWithJobs } from '../orders/orders.repo.ts'
 import type { OrderService } from '../orders/orders.service.ts'
 import { countBoard, findBoardPage, findProductionOrder } from './production.repo.ts'
-import { PRODUCTION_STATUSES, type ProductionStatus, productionOrderView } from './production.views.ts'
+import {
+  ORDER_STATUS_FOR,
+  PRODUCTION_STATUSES,
+  type ProductionStatus,
+  productionOrderView,
+} from './production.views.ts'
 
 /** What the operators' board shows: production orders to work on, with their items' jobs. */
 /** The board's cursor: the last production order's created_at and id. */
@@ -20,9 +25,30 @@ const noProductionOrder = () => new AppError('not_found', { message: 'No product
 export function createProductionBoard(deps: {
   db: Database
   clock: Clock
-  orders: Pick<OrderService, 'getOperatorView' | 'openFile'>
+  orders: Pick<OrderService, 'getOperatorView' | 'openFile' | 'liveOrdersByStatus'>
 }) {
   const { db, clock, orders } = deps
+
+  /**
+   * Each status's count under the board's filters. By organization alone (or
+   * none) they are the order statistics' (a live order's status follows its
+   * production order's), exact at any size; with partner or age filters,
+   * counted on production_orders, stopping past BOARD_COUNT_CAP per status.
+   */
+  async function counts(filter: {
+    organizationId?: string | undefined
+    producedByPartner?: boolean | undefined
+    createdBefore?: Date | undefined
+  }): Promise<Record<ProductionStatus, number>> {
+    if (filter.producedByPartner === undefined && filter.createdBefore === undefined) {
+      const byStatus = await orders.liveOrdersByStatus(filter.organizationId)
+      return Object.fromEntries(
+        PRODUCTION_STATUSES.map((s) => [s, byStatus[ORDER_STATUS_FOR[s]] ?? 0]),
+      ) as Record<ProductionStatus, number>
+    }
+    return countBoard(db, filter, PRODUCTION_STATUSES, BOARD_COUNT_CAP)
+  }
+
   return {
     /**
      * The console's production board: live production orders of one status,
@@ -48,7 +74,7 @@ export function createProductionBoard(deps: {
             ? undefined
             : new Date(clock.now().getTime() - query.olderThanMinutes * 60_000),
       }
-      const [rows, counts] = await Promise.all([
+      const [rows, counted] = await Promise.all([
         findBoardPage(db, {
           ...filter,
           status: query.status,
@@ -56,7 +82,7 @@ export function createProductionBoard(deps: {
           limit: query.limit,
         }),
         // The first page carries the counts; the pages after it would only repeat them.
-        after === undefined ? countBoard(db, filter, PRODUCTION_STATUSES, BOARD_COUNT_CAP) : undefined,
+        after === undefined ? counts(filter) : undefined,
       ])
       const orderIds = rows.slice(0, query.limit).map((r) => r.order_id)
       const items = await findItemsWithJobs(db, orderIds)
@@ -85,7 +111,7 @@ export function createProductionBoard(deps: {
             })),
         }),
       })
-      return { ...page, counts: counts === undefined ? null : countsView(counts) }
+      return { ...page, counts: counted === undefined ? null : countsView(counted) }
     },
 
     /** One production order with its order (the operator's view) and organization; 404 for an unknown id. */

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { type AuditAction, type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { findOrderById, setOrderStatus, touchOrders } from '../orders/orders.repo.ts'
-import type { OperatorOrder, OrderStatus } from '../orders/orders.schemas.ts'
+import type { OperatorOrder } from '../orders/orders.schemas.ts'
 import type { OrderService } from '../orders/orders.service.ts'
 import {
   type EventType,
@@ -20,19 +20,15 @@ import {
   setProducedByPartner,
   setProductionStatus,
 } from './production.repo.ts'
-import { type ProductionStatus, productionOrderView } from './production.views.ts'
+import { ORDER_STATUS_FOR, type ProductionStatus, productionOrderView } from './production.views.ts'
 import { createProductionBoard } from './production-board.service.ts'
 
-export { PRODUCTION_STATUSES, type ProductionStatus, productionOrderView } from './production.views.ts'
-
-/** The order status that follows from a production order status. */
-export const ORDER_STATUS_FOR: Record<ProductionStatus, OrderStatus> = {
-  pending: 'pending',
-  in_progress: 'in_production',
-  completed: 'completed',
-  failed: 'failed',
-  cancelled: 'cancelled',
-}
+export {
+  ORDER_STATUS_FOR,
+  PRODUCTION_STATUSES,
+  type ProductionStatus,
+  productionOrderView,
+} from './production.views.ts'
 
 const STATUS_EVENTS: Partial<Record<ProductionStatus, EventType>> = {
   in_progress: 'order.production_started',
@@ -72,7 +68,7 @@ export function createProductionService(deps: {
   db: Database
   clock: Clock
   /** The operator's view of an order (after a whole-order cancel, on the production order page) and its files. */
-  orders: Pick<OrderService, 'getOperatorView' | 'openFile'>
+  orders: Pick<OrderService, 'getOperatorView' | 'openFile' | 'liveOrdersByStatus'>
 }) {
   const { db, clock } = deps
 
