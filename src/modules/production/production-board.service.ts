@@ -13,7 +13,11 @@ import {
   productionOrderView,
 } from './production.views.ts'
 
-/** What the operators' board shows: production orders to work on, with their items' jobs. */
+/**
+ * What the operators' board shows: production orders to work on, with their
+ * items' jobs and each status's count; and one production order's page.
+ */
+
 /** The board's cursor: the last production order's created_at and id. */
 const BOARD_CURSOR = cursorCodec()
 
