@@ -302,7 +302,7 @@ export async function buildApp(
         (app) => accountsConsoleRoutes(app, { accounts }),
         (app) => apiKeysConsoleRoutes(app, { apiKeys, organizations }),
         (app) => webhooksConsoleRoutes(app, { webhooks, organizations }),
-        (app) => productionConsoleRoutes(app, { production }),
+        (app) => productionConsoleRoutes(app, { production, webhooks }),
         (app) => ordersConsoleRoutes(app, { orders }),
         (app) => usageConsoleRoutes(app, { usage }),
         (app) => operatorsConsoleRoutes(app, { accounts }),

@@ -60,6 +60,29 @@ export async function consolePages({ port, dataDir, browser }: Shots) {
   await page.screenshot({ path: 'docs/images/console-production.png' })
   console.log('wrote docs/images/console-production.png')
 
+  // The order the order page's picture shows (in production, with files), and its job sheet.
+  await page.goto(`${base}/dashboard/operator/production?status=in_progress`)
+  await page.getByRole('link', { name: 'Open production order SHOP-10482' }).click()
+  await page.getByRole('heading', { name: 'Production order SHOP-10482', level: 1 }).waitFor()
+  await page
+    .getByRole('table', { name: 'History of the order' })
+    .getByText('order.production_started')
+    .waitFor()
+  await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0))
+  await page.mouse.move(1279, 719)
+  await page.screenshot({ path: 'docs/images/console-production-order.png', fullPage: true })
+  console.log('wrote docs/images/console-production-order.png')
+  await page.getByRole('link', { name: 'Job sheet' }).click()
+  await page.getByRole('img', { name: /^QR code of production order/ }).waitFor()
+  await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0))
+  // As printed: A4 at 96 dpi, the print stylesheet applied.
+  await page.setViewportSize({ width: 794, height: 1123 })
+  await page.emulateMedia({ media: 'print' })
+  await page.screenshot({ path: 'docs/images/console-job-sheet.png' })
+  console.log('wrote docs/images/console-job-sheet.png')
+  await page.emulateMedia({ media: 'screen' })
+  await page.setViewportSize({ width: 1280, height: 720 })
+
   await page.goto(`${base}/dashboard/operator/shop-orders`)
   await page.getByRole('heading', { name: 'Shop orders', level: 1 }).waitFor()
   await page.getByRole('combobox', { name: /^Organization/ }).click()

@@ -51,6 +51,22 @@ export function createOrderStatsService(deps: {
     },
 
     /**
+     * Live orders of each status, all time, of one organization or of every
+     * one (the production board's counts without partner or age filter): from
+     * the daily statistics, exact, and as cheap at a million orders as at ten.
+     */
+    async liveOrdersByStatus(organizationId?: string): Promise<Record<string, number>> {
+      if (organizationId !== undefined) {
+        const { all } = await sumDailyStats(db, organizationId, { all: null })
+        return totalsView(all!).orders_by_status
+      }
+      const rows = [...(await sumDailyStatsByOrganization(db, { all: null })).values()].flatMap((w) => w.all!)
+      const byStatus: Record<string, number> = Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0]))
+      for (const row of rows) byStatus[row.status] = (byStatus[row.status] ?? 0) + row.orders
+      return byStatus
+    },
+
+    /**
      * Live orders across organizations (the operator console): the same
      * windows as dashboardStats, for the platform and per organization, read
      * from the daily statistics in one statement.

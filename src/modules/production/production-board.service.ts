@@ -1,17 +1,58 @@
 import type { Database } from '../../db/database.ts'
+import { AppError } from '../../http/errors.ts'
 import { cursorCodec, keysetPage } from '../../http/pagination.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { findItemsWithJobs } from '../orders/orders.repo.ts'
-import { findBoardPage } from './production.repo.ts'
-import { type ProductionStatus, productionOrderView } from './production.views.ts'
+import type { OrderService } from '../orders/orders.service.ts'
+import { countBoard, findBoardPage, findProductionOrder } from './production.repo.ts'
+import {
+  ORDER_STATUS_FOR,
+  PRODUCTION_STATUSES,
+  type ProductionStatus,
+  productionOrderView,
+} from './production.views.ts'
 
-/** What the operators' board shows: production orders to work on, with their items' jobs. */
+/**
+ * What the operators' board shows: production orders to work on, with their
+ * items' jobs and each status's count; and one production order's page.
+ */
+
 /** The board's cursor: the last production order's created_at and id. */
 const BOARD_CURSOR = cursorCodec()
 
-export function createProductionBoard(deps: { db: Database; clock: Clock }) {
-  const { db, clock } = deps
+/** The board counts each status up to this many orders; beyond, it says "more than". */
+export const BOARD_COUNT_CAP = 1000
+
+const noProductionOrder = () => new AppError('not_found', { message: 'No production order with this id.' })
+
+export function createProductionBoard(deps: {
+  db: Database
+  clock: Clock
+  orders: Pick<OrderService, 'getOperatorView' | 'openFile' | 'liveOrdersByStatus'>
+}) {
+  const { db, clock, orders } = deps
+
+  /**
+   * Each status's count under the board's filters. By organization alone (or
+   * none) they are the order statistics' (a live order's status follows its
+   * production order's), exact at any size; with partner or age filters,
+   * counted on production_orders, stopping past BOARD_COUNT_CAP per status.
+   */
+  async function counts(filter: {
+    organizationId?: string | undefined
+    producedByPartner?: boolean | undefined
+    createdBefore?: Date | undefined
+  }): Promise<Record<ProductionStatus, number>> {
+    if (filter.producedByPartner === undefined && filter.createdBefore === undefined) {
+      const byStatus = await orders.liveOrdersByStatus(filter.organizationId)
+      return Object.fromEntries(
+        PRODUCTION_STATUSES.map((s) => [s, byStatus[ORDER_STATUS_FOR[s]] ?? 0]),
+      ) as Record<ProductionStatus, number>
+    }
+    return countBoard(db, filter, PRODUCTION_STATUSES, BOARD_COUNT_CAP)
+  }
+
   return {
     /**
      * The console's production board: live production orders of one status,
@@ -26,23 +67,30 @@ export function createProductionBoard(deps: { db: Database; clock: Clock }) {
       limit: number
     }) {
       if (query.organizationId !== undefined && !isUuid(query.organizationId)) {
-        return { data: [], next_cursor: null }
+        return { data: [], next_cursor: null, counts: query.cursor === undefined ? noCounts() : null }
       }
       const after = query.cursor === undefined ? undefined : BOARD_CURSOR.decode(query.cursor)
-      const rows = await findBoardPage(db, {
-        status: query.status,
+      const filter = {
         organizationId: query.organizationId,
         producedByPartner: query.producedByPartner,
         createdBefore:
           query.olderThanMinutes === undefined
             ? undefined
             : new Date(clock.now().getTime() - query.olderThanMinutes * 60_000),
-        after: after && { createdAt: after.at, id: after.id },
-        limit: query.limit,
-      })
+      }
+      const [rows, counted] = await Promise.all([
+        findBoardPage(db, {
+          ...filter,
+          status: query.status,
+          after: after && { createdAt: after.at, id: after.id },
+          limit: query.limit,
+        }),
+        // The first page carries the counts; the pages after it would only repeat them.
+        after === undefined ? counts(filter) : undefined,
+      ])
       const orderIds = rows.slice(0, query.limit).map((r) => r.order_id)
       const items = await findItemsWithJobs(db, orderIds)
-      return keysetPage(rows, query.limit, {
+      const page = keysetPage(rows, query.limit, {
         cursor: (r) => BOARD_CURSOR.encode({ at: r.created_at, id: r.id }),
         view: (r) => ({
           production_order: productionOrderView(r),
@@ -67,6 +115,38 @@ export function createProductionBoard(deps: { db: Database; clock: Clock }) {
             })),
         }),
       })
+      return { ...page, counts: counted === undefined ? null : countsView(counted) }
+    },
+
+    /** One production order with its order (the operator's view) and organization; 404 for an unknown id. */
+    async productionOrder(productionOrderId: string) {
+      const row = isUuid(productionOrderId) ? await findProductionOrder(db, productionOrderId) : undefined
+      if (!row) throw noProductionOrder()
+      return {
+        production_order: productionOrderView(row),
+        organization: { id: row.organization_id, name: row.organization_name },
+        created_at: row.created_at.toISOString(),
+        updated_at: row.updated_at.toISOString(),
+        order: await orders.getOperatorView(row.order_id),
+      }
+    },
+
+    /** A file of a production order's order (the stored bytes, the sanitized SVG for an SVG). */
+    async openFile(productionOrderId: string, uploadId: string) {
+      const row = isUuid(productionOrderId) ? await findProductionOrder(db, productionOrderId) : undefined
+      if (!row) throw noProductionOrder()
+      return orders.openFile(row.order_id, uploadId)
     },
   }
 }
+
+function countsView(counts: Record<ProductionStatus, number>) {
+  return Object.fromEntries(
+    PRODUCTION_STATUSES.map((s) => [
+      s,
+      { count: Math.min(counts[s], BOARD_COUNT_CAP), more: counts[s] > BOARD_COUNT_CAP },
+    ]),
+  ) as Record<ProductionStatus, { count: number; more: boolean }>
+}
+
+const noCounts = () => countsView({ pending: 0, in_progress: 0, completed: 0, failed: 0, cancelled: 0 })

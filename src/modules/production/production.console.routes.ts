@@ -6,7 +6,9 @@ import {
   operatorOnly,
 } from '../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../http/errors.ts'
+import { FileDownload } from '../orders/order.dashboard.schemas.ts'
 import type { RecordedEvent } from '../webhooks/outbox/outbox.service.ts'
+import type { WebhookService } from '../webhooks/webhooks.service.ts'
 import {
   BoardPage,
   BoardQuery,
@@ -16,6 +18,8 @@ import {
   OrderCancelled,
   PreconditionBody,
   ProductionChanged,
+  ProductionFileParams,
+  ProductionOrderAnswer,
   ProductionOrderParams,
   SetPartnerBody,
   SetStatusBody,
@@ -27,12 +31,14 @@ const eventsView = (events: RecordedEvent[]) =>
   events.map((e) => ({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), data: e.data }))
 
 /**
- * The operator console's production board and its changes; each answer shows the events it recorded.
+ * The operator console's production board, its production order pages (what
+ * to make, with files and history) and its changes; each change's answer
+ * shows the events it recorded.
  */
-export const productionConsoleRoutes: DashboardArea<{ production: ProductionService }> = (
-  app,
-  { production },
-) => {
+export const productionConsoleRoutes: DashboardArea<{
+  production: ProductionService
+  webhooks: Pick<WebhookService, 'orderTimeline'>
+}> = (app, { production, webhooks }) => {
   const tags = [DASHBOARD_TAG]
   const conflict: ErrorCode[] = ['not_found', 'production_conflict', 'validation_failed']
 
@@ -58,6 +64,54 @@ export const productionConsoleRoutes: DashboardArea<{ production: ProductionServ
         cursor: q.cursor,
         limit: q.limit ?? 25,
       })
+    },
+  )
+
+  app.get(
+    '/operator/production-orders/:production_order_id',
+    {
+      config: { ...operatorOnly, errors: ['not_found'] },
+      schema: {
+        operationId: 'dashboardOperatorGetProductionOrder',
+        tags,
+        summary:
+          'A production order with its order (items, personalization, files), organization and history',
+        params: ProductionOrderParams,
+        response: { 200: ProductionOrderAnswer },
+      },
+    },
+    async (request) => {
+      const found = await production.productionOrder(request.params.production_order_id)
+      const timeline = await webhooks.orderTimeline(found.organization.id, found.order.id)
+      return { data: { ...found, timeline } }
+    },
+  )
+
+  app.get(
+    '/operator/production-orders/:production_order_id/files/:upload_id',
+    {
+      config: { ...operatorOnly, errors: ['not_found'] },
+      schema: {
+        operationId: 'dashboardOperatorDownloadProductionFile',
+        tags,
+        summary: "A file of the production order's order: the stored bytes as a download (SVG sanitized)",
+        params: ProductionFileParams,
+        response: { 200: FileDownload },
+      },
+    },
+    async (request, reply) => {
+      const { production_order_id, upload_id } = request.params
+      const file = await production.openFile(production_order_id, upload_id)
+      // As the member's download: an attachment of the detected type, never
+      // sniffed or run as a page; <img> still shows images as thumbnails.
+      return reply
+        .header('content-type', file.contentType)
+        .header('content-length', String(file.size))
+        .header('content-disposition', `attachment; filename="${file.filename}"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('cross-origin-resource-policy', 'same-origin')
+        .send(file.stream)
     },
   )
 

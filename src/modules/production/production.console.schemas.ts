@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { StringEnum, Timestamp, Uuid } from '../../http/schemas.ts'
+import { TimelineEvent } from '../orders/order.dashboard.schemas.ts'
 import { OperatorOrder } from '../orders/orders.schemas.ts'
 import { PRODUCTION_STATUSES } from './production.service.ts'
 
@@ -64,9 +65,27 @@ export const BoardEntry = Type.Object({
   ),
 })
 
+const StatusCount = Type.Object({
+  count: Type.Integer({ minimum: 0, description: 'Orders of this status under the filters, at most 1000.' }),
+  more: Type.Boolean({ description: 'true: more than `count` (counting stops at 1000).' }),
+})
+
+export const BoardCounts = Type.Object(
+  Object.fromEntries(PRODUCTION_STATUSES.map((s) => [s, StatusCount])) as Record<
+    (typeof PRODUCTION_STATUSES)[number],
+    typeof StatusCount
+  >,
+  {
+    description: 'Live production orders of each status under the same filters (organization, partner, age).',
+  },
+)
+
 export const BoardPage = Type.Object({
   data: Type.Array(BoardEntry),
   next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'null on the last page.' }),
+  counts: Type.Union([BoardCounts, Type.Null()], {
+    description: 'On the first page (no cursor); null on the pages after it.',
+  }),
 })
 
 export type BoardEntry = Static<typeof BoardEntry>
@@ -115,5 +134,24 @@ export const OrderCancelled = Type.Object({
 })
 
 export type BoardPage = Static<typeof BoardPage>
+
+export const ProductionFileParams = Type.Object({
+  production_order_id: Type.String({ maxLength: 64 }),
+  upload_id: Type.String({ maxLength: 64 }),
+})
+
+export const ProductionOrderAnswer = Type.Object({
+  data: Type.Object({
+    production_order: ProductionOrder,
+    organization: Type.Object({ id: Uuid, name: Type.String() }),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+    order: OperatorOrder,
+    timeline: Type.Array(TimelineEvent, {
+      description:
+        "The order's events, oldest first, each with its webhook deliveries (shop orders have none).",
+    }),
+  }),
+})
 
 export type ProducedEvents = Static<typeof ProducedEvents>

@@ -118,6 +118,22 @@ export interface BoardFilter {
   limit: number
 }
 
+/** The board's rows of one status with its filters (the page's keyset condition aside). */
+function boardRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
+  let query = db
+    .selectFrom('production_orders as p')
+    .innerJoin('orders as o', 'o.id', 'p.order_id')
+    .where('p.status', '=', filter.status)
+    .where('o.environment', '=', 'live')
+  if (filter.organizationId !== undefined)
+    query = query.where('o.organization_id', '=', filter.organizationId)
+  if (filter.producedByPartner !== undefined) {
+    query = query.where('p.produced_by_partner', '=', filter.producedByPartner)
+  }
+  if (filter.createdBefore !== undefined) query = query.where('p.created_at', '<=', filter.createdBefore)
+  return query
+}
+
 /**
  * One page of the production board: live production orders of one status,
  * oldest first, on (created_at, id) with a keyset condition read from the
@@ -125,9 +141,7 @@ export interface BoardFilter {
  * whether a next page exists.
  */
 export async function findBoardPage(db: Database, filter: BoardFilter) {
-  let query = db
-    .selectFrom('production_orders as p')
-    .innerJoin('orders as o', 'o.id', 'p.order_id')
+  let query = boardRows(db, filter)
     .innerJoin('organizations as org', 'org.id', 'o.organization_id')
     .select([
       'p.id',
@@ -143,14 +157,6 @@ export async function findBoardPage(db: Database, filter: BoardFilter) {
       'o.status as order_status',
       'o.customer_name',
     ])
-    .where('p.status', '=', filter.status)
-    .where('o.environment', '=', 'live')
-  if (filter.organizationId !== undefined)
-    query = query.where('o.organization_id', '=', filter.organizationId)
-  if (filter.producedByPartner !== undefined) {
-    query = query.where('p.produced_by_partner', '=', filter.producedByPartner)
-  }
-  if (filter.createdBefore !== undefined) query = query.where('p.created_at', '<=', filter.createdBefore)
   if (filter.after !== undefined) {
     const { createdAt, id } = filter.after
     query = query.where(sql<boolean>`(p.created_at, p.id) > (${createdAt}::timestamptz, ${id}::uuid)`)
@@ -160,4 +166,83 @@ export async function findBoardPage(db: Database, filter: BoardFilter) {
     .orderBy('p.id')
     .limit(filter.limit + 1)
     .execute()
+}
+
+/**
+ * The rows the board counts for one status. Only live orders have production
+ * orders, so without an organization the count reads production_orders alone;
+ * with one, the organization's orders are a semi-join.
+ */
+function countedRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
+  let query = db.selectFrom('production_orders as p').where('p.status', '=', filter.status)
+  if (filter.organizationId !== undefined) {
+    query = query.where(
+      'p.order_id',
+      'in',
+      db
+        .selectFrom('orders as o')
+        .select('o.id')
+        .where('o.organization_id', '=', filter.organizationId)
+        .where('o.environment', '=', 'live'),
+    )
+  }
+  if (filter.producedByPartner !== undefined) {
+    query = query.where('p.produced_by_partner', '=', filter.producedByPartner)
+  }
+  if (filter.createdBefore !== undefined) query = query.where('p.created_at', '<=', filter.createdBefore)
+  return query
+}
+
+/**
+ * The board's count of each status under its filters, in one statement.
+ * Counting stops at `cap` + 1 rows per status (a walk of at most that many
+ * entries of production_orders_board_idx where nothing else filters), so the
+ * board costs the same whether a status holds a hundred orders or a million.
+ */
+export async function countBoard(
+  db: Database,
+  filter: Omit<BoardFilter, 'status' | 'after' | 'limit'>,
+  statuses: readonly ProductionStatus[],
+  cap: number,
+): Promise<Record<ProductionStatus, number>> {
+  const row = await db
+    .selectNoFrom((eb) =>
+      statuses.map((status) =>
+        eb
+          .selectFrom(
+            countedRows(db, { ...filter, status })
+              .select(sql<number>`1`.as('one'))
+              .limit(cap + 1)
+              .as('capped'),
+          )
+          .select((c) => c.fn.countAll<string>().as('n'))
+          .as(status),
+      ),
+    )
+    .executeTakeFirstOrThrow()
+  const counts = row as Record<string, string | number | bigint>
+  return Object.fromEntries(statuses.map((s) => [s, Number(counts[s] ?? 0)])) as Record<
+    ProductionStatus,
+    number
+  >
+}
+
+/** A production order with its order's organization (the console's production order page). */
+export async function findProductionOrder(db: Database, productionOrderId: string) {
+  return db
+    .selectFrom('production_orders as p')
+    .innerJoin('orders as o', 'o.id', 'p.order_id')
+    .innerJoin('organizations as org', 'org.id', 'o.organization_id')
+    .select([
+      'p.id',
+      'p.order_id',
+      'p.status',
+      'p.produced_by_partner',
+      'p.created_at',
+      'p.updated_at',
+      'o.organization_id',
+      'org.name as organization_name',
+    ])
+    .where('p.id', '=', productionOrderId)
+    .executeTakeFirst()
 }

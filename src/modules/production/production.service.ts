@@ -4,7 +4,8 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { type AuditAction, type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { findOrderById, setOrderStatus, touchOrders } from '../orders/orders.repo.ts'
-import type { OperatorOrder, OrderStatus } from '../orders/orders.schemas.ts'
+import type { OperatorOrder } from '../orders/orders.schemas.ts'
+import type { OrderService } from '../orders/orders.service.ts'
 import {
   type EventType,
   eventData,
@@ -19,19 +20,15 @@ import {
   setProducedByPartner,
   setProductionStatus,
 } from './production.repo.ts'
-import { type ProductionStatus, productionOrderView } from './production.views.ts'
+import { ORDER_STATUS_FOR, type ProductionStatus, productionOrderView } from './production.views.ts'
 import { createProductionBoard } from './production-board.service.ts'
 
-export { PRODUCTION_STATUSES, type ProductionStatus, productionOrderView } from './production.views.ts'
-
-/** The order status that follows from a production order status. */
-export const ORDER_STATUS_FOR: Record<ProductionStatus, OrderStatus> = {
-  pending: 'pending',
-  in_progress: 'in_production',
-  completed: 'completed',
-  failed: 'failed',
-  cancelled: 'cancelled',
-}
+export {
+  ORDER_STATUS_FOR,
+  PRODUCTION_STATUSES,
+  type ProductionStatus,
+  productionOrderView,
+} from './production.views.ts'
 
 const STATUS_EVENTS: Partial<Record<ProductionStatus, EventType>> = {
   in_progress: 'order.production_started',
@@ -70,8 +67,8 @@ const conflict = (current: string) =>
 export function createProductionService(deps: {
   db: Database
   clock: Clock
-  /** The operator's view of an order, answered after a whole-order cancel. */
-  orders: { getOperatorView(orderId: string): Promise<OperatorOrder> }
+  /** The operator's view of an order (after a whole-order cancel, on the production order page) and its files. */
+  orders: Pick<OrderService, 'getOperatorView' | 'openFile' | 'liveOrdersByStatus'>
 }) {
   const { db, clock } = deps
 

@@ -1,5 +1,6 @@
 /** The production statuses of the reference, and a production order as answers show it. */
 import type { ProductionStatus } from '../../db/tables/common.ts'
+import type { OrderStatus } from '../orders/orders.schemas.ts'
 
 export type { ProductionStatus }
 export const PRODUCTION_STATUSES = [
@@ -9,6 +10,15 @@ export const PRODUCTION_STATUSES = [
   'failed',
   'cancelled',
 ] as const satisfies readonly ProductionStatus[]
+
+/** The order status that follows from a production order status. */
+export const ORDER_STATUS_FOR: Record<ProductionStatus, OrderStatus> = {
+  pending: 'pending',
+  in_progress: 'in_production',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+}
 
 export function productionOrderView(row: {
   id: string

@@ -7,10 +7,12 @@ import { SignInRoute } from '../features/auth/routes/sign-in.tsx'
 import { HomeRoute } from '../features/home/routes/home.tsx'
 import { MembersRoute } from '../features/members/routes/members.tsx'
 import { PlatformAuditLogRoute } from '../features/operator/routes/audit-log.tsx'
+import { JobSheetRoute } from '../features/operator/routes/job-sheet.tsx'
 import { OperatorsRoute } from '../features/operator/routes/operators.tsx'
 import { OrganizationRoute } from '../features/operator/routes/organization.tsx'
 import { OrganizationsRoute } from '../features/operator/routes/organizations.tsx'
 import { ProductionRoute } from '../features/operator/routes/production.tsx'
+import { ProductionOrderRoute } from '../features/operator/routes/production-order.tsx'
 import { ShopOrdersRoute } from '../features/operator/routes/shop-orders.tsx'
 import { StatisticsRoute } from '../features/operator/routes/statistics.tsx'
 import { OrderRoute } from '../features/orders/routes/order.tsx'
@@ -26,6 +28,8 @@ export const router = createBrowserRouter(
   [
     { path: '/sign-in', element: <SignInRoute /> },
     { path: '/invitation', element: <AcceptInvitationRoute /> },
+    // Printed at the workbench: outside the shell, so that only the sheet prints.
+    { path: '/operator/production/:productionOrderId/job-sheet', element: <JobSheetRoute /> },
     {
       path: '/',
       element: <Shell />,
@@ -46,6 +50,7 @@ export const router = createBrowserRouter(
         { path: 'operator/organizations', element: <OrganizationsRoute /> },
         { path: 'operator/organizations/:orgId', element: <OrganizationRoute /> },
         { path: 'operator/production', element: <ProductionRoute /> },
+        { path: 'operator/production/:productionOrderId', element: <ProductionOrderRoute /> },
         { path: 'operator/shop-orders', element: <ShopOrdersRoute /> },
         { path: 'operator/statistics', element: <StatisticsRoute /> },
         { path: 'operator/billing', element: <BillingRoute /> },

@@ -900,6 +900,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operator/production-orders/{production_order_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A production order with its order (items, personalization, files), organization and history
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorGetProductionOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/production-orders/{production_order_id}/files/{upload_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file of the production order's order: the stored bytes as a download (SVG sanitized)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorDownloadProductionFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/production-orders/{production_order_id}/status": {
         parameters: {
             query?: never;
@@ -8728,6 +8768,39 @@ export interface operations {
                         }[];
                         /** @description null on the last page. */
                         next_cursor: string | null;
+                        /** @description On the first page (no cursor); null on the pages after it. */
+                        counts: {
+                            pending: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                            in_progress: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                            completed: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                            failed: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                            cancelled: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                        } | null;
                     };
                 };
             };
@@ -8778,6 +8851,364 @@ export interface operations {
             };
             /** @description Error: validation_failed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardOperatorGetProductionOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                production_order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            production_order: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                order_id: string;
+                                /** @enum {string} */
+                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                produced_by_partner: boolean;
+                            };
+                            organization: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            updated_at: string;
+                            /** OperatorOrder */
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** Format: uuid */
+                                organization_id: string;
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                            };
+                            /** @description The order's events, oldest first, each with its webhook deliveries (shop orders have none). */
+                            timeline: {
+                                /** Format: uuid */
+                                id: string;
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                deliveries: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    endpoint_id: string;
+                                    endpoint_url: string;
+                                    /** @description pending, succeeded or failed */
+                                    status: string;
+                                    attempts: number;
+                                    last_attempt_at: string | null;
+                                    /** @description Pending deliveries only. */
+                                    next_attempt_at: string | null;
+                                    response_status: number | null;
+                                    error_message: string | null;
+                                    redelivery_of: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    created_at: string;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardOperatorDownloadProductionFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                production_order_id: string;
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored bytes (a sanitized SVG as stored), as an attachment of the detected type. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,9 +1,19 @@
-import { keepPreviousData, useInfiniteQuery, useMutation, useQueryClient } from '@tanstack/react-query'
+import {
+  keepPreviousData,
+  useInfiniteQuery,
+  useMutation,
+  useQuery,
+  useQueryClient,
+} from '@tanstack/react-query'
 import { type Answer, call, client, filled, type Query } from '../../../lib/api.ts'
 
 /** The production board's calls (/dashboard/api/operator/production...). */
 export type BoardPage = Answer<'/operator/production'>
 export type BoardEntry = BoardPage['data'][number]
+export type BoardCounts = NonNullable<BoardPage['counts']>
+export type ProductionOrderPage = Answer<'/operator/production-orders/{production_order_id}'>['data']
+export type ProductionItem = ProductionOrderPage['order']['items'][number]
+export type ProductionFile = ProductionItem['files'][number]
 export type ProducedEvents = Answer<'/operator/production-jobs/{job_id}/complete', 'post'>['data']['events']
 
 export const PRODUCTION_STATUSES = [
@@ -102,6 +112,32 @@ export function useProductionAction() {
   const queryClient = useQueryClient()
   return useMutation({
     mutationFn: perform,
-    onSettled: () => queryClient.invalidateQueries({ queryKey: ['operator', 'board'] }),
+    onSettled: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: ['operator', 'board'] }),
+        queryClient.invalidateQueries({ queryKey: ['operator', 'production-order'] }),
+      ]),
   })
 }
+
+/** One production order with its order, files and history; polled like the board. */
+export function useProductionOrder(id: string, options: { poll?: boolean; enabled?: boolean } = {}) {
+  return useQuery({
+    queryKey: ['operator', 'production-order', id],
+    queryFn: () =>
+      call(
+        client.GET('/operator/production-orders/{production_order_id}', {
+          params: { path: { production_order_id: id } },
+        }),
+      ).then((r) => r.data),
+    refetchInterval: options.poll === false ? false : 5_000,
+    enabled: options.enabled ?? true,
+    retry: false,
+  })
+}
+
+/** A file of the production order's order, through the operator's session. */
+export const productionFileUrl = (productionOrderId: string, uploadId: string) =>
+  `/dashboard/api/operator/production-orders/${encodeURIComponent(productionOrderId)}/files/${encodeURIComponent(uploadId)}`
+
+export { isShownAsImage } from '../../orders/api/order.ts'

@@ -1,13 +1,14 @@
-import { Group, Loader, SegmentedControl, Select, Table, Text } from '@mantine/core'
+import { Anchor, Group, Loader, SegmentedControl, Select, Table, Text } from '@mantine/core'
 import { useState } from 'react'
-import { useSearchParams } from 'react-router'
+import { Link, useSearchParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { ApiError, formatTime } from '../../../lib/api.ts'
-import { useOrganizations, usePlatformStats } from '../api/organizations.ts'
+import { useOrganizations } from '../api/organizations.ts'
 import {
+  type BoardCounts,
   type BoardFilters,
   PRODUCTION_STATUSES,
   type ProductionAction,
@@ -37,15 +38,13 @@ const STATUS_COLOR: Record<string, string> = {
   failed: 'red',
   cancelled: 'gray',
 }
-/** The order status counted by the statistics for each production status. */
-const ORDER_STATUS: Record<ProductionStatus, string> = {
-  pending: 'pending',
-  in_progress: 'in_production',
-  completed: 'completed',
-  failed: 'failed',
-  cancelled: 'cancelled',
-}
 const statusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
+
+/** A status with its count under the board's filters ("1000+" where counting stopped). */
+function countedLabel(counts: BoardCounts | undefined, status: ProductionStatus, label: string) {
+  const c = counts?.[status]
+  return c ? `${label} (${c.count}${c.more ? '+' : ''})` : label
+}
 
 /** How long ago, in words. */
 function age(iso: string, now: number) {
@@ -78,11 +77,10 @@ export function ProductionRoute() {
   const [filters, setFilters] = useFilters()
   const board = useBoard(filters)
   const organizations = useOrganizations()
-  const stats = usePlatformStats()
   const action = useProductionAction()
   const [outcome, setOutcome] = useState<Outcome | null>(null)
   const entries = board.data?.pages.flatMap((p) => p.data) ?? []
-  const counts = stats.data?.live_orders.all_time.orders_by_status
+  const counts = board.data?.pages[0]?.counts ?? undefined
   const now = Date.now()
 
   function act(next: ProductionAction, label: string) {
@@ -106,7 +104,7 @@ export function ProductionRoute() {
             onChange={(v) => setFilters({ status: v as ProductionStatus })}
             data={PRODUCTION_STATUSES.map(([value, label]) => ({
               value,
-              label: counts ? `${label} (${counts[ORDER_STATUS[value]] ?? 0})` : label,
+              label: countedLabel(counts, value, label),
             }))}
           />
         </div>
@@ -170,9 +168,15 @@ export function ProductionRoute() {
               {entries.map((e) => (
                 <Table.Tr key={e.production_order.id}>
                   <Table.Th scope="row">
-                    <Text fw={600} size="sm">
+                    <Anchor
+                      component={Link}
+                      to={`/operator/production/${e.production_order.id}`}
+                      fw={600}
+                      size="sm"
+                      aria-label={`Open production order ${e.order.external_order_id}`}
+                    >
                       {e.order.external_order_id}
-                    </Text>
+                    </Anchor>
                     <Text size="xs">{e.order.customer_name}</Text>
                     {e.order.source === 'shop' && <StatusBadge color="gray">shop: no events</StatusBadge>}
                   </Table.Th>

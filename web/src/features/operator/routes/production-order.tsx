@@ -1,0 +1,163 @@
+import {
+  Anchor,
+  Badge,
+  Button,
+  Group,
+  Loader,
+  Paper,
+  SimpleGrid,
+  Stack,
+  Table,
+  Text,
+  Title,
+} from '@mantine/core'
+import { Link, useParams } from 'react-router'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { Page } from '../../../components/page.tsx'
+import { formatTime } from '../../../lib/api.ts'
+import { PRODUCTION_STATUSES, type ProductionOrderPage, useProductionOrder } from '../api/production.ts'
+import { ProductionItemCard } from '../components/production-item.tsx'
+
+const statusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
+
+function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+        {label}
+      </Text>
+      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+        {children}
+      </Text>
+    </div>
+  )
+}
+
+/** The order's history: its receipt, then its events with what their webhook deliveries did. */
+function History({ sheet }: { sheet: ProductionOrderPage }) {
+  const { order, timeline } = sheet
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="history-heading">
+      <Title order={2} size="h3" id="history-heading" mb="sm">
+        History
+      </Title>
+      <Table.ScrollContainer minWidth={640}>
+        <Table striped aria-label="History of the order">
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th>When</Table.Th>
+              <Table.Th>What</Table.Th>
+              <Table.Th>Webhook deliveries</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            <Table.Tr>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(order.created_at)}</Table.Td>
+              <Table.Td>
+                Order received {order.source === 'shop' ? '(shop order: no events)' : 'through the API'}
+              </Table.Td>
+              <Table.Td />
+            </Table.Tr>
+            {timeline.map((event) => (
+              <Table.Tr key={event.id}>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(event.created_at)}</Table.Td>
+                <Table.Td>
+                  <Text size="sm" ff="monospace">
+                    {event.type}
+                  </Text>
+                </Table.Td>
+                <Table.Td>
+                  <Text size="sm">
+                    {event.deliveries.length === 0
+                      ? 'No endpoint received it.'
+                      : event.deliveries.map((d) => `${d.status} (${d.endpoint_url})`).join(', ')}
+                  </Text>
+                </Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      </Table.ScrollContainer>
+    </Paper>
+  )
+}
+
+/** /operator/production/:productionOrderId: what to make for one production order, refreshed every 5 seconds. */
+export function ProductionOrderRoute() {
+  const { productionOrderId = '' } = useParams()
+  const query = useProductionOrder(productionOrderId)
+  const sheet = query.data
+
+  if (query.isPending) {
+    return (
+      <Page title="Production order">
+        <Loader aria-label="Loading the production order" />
+      </Page>
+    )
+  }
+  if (!sheet) {
+    return (
+      <Page title="Production order">
+        <ErrorAlert error={query.error} title="The production order cannot be shown" />
+        <Anchor component={Link} to="/operator/production">
+          Back to the production board
+        </Anchor>
+      </Page>
+    )
+  }
+  const { order, production_order: p, organization } = sheet
+  const c = order.customer
+  return (
+    <Page
+      title={`Production order ${order.external_order_id}`}
+      lead={`${organization.name}: live ${order.source === 'shop' ? 'shop' : 'API'} order, received ${formatTime(order.created_at)}`}
+    >
+      <ErrorAlert error={query.error} title="The production order could not be refreshed" />
+      <Group gap="sm">
+        <Button component={Link} to={`/operator/production/${p.id}/job-sheet`}>
+          Job sheet
+        </Button>
+        <Button component={Link} to={`/operator/orders/${order.id}`} variant="default">
+          Change order
+        </Button>
+        <Anchor component={Link} to="/operator/production" size="sm">
+          Back to the production board
+        </Anchor>
+      </Group>
+      <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="summary-heading">
+        <Group justify="space-between" mb="sm">
+          <Title order={2} size="h3" id="summary-heading">
+            Summary
+          </Title>
+          <Group gap="xs">
+            <Badge variant="filled">{statusLabel(p.status)}</Badge>
+            <Badge variant="dot" color={p.produced_by_partner ? 'grape' : 'blue'}>
+              {p.produced_by_partner ? 'Produced by a partner' : 'Produced in house'}
+            </Badge>
+          </Group>
+        </Group>
+        <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
+          <Fact label="Order number">{order.order_number}</Fact>
+          <Fact label="Organization">{organization.name}</Fact>
+          <Fact label="Customer">{c.name}</Fact>
+          <Fact label="Email">{c.email ?? '—'}</Fact>
+          <Fact label="Phone">{c.phone ?? '—'}</Fact>
+          <Fact label="Ordered">{formatTime(order.ordered_at)}</Fact>
+          <Fact label="Last change">{formatTime(order.updated_at)}</Fact>
+          <Fact label="Total">
+            {order.total_amount === null ? '—' : `${order.total_amount} ${order.currency ?? ''}`}
+          </Fact>
+        </SimpleGrid>
+      </Paper>
+      <Stack gap="md" component="section" aria-labelledby="items-heading">
+        <Title order={2} size="h3" id="items-heading">
+          Items ({order.items.length})
+        </Title>
+        {order.items.map((item, n) => (
+          <ProductionItemCard key={item.id} productionOrderId={p.id} item={item} position={n + 1} />
+        ))}
+      </Stack>
+      <History sheet={sheet} />
+    </Page>
+  )
+}
