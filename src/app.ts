@@ -54,6 +54,8 @@ import { docsRoutes } from './modules/docs/docs.routes.ts'
 import { createDocsService } from './modules/docs/docs.service.ts'
 import { homeDashboardRoutes } from './modules/orders/home.dashboard.routes.ts'
 import { orderDashboardRoutes } from './modules/orders/order.dashboard.routes.ts'
+import { orderAggregates } from './modules/orders/order-aggregates.ts'
+import { createOrderEditService } from './modules/orders/order-edit.service.ts'
 import { ordersAdminRoutes } from './modules/orders/orders.admin.routes.ts'
 import { ordersConsoleRoutes } from './modules/orders/orders.console.routes.ts'
 import { ordersDashboardRoutes } from './modules/orders/orders.dashboard.routes.ts'
@@ -139,6 +141,7 @@ export function createServices(deps: AppDeps) {
     organizations,
   })
   const orders = createOrderService({ db: deps.db, clock: deps.clock, uploads, organizations, keys: apiKeys })
+  const production = createProductionService({ db: deps.db, clock: deps.clock, orders })
   return {
     accounts: createAccountService({
       db: deps.db,
@@ -155,7 +158,14 @@ export function createServices(deps: AppDeps) {
     products: createProductService({ db: deps.db, clock: deps.clock, organizations }),
     uploads,
     orders,
-    production: createProductionService({ db: deps.db, clock: deps.clock, orders }),
+    production,
+    orderEdits: createOrderEditService({
+      db: deps.db,
+      clock: deps.clock,
+      uploads,
+      aggregates: orderAggregates({ db: deps.db, uploads }),
+      production,
+    }),
     webhooks: createWebhookService({
       db: deps.db,
       clock: deps.clock,
@@ -219,7 +229,7 @@ export async function buildApp(
   registerErrorHandler(app, errors)
 
   const { system, docs, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
-  const { accounts, audit } = services
+  const { accounts, audit, orderEdits } = services
   const cookies = dashboardCookies(deps.config.publicBaseUrl)
 
   registerAuth(app, {
@@ -286,7 +296,7 @@ export async function buildApp(
         (app) => auditDashboardRoutes(app, { audit }),
         (app) => homeDashboardRoutes(app, { orders, webhooks }),
         (app) => ordersDashboardRoutes(app, { orders }),
-        (app) => orderDashboardRoutes(app, { orders, webhooks }),
+        (app) => orderDashboardRoutes(app, { orders, webhooks, orderEdits, audit }),
         (app) => apiKeysDashboardRoutes(app, { apiKeys }),
         (app) => webhooksDashboardRoutes(app, { webhooks }),
         (app) => productsDashboardRoutes(app, { products }),
@@ -296,7 +306,7 @@ export async function buildApp(
         (app) => apiKeysConsoleRoutes(app, { apiKeys, organizations }),
         (app) => webhooksConsoleRoutes(app, { webhooks, organizations }),
         (app) => productionConsoleRoutes(app, { production }),
-        (app) => ordersConsoleRoutes(app, { orders }),
+        (app) => ordersConsoleRoutes(app, { orders, orderEdits, audit }),
         (app) => operatorsConsoleRoutes(app, { accounts }),
       ],
     }),
