@@ -8,6 +8,7 @@ import { HomeRoute } from '../features/home/routes/home.tsx'
 import { MembersRoute } from '../features/members/routes/members.tsx'
 import { PlatformAuditLogRoute } from '../features/operator/routes/audit-log.tsx'
 import { OperatorsRoute } from '../features/operator/routes/operators.tsx'
+import { OperatorOrderRoute } from '../features/operator/routes/order.tsx'
 import { OrganizationRoute } from '../features/operator/routes/organization.tsx'
 import { OrganizationsRoute } from '../features/operator/routes/organizations.tsx'
 import { ProductionRoute } from '../features/operator/routes/production.tsx'
@@ -43,6 +44,7 @@ export const router = createBrowserRouter(
         { path: 'operator/organizations', element: <OrganizationsRoute /> },
         { path: 'operator/organizations/:orgId', element: <OrganizationRoute /> },
         { path: 'operator/production', element: <ProductionRoute /> },
+        { path: 'operator/orders/:orderId', element: <OperatorOrderRoute /> },
         { path: 'operator/shop-orders', element: <ShopOrdersRoute /> },
         { path: 'operator/statistics', element: <StatisticsRoute /> },
         { path: 'operator/operators', element: <OperatorsRoute /> },
