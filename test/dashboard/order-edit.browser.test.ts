@@ -10,14 +10,16 @@ import {
   startBrowserApp,
   watchPage,
 } from '../helpers/browser.ts'
-import { memberOf } from '../helpers/dashboard.ts'
+import { memberOf, operatorOf } from '../helpers/dashboard.ts'
 import { createOrder, PDF, png, uploadFile } from '../helpers/order-files.ts'
 
 /**
  * Changing an accepted order as a member would, in headless Chromium: a
  * developer changes an item's quantity and personalization, removes a file and
- * adds one from the computer, sees the change on the timeline, then cancels
- * the order; a viewer sees the order without any control.
+ * adds one from the computer, sees the change on the timeline; once
+ * production started the page says why items no longer change, the operator
+ * changes the quantity from the console, and the developer cancels the order;
+ * a viewer sees the order without any control.
  */
 describe('changing an order in a browser', { skip: browserSkip, timeout: 300_000 }, () => {
   let t: TestApp
@@ -86,6 +88,32 @@ describe('changing an order in a browser', { skip: browserSkip, timeout: 300_000
     await timeline.getByText('order.updated').first().waitFor()
     await assertAccessible(page, 'order page with its controls')
 
+    // Production starts: the page says why items no longer change; the operator still changes them.
+    const view = (await t.admin('GET', `/admin/v1/orders/${order.id}`)).json().data.order
+    const started = await t.admin('POST', `/admin/v1/production-orders/${view.production_order.id}/status`, {
+      status: 'in_progress',
+    })
+    assert.equal(started.statusCode, 200, started.body)
+    await page
+      .getByText(
+        /Production has started \(in_progress\): the customer and the items can no longer be changed here/,
+      )
+      .waitFor({ timeout: 30_000 })
+    assert.equal(await item.getByRole('button', { name: 'Change item 1' }).count(), 0)
+    const operator = await operatorOf(t)
+    const console = await (await signedInContext(browser, operator.client, origin)).newPage()
+    await console.goto(`${origin}/dashboard/operator/orders/${order.id}`)
+    const consoleItem = console.getByRole('region', { name: 'Item 1: Mug' })
+    await consoleItem.getByRole('button', { name: 'Change item 1' }).click()
+    const consoleDialog = console.getByRole('dialog', { name: 'Change item 1: Mug' })
+    await consoleDialog.getByRole('textbox', { name: 'Quantity' }).fill('4')
+    await consoleDialog.getByRole('button', { name: 'Save item 1' }).click()
+    await consoleItem.getByText('Quantity: 4').waitFor()
+    await assertAccessible(console, 'console order page')
+    await console.context().close()
+    await item.getByText('Quantity: 4').waitFor({ timeout: 30_000 })
+    await timeline.getByText(`Changed by the operator ${operator.email}: items[0].quantity`).waitFor()
+
     await page.getByRole('button', { name: 'Cancel order' }).click()
     await page
       .getByRole('dialog', { name: `Cancel order ${order.external}?` })
@@ -97,7 +125,7 @@ describe('changing an order in a browser', { skip: browserSkip, timeout: 300_000
     assert.equal(await page.getByRole('button', { name: 'Change item 1' }).count(), 0)
     const stored = (await t.admin('GET', `/admin/v1/orders/${order.id}`)).json().data.order
     assert.equal(stored.status, 'cancelled')
-    assert.equal(stored.items[0].quantity, 3)
+    assert.equal(stored.items[0].quantity, 4)
     assert.deepEqual(
       stored.items[0].files.map((f: { name: string }) => f.name),
       ['front.png', 'back.png'],
@@ -108,7 +136,7 @@ describe('changing an order in a browser', { skip: browserSkip, timeout: 300_000
     const viewer = await memberOf(t, org.orgId, 'viewer')
     const viewing = await (await signedInContext(browser, viewer.client, origin)).newPage()
     await viewing.goto(`${origin}/dashboard/orders/${order.id}`)
-    await viewing.getByRole('region', { name: 'Item 1: Mug' }).getByText('Quantity: 3').waitFor()
+    await viewing.getByRole('region', { name: 'Item 1: Mug' }).getByText('Quantity: 4').waitFor()
     await viewing
       .getByText(`Changed by ${developer.email}: items[0].quantity, items[0].personalization`)
       .waitFor()
