@@ -8,7 +8,7 @@ import { isUuid } from '../../lib/ids.ts'
 import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import type { ProductionPrecondition, ProductionService } from '../production/production.service.ts'
 import { staleOrder } from '../production/production.service.ts'
-import type { FilePlan, UploadService, UploadSlot } from '../uploads/uploads.service.ts'
+import type { UploadService, UploadSlot } from '../uploads/uploads.service.ts'
 import { eventData, type RecordedEvent, recordEvent } from '../webhooks/outbox/outbox.service.ts'
 import type { OrderAggregates } from './order-aggregates.ts'
 import type { OrderChangeRequest } from './order-edit.schemas.ts'
@@ -217,7 +217,7 @@ export function createOrderEditService(deps: {
         events = await db.transaction().execute(async (trx) => {
           const { row } = await lockAndCheck(trx, orderId, change.expected_updated_at, changer)
           const at = clock.now()
-          await commitFiles(trx, plan, at)
+          await uploads.commit(trx, plan, at)
           await updateOrderCustomer(trx, row.id, next.customer, at)
           for (const n of next.touched) await updateOrderItem(trx, items[n]!.id, next.states[n]!)
           const itemsBefore = [...next.touched].map((n) => ({
@@ -272,10 +272,6 @@ export function createOrderEditService(deps: {
       const precondition: ProductionPrecondition = { expectedUpdatedAt, unfinishedOnly: true }
       return deps.production.cancel(orderId, changer.actor, precondition)
     },
-  }
-
-  async function commitFiles(trx: Database, plan: FilePlan, at: Date) {
-    await uploads.commit(trx, plan, at)
   }
 }
 

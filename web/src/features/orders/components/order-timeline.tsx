@@ -67,9 +67,7 @@ export function OrderTimeline({
                     <Table.Td>{changeLine(change)}</Table.Td>
                     <Table.Td>
                       <Text size="sm" c="dimmed">
-                        {change.action === 'order.cancelled'
-                          ? ''
-                          : 'See the event order.updated (live API orders).'}
+                        {isTest ? 'Test orders produce no events.' : ''}
                       </Text>
                     </Table.Td>
                   </Table.Tr>
