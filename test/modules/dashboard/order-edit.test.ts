@@ -246,8 +246,20 @@ describe('a member changes a live API order before production starts', () => {
       expected_updated_at: shown.updated_at,
     })
     assertError(staleCancel, 409, 'production_conflict')
+    // Two changes from the same page at once: one is made, the other refused.
+    const page = await pageOf(id)
+    const both = await Promise.all(
+      ['Third', 'Fourth'].map((name) =>
+        developer.client.call('POST', `/orders/${id}/changes`, {
+          expected_updated_at: page.updated_at,
+          customer: { name },
+        }),
+      ),
+    )
+    assert.deepEqual(both.map((r) => r.statusCode).sort(), [200, 409])
     const now = await pageOf(id)
-    assert.equal(now.customer.name, 'First')
+    assert.equal(now.customer.name, both[0]!.statusCode === 200 ? 'Third' : 'Fourth')
+    assert.equal((await historyOf(id)).length, 2)
     assert.equal(now.status, 'pending')
 
     for (const [path, payload] of [
