@@ -218,8 +218,6 @@ export function createOrderEditService(deps: {
           const { row } = await lockAndCheck(trx, orderId, change.expected_updated_at, changer)
           const at = clock.now()
           await uploads.commit(trx, plan, at)
-          await updateOrderCustomer(trx, row.id, next.customer, at)
-          for (const n of next.touched) await updateOrderItem(trx, items[n]!.id, next.states[n]!)
           const itemsBefore = [...next.touched].map((n) => ({
             id: items[n]!.id,
             quantity: items[n]!.quantity,
@@ -227,6 +225,9 @@ export function createOrderEditService(deps: {
             files: items[n]!.files,
           }))
           const itemsAfter = [...next.touched].map((n) => ({ id: items[n]!.id, ...next.states[n]! }))
+          const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
+          await updateOrderCustomer(trx, row.id, next.customer, at, bytes(itemsAfter) - bytes(itemsBefore))
+          for (const n of next.touched) await updateOrderItem(trx, items[n]!.id, next.states[n]!)
           await recordAudit(trx, clock, {
             organizationId: row.organization_id,
             actor: changer.actor,

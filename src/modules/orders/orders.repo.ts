@@ -225,12 +225,17 @@ export async function lockOrder(trx: Transaction<DB>, id: string): Promise<Order
   return trx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
 }
 
-/** A dashboard change of the order's customer; moves updated_at (content_hash stays what the client sent). */
+/**
+ * A dashboard change of the order: its customer, updated_at, and content_bytes
+ * by how much its items' JSON grew or shrank (list pages budget by it);
+ * content_hash stays what the client sent.
+ */
 export async function updateOrderCustomer(
   db: Database,
   id: string,
   customer: { name: string; email: string | null; phone: string | null },
   at: Date,
+  contentBytesDelta = 0,
 ) {
   await db
     .updateTable('orders')
@@ -239,6 +244,7 @@ export async function updateOrderCustomer(
       customer_email: customer.email,
       customer_phone: customer.phone,
       updated_at: at,
+      content_bytes: sql<number>`greatest(content_bytes + ${contentBytesDelta}::int, 0)`,
     })
     .where('id', '=', id)
     .execute()

@@ -262,14 +262,32 @@ describe('a member changes a live API order before production starts', () => {
     assert.equal((await historyOf(id)).length, 2)
     assert.equal(now.status, 'pending')
 
+    // List pages budget by the order's bytes: a longer personalization counts.
+    const bytes = async () =>
+      (await t.db.selectFrom('orders').select('content_bytes').where('id', '=', id).executeTakeFirstOrThrow())
+        .content_bytes
+    const before = await bytes()
+    const longer = await developer.client.call('POST', `/orders/${id}/changes`, {
+      expected_updated_at: now.updated_at,
+      items: [
+        {
+          id: now.items[0]!.id,
+          personalization: { ...now.items[0]!.personalization, note: 'x'.repeat(1000) },
+        },
+      ],
+    })
+    assert.equal(longer.statusCode, 200, longer.body)
+    assert.equal((await bytes()) - before, ',"note":""'.length + 1000)
+    const latest = await pageOf(id)
+
     for (const [path, payload] of [
-      [`/orders/${id}/changes`, { expected_updated_at: now.updated_at, customer: { name: 'Viewer' } }],
-      [`/orders/${id}/cancel`, { expected_updated_at: now.updated_at }],
+      [`/orders/${id}/changes`, { expected_updated_at: latest.updated_at, customer: { name: 'Viewer' } }],
+      [`/orders/${id}/cancel`, { expected_updated_at: latest.updated_at }],
       [`/orders/${id}/uploads`, { filename: 'x.png' }],
     ] as const) {
       assertError(await viewer.client.call('POST', path, payload), 403, 'role_required')
     }
-    assert.deepEqual(await pageOf(id), now)
+    assert.deepEqual(await pageOf(id), latest)
   })
 })
 
