@@ -13,6 +13,7 @@ import { closedPort } from '../test/helpers/webhook-targets.ts'
 import { consolePages } from './screenshots/console.ts'
 import { dashboardPages, homeAndOrdersPages } from './screenshots/dashboard.ts'
 import { keysAndWebhooksPages } from './screenshots/keys-webhooks.ts'
+import { orderEditPage } from './screenshots/order-edit.ts'
 import { orderAndProductPages } from './screenshots/order-products.ts'
 
 const port = await new Promise<number>((resolve) => {
@@ -54,8 +55,9 @@ try {
   const signedIn = await dashboardPages(shots)
   await homeAndOrdersPages(signedIn)
   await orderAndProductPages(shots, signedIn)
+  const editedOrderId = await orderEditPage(signedIn)
   await keysAndWebhooksPages(shots)
-  await consolePages(shots)
+  await consolePages(shots, editedOrderId)
 } finally {
   await browser.close()
   service.child.kill('SIGTERM')

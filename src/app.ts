@@ -54,6 +54,8 @@ import { docsRoutes } from './modules/docs/docs.routes.ts'
 import { createDocsService } from './modules/docs/docs.service.ts'
 import { homeDashboardRoutes } from './modules/orders/home.dashboard.routes.ts'
 import { orderDashboardRoutes } from './modules/orders/order.dashboard.routes.ts'
+import { orderAggregates } from './modules/orders/order-aggregates.ts'
+import { createOrderEditService } from './modules/orders/order-edit.service.ts'
 import { ordersAdminRoutes } from './modules/orders/orders.admin.routes.ts'
 import { ordersConsoleRoutes } from './modules/orders/orders.console.routes.ts'
 import { ordersDashboardRoutes } from './modules/orders/orders.dashboard.routes.ts'
@@ -143,6 +145,7 @@ export function createServices(deps: AppDeps) {
     organizations,
   })
   const orders = createOrderService({ db: deps.db, clock: deps.clock, uploads, organizations, keys: apiKeys })
+  const production = createProductionService({ db: deps.db, clock: deps.clock, orders })
   return {
     accounts: createAccountService({
       db: deps.db,
@@ -159,7 +162,14 @@ export function createServices(deps: AppDeps) {
     products: createProductService({ db: deps.db, clock: deps.clock, organizations }),
     uploads,
     orders,
-    production: createProductionService({ db: deps.db, clock: deps.clock, orders }),
+    production,
+    orderEdits: createOrderEditService({
+      db: deps.db,
+      clock: deps.clock,
+      uploads,
+      aggregates: orderAggregates({ db: deps.db, uploads }),
+      production,
+    }),
     usage: createUsageService({ db: deps.db, clock: deps.clock, organizations }),
     webhooks: createWebhookService({
       db: deps.db,
@@ -224,7 +234,7 @@ export async function buildApp(
   registerErrorHandler(app, errors)
 
   const { system, docs, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
-  const { accounts, audit, usage } = services
+  const { accounts, audit, usage, orderEdits } = services
   const cookies = dashboardCookies(deps.config.publicBaseUrl)
 
   registerAuth(app, {
@@ -292,7 +302,7 @@ export async function buildApp(
         (app) => auditDashboardRoutes(app, { audit }),
         (app) => homeDashboardRoutes(app, { orders, webhooks }),
         (app) => ordersDashboardRoutes(app, { orders }),
-        (app) => orderDashboardRoutes(app, { orders, webhooks }),
+        (app) => orderDashboardRoutes(app, { orders, webhooks, orderEdits, audit }),
         (app) => apiKeysDashboardRoutes(app, { apiKeys }),
         (app) => webhooksDashboardRoutes(app, { webhooks }),
         (app) => productsDashboardRoutes(app, { products }),
@@ -303,7 +313,7 @@ export async function buildApp(
         (app) => apiKeysConsoleRoutes(app, { apiKeys, organizations }),
         (app) => webhooksConsoleRoutes(app, { webhooks, organizations }),
         (app) => productionConsoleRoutes(app, { production, webhooks }),
-        (app) => ordersConsoleRoutes(app, { orders }),
+        (app) => ordersConsoleRoutes(app, { orders, orderEdits, audit }),
         (app) => usageConsoleRoutes(app, { usage }),
         (app) => operatorsConsoleRoutes(app, { accounts }),
       ],

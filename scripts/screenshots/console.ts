@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import { join } from 'node:path'
+import { consoleOrderPage } from './order-edit.ts'
 import type { Shots } from './shots.ts'
 
 /** The operator's console: an operator account invited by the token, on the data the other pages made. */
-export async function consolePages({ port, dataDir, browser }: Shots) {
+export async function consolePages({ port, dataDir, browser }: Shots, editedOrderId?: string) {
   const base = `http://127.0.0.1:${port}`
   const token = (await readFile(join(dataDir, 'operator-token'), 'utf8')).trim()
   const call = async (method: string, path: string, body?: unknown) => {
@@ -146,4 +147,14 @@ export async function consolePages({ port, dataDir, browser }: Shots) {
   await page.mouse.move(1279, 719)
   await page.screenshot({ path: 'docs/images/console-operators.png', fullPage: true })
   console.log('wrote docs/images/console-operators.png')
+
+  if (editedOrderId) {
+    const view = (await call('GET', `/admin/v1/orders/${editedOrderId}`)) as {
+      order: { production_order: { id: string } }
+    }
+    await call('POST', `/admin/v1/production-orders/${view.order.production_order.id}/status`, {
+      status: 'in_progress',
+    })
+    await consoleOrderPage(page, base, editedOrderId)
+  }
 }

@@ -32,6 +32,7 @@ export const EXAMPLE_IDS = {
   failedEvent: '01a2120c-1f77-75ff-93f1-9222fbfb250a',
   itemEvent: '01a2120b-f3c2-765e-b068-a6835ca46897',
   cancelledEvent: '01a2120c-2b5e-7d35-a6bc-2775f0791998',
+  updatedEvent: '01a2120b-9d41-7a2c-8e55-41c2d7e0a3b6',
   delivery: '01a2120a-623b-77c5-8742-34f3b6d1e870',
   redelivery: '01a2120d-0b3e-7c41-9f2a-5e8d3c1b7a64',
   replay: '01a2120d-3f10-7a2b-8c4d-6e9f0a1b2c3d',
@@ -274,7 +275,7 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
           code: 'invalid_format',
           field: 'enabled_events[1]',
           message:
-            'enabled_events[1] must be one of "*", "order.received", "order.production_started", "order.production_completed", "order.production_failed", "order.cancelled", "order_item.completed"',
+            'enabled_events[1] must be one of "*", "order.received", "order.production_started", "order.production_completed", "order.production_failed", "order.cancelled", "order_item.completed", "order.updated"',
         },
       ],
     },
@@ -438,7 +439,7 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
           code: 'invalid_format',
           field: 'events',
           message:
-            'Unknown event type "order.shipped"; known: order.received, order.production_started, order.production_completed, order.production_failed, order.cancelled, order_item.completed, ping.',
+            'Unknown event type "order.shipped"; known: order.received, order.production_started, order.production_completed, order.production_failed, order.cancelled, order_item.completed, order.updated, ping.',
         },
       ],
     },

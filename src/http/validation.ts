@@ -209,3 +209,9 @@ export function toValidationEntries(
   }
   return entries
 }
+
+/** What validation_failed would list for this body under the schema, as the route's own check does (none: valid). */
+export function bodyErrors(schema: object, data: unknown): ValidationEntry[] {
+  const validate = bodyAjv.compile(schema)
+  return validate(data) ? [] : toValidationEntries(validate.errors ?? [], [])
+}

@@ -5,6 +5,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify'
 import { EVENT_TYPES } from '../../src/modules/webhooks/outbox/events.ts'
 import { png } from '../fixtures/files.ts'
 import { createTestApp, orderBody, PUBLIC_BASE_URL, type TestApp } from '../helpers/app.ts'
+import { memberOf } from '../helpers/dashboard.ts'
 import { loopbackResolver, type Receiver, startReceiver } from '../helpers/https-receiver.ts'
 import { type Doc, operations, schemaChecker } from '../helpers/openapi.ts'
 
@@ -197,7 +198,7 @@ describe('the OpenAPI document describes what the service really sends', () => {
   }
 
   test('every event type, as delivered, matches its webhooks entry', async () => {
-    const { liveKey: key } = await t.tenant('events')
+    const { liveKey: key, orgId } = await t.tenant('events')
     const hook = await t.api(key, 'POST', '/v1/webhook-endpoints', { url: receiver.url('/events') })
     assert.equal(hook.statusCode, 201, hook.body)
     const admin = async (method: 'GET' | 'POST', url: string, payload?: unknown) => {
@@ -225,11 +226,18 @@ describe('the OpenAPI document describes what the service really sends', () => {
     await admin('POST', `/admin/v1/production-orders/${b.production_order.id}/status`, { status: 'failed' })
     const c = await newOrder()
     await admin('POST', `/admin/v1/orders/${c.id}/cancel`)
+    const d = await newOrder()
+    const member = await memberOf(t, orgId, 'developer')
+    const changed = await member.client.call('POST', `/orders/${d.id}/changes`, {
+      expected_updated_at: d.updated_at,
+      customer: { name: 'Changed in the dashboard' },
+    })
+    assert.equal(changed.statusCode, 200, changed.body)
     await t.api(key, 'POST', `/v1/webhook-endpoints/${hook.json().data.endpoint.id}/test`)
-    // 3 order.received, started, item completed, completed, failed, cancelled, ping.
+    // 4 order.received, started, item completed, completed, failed, cancelled, updated, ping.
     const delivered = () => receiver.received.filter((r) => r.url === '/events')
-    for (let waited = 0; delivered().length < 9; waited += 50) {
-      assert.ok(waited < 10_000, `${delivered().length} of 9 deliveries arrived`)
+    for (let waited = 0; delivered().length < 11; waited += 50) {
+      assert.ok(waited < 10_000, `${delivered().length} of 11 deliveries arrived`)
       await new Promise((resolve) => setTimeout(resolve, 50))
     }
 

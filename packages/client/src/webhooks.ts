@@ -18,6 +18,8 @@ export type OrderProductionCompletedEvent = Schemas['OrderProductionCompletedEve
 export type OrderProductionFailedEvent = Schemas['OrderProductionFailedEvent']
 export type OrderCancelledEvent = Schemas['OrderCancelledEvent']
 export type OrderItemCompletedEvent = Schemas['OrderItemCompletedEvent']
+/** An order changed in the dashboard after it was accepted; `data.changed` names the fields. */
+export type OrderUpdatedEvent = Schemas['OrderUpdatedEvent']
 export type PingEvent = Schemas['PingEvent']
 
 /**

@@ -22,6 +22,7 @@ import * as unmatchedSkus from './2026-11-26-0022-unmatched-skus.ts'
 import * as orderChanges from './2026-11-28-0023-order-changes.ts'
 import * as orderGraphWithoutForeignKeys from './2026-11-28-0024-order-graph-without-foreign-keys.ts'
 import * as webhookCircuitBreaker from './2026-11-28-0025-webhook-circuit-breaker.ts'
+import * as orderHistory from './2026-11-29-0026-order-history.ts'
 import * as monthlyUsage from './2026-11-29-0028-monthly-usage.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
@@ -50,6 +51,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28-0023-order-changes': orderChanges,
   '2026-11-28-0024-order-graph-without-foreign-keys': orderGraphWithoutForeignKeys,
   '2026-11-28-0025-webhook-circuit-breaker': webhookCircuitBreaker,
+  '2026-11-29-0026-order-history': orderHistory,
   '2026-11-29-0028-monthly-usage': monthlyUsage,
 }
 

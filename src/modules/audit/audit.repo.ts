@@ -43,3 +43,19 @@ export async function listOperatorAuditEntries(
   if (options.before) query = query.where('id', '<', options.before)
   return query.execute()
 }
+
+/** The entries about one subject (an order) with these actions, oldest first (audit_log_order_history_idx). */
+export async function listSubjectEntries(
+  db: Database,
+  filter: { organizationId: string; subject: string; actions: string[] },
+) {
+  return db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('subject', '=', filter.subject)
+    .where('action', 'in', filter.actions)
+    .where('organization_id', '=', filter.organizationId)
+    .orderBy('id', 'asc')
+    .limit(500)
+    .execute()
+}

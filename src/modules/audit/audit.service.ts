@@ -2,7 +2,12 @@ import type { Database } from '../../db/database.ts'
 import { badCursor, keysetPage, type Page } from '../../http/pagination.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
-import { insertAuditEntry, listAuditEntries, listOperatorAuditEntries } from './audit.repo.ts'
+import {
+  insertAuditEntry,
+  listAuditEntries,
+  listOperatorAuditEntries,
+  listSubjectEntries,
+} from './audit.repo.ts'
 
 /** What the audit log records. */
 export const AUDIT_ACTIONS = [
@@ -29,6 +34,7 @@ export const AUDIT_ACTIONS = [
   'production.partner_set',
   'production.job_completed',
   'order.cancelled',
+  'order.changed',
   'webhook_endpoint.created',
   'webhook_endpoint.updated',
   'webhook_endpoint.deleted',
@@ -105,8 +111,29 @@ function checkCursor(cursor: string | undefined): void {
   if (cursor !== undefined && !isUuid(cursor)) throw badCursor('cursor is not one this list returned.')
 }
 
+/** What the order page's history shows of an order: its changes and cancellations. */
+const ORDER_HISTORY_ACTIONS: AuditAction[] = ['order.changed', 'order.cancelled']
+
 export function createAuditService(deps: { db: Database }) {
   return {
+    /** The order's changes and cancellations (members' and operators'), oldest first. */
+    async orderHistory(organizationId: string, orderId: string) {
+      const rows = await listSubjectEntries(deps.db, {
+        organizationId,
+        subject: orderId,
+        actions: ORDER_HISTORY_ACTIONS,
+      })
+      return rows.map((r) => ({
+        id: r.id,
+        action: r.action,
+        actor: r.actor,
+        by_operator: r.by_operator,
+        changed: Array.isArray(r.details.changed) ? (r.details.changed as string[]) : ['status'],
+        details: r.details,
+        created_at: r.created_at.toISOString(),
+      }))
+    },
+
     /** One page of what operators did, across organizations, newest first. */
     async listOperatorActions(options: {
       cursor: string | undefined

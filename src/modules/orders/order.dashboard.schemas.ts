@@ -17,6 +17,11 @@ export type DashboardOrder = Static<typeof DashboardOrder>
 
 export const OrderAnswer = Type.Object({ data: Type.Object({ order: DashboardOrder }) })
 
+/** A change's answer: the order as it is now and the fields that changed (empty: nothing did, nothing was written). */
+export const OrderChangedAnswer = Type.Object({
+  data: Type.Object({ order: DashboardOrder, changed: Type.Array(Type.String()) }),
+})
+
 export const TimelineDelivery = Type.Object({
   id: Uuid,
   endpoint_id: Uuid,

@@ -1,14 +1,32 @@
-import { DASHBOARD_TAG, type DashboardArea, opActor, operatorChange } from '../../dashboard/route-config.ts'
+import Type from 'typebox'
+import {
+  DASHBOARD_TAG,
+  type DashboardArea,
+  opActor,
+  operatorChange,
+  operatorOnly,
+} from '../../dashboard/route-config.ts'
 import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
+import type { AuditService } from '../audit/audit.service.ts'
 import { OrgParams } from '../organizations/organizations.console.schemas.ts'
-import { ShopOrderCreated } from './orders.console.schemas.ts'
+import { UploadSlot } from '../uploads/uploads.routes.ts'
+import { OrderParams } from './order.dashboard.schemas.ts'
+import { HistoryAnswer, OrderChangeRequest, UploadSlotRequest } from './order-edit.schemas.ts'
+import type { OrderEditService } from './order-edit.service.ts'
+import { OperatorOrderAnswer, OperatorOrderChanged, ShopOrderCreated } from './orders.console.schemas.ts'
 import { OrderRequest } from './orders.schemas.ts'
 import type { OrderService } from './orders.service.ts'
 
 /**
- * Shop orders entered in the operator console (always live; they produce no events).
+ * Shop orders entered in the operator console (always live; they produce no
+ * events), and the console's order page: changes to any order, production
+ * started or not (the cancel is production's, /operator/orders/{id}/cancel).
  */
-export const ordersConsoleRoutes: DashboardArea<{ orders: OrderService }> = (app, { orders }) => {
+export const ordersConsoleRoutes: DashboardArea<{
+  orders: OrderService
+  orderEdits: OrderEditService
+  audit: AuditService
+}> = (app, { orders, orderEdits, audit }) => {
   const tags = [DASHBOARD_TAG]
 
   app.post(
@@ -32,6 +50,82 @@ export const ordersConsoleRoutes: DashboardArea<{ orders: OrderService }> = (app
       const result = await orders.createShopOrder(request.params.org_id, request.body, opActor(request))
       reply.code(result.created ? 201 : 200)
       return { data: { order: result.order, created: result.created, events: [] } }
+    },
+  )
+
+  app.get(
+    '/operator/orders/:order_id',
+    {
+      config: operatorOnly,
+      schema: {
+        operationId: 'dashboardOperatorGetOrder',
+        tags,
+        summary: 'An order of any organization, as the operator sees it',
+        params: OrderParams,
+        response: { 200: OperatorOrderAnswer },
+      },
+    },
+    async (request) => ({ data: { order: await orders.getOperatorView(request.params.order_id) } }),
+  )
+
+  app.get(
+    '/operator/orders/:order_id/history',
+    {
+      config: operatorOnly,
+      schema: {
+        operationId: 'dashboardOperatorOrderHistory',
+        tags,
+        summary: 'Changes and cancellations of the order, oldest first',
+        params: OrderParams,
+        response: { 200: HistoryAnswer },
+      },
+    },
+    async (request) => {
+      const order = await orders.getOperatorView(request.params.order_id)
+      return { data: await audit.orderHistory(order.organization_id, order.id) }
+    },
+  )
+
+  app.post(
+    '/operator/orders/:order_id/changes',
+    {
+      config: { ...operatorChange(), errors: ['not_found', 'production_conflict', 'validation_failed'] },
+      schema: {
+        operationId: 'dashboardOperatorChangeOrder',
+        tags,
+        summary:
+          'Change an order (customer, item quantity, personalization, files), even once production started',
+        description:
+          'The same rules, precondition and order.updated event as the dashboard\u2019s change; audited as the operator.',
+        params: OrderParams,
+        body: OrderChangeRequest,
+        response: { 200: OperatorOrderChanged },
+      },
+    },
+    async (request) => {
+      const { order, changed } = await orderEdits.change(request.params.order_id, request.body, {
+        actor: opActor(request),
+      })
+      return { data: { order, changed } }
+    },
+  )
+
+  app.post(
+    '/operator/orders/:order_id/uploads',
+    {
+      config: { ...operatorChange(), errors: ['not_found', 'validation_failed'] },
+      schema: {
+        operationId: 'dashboardOperatorCreateOrderUpload',
+        tags,
+        summary: 'An upload slot for a file to add to an item of the order',
+        params: OrderParams,
+        body: UploadSlotRequest,
+        response: { 201: Type.Object({ data: UploadSlot }) },
+      },
+    },
+    async (request, reply) => {
+      reply.code(201)
+      return { data: await orderEdits.createUploadSlot(request.params.order_id, request.body.filename) }
     },
   )
 }

@@ -15,3 +15,9 @@ export const ShopOrderCreated = Type.Object({
 })
 
 export type ShopOrderCreated = Static<typeof ShopOrderCreated>
+
+export const OperatorOrderAnswer = Type.Object({ data: Type.Object({ order: OperatorOrder }) })
+
+export const OperatorOrderChanged = Type.Object({
+  data: Type.Object({ order: OperatorOrder, changed: Type.Array(Type.String()) }),
+})

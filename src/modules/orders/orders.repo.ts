@@ -225,3 +225,54 @@ export async function findProductionOrders(db: Database, orderIds: string[]): Pr
   if (orderIds.length === 0) return []
   return db.selectFrom('production_orders').selectAll().where('order_id', 'in', orderIds).execute()
 }
+
+/** Locks an order's row for a dashboard change (the caller holds its production order's lock first). */
+export async function lockOrder(trx: Transaction<DB>, id: string): Promise<OrderRow | undefined> {
+  return trx.selectFrom('orders').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+/**
+ * A dashboard change of the order: its customer, updated_at, and content_bytes
+ * by how much its items' JSON grew or shrank (list pages budget by it);
+ * content_hash stays what the client sent.
+ */
+export async function updateOrderCustomer(
+  db: Database,
+  id: string,
+  customer: { name: string; email: string | null; phone: string | null },
+  at: Date,
+  contentBytesDelta = 0,
+) {
+  await db
+    .updateTable('orders')
+    .set({
+      customer_name: customer.name,
+      customer_email: customer.email,
+      customer_phone: customer.phone,
+      updated_at: at,
+      content_bytes: sql<number>`greatest(content_bytes + ${contentBytesDelta}::int, 0)`,
+    })
+    .where('id', '=', id)
+    .execute()
+}
+
+/** A dashboard change of one item's quantity, personalization and files. */
+export async function updateOrderItem(
+  db: Database,
+  id: string,
+  item: {
+    quantity: number
+    personalization: Record<string, unknown>
+    files: { upload_id: string; role: string | null }[]
+  },
+) {
+  await db
+    .updateTable('order_items')
+    .set({
+      quantity: item.quantity,
+      personalization: JSON.stringify(item.personalization),
+      files: JSON.stringify(item.files),
+    })
+    .where('id', '=', id)
+    .execute()
+}

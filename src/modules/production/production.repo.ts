@@ -46,6 +46,7 @@ export async function lockProduction(
       'o.environment',
       'o.source',
       'o.external_order_id',
+      'o.updated_at as order_updated_at',
     ])
     .where(
       'productionOrderId' in by ? 'p.id' : 'p.order_id',

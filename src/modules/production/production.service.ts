@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import type { DB } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
@@ -50,11 +52,21 @@ export interface ProductionChange<View> {
  */
 export interface ProductionPrecondition {
   expectedStatus?: ProductionStatus | undefined
+  /** The order's updated_at the page showed (the dashboard's order page): any later change is a 409. */
+  expectedUpdatedAt?: string | undefined
+  /** Refuse (409) rather than do anything to a completed or cancelled production order. */
+  unfinishedOnly?: boolean
 }
 
 const conflict = (current: string) =>
   new AppError('production_conflict', {
     message: `The order changed since you saw it: its production status is now ${current}. Nothing was done.`,
+  })
+
+/** The order page's precondition failed: someone changed the order after the page showed it. */
+export const staleOrder = (updatedAt: Date) =>
+  new AppError('production_conflict', {
+    message: `The order was changed at ${updatedAt.toISOString()}, after this page showed it. Nothing was done: reload the order and make the change again.`,
   })
 
 /**
@@ -94,6 +106,17 @@ export function createProductionService(deps: {
   function check(p: LockedProduction, precondition: ProductionPrecondition) {
     if (precondition.expectedStatus !== undefined && p.status !== precondition.expectedStatus) {
       throw conflict(p.status)
+    }
+    if (
+      precondition.expectedUpdatedAt !== undefined &&
+      p.order_updated_at.getTime() !== new Date(precondition.expectedUpdatedAt).getTime()
+    ) {
+      throw staleOrder(p.order_updated_at)
+    }
+    if (precondition.unfinishedOnly && (p.status === 'completed' || p.status === 'cancelled')) {
+      throw new AppError('production_conflict', {
+        message: `The order is already ${p.status}: it can no longer be cancelled. Nothing was done.`,
+      })
     }
   }
 
@@ -259,7 +282,11 @@ export function createProductionService(deps: {
         if (p.status === 'cancelled') return []
         const at = clock.now()
         await transition(trx, p, 'cancelled', at)
-        await audit(trx, actor, p, 'order.cancelled', p.order_id, { from: p.status })
+        await audit(trx, actor, p, 'order.cancelled', p.order_id, {
+          from: p.status,
+          before: { status: ORDER_STATUS_FOR[p.status] },
+          after: { status: 'cancelled' },
+        })
         const production = { production_order_id: p.id, produced_by_partner: p.produced_by_partner }
         return emit(trx, p, 'order.cancelled', (order) => eventData.production(order, production), at)
       })
@@ -270,6 +297,12 @@ export function createProductionService(deps: {
   return {
     ...api,
     ...createProductionBoard(deps),
+    /**
+     * Inside another module's change of a live order (the dashboard's order
+     * changes): locks its production order, so production cannot start while
+     * the change is decided; undefined for test orders.
+     */
+    lockForOrderChange: (trx: Transaction<DB>, orderId: string) => lockProduction(trx, { orderId }),
     /** /admin/v1's answers: the changed object only. */
     async setStatus(productionOrderId: string, status: ProductionStatus, actor?: AuditActor) {
       return (await api.changeStatus(productionOrderId, status, actor)).view

@@ -147,6 +147,11 @@ export const EVENT_EXAMPLES: Record<EventType, unknown> = {
       sequence: 3,
     },
   ),
+  'order.updated': envelope(EXAMPLE_IDS.updatedEvent, 'order.updated', '2026-11-25T09:41:20.112Z', {
+    ...orderFields,
+    changed: ['customer.email', 'items[0].personalization'],
+    sequence: 2,
+  }),
   ping: envelope(EXAMPLE_IDS.pingEvent, 'ping', '2026-11-25T09:30:09.000Z', {
     message: 'Test event from the webhook test operation.',
   }),

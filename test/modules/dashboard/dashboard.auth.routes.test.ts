@@ -104,6 +104,14 @@ const BODIES: Record<string, () => unknown> = {
   }),
   'POST /dashboard/api/operator/production-jobs/:job_id/complete': () => ({}),
   'POST /dashboard/api/operator/orders/:order_id/cancel': () => ({}),
+  // A page older than the order: refused with 409 once authorized, nothing changes.
+  'POST /dashboard/api/orders/:order_id/changes': () => ({ expected_updated_at: '2026-01-01T00:00:00Z' }),
+  'POST /dashboard/api/orders/:order_id/cancel': () => ({ expected_updated_at: '2026-01-01T00:00:00Z' }),
+  'POST /dashboard/api/orders/:order_id/uploads': () => ({ filename: 'generated.png' }),
+  'POST /dashboard/api/operator/orders/:order_id/changes': () => ({
+    expected_updated_at: '2026-01-01T00:00:00Z',
+  }),
+  'POST /dashboard/api/operator/orders/:order_id/uploads': () => ({ filename: 'generated.png' }),
 }
 /** Changes whose path says it all. */
 const NO_BODY = [

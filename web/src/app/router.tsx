@@ -9,6 +9,7 @@ import { MembersRoute } from '../features/members/routes/members.tsx'
 import { PlatformAuditLogRoute } from '../features/operator/routes/audit-log.tsx'
 import { JobSheetRoute } from '../features/operator/routes/job-sheet.tsx'
 import { OperatorsRoute } from '../features/operator/routes/operators.tsx'
+import { OperatorOrderRoute } from '../features/operator/routes/order.tsx'
 import { OrganizationRoute } from '../features/operator/routes/organization.tsx'
 import { OrganizationsRoute } from '../features/operator/routes/organizations.tsx'
 import { ProductionRoute } from '../features/operator/routes/production.tsx'
@@ -51,6 +52,7 @@ export const router = createBrowserRouter(
         { path: 'operator/organizations/:orgId', element: <OrganizationRoute /> },
         { path: 'operator/production', element: <ProductionRoute /> },
         { path: 'operator/production/:productionOrderId', element: <ProductionOrderRoute /> },
+        { path: 'operator/orders/:orderId', element: <OperatorOrderRoute /> },
         { path: 'operator/shop-orders', element: <ShopOrdersRoute /> },
         { path: 'operator/statistics', element: <StatisticsRoute /> },
         { path: 'operator/billing', element: <BillingRoute /> },

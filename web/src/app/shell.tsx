@@ -43,7 +43,9 @@ export function Shell() {
     : SECTIONS.filter((s) => !('owners' in s) || member?.role === 'owner')
   // Each kind of account is sent to the pages it has: the member pages need an
   // organization, and the console (/operator/...) is for operators only.
-  if (!sections.some((s) => location.pathname.startsWith(s.to))) {
+  // Pages reached from others rather than from the menu: the console's order page.
+  const pages = operator ? [...sections.map((s) => s.to), '/operator/orders/'] : sections.map((s) => s.to)
+  if (!pages.some((to) => location.pathname.startsWith(to))) {
     return <Navigate to={sections[0]!.to} replace />
   }
 

@@ -372,6 +372,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orders/{order_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes and cancellations of the order made in the dashboard or the console, oldest first
+         * @description Needs a session; least role: `viewer`.
+         */
+        get: operations["dashboardOrderHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{order_id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change the customer, or an item’s quantity, personalization or files, before production starts
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardChangeOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{order_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a live order as a whole (before it is completed); records order.cancelled as the operator’s cancel does
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardCancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{order_id}/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An upload slot for a file to add to an item of the order (PUT the bytes to upload_url)
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardCreateOrderUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api-keys": {
         parameters: {
             query?: never;
@@ -1034,6 +1114,86 @@ export interface paths {
          * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
         post: operations["dashboardOperatorCreateShopOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/orders/{order_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An order of any organization, as the operator sees it
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorGetOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/orders/{order_id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Changes and cancellations of the order, oldest first
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorOrderHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/orders/{order_id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change an order (customer, item quantity, personalization, files), even once production started
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorChangeOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/orders/{order_id}/uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An upload slot for a file to add to an item of the order
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorCreateOrderUpload"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4022,6 +4182,761 @@ export interface operations {
             };
         };
     };
+    dashboardOrderHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Changes and cancellations of the order, oldest first. */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description order.changed or order.cancelled */
+                            action: string;
+                            /** @description Who: a member’s email, or an operator. */
+                            actor: string;
+                            by_operator: boolean;
+                            /** @description The fields that changed. */
+                            changed: string[];
+                            /** @description before and after. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardChangeOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The order’s updated_at the page showed; a later change of the order makes this a 409.
+                     */
+                    expected_updated_at: string;
+                    customer?: {
+                        name: string;
+                        email?: string | null;
+                        phone?: string | null;
+                    };
+                    items?: {
+                        /**
+                         * Format: uuid
+                         * @description The item’s id.
+                         */
+                        id: string;
+                        /** @description 1..10000, as in POST /v1/orders. */
+                        quantity?: number;
+                        /** @description The item’s whole personalization as it is to be (fields left out are removed). */
+                        personalization?: {
+                            [key: string]: string | number | boolean | null;
+                        };
+                        /** @description upload_id of files to remove. */
+                        remove_files?: string[];
+                        /** @description Uploads to add (from POST /orders/{order_id}/uploads), checked as POST /v1/orders checks files. */
+                        add_files?: {
+                            upload_id: string;
+                            role?: string;
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                            };
+                            changed: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardCancelOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The order’s updated_at the page showed.
+                     */
+                    expected_updated_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardCreateOrderUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The file’s name; sanitized. */
+                    filename: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Upload
+                         * @description An upload slot: where and how to send one file.
+                         */
+                        data: {
+                            /** Format: uuid */
+                            upload_id: string;
+                            /** @description The sanitized name. */
+                            filename: string;
+                            /** @description Short-lived signed address; PUT the raw bytes there, no Authorization. */
+                            upload_url: string;
+                            /** @enum {string} */
+                            method: "PUT";
+                            expires_in_seconds: number;
+                            /** @description 52428800 */
+                            max_bytes: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     dashboardListApiKeys: {
         parameters: {
             query?: never;
@@ -5665,7 +6580,7 @@ export interface operations {
                      */
                     until?: string;
                     /** @description Only these order event types (default: all; `ping` is never replayed). */
-                    event_types?: ("order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed")[];
+                    event_types?: ("order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated")[];
                     /**
                      * @description Only events that have deliveries to this endpoint and all of them failed (none succeeded, none pending).
                      * @default false
@@ -5844,7 +6759,7 @@ export interface operations {
                 endpoint_id?: string;
                 limit?: number;
                 status?: "pending" | "succeeded" | "failed";
-                event_type?: "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "ping";
+                event_type?: "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated" | "ping";
                 event_id?: string;
                 order_id?: string;
                 created_since?: string;
@@ -10292,6 +11207,730 @@ export interface operations {
             };
             /** @description Error: order_already_exists_with_different_content */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardOperatorGetOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** OperatorOrder */
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** Format: uuid */
+                                organization_id: string;
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardOperatorOrderHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Changes and cancellations of the order, oldest first. */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description order.changed or order.cancelled */
+                            action: string;
+                            /** @description Who: a member’s email, or an operator. */
+                            actor: string;
+                            by_operator: boolean;
+                            /** @description The fields that changed. */
+                            changed: string[];
+                            /** @description before and after. */
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardOperatorChangeOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The order’s updated_at the page showed; a later change of the order makes this a 409.
+                     */
+                    expected_updated_at: string;
+                    customer?: {
+                        name: string;
+                        email?: string | null;
+                        phone?: string | null;
+                    };
+                    items?: {
+                        /**
+                         * Format: uuid
+                         * @description The item’s id.
+                         */
+                        id: string;
+                        /** @description 1..10000, as in POST /v1/orders. */
+                        quantity?: number;
+                        /** @description The item’s whole personalization as it is to be (fields left out are removed). */
+                        personalization?: {
+                            [key: string]: string | number | boolean | null;
+                        };
+                        /** @description upload_id of files to remove. */
+                        remove_files?: string[];
+                        /** @description Uploads to add (from POST /orders/{order_id}/uploads), checked as POST /v1/orders checks files. */
+                        add_files?: {
+                            upload_id: string;
+                            role?: string;
+                        }[];
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** OperatorOrder */
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** Format: uuid */
+                                organization_id: string;
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                            };
+                            changed: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardOperatorCreateOrderUpload: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The file’s name; sanitized. */
+                    filename: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Upload
+                         * @description An upload slot: where and how to send one file.
+                         */
+                        data: {
+                            /** Format: uuid */
+                            upload_id: string;
+                            /** @description The sanitized name. */
+                            filename: string;
+                            /** @description Short-lived signed address; PUT the raw bytes there, no Authorization. */
+                            upload_url: string;
+                            /** @enum {string} */
+                            method: "PUT";
+                            expires_in_seconds: number;
+                            /** @description 52428800 */
+                            max_bytes: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -488,6 +488,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "order.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `order.updated`: The order was changed in the dashboard after it was accepted.
+         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         */
+        post: operations["onOrderUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -925,6 +945,44 @@ export interface components {
             items: components["schemas"]["OrderItemRequest"][];
         };
         /**
+         * OrderUpdatedData
+         * @description The order was changed in the dashboard after it was accepted.
+         */
+        OrderUpdatedData: {
+            /** Format: uuid */
+            order_id: string;
+            /** @description Your order number, as sent. */
+            external_order_id: string;
+            /** @description The fields that changed: `customer.name`, `customer.email`, `customer.phone`, `items[<n>].quantity`, `items[<n>].personalization`, `items[<n>].files` (n: the item’s position in the order, from 0). Read the order (GET /v1/orders/{id}) for the new values; new names may appear. */
+            changed: string[];
+            /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
+            sequence: number;
+        };
+        /**
+         * OrderUpdatedEvent
+         * @description The body of a `order.updated` delivery.
+         */
+        OrderUpdatedEvent: {
+            /**
+             * Format: uuid
+             * @description The event’s id, also in X-Service-Event-Id; deduplicate on it.
+             */
+            id: string;
+            /**
+             * @description Also in X-Service-Event-Type. (enum property replaced by openapi-typescript)
+             * @enum {string}
+             */
+            type: "order.updated";
+            /**
+             * Format: date-time
+             * @description When the change happened, not when this attempt was sent.
+             */
+            created_at: string;
+            /** @enum {string} */
+            api_version: "v1";
+            data: components["schemas"]["OrderUpdatedData"];
+        };
+        /**
          * Personalization
          * @description Free key/value fields, at most 50. Keys 1..100 characters; values string (<= 5000), number, boolean or null.
          */
@@ -1119,7 +1177,7 @@ export interface components {
          * WebhookEvent
          * @description Any event body, told apart by `type`.
          */
-        WebhookEvent: components["schemas"]["OrderReceivedEvent"] | components["schemas"]["OrderProductionStartedEvent"] | components["schemas"]["OrderProductionCompletedEvent"] | components["schemas"]["OrderProductionFailedEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderItemCompletedEvent"] | components["schemas"]["PingEvent"];
+        WebhookEvent: components["schemas"]["OrderReceivedEvent"] | components["schemas"]["OrderProductionStartedEvent"] | components["schemas"]["OrderProductionCompletedEvent"] | components["schemas"]["OrderProductionFailedEvent"] | components["schemas"]["OrderCancelledEvent"] | components["schemas"]["OrderItemCompletedEvent"] | components["schemas"]["OrderUpdatedEvent"] | components["schemas"]["PingEvent"];
         /**
          * WebhookReplay
          * @description A replay of an endpoint’s events and how far it got.
@@ -1164,7 +1222,7 @@ export interface components {
              */
             until?: string;
             /** @description Only these order event types (default: all; `ping` is never replayed). */
-            event_types?: ("order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed")[];
+            event_types?: ("order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated")[];
             /**
              * @description Only events that have deliveries to this endpoint and all of them failed (none succeeded, none pending).
              * @default false
@@ -4607,7 +4665,7 @@ export interface operations {
                  * @description Only entries of this event type.
                  * @example order.received
                  */
-                event_type?: "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "ping";
+                event_type?: "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated" | "ping";
                 /**
                  * @description Only entries of this event (redeliveries included).
                  * @example 01a2120a-623b-77c5-8742-33e1a9c05d42
@@ -5057,7 +5115,7 @@ export interface operations {
         parameters: {
             query?: {
                 /**
-                 * @description Comma-separated event types to send (default: all): order.received, order.production_started, order.production_completed, order.production_failed, order.cancelled, order_item.completed, ping.
+                 * @description Comma-separated event types to send (default: all): order.received, order.production_started, order.production_completed, order.production_failed, order.cancelled, order_item.completed, order.updated, ping.
                  * @example order.received,order.production_completed
                  */
                 events?: string;
@@ -5251,7 +5309,7 @@ export interface operations {
                      * @description The event type of the sample.
                      * @enum {string}
                      */
-                    type: "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "ping";
+                    type: "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated" | "ping";
                 };
             };
         };
@@ -5840,6 +5898,80 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["OrderItemCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description The signature did not check out: nothing was processed. The attempt fails. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received. Any 2xx within the delivery timeout counts; the body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect included, fails the attempt; it is retried later. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    onOrderUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /**
+                 * @description `t=<unix seconds>,v1=<hex>`; `t` is new for every attempt. While the endpoint’s secret is rotated, a second `v1` (the previous secret’s) follows the first: accept the request when any `v1` matches.
+                 * @example t=1795599681,v1=ecf5698e0d10aaf815d33cd39b16183f885412c8c31da73ff8dfe31ee2315183
+                 */
+                "X-Service-Signature": string;
+                /**
+                 * @description The event’s id.
+                 * @example 01a2120b-9d41-7a2c-8e55-41c2d7e0a3b6
+                 */
+                "X-Service-Event-Id": string;
+                /**
+                 * @description The event’s type.
+                 * @example order.updated
+                 */
+                "X-Service-Event-Type": "order.updated";
+                /**
+                 * @description The service’s delivery agent.
+                 * @example Service-Webhooks/1.0
+                 */
+                "User-Agent": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "01a2120b-9d41-7a2c-8e55-41c2d7e0a3b6",
+                 *       "type": "order.updated",
+                 *       "created_at": "2026-11-25T09:41:20.112Z",
+                 *       "api_version": "v1",
+                 *       "data": {
+                 *         "order_id": "01a2120a-623b-77c5-8742-3081da90993b",
+                 *         "external_order_id": "WEB-1042",
+                 *         "changed": [
+                 *           "customer.email",
+                 *           "items[0].personalization"
+                 *         ],
+                 *         "sequence": 2
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["OrderUpdatedEvent"];
             };
         };
         responses: {

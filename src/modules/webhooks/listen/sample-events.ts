@@ -16,6 +16,7 @@ const SAMPLE_SEQUENCE: Partial<Record<EventType, number>> = {
   'order.production_completed': 4,
   'order.production_failed': 3,
   'order.cancelled': 2,
+  'order.updated': 2,
 }
 
 /**
@@ -43,6 +44,8 @@ export function sampleEventBody(type: EventType, at: Date): string {
           sku: 'MUG-01',
           name: 'Mug',
         })
+      case 'order.updated':
+        return eventData.updated(order, ['customer.email', 'items[0].personalization'])
       case 'ping':
         return eventData.ping()
     }

@@ -90,6 +90,18 @@ export const OrderItemCompletedData = Type.Object(
   named('OrderItemCompletedData', 'The production job of one item finished (never for partner orders).'),
 )
 
+export const OrderUpdatedData = Type.Object(
+  {
+    ...orderFields,
+    changed: Type.Array(Type.String(), {
+      description:
+        'The fields that changed: `customer.name`, `customer.email`, `customer.phone`, `items[<n>].quantity`, `items[<n>].personalization`, `items[<n>].files` (n: the item\u2019s position in the order, from 0). Read the order (GET /v1/orders/{id}) for the new values; new names may appear.',
+    }),
+    ...sequenced,
+  },
+  named('OrderUpdatedData', 'The order was changed in the dashboard after it was accepted.'),
+)
+
 export const PingData = Type.Object(
   { message: Type.String() },
   named('PingData', 'A test event from POST /v1/webhook-endpoints/{id}/test; no order fields.'),
@@ -102,6 +114,7 @@ export const EVENT_DATA: Record<EventType, TSchema> = {
   'order.production_failed': OrderProductionFailedData,
   'order.cancelled': OrderCancelledData,
   'order_item.completed': OrderItemCompletedData,
+  'order.updated': OrderUpdatedData,
   ping: PingData,
 }
 

@@ -7,6 +7,7 @@ export const EVENT_TYPES = [
   'order.production_failed',
   'order.cancelled',
   'order_item.completed',
+  'order.updated',
   'ping',
 ] as const
 export type EventType = (typeof EVENT_TYPES)[number]
@@ -64,6 +65,8 @@ export const eventData = {
     sku: job.sku,
     name: job.name,
   }),
+  /** order.updated: a change made in the dashboard or the console, naming the fields that changed. */
+  updated: (order: EventOrder, changed: string[]) => ({ ...eventData.received(order), changed }),
   ping: () => ({ message: 'Test event from the webhook test operation.' }),
 }
 

@@ -224,6 +224,9 @@ export function ShopOrdersRoute() {
             to={`/operator/production?organization_id=${result.order.organization_id}`}
           >
             See it on the production board
+          </Anchor>{' '}
+          <Anchor component={Link} size="sm" to={`/operator/orders/${result.order.id}`}>
+            Open the order
           </Anchor>
         </Alert>
       )}

@@ -18,8 +18,9 @@ export function useOrder(id: string) {
   })
 }
 
-export function useOrderTimeline(id: string) {
+export function useOrderTimeline(id: string, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: ['order', id, 'timeline'],
     queryFn: () =>
       call(client.GET('/orders/{order_id}/timeline', { params: { path: { order_id: id } } })).then(

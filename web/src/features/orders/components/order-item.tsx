@@ -1,4 +1,5 @@
 import { Anchor, Badge, Group, Paper, Stack, Table, Text, Title } from '@mantine/core'
+import type { ReactNode } from 'react'
 import { Link } from 'react-router'
 import type { DashboardOrder } from '../../../lib/api.ts'
 import { OrderFiles } from './order-files.tsx'
@@ -13,20 +14,29 @@ export function OrderItem({
   item,
   position,
   canCreateProduct,
+  controls,
+  fileControls,
 }: {
   orderId: string
   item: Item
   position: number
   canCreateProduct: boolean
+  /** The page's change button for this item, when it may be changed. */
+  controls?: ReactNode
+  /** Removing and adding files, when they may be changed. */
+  fileControls?: ReactNode
 }) {
   const headingId = `item-${item.id}`
   const fields = Object.entries(item.personalization)
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby={headingId}>
       <Stack gap="sm">
-        <Title order={3} size="h4" id={headingId}>
-          Item {position}: {item.name}
-        </Title>
+        <Group justify="space-between">
+          <Title order={3} size="h4" id={headingId}>
+            Item {position}: {item.name}
+          </Title>
+          {controls}
+        </Group>
         <Group gap="xl">
           <Text size="sm">
             SKU: <strong>{item.sku ?? 'none'}</strong>
@@ -76,6 +86,7 @@ export function OrderItem({
           Files
         </Title>
         <OrderFiles orderId={orderId} files={item.files} />
+        {fileControls}
       </Stack>
     </Paper>
   )

@@ -1,0 +1,90 @@
+import { Badge, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
+import type { DashboardOrder } from '../../../lib/api.ts'
+import { formatTime } from '../../../lib/api.ts'
+import type { Editor } from '../api/order-edit.ts'
+import { CancelOrder, ChangeCustomer, ChangeItem, EditNotes, editPolicy, ItemFiles } from './order-edit.tsx'
+import { OrderItem } from './order-item.tsx'
+import { OrderTimeline } from './order-timeline.tsx'
+
+function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div>
+      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
+        {label}
+      </Text>
+      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+        {children}
+      </Text>
+    </div>
+  )
+}
+
+/**
+ * An order's summary, items and timeline, for the member's order page and
+ * the operator's; with `canChange`, the controls that change and cancel it
+ * (as far as editPolicy allows) and the reasons for what they cannot.
+ */
+export function OrderDetails({
+  order,
+  who,
+  canChange,
+  canCreateProduct,
+}: {
+  order: DashboardOrder
+  who: Editor
+  canChange: boolean
+  canCreateProduct: boolean
+}) {
+  const c = order.customer
+  const policy = editPolicy(order, who)
+  const editable = canChange && policy.canEdit
+  return (
+    <>
+      {canChange && <EditNotes order={order} who={who} />}
+      <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="summary-heading">
+        <Group justify="space-between" mb="sm">
+          <Title order={2} size="h3" id="summary-heading">
+            Summary
+          </Title>
+          <Group gap="xs">
+            {editable && <ChangeCustomer order={order} who={who} />}
+            {canChange && policy.canCancel && <CancelOrder order={order} who={who} />}
+            <Badge variant="dot" color={order.is_test ? 'gray' : 'blue'}>
+              {order.is_test ? 'Test' : 'Live'}
+            </Badge>
+            <Badge variant="filled">{order.status}</Badge>
+          </Group>
+        </Group>
+        <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
+          <Fact label="Customer">{c.name}</Fact>
+          <Fact label="Email">{c.email ?? '—'}</Fact>
+          <Fact label="Phone">{c.phone ?? '—'}</Fact>
+          <Fact label="Total">
+            {order.total_amount === null ? '—' : `${order.total_amount} ${order.currency ?? ''}`}
+          </Fact>
+          <Fact label="Ordered">{formatTime(order.ordered_at)}</Fact>
+          <Fact label="Last change">{formatTime(order.updated_at)}</Fact>
+          <Fact label="Production">{order.production_order?.status ?? 'none (test order)'}</Fact>
+          <Fact label="Source">{order.source === 'shop' ? 'Shop' : 'API'}</Fact>
+        </SimpleGrid>
+      </Paper>
+      <Stack gap="md" component="section" aria-labelledby="items-heading">
+        <Title order={2} size="h3" id="items-heading">
+          Items ({order.items.length})
+        </Title>
+        {order.items.map((item, n) => (
+          <OrderItem
+            key={item.id}
+            orderId={order.id}
+            item={item}
+            position={n + 1}
+            canCreateProduct={canCreateProduct}
+            controls={editable && <ChangeItem order={order} item={item} position={n + 1} who={who} />}
+            fileControls={editable && <ItemFiles order={order} item={item} position={n + 1} who={who} />}
+          />
+        ))}
+      </Stack>
+      <OrderTimeline orderId={order.id} receivedAt={order.created_at} isTest={order.is_test} who={who} />
+    </>
+  )
+}

@@ -1,0 +1,324 @@
+import { Alert, Button, Group, Modal, NumberInput, Stack, Text, TextInput } from '@mantine/core'
+import { type FormEvent, useState } from 'react'
+import { ConfirmModal } from '../../../components/confirm-modal.tsx'
+import { ErrorAlert } from '../../../components/error-alert.tsx'
+import type { DashboardOrder } from '../../../lib/api.ts'
+import { type Editor, useOrderEdits } from '../api/order-edit.ts'
+
+type Item = DashboardOrder['items'][number]
+type Value = string | number | boolean | null
+
+/**
+ * What the page may change: members (owners, developers) while production
+ * has not started, operators always; a finished order is only looked at.
+ */
+export function editPolicy(order: DashboardOrder, who: Editor) {
+  const production = order.production_order?.status
+  const finished = order.status === 'completed' || order.status === 'cancelled'
+  const started = production !== undefined && production !== 'pending'
+  const canEdit = !finished && (who === 'operator' || !started)
+  const reason = finished
+    ? `This order is ${order.status}: it can no longer be changed.`
+    : started && who === 'member'
+      ? `Production has started (${production}): the customer and the items can no longer be changed here, because what is being made would no longer match. The operator can still change the order; ask them.`
+      : null
+  const canCancel = !finished && !order.is_test
+  const cancelNote = order.is_test
+    ? 'Test orders never start production, so there is nothing to cancel: they stay pending.'
+    : null
+  return { canEdit, reason, canCancel, cancelNote }
+}
+
+/** A personalization value as typed, in the type the field had (numbers stay numbers). */
+function typed(text: string, before: Value | undefined): Value {
+  if (typeof before === 'number' && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text)
+  if (typeof before === 'boolean' && (text === 'true' || text === 'false')) return text === 'true'
+  if (before === null && text === '') return null
+  return text
+}
+const shown = (v: Value) => (v === null ? '' : String(v))
+
+export function ChangeCustomer({ order, who }: { order: DashboardOrder; who: Editor }) {
+  const { change } = useOrderEdits(who, order.id)
+  const [open, setOpen] = useState(false)
+  const [form, setForm] = useState({ name: '', email: '', phone: '' })
+  const start = () => {
+    const c = order.customer
+    setForm({ name: c.name, email: c.email ?? '', phone: c.phone ?? '' })
+    change.reset()
+    setOpen(true)
+  }
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    change.mutate(
+      {
+        expected_updated_at: order.updated_at,
+        customer: { name: form.name, email: form.email || null, phone: form.phone || null },
+      },
+      { onSuccess: () => setOpen(false) },
+    )
+  }
+  return (
+    <>
+      <Button size="xs" variant="default" onClick={start}>
+        Change customer
+      </Button>
+      <Modal
+        opened={open}
+        onClose={() => setOpen(false)}
+        title="Change the customer"
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        <form onSubmit={submit}>
+          <Stack>
+            <TextInput
+              label="Name"
+              value={form.name}
+              onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
+            />
+            <TextInput
+              label="Email"
+              value={form.email}
+              onChange={(e) => setForm({ ...form, email: e.currentTarget.value })}
+            />
+            <TextInput
+              label="Phone"
+              value={form.phone}
+              onChange={(e) => setForm({ ...form, phone: e.currentTarget.value })}
+            />
+            <ErrorAlert error={change.error} title="The change was refused" />
+            <Group justify="flex-end">
+              <Button type="submit" loading={change.isPending}>
+                Save customer
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
+    </>
+  )
+}
+
+export function ChangeItem({
+  order,
+  item,
+  position,
+  who,
+}: {
+  order: DashboardOrder
+  item: Item
+  position: number
+  who: Editor
+}) {
+  const { change } = useOrderEdits(who, order.id)
+  const [open, setOpen] = useState(false)
+  const [quantity, setQuantity] = useState<string | number>(item.quantity)
+  const [fields, setFields] = useState<{ key: string; value: string }[]>([])
+  const start = () => {
+    setQuantity(item.quantity)
+    setFields(
+      Object.entries(item.personalization).map(([key, value]) => ({ key, value: shown(value as Value) })),
+    )
+    change.reset()
+    setOpen(true)
+  }
+  const set = (n: number, patch: Partial<{ key: string; value: string }>) =>
+    setFields(fields.map((f, i) => (i === n ? { ...f, ...patch } : f)))
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    const before = item.personalization as Record<string, Value>
+    const personalization = Object.fromEntries(fields.map((f) => [f.key, typed(f.value, before[f.key])]))
+    change.mutate(
+      {
+        expected_updated_at: order.updated_at,
+        items: [{ id: item.id, quantity: Number(quantity), personalization }],
+      },
+      { onSuccess: () => setOpen(false) },
+    )
+  }
+  return (
+    <>
+      <Button size="xs" variant="default" onClick={start}>
+        Change item {position}
+      </Button>
+      <Modal
+        opened={open}
+        onClose={() => setOpen(false)}
+        title={`Change item ${position}: ${item.name}`}
+        size="lg"
+        closeButtonProps={{ 'aria-label': 'Close' }}
+      >
+        <form onSubmit={submit}>
+          <Stack>
+            <NumberInput label="Quantity" value={quantity} onChange={setQuantity} allowDecimal={false} />
+            <Text fw={600} size="sm">
+              Personalization
+            </Text>
+            {fields.map((f, n) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place; a key may be renamed.
+              <Group key={n} align="flex-end" wrap="nowrap">
+                <TextInput
+                  label={`Field ${n + 1} name`}
+                  value={f.key}
+                  onChange={(e) => set(n, { key: e.currentTarget.value })}
+                />
+                <TextInput
+                  label={`Field ${n + 1} value`}
+                  value={f.value}
+                  onChange={(e) => set(n, { value: e.currentTarget.value })}
+                  style={{ flexGrow: 1 }}
+                />
+                <Button variant="default" onClick={() => setFields(fields.filter((_, i) => i !== n))}>
+                  Remove field {n + 1}
+                </Button>
+              </Group>
+            ))}
+            <Group>
+              <Button
+                variant="default"
+                size="xs"
+                onClick={() => setFields([...fields, { key: '', value: '' }])}
+              >
+                Add a field
+              </Button>
+            </Group>
+            <ErrorAlert error={change.error} title="The change was refused" />
+            <Group justify="flex-end">
+              <Button type="submit" loading={change.isPending}>
+                Save item {position}
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
+    </>
+  )
+}
+
+/** An item's file controls: remove one (after asking), or add one from this computer. */
+export function ItemFiles({
+  order,
+  item,
+  position,
+  who,
+}: {
+  order: DashboardOrder
+  item: Item
+  position: number
+  who: Editor
+}) {
+  const { change, addFile } = useOrderEdits(who, order.id)
+  const [removing, setRemoving] = useState<Item['files'][number] | null>(null)
+  const [file, setFile] = useState<File | null>(null)
+  const [role, setRole] = useState('')
+  const [inputKey, setInputKey] = useState(0)
+  const add = (e: FormEvent) => {
+    e.preventDefault()
+    if (!file) return
+    addFile.mutate(
+      { expected: order.updated_at, itemId: item.id, file, role },
+      {
+        onSuccess: () => {
+          setFile(null)
+          setRole('')
+          setInputKey(inputKey + 1)
+        },
+      },
+    )
+  }
+  return (
+    <Stack gap="xs">
+      {item.files.length > 0 && (
+        <Group gap="xs">
+          {item.files.map((f) => (
+            <Button key={f.upload_id} size="xs" variant="default" onClick={() => setRemoving(f)}>
+              Remove {f.name ?? 'file'}
+            </Button>
+          ))}
+        </Group>
+      )}
+      <form onSubmit={add}>
+        <Group align="flex-end">
+          <label>
+            <Text size="sm" fw={500}>
+              File to add to item {position}
+            </Text>
+            <input key={inputKey} type="file" onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+          </label>
+          <TextInput
+            size="xs"
+            label="Role (optional)"
+            value={role}
+            onChange={(e) => setRole(e.currentTarget.value)}
+          />
+          <Button type="submit" size="xs" disabled={!file} loading={addFile.isPending}>
+            Add file to item {position}
+          </Button>
+        </Group>
+      </form>
+      <ErrorAlert error={addFile.error ?? change.error} title="The file change was refused" />
+      <ConfirmModal
+        opened={removing !== null}
+        title={`Remove ${removing?.name ?? 'the file'}?`}
+        onCancel={() => setRemoving(null)}
+        confirmLabel="Remove file"
+        busy={change.isPending}
+        onConfirm={() =>
+          change.mutate(
+            {
+              expected_updated_at: order.updated_at,
+              items: [{ id: item.id, remove_files: [removing!.upload_id] }],
+            },
+            { onSettled: () => setRemoving(null) },
+          )
+        }
+      >
+        The item no longer refers to this file; production will not see it. The stored file is kept.
+      </ConfirmModal>
+    </Stack>
+  )
+}
+
+export function CancelOrder({ order, who }: { order: DashboardOrder; who: Editor }) {
+  const { cancel } = useOrderEdits(who, order.id)
+  const [open, setOpen] = useState(false)
+  return (
+    <>
+      <Button color="red.9" variant="outline" size="xs" onClick={() => setOpen(true)}>
+        Cancel order
+      </Button>
+      <ErrorAlert error={cancel.error} title="The order was not cancelled" />
+      <ConfirmModal
+        opened={open}
+        title={`Cancel order ${order.external_order_id}?`}
+        onCancel={() => setOpen(false)}
+        cancelLabel="Keep the order"
+        confirmLabel="Cancel the order"
+        busy={cancel.isPending}
+        onConfirm={() =>
+          cancel.mutate(
+            { expected: order.updated_at, productionStatus: order.production_order?.status ?? 'pending' },
+            { onSettled: () => setOpen(false) },
+          )
+        }
+      >
+        Production stops and the order becomes cancelled; live API orders send order.cancelled to your
+        webhooks. This cannot be undone.
+      </ConfirmModal>
+    </>
+  )
+}
+
+/** Why the page offers no changes, or what cancelling does not apply to. */
+export function EditNotes({ order, who }: { order: DashboardOrder; who: Editor }) {
+  const policy = editPolicy(order, who)
+  if (!policy.reason && !policy.cancelNote) return null
+  return (
+    <Alert variant="default" color="yellow" title="What can change">
+      <Stack gap={4}>
+        {policy.reason && <Text size="sm">{policy.reason}</Text>}
+        {policy.cancelNote && <Text size="sm">{policy.cancelNote}</Text>}
+      </Stack>
+    </Alert>
+  )
+}
