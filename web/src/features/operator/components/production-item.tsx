@@ -1,4 +1,5 @@
-import { Anchor, Group, Image, Paper, Stack, Table, Text, Title } from '@mantine/core'
+import { Anchor, Group, Image, Paper, Stack, Text, Title } from '@mantine/core'
+import { Personalization } from '../../../components/personalization.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import {
   isShownAsImage,
@@ -11,7 +12,6 @@ const size = (bytes: number | null) =>
   bytes === null ? '' : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KB`
 
 /** A personalization value as text: strings as they are, numbers, booleans and null as JSON. */
-export const fieldValue = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
 
 /**
  * A file to make the item from: a thumbnail (images, the sanitized SVG too,
@@ -66,7 +66,6 @@ export function ProductionItemCard({
   position: number
 }) {
   const headingId = `item-${item.id}`
-  const fields = Object.entries(item.personalization)
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby={headingId}>
       <Stack gap="sm">
@@ -88,31 +87,7 @@ export function ProductionItemCard({
             </StatusBadge>
           </Group>
         </Group>
-        <Title order={4} size="h5">
-          Personalization
-        </Title>
-        {fields.length === 0 ? (
-          <Text c="dimmed">No personalization.</Text>
-        ) : (
-          <Table withTableBorder aria-label={`Personalization of item ${position}`} maw={720}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w="30%">Field</Table.Th>
-                <Table.Th>Value</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {fields.map(([k, v]) => (
-                <Table.Tr key={k}>
-                  <Table.Td style={{ overflowWrap: 'anywhere' }}>{k}</Table.Td>
-                  <Table.Td style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}>
-                    {fieldValue(v)}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
+        <Personalization position={position} values={item.personalization} />
         <Title order={4} size="h5">
           Files
         </Title>

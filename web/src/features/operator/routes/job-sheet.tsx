@@ -4,6 +4,7 @@ import QRCode from 'qrcode'
 import { useEffect, useState } from 'react'
 import { Link, Navigate, useParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { fieldValue } from '../../../components/personalization.tsx'
 import { formatTime } from '../../../lib/api.ts'
 import { useAccount } from '../../auth/api/session.ts'
 import {
@@ -14,7 +15,6 @@ import {
   productionFileUrl,
   useProductionOrder,
 } from '../api/production.ts'
-import { fieldValue } from '../components/production-item.tsx'
 
 const statusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
 

@@ -13,25 +13,13 @@ import {
 } from '@mantine/core'
 import { Link, useParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { Fact } from '../../../components/fact.tsx'
 import { Page } from '../../../components/page.tsx'
 import { formatTime } from '../../../lib/api.ts'
 import { PRODUCTION_STATUSES, type ProductionOrderPage, useProductionOrder } from '../api/production.ts'
 import { ProductionItemCard } from '../components/production-item.tsx'
 
 const statusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
-
-function Fact({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
-        {label}
-      </Text>
-      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-        {children}
-      </Text>
-    </div>
-  )
-}
 
 /** The order's history: its receipt, then its events with what their webhook deliveries did. */
 function History({ sheet }: { sheet: ProductionOrderPage }) {

@@ -1,23 +1,11 @@
-import { Badge, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
+import { Badge, Group, Paper, SimpleGrid, Stack, Title } from '@mantine/core'
+import { Fact } from '../../../components/fact.tsx'
 import type { DashboardOrder } from '../../../lib/api.ts'
 import { formatTime } from '../../../lib/api.ts'
 import type { Editor } from '../api/order-edit.ts'
 import { CancelOrder, ChangeCustomer, ChangeItem, EditNotes, editPolicy, ItemFiles } from './order-edit.tsx'
 import { OrderItem } from './order-item.tsx'
 import { OrderTimeline } from './order-timeline.tsx'
-
-function Fact({ label, children }: { label: string; children: React.ReactNode }) {
-  return (
-    <div>
-      <Text size="xs" c="dimmed" tt="uppercase" fw={700}>
-        {label}
-      </Text>
-      <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-        {children}
-      </Text>
-    </div>
-  )
-}
 
 /**
  * An order's summary, items and timeline, for the member's order page and

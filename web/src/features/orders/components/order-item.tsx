@@ -1,12 +1,11 @@
-import { Anchor, Badge, Group, Paper, Stack, Table, Text, Title } from '@mantine/core'
+import { Anchor, Badge, Group, Paper, Stack, Text, Title } from '@mantine/core'
 import type { ReactNode } from 'react'
 import { Link } from 'react-router'
+import { Personalization } from '../../../components/personalization.tsx'
 import type { DashboardOrder } from '../../../lib/api.ts'
 import { OrderFiles } from './order-files.tsx'
 
 type Item = DashboardOrder['items'][number]
-
-const value = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v))
 
 /** One item: its product link, production status, personalization fields and files, all as text. */
 export function OrderItem({
@@ -27,7 +26,6 @@ export function OrderItem({
   fileControls?: ReactNode
 }) {
   const headingId = `item-${item.id}`
-  const fields = Object.entries(item.personalization)
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby={headingId}>
       <Stack gap="sm">
@@ -59,29 +57,7 @@ export function OrderItem({
             </Anchor>
           )}
         </Group>
-        <Title order={4} size="h5">
-          Personalization
-        </Title>
-        {fields.length === 0 ? (
-          <Text c="dimmed">No personalization.</Text>
-        ) : (
-          <Table withTableBorder aria-label={`Personalization of item ${position}`} maw={720}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th w="30%">Field</Table.Th>
-                <Table.Th>Value</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {fields.map(([k, v]) => (
-                <Table.Tr key={k}>
-                  <Table.Td style={{ overflowWrap: 'anywhere' }}>{k}</Table.Td>
-                  <Table.Td style={{ overflowWrap: 'anywhere', whiteSpace: 'pre-wrap' }}>{value(v)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        )}
+        <Personalization position={position} values={item.personalization} />
         <Title order={4} size="h5">
           Files
         </Title>
