@@ -5,11 +5,18 @@ import type { OrderStatus } from './orders.schemas.ts'
 
 /**
  * order_changes (migration 0023): what the order statistics and the unmatched
- * skus have not counted yet. Creating an order, and changing a live order's
- * status, append rows here (no key, no index: no lock another order waits
- * for); foldOrderChanges moves them into order_daily_stats, unmatched_skus
- * and the monthly usage (migration 0028) in the background, and the readers add the rows still here, so the figures
- * are exact whenever they are read.
+ * skus have not counted yet. Creating an order, changing a live order's
+ * status, and changing a live order's quantities in the dashboard append rows
+ * here (no key, no index: no lock another order waits for); foldOrderChanges
+ * moves them into order_daily_stats, unmatched_skus and the monthly usage
+ * (migration 0028) in the background, and the readers add the rows still
+ * here, so the figures are exact whenever they are read.
+ *
+ * Three kinds of row: a creation (`created`, orders 1), a status move (orders
+ * -1 from the old status and +1 to the new one) and a resize (orders 0, items
+ * 0, the quantity's difference, in the order's current status). Usage counts
+ * creations and resizes: an order stays counted in its month whatever its
+ * status becomes.
  */
 
 /** Folding and linking a product's items take this lock, so neither counts an item the other has moved. */
@@ -56,6 +63,49 @@ export async function setOrderStatusRecorded(db: Database, orderId: string, stat
     cross join sizes s
     cross join lateral (values (p.status, -1), (${status}::text, 1)) as m (status, sign)
     where p.environment = 'live' and p.status <> ${status}::text`.execute(db)
+}
+
+/** The rows the monthly usage counts: creations and resizes (orders 0), not status moves. */
+export const countsForUsage = sql`(created or orders = 0)`
+
+/**
+ * Records a live order's quantities changed after it was created (the
+ * dashboard's order changes): the difference of its total quantity, in its
+ * current status, for the statistics and the usage; and the difference per
+ * linked product for the product usage, which the fold reads from the items
+ * as they are when the order's creation is folded. So the product usage moves
+ * here only for an order whose creation has been folded, under the fold's
+ * lock (the caller takes it before it changes the items).
+ */
+export async function recordResize(
+  trx: Transaction<DB>,
+  order: { id: string; organizationId: string; createdAt: Date; status: string },
+  resized: { productId: string | null; difference: number }[],
+  at: Date,
+): Promise<void> {
+  const difference = resized.reduce((n, r) => n + r.difference, 0)
+  const day = order.createdAt.toISOString().slice(0, 10)
+  if (difference !== 0) {
+    await sql`
+      insert into order_changes (order_id, organization_id, live, created, day, status, orders, items, quantity, at)
+      values (${order.id}::uuid, ${order.organizationId}::uuid, true, false, ${day}::date, ${order.status},
+        0, 0, ${difference}, ${at}::timestamptz)`.execute(trx)
+  }
+  const byProduct = new Map<string, number>()
+  for (const r of resized) {
+    if (r.productId !== null) byProduct.set(r.productId, (byProduct.get(r.productId) ?? 0) + r.difference)
+  }
+  const products = [...byProduct].filter(([, d]) => d !== 0)
+  if (products.length === 0) return
+  await sql`
+    insert into monthly_product_usage (organization_id, month, product_id, orders, items, quantity)
+    select ${order.organizationId}::uuid, date_trunc('month', ${day}::date)::date, p.product_id, 0, 0, p.difference
+    from unnest(${products.map(([id]) => id)}::uuid[], ${products.map(([, d]) => d)}::bigint[])
+      as p (product_id, difference)
+    where not exists (select 1 from order_changes c where c.order_id = ${order.id}::uuid and c.created)
+    order by p.product_id
+    on conflict (month, organization_id, product_id) do update set
+      ${add('monthly_product_usage', ['orders', 'items', 'quantity'])}`.execute(trx)
 }
 
 /** Waits until no fold is running (a product's items are linked after it). */
@@ -117,13 +167,14 @@ export async function foldOrderChanges(trx: Transaction<DB>, limit: number): Pro
         ${add('unmatched_skus', ['items', 'orders'])},
         last_seen_at = greatest(unmatched_skus.last_seen_at, excluded.last_seen_at)
     ),
-    -- Usage for billing counts an order once, when it is created: a later
-    -- status (cancelled included) leaves it counted in its month.
+    -- Usage for billing counts an order once, when it is created, and its
+    -- quantity changes: a later status (cancelled included) leaves it
+    -- counted in its month.
     usage as (
       insert into monthly_usage (organization_id, month, orders, items, quantity)
       select organization_id, date_trunc('month', day)::date, sum(orders), sum(items), sum(quantity)
       from taken
-      where live and created
+      where live and ${countsForUsage}
       group by 1, 2
       order by 2, 1
       on conflict (month, organization_id) do update set

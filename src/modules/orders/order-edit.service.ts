@@ -11,6 +11,7 @@ import { staleOrder } from '../production/production.service.ts'
 import type { UploadService, UploadSlot } from '../uploads/uploads.service.ts'
 import { eventData, type RecordedEvent, recordEvent } from '../webhooks/outbox/outbox.service.ts'
 import type { OrderAggregates } from './order-aggregates.ts'
+import { lockOrderChanges, recordResize } from './order-changes.repo.ts'
 import type { OrderChangeRequest } from './order-edit.schemas.ts'
 import { toOperatorOrder } from './orders.mappers.ts'
 import {
@@ -212,9 +213,19 @@ export function createOrderEditService(deps: {
       const scope = { organizationId: before.organization_id, environment: before.environment }
       const { errors: fileErrors, plan } = await uploads.prepare(scope, next.candidate.items)
       if (fileErrors.length > 0) throw AppError.validation(fileErrors)
+      // A live order's quantities are counted (statistics, usage): the counts follow the change.
+      const resized = [...next.touched]
+        .map((n) => ({
+          productId: items[n]!.product_id,
+          difference: next.states[n]!.quantity - items[n]!.quantity,
+        }))
+        .filter((r) => r.difference !== 0)
+      const counted = before.environment === 'live' && resized.length > 0
       let events: RecordedEvent[]
       try {
         events = await db.transaction().execute(async (trx) => {
+          // The fold's lock before the order's (linking a product takes them in that order).
+          if (counted) await lockOrderChanges(trx)
           const { row } = await lockAndCheck(trx, orderId, change.expected_updated_at, changer)
           const at = clock.now()
           await uploads.commit(trx, plan, at)
@@ -228,6 +239,15 @@ export function createOrderEditService(deps: {
           const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
           await updateOrderCustomer(trx, row.id, next.customer, at, bytes(itemsAfter) - bytes(itemsBefore))
           for (const n of next.touched) await updateOrderItem(trx, items[n]!.id, next.states[n]!)
+          if (counted) {
+            const order = {
+              id: row.id,
+              organizationId: row.organization_id,
+              createdAt: row.created_at,
+              status: row.status,
+            }
+            await recordResize(trx, order, resized, at)
+          }
           await recordAudit(trx, clock, {
             organizationId: row.organization_id,
             actor: changer.actor,

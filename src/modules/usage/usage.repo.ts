@@ -1,5 +1,6 @@
 import { sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import { countsForUsage } from '../orders/order-changes.repo.ts'
 
 /**
  * monthly_usage and monthly_product_usage (migration 0028): live orders per
@@ -49,7 +50,7 @@ export async function usageByOrganization(
       where month = ${month}::date ${onlyOrg(organizationId)}
       union all
       select organization_id, orders, items, quantity from order_changes
-      where live and created and day >= ${month}::date and day < ${month}::date + interval '1 month'
+      where live and ${countsForUsage} and day >= ${month}::date and day < ${month}::date + interval '1 month'
         ${onlyOrg(organizationId)}
     ) counted
     group by organization_id`.execute(db)

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
+import { sumDailyStats } from '../../../src/modules/orders/daily-stats.repo.ts'
 import { foldOrderChanges } from '../../../src/modules/orders/order-changes.repo.ts'
 import { createTestApp, manualClock, orderBody, type TestApp } from '../../helpers/app.ts'
 import { memberOf, operatorOf } from '../../helpers/dashboard.ts'
@@ -256,5 +257,118 @@ describe('usage for billing', () => {
       const member = await memberOf(t, org.orgId, role)
       assertError(await member.client.call('GET', '/usage'), 403, 'role_required')
     }
+  })
+})
+
+describe('usage and statistics follow an order changed in the dashboard', () => {
+  /** The organization's statistics per status, counted from the orders tables themselves. */
+  async function fullDaily(orgId: string) {
+    const rows = await sql<Totals & { status: string }>`
+      select o.status, count(distinct o.id)::int as orders, count(i.id)::int as items,
+        coalesce(sum(i.quantity), 0)::int as quantity
+      from orders o left join order_items i on i.order_id = o.id
+      where o.organization_id = ${orgId}::uuid and o.environment = 'live'
+      group by o.status order by o.status`.execute(t.db)
+    return rows.rows
+  }
+  /** The statistics as the dashboard reads them (aggregates and what is not folded yet). */
+  async function maintainedDaily(orgId: string) {
+    const { all } = await sumDailyStats(t.db, orgId, { all: null })
+    return all!
+      .filter((r) => r.orders !== 0 || r.items !== 0 || r.quantity !== 0)
+      .sort((a, b) => a.status.localeCompare(b.status))
+  }
+  /** The statistics' aggregate table alone. */
+  async function foldedDaily(orgId: string) {
+    const rows = await sql<Totals & { status: string }>`
+      select status, sum(orders)::int as orders, sum(items)::int as items, sum(quantity)::int as quantity
+      from order_daily_stats where organization_id = ${orgId}::uuid
+      group by status having sum(orders) <> 0 or sum(items) <> 0 or sum(quantity) <> 0
+      order by status`.execute(t.db)
+    return rows.rows
+  }
+
+  test('a quantity changed before and after the fold, then a cancel: the counts equal a full count', async () => {
+    const org = await t.tenant('Resized Prints')
+    const mug = await t.admin('POST', `/admin/v1/organizations/${org.orgId}/products`, {
+      sku: 'MUG',
+      name: 'Mug',
+    })
+    assert.equal(mug.statusCode, 201, mug.body)
+    const developer = await memberOf(t, org.orgId, 'developer')
+    const month = clock.now().toISOString().slice(0, 7)
+
+    async function changeQuantities(orderId: string, quantities: number[]) {
+      const page = await developer.client.call('GET', `/orders/${orderId}`)
+      assert.equal(page.statusCode, 200, page.body)
+      const shown = page.json().data.order as { updated_at: string; items: { id: string }[] }
+      const res = await developer.client.call('POST', `/orders/${orderId}/changes`, {
+        expected_updated_at: shown.updated_at,
+        items: quantities.map((quantity, n) => ({ id: shown.items[n]!.id, quantity })),
+      })
+      assert.equal(res.statusCode, 200, res.body)
+    }
+    async function assertCounted() {
+      assert.deepEqual(shape(await adminRow(org.orgId, month)), await fullCount(org.orgId, month))
+      assert.deepEqual(await maintainedDaily(org.orgId), await fullDaily(org.orgId))
+    }
+
+    const a = await createOrder(
+      org.liveKey,
+      orderBody({
+        items: [
+          { sku: 'MUG', name: 'Mug', quantity: 2 },
+          { sku: 'CARD', name: 'Card', quantity: 1 },
+        ],
+      }),
+    )
+    const b = await createOrder(org.liveKey, orderBody({ items: [{ sku: 'MUG', name: 'Mug', quantity: 4 }] }))
+    const testOrder = await createOrder(
+      org.testKey,
+      orderBody({ items: [{ sku: 'MUG', name: 'Mug', quantity: 3 }] }),
+    )
+
+    // Before the creation is folded.
+    await changeQuantities(a.id, [5, 3])
+    await assertCounted()
+    assert.deepEqual(shape(await adminRow(org.orgId, month)), {
+      orders: 2,
+      items: 3,
+      quantity: 12,
+      products: [{ sku: 'MUG', orders: 2, items: 2, quantity: 9 }],
+      unlinked: { items: 1, quantity: 3 },
+    })
+    await foldAll()
+    await assertCounted()
+
+    // After it: the folded counts move.
+    await changeQuantities(b.id, [1])
+    await changeQuantities(testOrder.id, [30])
+    await assertCounted()
+    assert.deepEqual(shape(await adminRow(org.orgId, month)), {
+      orders: 2,
+      items: 3,
+      quantity: 9,
+      products: [{ sku: 'MUG', orders: 2, items: 2, quantity: 6 }],
+      unlinked: { items: 1, quantity: 3 },
+    })
+
+    // A status move after a resize carries the quantity as it is now.
+    const cancel = await t.admin('POST', `/admin/v1/orders/${a.id}/cancel`)
+    assert.equal(cancel.statusCode, 200, cancel.body)
+    await changeQuantities(b.id, [2])
+    await assertCounted()
+    await foldAll()
+    await assertCounted()
+    const folded = await fullDaily(org.orgId)
+    assert.deepEqual(await foldedDaily(org.orgId), folded)
+    assert.deepEqual(
+      folded.map((r) => [r.status, r.quantity]),
+      [
+        ['cancelled', 8],
+        ['pending', 2],
+      ],
+    )
+    assert.deepEqual(await aggregated(org.orgId, month), { orders: 2, items: 3, quantity: 10 })
   })
 })
