@@ -74,6 +74,7 @@ async function runPostgres(): Promise<void> {
       await client.connect()
       await client.query(opts.whatIf).finally(() => client.end())
     }
+    if (opts.rules > 0) await seedRules(databaseUrl, opts.rules)
     const svc = target(service, dbPids)
     if (!opts.skipLoad) {
       await intakePostgres(svc, tenant, databaseUrl, dbPids, async (proc) => {
@@ -98,6 +99,47 @@ async function runPostgres(): Promise<void> {
     for (const drop of drops) await drop()
     await admin.end()
   }
+}
+
+/**
+ * N rules per organization, each of 10 conditions: nine that hold for every
+ * item of the bench's orders and a last one that never does, so every rule
+ * reads every condition on every item and none matches (the orders stay as
+ * without rules). Written as the dashboard stores them, with the version moved.
+ */
+async function seedRules(databaseUrl: string, n: number) {
+  const holds = [
+    { field: 'item.quantity', operator: 'gte', value: 1 },
+    { field: 'item.quantity', operator: 'lt', value: 1000 },
+    { field: 'item.files', operator: 'gte', value: 0 },
+    { field: 'order.source', operator: 'equals', value: 'api' },
+    { field: 'item.personalization', key: 'gift_note', operator: 'absent' },
+    { field: 'item.personalization', key: 'gift_wrap', operator: 'absent' },
+    { field: 'item.product', operator: 'not_linked' },
+    { field: 'item.files', operator: 'lte', value: 10 },
+    { field: 'item.quantity', operator: 'lte', value: 999 },
+  ]
+  const never = { field: 'item.quantity', operator: 'gt', value: 1_000_000 }
+  const client = new pg.Client({ connectionString: databaseUrl })
+  await client.connect()
+  try {
+    await client.query(
+      `insert into automation_rules (id, organization_id, position, name, enabled, conditions, actions, created_at, updated_at)
+       select gen_random_uuid(), o.id, p, 'Rule ' || p, true, $1::jsonb, $2::jsonb, now(), now()
+       from organizations o cross join generate_series(0, $3::int - 1) as p`,
+      [
+        JSON.stringify([...holds, never]),
+        JSON.stringify([{ type: 'hold' }, { type: 'tag', value: 'bench' }]),
+        n,
+      ],
+    )
+    await client.query(
+      `insert into automation_versions (organization_id, version) select id, 1 from organizations`,
+    )
+  } finally {
+    await client.end()
+  }
+  log(`automation: ${n} rules of 10 conditions per organization`)
 }
 
 // ---------------------------------------------------------------- PGlite

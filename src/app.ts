@@ -50,6 +50,8 @@ import { apiKeysAdminRoutes } from './modules/auth/api-keys.admin.routes.ts'
 import { apiKeysConsoleRoutes } from './modules/auth/api-keys.console.routes.ts'
 import { apiKeysDashboardRoutes } from './modules/auth/api-keys.dashboard.routes.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
+import { automationDashboardRoutes } from './modules/automation/automation.dashboard.routes.ts'
+import { createAutomationService } from './modules/automation/automation.service.ts'
 import { docsRoutes } from './modules/docs/docs.routes.ts'
 import { createDocsService } from './modules/docs/docs.service.ts'
 import { homeDashboardRoutes } from './modules/orders/home.dashboard.routes.ts'
@@ -144,7 +146,15 @@ export function createServices(deps: AppDeps) {
     cacheKeys: deps.cacheApiKeys ?? false,
     organizations,
   })
-  const orders = createOrderService({ db: deps.db, clock: deps.clock, uploads, organizations, keys: apiKeys })
+  const automation = createAutomationService({ db: deps.db, clock: deps.clock })
+  const orders = createOrderService({
+    db: deps.db,
+    clock: deps.clock,
+    uploads,
+    organizations,
+    keys: apiKeys,
+    automation,
+  })
   const production = createProductionService({ db: deps.db, clock: deps.clock, orders })
   return {
     accounts: createAccountService({
@@ -159,6 +169,7 @@ export function createServices(deps: AppDeps) {
     docs: createDocsService(),
     apiKeys,
     organizations,
+    automation,
     products: createProductService({ db: deps.db, clock: deps.clock, organizations }),
     uploads,
     orders,
@@ -234,7 +245,7 @@ export async function buildApp(
   registerErrorHandler(app, errors)
 
   const { system, docs, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
-  const { accounts, audit, usage, orderEdits } = services
+  const { accounts, audit, usage, orderEdits, automation } = services
   const cookies = dashboardCookies(deps.config.publicBaseUrl)
 
   registerAuth(app, {
@@ -306,6 +317,7 @@ export async function buildApp(
         (app) => apiKeysDashboardRoutes(app, { apiKeys }),
         (app) => webhooksDashboardRoutes(app, { webhooks }),
         (app) => productsDashboardRoutes(app, { products }),
+        (app) => automationDashboardRoutes(app, { automation }),
         (app) => usageDashboardRoutes(app, { usage }),
         (app) => auditConsoleRoutes(app, { audit }),
         (app) => organizationsConsoleRoutes(app, { organizations, orders, webhooks }),

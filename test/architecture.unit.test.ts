@@ -34,6 +34,8 @@ const OWNERS: Record<string, string[]> = {
   organizations: ['organizations'],
   api_keys: ['auth'],
   products: ['products'],
+  automation_rules: ['automation'],
+  automation_versions: ['automation'],
   orders: ['orders'],
   order_items: ['orders'],
   unmatched_skus: ['orders'],

@@ -27,6 +27,7 @@ const { values: flags } = parseArgs({
     orgs: { type: 'string' },
     'pg-url': { type: 'string' },
     'what-if': { type: 'string' },
+    rules: { type: 'string' },
     keep: { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -47,6 +48,8 @@ if (flags.help) {
   --diagnose            where the time goes: also POST with test keys (no production rows, no event)
   --what-if=SQL         run SQL on the PostgreSQL bench database once the service has migrated it, before
                         the load (an experiment: e.g. drop an index or a foreign key and compare)
+  --rules=N             give each organization N automation rules of 10 conditions that all but the
+                        last hold for the bench's orders (every condition read, no rule matches)
   --orgs=N              spread the keys over N organizations (PostgreSQL; default 1): shows contention
                         on one organization's rows (foreign-key locks on the organizations row)
   --pg-url=URL          PostgreSQL to create the bench databases on (default postgres://postgres@127.0.0.1:5432/test)
@@ -74,6 +77,7 @@ export const opts = {
   diagnose: flags.diagnose,
   orgs: num(flags.orgs, 1),
   whatIf: flags['what-if'],
+  rules: num(flags.rules, 0),
   pgUrl: flags['pg-url'] ?? 'postgres://postgres@127.0.0.1:5432/test',
   keep: flags.keep,
 }

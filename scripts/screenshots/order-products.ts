@@ -162,10 +162,16 @@ export async function orderAndProductPages(
   await page.getByRole('heading', { name: 'Order SHOP-10482', level: 1 }).waitFor()
   await page.getByRole('img', { name: 'Preview of acme-logo.svg' }).waitFor()
   await page.getByText('order.production_started').waitFor()
-  await page
-    .getByText(/^1 attempt/)
-    .first()
-    .waitFor()
+  // The page shows the deliveries as they were when it loaded: reload until the first attempt failed.
+  for (let tries = 0; (await page.getByText(/^1 attempt/).count()) === 0; tries++) {
+    if (tries === 30) {
+      await page.screenshot({ path: '/tmp/screenshots-order-page.png', fullPage: true })
+      throw new Error('no delivery attempt shown after 30 s (see /tmp/screenshots-order-page.png)')
+    }
+    await page.waitForTimeout(1000)
+    await page.reload()
+    await page.getByText('order.production_started').waitFor()
+  }
   // The whole page in one picture, with the shell as tall as the page.
   await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0))
   const height = await page.evaluate(() => document.documentElement.scrollHeight)

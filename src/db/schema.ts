@@ -11,6 +11,8 @@ import type {
 } from './tables/accounts.ts'
 import type {
   ApiKeyTable,
+  AutomationRuleTable,
+  AutomationVersionTable,
   MonthlyProductUsageTable,
   MonthlyUsageTable,
   OrderChangesTable,
@@ -47,6 +49,8 @@ export interface DB {
   organizations: OrganizationTable
   api_keys: ApiKeyTable
   products: ProductTable
+  automation_rules: AutomationRuleTable
+  automation_versions: AutomationVersionTable
   orders: OrderTable
   order_items: OrderItemTable
   production_orders: ProductionOrderTable

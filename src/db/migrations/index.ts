@@ -24,6 +24,7 @@ import * as orderGraphWithoutForeignKeys from './2026-11-28-0024-order-graph-wit
 import * as webhookCircuitBreaker from './2026-11-28-0025-webhook-circuit-breaker.ts'
 import * as orderHistory from './2026-11-29-0026-order-history.ts'
 import * as monthlyUsage from './2026-11-29-0028-monthly-usage.ts'
+import * as automation from './2026-11-29-0029-automation.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -53,6 +54,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-28-0025-webhook-circuit-breaker': webhookCircuitBreaker,
   '2026-11-29-0026-order-history': orderHistory,
   '2026-11-29-0028-monthly-usage': monthlyUsage,
+  '2026-11-29-0029-automation': automation,
 }
 
 export const migrationProvider: MigrationProvider = {

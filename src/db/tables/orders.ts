@@ -8,6 +8,25 @@ export interface OrganizationTable {
   created_at: Date
 }
 
+/** The version of an organization's automation rules, moving with every change (migration 0029). */
+export interface AutomationVersionTable {
+  organization_id: string
+  version: ColumnType<string, number, number>
+}
+
+/** An organization's automation rules, in position order (migration 0029). */
+export interface AutomationRuleTable {
+  id: string
+  organization_id: string
+  position: number
+  name: string
+  enabled: boolean
+  conditions: Json<unknown[]>
+  actions: Json<unknown[]>
+  created_at: Date
+  updated_at: Date
+}
+
 export interface ApiKeyTable {
   id: string
   organization_id: string
@@ -51,6 +70,10 @@ export interface OrderTable {
   content_hash: string
   /** Size of the items' JSON document: bounds a page of the order lists by bytes. */
   content_bytes: number
+  /** Tags set by automation rules (migration 0029). */
+  tags: ColumnType<string[], string[] | undefined, string[]>
+  /** The automation rules that matched when the order was created, with their actions; null when none did. */
+  automation: ColumnType<unknown[] | null, string | null | undefined, string | null>
 }
 
 export type PersonalizationValue = string | number | boolean | null
@@ -74,6 +97,13 @@ export interface OrderItemTable {
   files: Json<StoredFileRef[]>
 }
 
+/** What held a production order for review: the rule, and its conditions in words. */
+export interface ProductionHold {
+  rule_id: string
+  name: string
+  reason: string
+}
+
 export interface ProductionOrderTable {
   id: string
   order_id: string
@@ -81,6 +111,12 @@ export interface ProductionOrderTable {
   produced_by_partner: ColumnType<boolean, boolean | undefined, boolean>
   created_at: Date
   updated_at: Date
+  /** rush or normal (an automation rule's priority action). */
+  priority: ColumnType<'rush' | 'normal', 'rush' | 'normal' | undefined, 'rush' | 'normal'>
+  /** Set while the production order is held for review (a flag beside its status). */
+  held_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** The rule that held it: `{rule_id, name, reason}`. */
+  hold: ColumnType<ProductionHold | null, string | null | undefined, string | null>
 }
 
 export interface ProductionJobTable {

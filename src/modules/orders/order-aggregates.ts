@@ -2,6 +2,7 @@ import type { Database } from '../../db/database.ts'
 import type { OrderRow, ProductionOrderRow } from '../../db/schema.ts'
 import type { KeyAuthenticator } from '../../http/principal.ts'
 import type { Clock } from '../../lib/clock.ts'
+import type { AutomationService } from '../automation/automation.service.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import type { UploadService } from '../uploads/uploads.service.ts'
 import type { OrderAggregate } from './orders.mappers.ts'
@@ -14,6 +15,8 @@ export interface OrderDeps {
   organizations: OrganizationLookup
   /** Revocation checks of keys from memory (auth module). */
   keys: Pick<KeyAuthenticator, 'confirm'> & { forget(keyId: string): void }
+  /** The organization's automation rules, applied to live orders at intake. */
+  automation: Pick<AutomationService, 'ruleSet' | 'forget' | 'evaluate'>
   /** Bytes of items a list page may carry (tests lower it). */
   pageBudgetBytes?: number
 }

@@ -1,5 +1,6 @@
 import type { OrderRow, OrderSource } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
+import { NO_OUTCOME, type Outcome } from '../automation/automation.rules.ts'
 import { eventData } from '../webhooks/outbox/outbox.service.ts'
 import type { ItemWithJob, OrderGraph, OrderScope } from './orders.repo.ts'
 import type { OrderRequest, Warning } from './orders.schemas.ts'
@@ -19,9 +20,16 @@ export interface OrderContext extends OrderScope {
 export function buildOrderGraph(
   ctx: OrderContext,
   body: OrderRequest,
-  meta: { contentHash: string; orderedAt: Date | undefined; now: Date },
+  meta: {
+    contentHash: string
+    orderedAt: Date | undefined
+    now: Date
+    /** Live orders: what the organization's rules did, and the version of the rules read. */
+    automation?: { version: number; outcome: Outcome; unlinked: string[] | null }
+  },
 ): { graph: OrderGraph; items: ItemWithJob[] } {
   const { now } = meta
+  const outcome = meta.automation?.outcome ?? NO_OUTCOME
   const orderId = newId()
   const live = ctx.environment === 'live'
   const items: ItemWithJob[] = body.items.map((item, position) => ({
@@ -68,12 +76,17 @@ export function buildOrderGraph(
     updated_at: now,
     content_hash: meta.contentHash,
     content_bytes: itemsDocument.length,
+    tags: outcome.tags,
+    automation: outcome.matched.length === 0 ? null : outcome.matched,
   }
   const graph: OrderGraph = {
     order: row,
     itemsDocument,
     items: graphItems,
-    production: live ? { id: newId() } : null,
+    production: live
+      ? { id: newId(), partner: outcome.partner, priority: outcome.priority, hold: outcome.hold }
+      : null,
+    rules: meta.automation ? { version: meta.automation.version, unlinked: meta.automation.unlinked } : null,
     // Only live orders that came through the API produce events.
     event:
       live && ctx.source === 'api'

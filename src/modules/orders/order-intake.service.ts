@@ -4,6 +4,7 @@ import { AppError } from '../../http/errors.ts'
 import type { Principal } from '../../http/principal.ts'
 import { contentHash } from '../../lib/canonical-json.ts'
 import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
+import type { Outcome } from '../automation/automation.rules.ts'
 import { FileConflictError } from '../uploads/uploads.service.ts'
 import type { OrderAggregates, OrderDeps } from './order-aggregates.ts'
 import { buildOrderGraph, linkProducts, type OrderContext } from './order-graph.ts'
@@ -21,7 +22,10 @@ export interface Created<View> {
 /** A key revoked on another instance since this one kept it in memory: the 401 of every bad key. */
 const revokedKey = () => new AppError('invalid_api_key', { hint: '' })
 
-/** A concurrent PUT or sweep changed a file between its check and the order's commit: check again. */
+/**
+ * A concurrent PUT or sweep changed a file between its check and the order's
+ * commit, or the organization's rules changed since they were read: again.
+ */
 const MAX_ATTEMPTS = 3
 
 /** Accepting orders: POST /v1/orders and the operator's shop orders. */
@@ -72,8 +76,19 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
     const { errors: fileErrors, plan } = await uploads.prepare(ctx, body.items)
     if (fileErrors.length > 0) throw AppError.validation(fileErrors)
 
+    // Live orders: the organization's rules, applied in the statement that writes the order.
+    let automation: { version: number; outcome: Outcome; unlinked: string[] | null } | undefined
+    if (ctx.environment === 'live') {
+      const rules = await deps.automation.ruleSet(ctx.organizationId)
+      const evaluated = await deps.automation.evaluate(rules, {
+        ...body,
+        organizationId: ctx.organizationId,
+        source: ctx.source,
+      })
+      automation = { version: rules.version, ...evaluated }
+    }
     const now = clock.now()
-    const { graph, items } = buildOrderGraph(ctx, body, { contentHash: hash, orderedAt, now })
+    const { graph, items } = buildOrderGraph(ctx, body, { contentHash: hash, orderedAt, now, automation })
     const keyId = ctx.uncheckedKeyId ?? null
     let written: Awaited<ReturnType<typeof insertOrderGraph>>
     try {
@@ -99,6 +114,14 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
       deps.keys.forget(keyId!)
       throw revokedKey()
     }
+    if (!written.rulesCurrent) {
+      // The rules changed since this instance read them, or a sku taken as
+      // unlinked has a product now: evaluate the order again.
+      await uploads.discard(plan)
+      deps.automation.forget(ctx.organizationId)
+      if (attempt >= MAX_ATTEMPTS) throw new AppError('service_unavailable')
+      return create(ctx, body, attempt + 1, onCreated)
+    }
     const productIds = written.productIds
     if (!productIds) {
       // The external id exists (a repeat, or a concurrent request that won).
@@ -117,7 +140,7 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
         row: graph.order,
         items,
         productionOrder: production
-          ? { id: production.id, status: 'pending', produced_by_partner: false }
+          ? { id: production.id, status: 'pending', produced_by_partner: production.partner }
           : null,
         files: await fileDetails(items),
       },

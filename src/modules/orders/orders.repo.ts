@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DB, Environment, OrderRow, ProductionOrderRow } from '../../db/schema.ts'
-import { newProductionCtes } from '../production/production.repo.ts'
+import { type NewProduction, newProductionCtes } from '../production/production.repo.ts'
 import type { NewEventInput } from '../webhooks/outbox/events.ts'
 import { outboxCtes, outboxWake } from '../webhooks/outbox/outbox.repo.ts'
 import {
@@ -43,8 +43,14 @@ export interface OrderGraph {
     /** Live orders: the item's production job. */
     job_id: string | null
   }[]
-  /** Live orders: the production order (its jobs are the items' job_id). */
-  production: { id: string } | null
+  /** Live orders: the production order (its jobs are the items' job_id), as the automation rules left it. */
+  production: NewProduction | null
+  /**
+   * Live orders: the version of the automation rules applied, and the skus
+   * they took as having no product (null: no rule read it). The order is
+   * written only while the version is current and those skus have no product.
+   */
+  rules: { version: number; unlinked: string[] | null } | null
   /** The event the creation emits, written to the outbox with the order. */
   event: { id: string; input: NewEventInput } | null
 }
@@ -62,19 +68,20 @@ export interface OrderGraph {
  * When (organization, environment, external_order_id) exists, ON CONFLICT DO
  * NOTHING leaves the order CTE empty and nothing else is written either;
  * concurrent identical requests wait on the unique index and then find the
- * winner. Returns whether the key was valid (nothing is written otherwise), and
- * the product id of each item, or undefined on conflict.
+ * winner. Returns whether the key was valid and the automation rules applied
+ * still current (nothing is written otherwise), and the product id of each
+ * item, or undefined on conflict.
  */
 export async function insertOrderGraph(
   db: Database,
   graph: OrderGraph,
   /** An API key from memory: the order is written only if the key is still not revoked. */
   uncheckedKeyId: string | null = null,
-): Promise<{ keyValid: boolean; productIds: (string | null)[] | undefined }> {
+): Promise<{ keyValid: boolean; rulesCurrent: boolean; productIds: (string | null)[] | undefined }> {
   const o = graph.order
   const production = graph.production
   const from = { order: 'new_order', items: 'item_input' }
-  const productionCtes = production ? sql`,${newProductionCtes(production.id, o.created_at, from)}` : sql``
+  const productionCtes = production ? sql`,${newProductionCtes(production, o.created_at, from)}` : sql``
   const change = { organizationId: o.organization_id, createdAt: o.created_at, status: o.status }
   const event = graph.event
   const outbox = event ? sql`, ${outboxCtes(event.id, event.input, 'new_order')}` : sql``
@@ -82,13 +89,25 @@ export async function insertOrderGraph(
     uncheckedKeyId === null
       ? sql`true`
       : sql`exists (select 1 from api_keys where id = ${uncheckedKeyId}::uuid and revoked_at is null)`
+  const rules = graph.rules
+  const rulesCheck =
+    rules === null
+      ? sql`true`
+      : sql`coalesce((select version from automation_versions where organization_id = ${o.organization_id}::uuid), 0) = ${rules.version}
+        ${
+          rules.unlinked === null || rules.unlinked.length === 0
+            ? sql``
+            : sql`and not exists (select 1 from products where organization_id = ${o.organization_id}::uuid
+                and sku = any(${rules.unlinked}::text[]))`
+        }`
   const result = await sql<{
     key_valid: boolean
+    rules_current: boolean
     inserted: boolean
     product_ids: (string | null)[] | null
     woke: unknown
   }>`
-    with key_check as (select ${keyCheck} as valid),
+    with key_check as (select ${keyCheck} as valid, ${rulesCheck} as rules_current),
     item_input as (
       select * from json_to_recordset(${graph.itemsDocument}::json)
         as i(id uuid, job_id uuid, position int, sku text, name text, quantity int, price numeric,
@@ -97,13 +116,14 @@ export async function insertOrderGraph(
     new_order as (
       insert into orders (id, organization_id, environment, source, external_order_id, status, currency,
         total_amount, customer_name, customer_email, customer_phone, ordered_at, created_at, updated_at, content_hash,
-        content_bytes)
+        content_bytes, tags, automation)
       select ${o.id}::uuid, ${o.organization_id}::uuid, ${o.environment}::text, ${o.source}::text,
         ${o.external_order_id}::text, ${o.status}::text, ${o.currency}::text, ${o.total_amount}::numeric,
         ${o.customer_name}::text, ${o.customer_email}::text, ${o.customer_phone}::text,
         ${o.ordered_at}::timestamptz, ${o.created_at}::timestamptz, ${o.updated_at}::timestamptz,
-        ${o.content_hash}::text, ${o.content_bytes}::int
-      where (select valid from key_check)
+        ${o.content_hash}::text, ${o.content_bytes}::int, ${o.tags}::text[],
+        ${o.automation === null ? null : JSON.stringify(o.automation)}::jsonb
+      where (select valid and rules_current from key_check)
       on conflict (organization_id, environment, external_order_id) do nothing
       returning id
     ),
@@ -118,11 +138,15 @@ export async function insertOrderGraph(
       returning position, sku, product_id
     ),
     ${newOrderChangeCte({ ...change, live: o.environment === 'live' }, from)}${productionCtes}${outbox}
-    select (select valid from key_check) as key_valid, exists (select 1 from new_order) as inserted,
+    select (select valid from key_check) as key_valid, (select rules_current from key_check) as rules_current, exists (select 1 from new_order) as inserted,
       (select array_agg(product_id order by position) from new_items) as product_ids,
       ${event ? outboxWake() : sql`null`} as woke`.execute(db)
   const row = result.rows[0]!
-  return { keyValid: row.key_valid, productIds: row.inserted ? (row.product_ids ?? []) : undefined }
+  return {
+    keyValid: row.key_valid,
+    rulesCurrent: row.rules_current,
+    productIds: row.inserted ? (row.product_ids ?? []) : undefined,
+  }
 }
 
 /** Bumps updated_at of orders whose change lies outside the orders row, so pollers see it. */

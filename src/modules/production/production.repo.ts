@@ -3,6 +3,14 @@ import type { Database } from '../../db/database.ts'
 import type { DB } from '../../db/schema.ts'
 import type { ProductionStatus } from '../../db/tables/common.ts'
 
+/** A live order's production order as its automation rules leave it (partner, priority, hold). */
+export interface NewProduction {
+  id: string
+  partner: boolean
+  priority: 'rush' | 'normal'
+  hold: { rule_id: string; name: string; reason: string } | null
+}
+
 /**
  * A live order's production order and one pending job per item, as common
  * table expressions of the statement that inserts the order (one statement, no
@@ -10,14 +18,17 @@ import type { ProductionStatus } from '../../db/tables/common.ts'
  * `from.order`, the items' ids and job ids from `from.items`.
  */
 export function newProductionCtes(
-  productionId: string,
+  production: NewProduction,
   at: Date,
   from: { order: string; items: string },
 ): RawBuilder<unknown> {
+  const hold = production.hold === null ? null : JSON.stringify(production.hold)
   return sql`
       new_production as (
-        insert into production_orders (id, order_id, status, produced_by_partner, created_at, updated_at)
-        select ${productionId}::uuid, id, 'pending', false, ${at}::timestamptz, ${at}::timestamptz
+        insert into production_orders (id, order_id, status, produced_by_partner, priority, held_at, hold,
+          created_at, updated_at)
+        select ${production.id}::uuid, id, 'pending', ${production.partner}::boolean, ${production.priority}::text,
+          ${hold === null ? null : at}::timestamptz, ${hold}::jsonb, ${at}::timestamptz, ${at}::timestamptz
         from ${sql.table(from.order)}
         returning id
       ),

@@ -79,6 +79,8 @@ const OPEN = [
   'POST /dashboard/api/invitations/accept',
 ]
 
+const generatedRule = { name: 'Generated', actions: [{ type: 'tag', value: 'generated' }] }
+
 /** A valid body for each route that takes one, so that only authorization can refuse it. */
 const BODIES: Record<string, () => unknown> = {
   'POST /dashboard/api/sign-in': () => ({ email: uniqueEmail(), password: PASSWORD }),
@@ -112,6 +114,10 @@ const BODIES: Record<string, () => unknown> = {
     expected_updated_at: '2026-01-01T00:00:00Z',
   }),
   'POST /dashboard/api/operator/orders/:order_id/uploads': () => ({ filename: 'generated.png' }),
+  'POST /dashboard/api/automation/rules': () => generatedRule,
+  'PUT /dashboard/api/automation/rules/:rule_id': () => generatedRule,
+  'POST /dashboard/api/automation/rules/order': () => ({ rule_ids: [ruleId] }),
+  'POST /dashboard/api/automation/dry-run': () => generatedRule,
 }
 /** Changes whose path says it all. */
 const NO_BODY = [
@@ -136,6 +142,7 @@ let jobId: string
 /** A pending invitation of the organization; an operator account (never removed: only refusals here). */
 let invitationId: string
 let operatorId: string
+let ruleId: string
 const byRole: Record<string, Awaited<ReturnType<typeof memberOf>>> = {}
 
 before(async () => {
@@ -177,6 +184,9 @@ before(async () => {
   assert.equal(invited.statusCode, 201, invited.body)
   invitationId = invited.json().data.invitation.id
   operatorId = (await operatorOf(t)).id
+  const rule = await owner.client.call('POST', '/automation/rules', generatedRule)
+  assert.equal(rule.statusCode, 201, rule.body)
+  ruleId = rule.json().data.rule.id
   deliveryId = (
     await t.db
       .selectFrom('webhook_deliveries')
@@ -197,6 +207,7 @@ const ids = () => ({
   delivery_id: deliveryId,
   invitation_id: invitationId,
   operator_id: operatorId,
+  rule_id: ruleId,
 })
 
 async function call(
