@@ -404,80 +404,139 @@ export interface RuleInput {
   }[]
 }
 
-function compareNumber(operator: string, actual: number, expected: number): boolean {
+type Item = RuleInput['items'][number]
+type Test<T> = (value: T) => boolean
+
+function compareWith(operator: string, expected: number): Test<number> {
   switch (operator as Compare) {
     case 'gt':
-      return actual > expected
+      return (n) => n > expected
     case 'gte':
-      return actual >= expected
+      return (n) => n >= expected
     case 'lt':
-      return actual < expected
+      return (n) => n < expected
     case 'lte':
-      return actual <= expected
+      return (n) => n <= expected
     case 'eq':
-      return actual === expected
+      return (n) => n === expected
   }
-  return false
+  return () => false
 }
 
 const personalizationText = (value: unknown): string | undefined =>
   value === undefined || value === null || value === '' ? undefined : String(value)
 
-function itemHolds(c: Condition, item: RuleInput['items'][number]): boolean {
+/** An item condition as a test of one item, its values read once. */
+function itemTest(c: Condition): Test<Item> {
   switch (c.field) {
-    case 'item.sku':
-      return (
-        item.sku !== null &&
-        (c.operator === 'equals' ? item.sku === c.value : item.sku.startsWith(c.value as string))
-      )
+    case 'item.sku': {
+      const value = c.value as string
+      return c.operator === 'equals'
+        ? (item) => item.sku === value
+        : (item) => item.sku?.startsWith(value) === true
+    }
     case 'item.product':
-      return c.operator === 'linked' ? item.linked : !item.linked
-    case 'item.quantity':
-      return compareNumber(c.operator, item.quantity, c.value as number)
-    case 'item.files':
-      return compareNumber(c.operator, item.files, c.value as number)
+      return c.operator === 'linked' ? (item) => item.linked : (item) => !item.linked
+    case 'item.quantity': {
+      const holds = compareWith(c.operator, c.value as number)
+      return (item) => holds(item.quantity)
+    }
+    case 'item.files': {
+      const holds = compareWith(c.operator, c.value as number)
+      return (item) => holds(item.files)
+    }
     case 'item.personalization': {
-      const text = personalizationText(item.personalization[c.key!])
-      if (c.operator === 'present') return text !== undefined
-      if (c.operator === 'absent') return text === undefined
-      if (text === undefined) return false
-      if (c.operator === 'longer_than') return [...text].length > (c.value as number)
-      return (c.value as string[]).includes(text)
+      const key = c.key!
+      const text = (item: Item) =>
+        Object.hasOwn(item.personalization, key) ? personalizationText(item.personalization[key]) : undefined
+      if (c.operator === 'present') return (item) => text(item) !== undefined
+      if (c.operator === 'absent') return (item) => text(item) === undefined
+      if (c.operator === 'longer_than') {
+        const length = c.value as number
+        return (item) => {
+          const t = text(item)
+          return t !== undefined && t.length > length && [...t].length > length
+        }
+      }
+      const values = new Set(c.value as string[])
+      return (item) => {
+        const t = text(item)
+        return t !== undefined && values.has(t)
+      }
     }
   }
-  return false
+  return () => false
 }
 
-function orderHolds(c: Condition, order: RuleInput): boolean {
+/** An order condition as a test of the order. */
+function orderTest(c: Condition): Test<RuleInput> {
   switch (c.field) {
-    case 'order.total':
-      return order.total !== null && compareNumber(c.operator, order.total, c.value as number)
-    case 'order.currency':
-      return order.currency === c.value
-    case 'order.source':
-      return order.source === c.value
-    case 'customer.email_domain': {
-      const at = order.customerEmail?.lastIndexOf('@') ?? -1
-      return at >= 0 && order.customerEmail!.slice(at + 1).toLowerCase() === (c.value as string).toLowerCase()
+    case 'order.total': {
+      const holds = compareWith(c.operator, c.value as number)
+      return (order) => order.total !== null && holds(order.total)
     }
+    case 'order.currency':
+      return (order) => order.currency === c.value
+    case 'order.source':
+      return (order) => order.source === c.value
+    case 'customer.email_domain': {
+      const domain = (c.value as string).toLowerCase()
+      return (order) => {
+        const at = order.customerEmail?.lastIndexOf('@') ?? -1
+        return at >= 0 && order.customerEmail!.slice(at + 1).toLowerCase() === domain
+      }
+    }
+  }
+  return () => false
+}
+
+/** A rule as tests, built once when the rules are read, so an order only runs comparisons. */
+export interface CompiledRule {
+  rule: Rule
+  order: Test<RuleInput>[]
+  items: Test<Item>[]
+}
+
+function compileConditions(conditions: Condition[]): Pick<CompiledRule, 'order' | 'items'> {
+  const order: Test<RuleInput>[] = []
+  const items: Test<Item>[] = []
+  for (const c of conditions) {
+    if (FIELDS[c.field].scope === 'item') items.push(itemTest(c))
+    else order.push(orderTest(c))
+  }
+  return { order, items }
+}
+
+/** The enabled rules, compiled, and whether any reads items' product links (then the intake looks them up). */
+export function compileRules(rules: Rule[]): { rules: CompiledRule[]; readsProducts: boolean } {
+  const enabled = rules.filter((r) => r.enabled)
+  return {
+    rules: enabled.map((rule) => ({ rule, ...compileConditions(rule.conditions) })),
+    readsProducts: enabled.some((r) => r.conditions.some((c) => c.field === 'item.product')),
+  }
+}
+
+function holds(compiled: Pick<CompiledRule, 'order' | 'items'>, order: RuleInput): boolean {
+  for (const test of compiled.order) if (!test(order)) return false
+  const tests = compiled.items
+  if (tests.length === 0) return true
+  // Item conditions hold together, on one item.
+  for (const item of order.items) {
+    let all = true
+    for (const test of tests) {
+      if (!test(item)) {
+        all = false
+        break
+      }
+    }
+    if (all) return true
   }
   return false
 }
 
 /** Whether every condition of the rule holds (item conditions together, on one item). */
-export function matches(rule: Pick<RuleDefinition, 'conditions'>, order: RuleInput): boolean {
-  const itemConditions: Condition[] = []
-  for (const c of rule.conditions) {
-    if (FIELDS[c.field].scope === 'item') itemConditions.push(c)
-    else if (!orderHolds(c, order)) return false
-  }
-  if (itemConditions.length === 0) return true
-  return order.items.some((item) => itemConditions.every((c) => itemHolds(c, item)))
-}
-
-/** Whether any enabled rule reads an item's product link (then the intake looks the links up first). */
-export const readsProducts = (rules: Rule[]) =>
-  rules.some((r) => r.enabled && r.conditions.some((c) => c.field === 'item.product'))
+export const matches = (rule: Pick<RuleDefinition, 'conditions'>, order: RuleInput): boolean =>
+  holds(compileConditions(rule.conditions), order)
 
 export interface Matched {
   rule_id: string
@@ -501,10 +560,11 @@ export const NO_OUTCOME: Outcome = { matched: [], hold: null, partner: false, pr
  * actions: a hold is kept with the first rule that held; priority is the last
  * matching rule's; tags add up.
  */
-export function evaluate(rules: Rule[], order: RuleInput): Outcome {
+export function evaluate(rules: CompiledRule[], order: RuleInput): Outcome {
   let outcome = NO_OUTCOME
-  for (const rule of rules) {
-    if (!rule.enabled || !matches(rule, order)) continue
+  for (const compiled of rules) {
+    if (!holds(compiled, order)) continue
+    const rule = compiled.rule
     if (outcome === NO_OUTCOME) outcome = { ...NO_OUTCOME, matched: [], tags: [] }
     outcome.matched.push({ rule_id: rule.id, name: rule.name, actions: rule.actions })
     for (const action of rule.actions) {

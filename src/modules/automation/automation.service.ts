@@ -15,22 +15,24 @@ import {
   updateRule,
 } from './automation.repo.ts'
 import {
+  type CompiledRule,
   checkRule,
+  compileRules,
   evaluate,
   MAX_RULES,
   matches,
   NO_OUTCOME,
   type Outcome,
-  type Rule,
   type RuleDefinition,
   type RuleInput,
-  readsProducts,
 } from './automation.rules.ts'
 
 /** The rules an order is evaluated with, and the version they were read at. */
 export interface RuleSet {
   version: number
-  rules: Rule[]
+  /** The enabled rules, compiled, in their order. */
+  rules: CompiledRule[]
+  readsProducts: boolean
 }
 
 /** An order as the intake has it before writing it. */
@@ -90,7 +92,7 @@ export function createAutomationService(deps: { db: Database; clock: Clock }) {
     if (cached) return cached
     const { version, rules } = await findRuleSet(db, organizationId)
     if (cache.size >= MAX_CACHED) cache.clear()
-    const set = { version, rules: rules.filter((r) => r.enabled) }
+    const set = { version, ...compileRules(rules) }
     cache.set(organizationId, set)
     return set
   }
@@ -253,7 +255,7 @@ export function createAutomationService(deps: { db: Database; clock: Clock }) {
       const skus = [
         ...new Set(order.items.map((i) => i.sku).filter((s): s is string => typeof s === 'string')),
       ]
-      const links = readsProducts(set.rules) ? await productLinks(order.organizationId, skus) : null
+      const links = set.readsProducts ? await productLinks(order.organizationId, skus) : null
       const input: RuleInput = {
         source: order.source,
         currency: order.currency ?? null,
