@@ -99,10 +99,6 @@ export async function orderAndProductPages(
     if (!put.ok) throw new Error(`PUT ${filename}: ${put.status}`)
     return String(slot.upload_id)
   }
-  await call('POST', '/v1/webhook-endpoints', key, {
-    url: `https://localhost:${orderEndpointPort}/erp/webhooks`,
-    description: 'ERP',
-  })
   await call('POST', `/admin/v1/organizations/${orgId}/products`, token, {
     sku: 'CARD-A6',
     name: 'Greeting card A6',
@@ -121,6 +117,12 @@ export async function orderAndProductPages(
       items: [{ sku, name, quantity: n }],
     })
   }
+  // The endpoint comes after the orders above: their failures would open its
+  // circuit, and this order's deliveries would wait behind their probes.
+  await call('POST', '/v1/webhook-endpoints', key, {
+    url: `https://localhost:${orderEndpointPort}/erp/webhooks`,
+    description: 'ERP',
+  })
   const files = {
     front: await upload('mug-front.png', artworkPng(240, 160)),
     logo: await upload('acme-logo.svg', Buffer.from(LOGO_SVG)),
@@ -149,19 +151,10 @@ export async function orderAndProductPages(
       ],
     })
   ).order as { id: string }
-  const view = (
-    await call<{
-      order: { production_order: { id: string } }
-    }>('GET', `/admin/v1/orders/${order.id}`, token)
-  ).order
-  await call('POST', `/admin/v1/production-orders/${view.production_order.id}/status`, token, {
-    status: 'in_progress',
-  })
 
   await page.goto(`${base}/dashboard/orders/${order.id}`)
   await page.getByRole('heading', { name: 'Order SHOP-10482', level: 1 }).waitFor()
-  await page.getByRole('img', { name: 'Preview of acme-logo.svg' }).waitFor()
-  await page.getByText('order.production_started').waitFor()
+  await page.getByText('order.received').waitFor()
   // The page shows the deliveries as they were when it loaded: reload until the first attempt failed.
   for (let tries = 0; (await page.getByText(/^1 attempt/).count()) === 0; tries++) {
     if (tries === 30) {
@@ -170,8 +163,22 @@ export async function orderAndProductPages(
     }
     await page.waitForTimeout(1000)
     await page.reload()
-    await page.getByText('order.production_started').waitFor()
+    await page.getByText('order.received').waitFor()
   }
+  // Production starts once the endpoint's first attempt failed, so on every
+  // run the new event's delivery is the one held back, unattempted, while the
+  // endpoint fails (docs/decisions/2026-11-28-webhook-circuit-breaker.md).
+  const view = (
+    await call<{
+      order: { production_order: { id: string } }
+    }>('GET', `/admin/v1/orders/${order.id}`, token)
+  ).order
+  await call('POST', `/admin/v1/production-orders/${view.production_order.id}/status`, token, {
+    status: 'in_progress',
+  })
+  await page.reload()
+  await page.getByText('order.production_started').waitFor()
+  await page.getByRole('img', { name: 'Preview of acme-logo.svg' }).waitFor()
   // The whole page in one picture, with the shell as tall as the page.
   await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0))
   const height = await page.evaluate(() => document.documentElement.scrollHeight)
