@@ -232,6 +232,7 @@ export function createProductionService(deps: {
           order_item_id: job.order_item_id,
           status,
         })
+        if (job.status !== 'completed') checkNotHeld(p, 'in_progress')
         if (job.status === 'completed') {
           if (precondition.requirePending) {
             throw new AppError('production_conflict', {

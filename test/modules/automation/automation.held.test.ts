@@ -133,6 +133,15 @@ describe('a held order', () => {
       409,
       'production_conflict',
     )
+    assertError(
+      await operator.client.call(
+        'POST',
+        `/operator/production-jobs/${order.items[0].production_job.id}/complete`,
+        {},
+      ),
+      409,
+      'production_conflict',
+    )
     // Viewers cannot release; a stale page is a 409 in words; nothing changed.
     assertError(
       await viewer.client.call('POST', `/orders/${id}/release`, { expected_updated_at: order.updated_at }),
