@@ -17,13 +17,10 @@ export function AutomationBadges({
 }) {
   return (
     <>
-      {held && <Badge color="orange.9">Held</Badge>}
+      {/* Darker than orange.9, which white text on small badges does not contrast enough with. */}
+      {held && <Badge color="#9c3d00">Held</Badge>}
       {priority === 'rush' && <Badge color="red.9">Rush</Badge>}
-      {partner && (
-        <Badge color="grape.9" variant="light">
-          Partner
-        </Badge>
-      )}
+      {partner && <Badge color="grape.9">Partner</Badge>}
       {tags.map((tag) => (
         <Badge key={tag} variant="outline" color="gray.8" tt="none">
           {tag}
@@ -46,7 +43,7 @@ export function HeldAlert({
   const { release } = useOrderEdits(who, order.id)
   if (!order.held || !order.hold) return null
   return (
-    <Alert color="orange" variant="light" title="Held for review">
+    <Alert color="orange" variant="default" title="Held for review">
       <Group justify="space-between" align="center">
         <Text size="sm">
           Held for review by rule '{order.hold.name}': {order.hold.reason}. Production cannot start until the
@@ -55,7 +52,7 @@ export function HeldAlert({
         {canRelease && (
           <Button
             size="xs"
-            color="orange.9"
+            color="#9c3d00"
             loading={release.isPending}
             onClick={() => release.mutate({ expected: order.updated_at })}
           >
