@@ -268,7 +268,7 @@ export function createProductionService(deps: {
     /**
      * Releases an order held for review by an automation rule: its production
      * order becomes startable and the order's updated_at moves (pollers and
-     * open pages see it). A order not held is a 409; test orders are never held.
+     * open pages see it). An order not held is a 409; test orders are never held.
      */
     async release(
       orderId: string,
