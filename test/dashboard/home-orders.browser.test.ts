@@ -112,7 +112,7 @@ describe('Home and Orders in a browser', { skip: browserSkip, timeout: 600_000 }
     assert.equal(await testTable.getByRole('link', { name: 'SHOP-7781' }).count(), 0)
     await assertAccessible(page, 'orders (test)')
 
-    const stops = await tabStops(page, 14)
+    const stops = await tabStops(page, 20)
     for (const name of ['Search', 'Status', 'Clear filters']) {
       assert.ok(
         stops.some((s) => s.startsWith(name)),

@@ -117,7 +117,7 @@ function checkCursor(cursor: string | undefined): void {
 }
 
 /** What the order page's history shows of an order: its changes and cancellations. */
-const ORDER_HISTORY_ACTIONS: AuditAction[] = ['order.changed', 'order.cancelled']
+const ORDER_HISTORY_ACTIONS: AuditAction[] = ['order.changed', 'order.cancelled', 'order.released']
 
 export function createAuditService(deps: { db: Database }) {
   return {

@@ -62,7 +62,7 @@ export function createOrderEditService(deps: {
   clock: Clock
   uploads: Pick<UploadService, 'prepare' | 'commit' | 'afterCommit' | 'discard' | 'createSlot'>
   aggregates: OrderAggregates
-  production: Pick<ProductionService, 'cancel' | 'lockForOrderChange'>
+  production: Pick<ProductionService, 'cancel' | 'release' | 'lockForOrderChange'>
 }) {
   const { db, clock, uploads, aggregates } = deps
 
@@ -292,6 +292,12 @@ export function createOrderEditService(deps: {
       await orderRow(orderId, changer.organizationId)
       const precondition: ProductionPrecondition = { expectedUpdatedAt, unfinishedOnly: true }
       return deps.production.cancel(orderId, changer.actor, precondition)
+    },
+
+    /** Releases an order held for review by a rule, on the page's precondition (not held: 409). */
+    async release(orderId: string, expectedUpdatedAt: string, changer: Changer): Promise<OperatorOrder> {
+      await orderRow(orderId, changer.organizationId)
+      return deps.production.release(orderId, changer.actor, { expectedUpdatedAt })
     },
   }
 }

@@ -140,7 +140,14 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
         row: graph.order,
         items,
         productionOrder: production
-          ? { id: production.id, status: 'pending', produced_by_partner: production.partner }
+          ? {
+              id: production.id,
+              status: 'pending',
+              produced_by_partner: production.partner,
+              priority: production.priority,
+              held_at: production.hold === null ? null : now,
+              hold: production.hold,
+            }
           : null,
         files: await fileDetails(items),
       },

@@ -179,6 +179,32 @@ export const orderDashboardRoutes: DashboardArea<{
   )
 
   app.post(
+    '/orders/:order_id/release',
+    {
+      config: { ...change('developer'), errors: ['not_found', 'production_conflict', 'validation_failed'] },
+      schema: {
+        operationId: 'dashboardReleaseOrder',
+        tags,
+        summary: 'Release an order an automation rule held for review: its production can start',
+        description:
+          'The hold stays on the order as the record of the rule that set it; `held` becomes false and updated_at moves. An order not held, or a page older than the order\u2019s last change, is a 409 and nothing is written. Audited as order.released.',
+        params: OrderParams,
+        body: CancelRequest,
+        response: { 200: OrderAnswer },
+      },
+    },
+    async (request) => {
+      const organizationId = ctx(request).member.organization_id
+      const order = await orderEdits.release(request.params.order_id, request.body.expected_updated_at, {
+        actor: actor(request),
+        organizationId,
+      })
+      const { organization_id: _, ...own } = order
+      return { data: { order: own } }
+    },
+  )
+
+  app.post(
     '/orders/:order_id/uploads',
     {
       config: { ...change('developer'), errors: ['not_found', 'validation_failed'] },

@@ -1,3 +1,4 @@
+import { sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Environment, OrderRow } from '../../db/schema.ts'
 import type { OrderScope } from './orders.repo.ts'
@@ -66,6 +67,11 @@ export interface NewestPage {
   search: string | undefined
   /** The last row of the previous page: (created_at, id). */
   before: { createdAt: Date; id: string } | undefined
+  /** What automation rules did: held for review, rush, partner-produced, a tag. */
+  held?: boolean | undefined
+  priority?: 'rush' | 'normal' | undefined
+  partner?: boolean | undefined
+  tag?: string | undefined
   limit: number
 }
 
@@ -78,6 +84,16 @@ const likePrefix = (text: string) => `${text.toLowerCase().replace(/[\\%_]/g, (c
  * match on lower(column), each read from an index of migration 0017.
  */
 export async function findNewestOrdersPage(db: Database, page: NewestPage): Promise<OrderRow[]> {
+  return newestOrdersPageQuery(db, page).execute()
+}
+
+/**
+ * The automation filters read the partial indexes of migration 0029: a tag
+ * through orders_tags_idx (the condition tags <> '{}' lets the planner use
+ * it), held and rush orders as a semi-join from production_orders_held_idx
+ * and production_orders_rush_idx, which hold only those rows.
+ */
+export function newestOrdersPageQuery(db: Database, page: NewestPage) {
   let query = db
     .selectFrom('orders')
     .selectAll()
@@ -86,6 +102,19 @@ export async function findNewestOrdersPage(db: Database, page: NewestPage): Prom
   if (page.status) query = query.where('status', '=', page.status)
   if (page.from) query = query.where('created_at', '>=', page.from)
   if (page.until) query = query.where('created_at', '<', page.until)
+  if (page.tag !== undefined) {
+    query = query.where(sql<boolean>`tags <> '{}'`).where(sql<boolean>`tags @> array[${page.tag}]::text[]`)
+  }
+  const production = (condition: ReturnType<typeof sql<boolean>>) =>
+    sql<boolean>`exists (select 1 from production_orders p where p.order_id = orders.id and ${condition})`
+  if (page.held === true) query = query.where(production(sql`p.held_at is not null`))
+  if (page.held === false) query = query.where(sql<boolean>`not ${production(sql`p.held_at is not null`)}`)
+  if (page.priority === 'rush') query = query.where(production(sql`p.priority = 'rush'`))
+  if (page.priority === 'normal')
+    query = query.where(sql<boolean>`not ${production(sql`p.priority = 'rush'`)}`)
+  if (page.partner !== undefined) {
+    query = query.where(production(sql`p.produced_by_partner = ${page.partner}`))
+  }
   const search = page.search
   if (search) {
     const pattern = likePrefix(search)
@@ -107,5 +136,4 @@ export async function findNewestOrdersPage(db: Database, page: NewestPage): Prom
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(page.limit + 1)
-    .execute()
 }

@@ -11,7 +11,7 @@ import type { AuditService } from '../audit/audit.service.ts'
 import { OrgParams } from '../organizations/organizations.console.schemas.ts'
 import { UploadSlot } from '../uploads/uploads.routes.ts'
 import { OrderParams } from './order.dashboard.schemas.ts'
-import { HistoryAnswer, OrderChangeRequest, UploadSlotRequest } from './order-edit.schemas.ts'
+import { CancelRequest, HistoryAnswer, OrderChangeRequest, UploadSlotRequest } from './order-edit.schemas.ts'
 import type { OrderEditService } from './order-edit.service.ts'
 import { OperatorOrderAnswer, OperatorOrderChanged, ShopOrderCreated } from './orders.console.schemas.ts'
 import { OrderRequest } from './orders.schemas.ts'
@@ -107,6 +107,28 @@ export const ordersConsoleRoutes: DashboardArea<{
         actor: opActor(request),
       })
       return { data: { order, changed } }
+    },
+  )
+
+  app.post(
+    '/operator/orders/:order_id/release',
+    {
+      config: { ...operatorChange(), errors: ['not_found', 'production_conflict', 'validation_failed'] },
+      schema: {
+        operationId: 'dashboardOperatorReleaseOrder',
+        tags,
+        summary: 'Release an order an automation rule held for review (audited as the operator)',
+        description: 'As the dashboard\u2019s release: on the page\u2019s updated_at; not held is a 409.',
+        params: OrderParams,
+        body: CancelRequest,
+        response: { 200: OperatorOrderAnswer },
+      },
+    },
+    async (request) => {
+      const order = await orderEdits.release(request.params.order_id, request.body.expected_updated_at, {
+        actor: opActor(request),
+      })
+      return { data: { order } }
     },
   )
 

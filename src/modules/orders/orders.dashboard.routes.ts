@@ -1,11 +1,11 @@
 import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
 import { OrderListPage, OrderListQuery, type OrderSummary } from './orders.dashboard.schemas.ts'
-import type { Order } from './orders.schemas.ts'
+import type { OperatorOrder } from './orders.schemas.ts'
 import type { OrderService } from './orders.service.ts'
 
 const DAY_MS = 86_400_000
 
-function summary(order: Order): OrderSummary {
+function summary(order: OperatorOrder): OrderSummary {
   return {
     id: order.id,
     external_order_id: order.external_order_id,
@@ -19,6 +19,10 @@ function summary(order: Order): OrderSummary {
     total_amount: order.total_amount,
     ordered_at: order.ordered_at,
     created_at: order.created_at,
+    held: order.held,
+    priority: order.priority,
+    produced_by_partner: order.production_order?.produced_by_partner ?? false,
+    tags: order.tags,
   }
 }
 
@@ -31,7 +35,8 @@ export const ordersDashboardRoutes: DashboardArea<{ orders: OrderService }> = (a
       schema: {
         operationId: 'dashboardOrders',
         tags: [DASHBOARD_TAG],
-        summary: 'Orders of one environment, newest first, filtered by status, UTC days and a search',
+        summary:
+          'Orders of one environment, newest first, filtered by status, UTC days, a search and what automation rules did (held, rush, partner, a tag)',
         querystring: OrderListQuery,
         response: { 200: OrderListPage },
       },
@@ -45,6 +50,10 @@ export const ordersDashboardRoutes: DashboardArea<{ orders: OrderService }> = (a
           from: q.from ? new Date(`${q.from}T00:00:00.000Z`) : undefined,
           until: q.to ? new Date(new Date(`${q.to}T00:00:00.000Z`).getTime() + DAY_MS) : undefined,
           search: q.q,
+          held: q.held,
+          priority: q.priority,
+          partner: q.partner,
+          tag: q.tag,
           cursor: q.cursor,
           limit: q.limit ?? 50,
         },

@@ -19,6 +19,14 @@ export const OrderListQuery = Type.Object(
         description: 'The beginning of the external order id, the customer’s email or name (any case).',
       }),
     ),
+    held: Type.Optional(
+      Type.Boolean({ description: 'Only orders held for review by a rule (true) or not held (false).' }),
+    ),
+    priority: Type.Optional(StringEnum(['rush', 'normal'], { description: 'Only rush (or normal) orders.' })),
+    partner: Type.Optional(
+      Type.Boolean({ description: 'Only partner-produced (true) or own (false) orders.' }),
+    ),
+    tag: Type.Optional(Text({ minLength: 1, maxLength: 40, description: 'Only orders with this tag.' })),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     cursor: Type.Optional(Type.String({ maxLength: 512, description: 'next_cursor of the previous page.' })),
   },
@@ -40,6 +48,10 @@ export const OrderSummary = Type.Object(
     total_amount: Type.Union([Type.Number(), Type.Null()]),
     ordered_at: Timestamp,
     created_at: Timestamp,
+    held: Type.Boolean({ description: 'Held for review by an automation rule.' }),
+    priority: Type.String({ enum: ['rush', 'normal'] }),
+    produced_by_partner: Type.Boolean(),
+    tags: Type.Array(Type.String()),
   },
   { $id: 'DashboardOrderSummary', title: 'DashboardOrderSummary' },
 )

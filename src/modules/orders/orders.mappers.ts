@@ -1,4 +1,5 @@
 import type { OrderRow, ProductionOrderRow } from '../../db/schema.ts'
+import { type Action, describeAction } from '../automation/automation.rules.ts'
 import type { ItemWithJob } from './orders.repo.ts'
 import type { OperatorOrder, Order } from './orders.schemas.ts'
 
@@ -6,7 +7,10 @@ import type { OperatorOrder, Order } from './orders.schemas.ts'
 export interface OrderAggregate {
   row: OrderRow
   items: ItemWithJob[]
-  productionOrder: Pick<ProductionOrderRow, 'id' | 'status' | 'produced_by_partner'> | null
+  productionOrder: Pick<
+    ProductionOrderRow,
+    'id' | 'status' | 'produced_by_partner' | 'priority' | 'held_at' | 'hold'
+  > | null
   /** Name, type and size of every referenced upload, by upload id. */
   files: Map<string, { filename: string; content_type: string | null; size_bytes: number | null }>
 }
@@ -52,6 +56,23 @@ export function toPublicOrder({ row, items, files }: OrderAggregate): Order {
   }
 }
 
+type Matched = { rule_id: string; name: string; actions: Action[] }
+
+/** What the automation rules did, as the operator's and the dashboard's views show it. */
+function automationFields(row: OrderRow, productionOrder: OrderAggregate['productionOrder']) {
+  return {
+    tags: row.tags,
+    priority: productionOrder?.priority ?? 'normal',
+    held: productionOrder?.held_at != null,
+    hold: productionOrder?.hold ?? null,
+    automation: ((row.automation ?? []) as Matched[]).map((m) => ({
+      rule_id: m.rule_id,
+      name: m.name,
+      actions: m.actions.map((a) => ({ ...a, words: describeAction(a) })),
+    })),
+  }
+}
+
 export function toOperatorOrder({ row, items, productionOrder, files }: OrderAggregate): OperatorOrder {
   return {
     ...publicFields(row),
@@ -64,6 +85,7 @@ export function toOperatorOrder({ row, items, productionOrder, files }: OrderAgg
           produced_by_partner: productionOrder.produced_by_partner,
         }
       : null,
+    ...automationFields(row, productionOrder),
     items: items.map((item) => ({
       ...itemFields(item),
       production_job: item.job_id ? { id: item.job_id, status: item.job_status! } : null,

@@ -211,12 +211,47 @@ export const ProductionOrderView = Type.Object({
   produced_by_partner: Type.Boolean(),
 })
 
+const RuleHold = Type.Object({
+  rule_id: Uuid,
+  name: Type.String({ description: 'The rule\u2019s name when it held the order.' }),
+  reason: Type.String({ description: 'The rule\u2019s conditions in words.' }),
+})
+
+const MatchedRule = Type.Object({
+  rule_id: Uuid,
+  name: Type.String(),
+  actions: Type.Array(
+    Type.Object({
+      type: Type.String({ description: 'hold, partner, priority or tag.' }),
+      value: Type.Optional(Type.String()),
+      words: Type.String({ description: 'The action in words: "held this order for review".' }),
+    }),
+  ),
+})
+
+/** What the organization's automation rules did to the order (live orders only; test orders: none of it). */
+const automationProperties = {
+  tags: Type.Array(Type.String(), { description: 'Tags set by automation rules.' }),
+  priority: Type.String({
+    enum: ['rush', 'normal'],
+    description: 'Production priority (normal for test orders).',
+  }),
+  held: Type.Boolean({ description: 'Held for review by a rule until an owner or developer releases it.' }),
+  hold: Type.Union([RuleHold, Type.Null()], {
+    description: 'The rule that held the order, kept after its release; null when none did.',
+  }),
+  automation: Type.Array(MatchedRule, {
+    description: 'The rules that matched when the order arrived, in rule order.',
+  }),
+}
+
 export const OperatorOrder = Type.Object(
   {
     ...orderProperties,
     organization_id: Uuid,
     source: Type.String({ enum: ['api', 'shop'] }),
     production_order: Type.Union([ProductionOrderView, Type.Null()]),
+    ...automationProperties,
     items: Type.Array(OperatorItem),
   },
   { title: 'OperatorOrder' },

@@ -145,10 +145,14 @@ export function createOrderService(deps: OrderDeps) {
         from?: Date | undefined
         until?: Date | undefined
         search?: string | undefined
+        held?: boolean | undefined
+        priority?: 'rush' | 'normal' | undefined
+        partner?: boolean | undefined
+        tag?: string | undefined
         cursor?: string | undefined
         limit: number
       },
-    ): Promise<Page<Order>> {
+    ): Promise<Page<OperatorOrder>> {
       const after = query.cursor === undefined ? undefined : ORDER_CURSOR.decode(query.cursor)
       const rows = await findNewestOrdersPage(db, {
         scope,
@@ -156,12 +160,17 @@ export function createOrderService(deps: OrderDeps) {
         from: query.from,
         until: query.until,
         search: query.search?.trim() || undefined,
+        held: query.held,
+        priority: query.priority,
+        partner: query.partner,
+        tag: query.tag,
         before: after && { createdAt: after.at, id: after.id },
         limit: query.limit,
       })
+      // With production: the rows show held, rush and partner.
       return page(rows, query.limit, {
-        withProduction: false,
-        map: toPublicOrder,
+        withProduction: true,
+        map: toOperatorOrder,
         position: (row) => ({ at: row.created_at, id: row.id }),
       })
     },

@@ -5,7 +5,13 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { findItemsWithJobs } from '../orders/orders.repo.ts'
 import type { OrderService } from '../orders/orders.service.ts'
-import { countBoard, findBoardPage, findProductionOrder } from './production.repo.ts'
+import {
+  type BoardFilter,
+  countBoard,
+  countHeld,
+  findBoardPage,
+  findProductionOrder,
+} from './production.repo.ts'
 import {
   ORDER_STATUS_FOR,
   PRODUCTION_STATUSES,
@@ -18,8 +24,20 @@ import {
  * items' jobs and each status's count; and one production order's page.
  */
 
-/** The board's cursor: the last production order's created_at and id. */
+/**
+ * The board's cursor: the last production order's created_at and id; rush
+ * orders come first, so a cursor among them says so.
+ */
 const BOARD_CURSOR = cursorCodec()
+const RUSH_CURSOR = cursorCodec('rush|')
+
+function decodeCursor(cursor: string): { rush: boolean; at: Date; id: string } {
+  try {
+    return { rush: true, ...RUSH_CURSOR.decode(cursor) }
+  } catch {
+    return { rush: false, ...BOARD_CURSOR.decode(cursor) }
+  }
+}
 
 /** The board counts each status up to this many orders; beyond, it says "more than". */
 export const BOARD_COUNT_CAP = 1000
@@ -43,14 +61,49 @@ export function createProductionBoard(deps: {
     organizationId?: string | undefined
     producedByPartner?: boolean | undefined
     createdBefore?: Date | undefined
-  }): Promise<Record<ProductionStatus, number>> {
-    if (filter.producedByPartner === undefined && filter.createdBefore === undefined) {
+    tag?: string | undefined
+  }): Promise<Counts> {
+    const held = await countHeld(db, filter)
+    if (
+      filter.producedByPartner === undefined &&
+      filter.createdBefore === undefined &&
+      filter.tag === undefined
+    ) {
       const byStatus = await orders.liveOrdersByStatus(filter.organizationId)
-      return Object.fromEntries(
+      const counted = Object.fromEntries(
         PRODUCTION_STATUSES.map((s) => [s, byStatus[ORDER_STATUS_FOR[s]] ?? 0]),
-      ) as Record<ProductionStatus, number>
+      ) as Counts
+      // A held order is pending: the board shows it apart, so pending counts the startable ones.
+      return { ...counted, pending: Math.max(0, counted.pending - held), held }
     }
-    return countBoard(db, filter, PRODUCTION_STATUSES, BOARD_COUNT_CAP)
+    return { ...(await countBoard(db, filter, PRODUCTION_STATUSES, BOARD_COUNT_CAP)), held }
+  }
+
+  /**
+   * One page of a status: rush orders first, then the others, each oldest
+   * first (the rush ones from production_orders_rush_idx, which holds only
+   * them); held ones only with `held`.
+   */
+  async function boardPage(
+    filter: Omit<BoardFilter, 'after' | 'priority'>,
+    after: ReturnType<typeof decodeCursor> | undefined,
+  ) {
+    if (filter.held) {
+      return findBoardPage(db, { ...filter, after: after && { createdAt: after.at, id: after.id } })
+    }
+    const position = after && { createdAt: after.at, id: after.id }
+    const rush =
+      after === undefined || after.rush
+        ? await findBoardPage(db, { ...filter, priority: 'rush', after: position })
+        : []
+    if (rush.length > filter.limit) return rush
+    const normal = await findBoardPage(db, {
+      ...filter,
+      priority: 'normal',
+      after: after && !after.rush ? position : undefined,
+      limit: filter.limit - rush.length,
+    })
+    return [...rush, ...normal]
   }
 
   return {
@@ -63,35 +116,46 @@ export function createProductionBoard(deps: {
       organizationId?: string | undefined
       producedByPartner?: boolean | undefined
       olderThanMinutes?: number | undefined
+      held?: boolean | undefined
+      tag?: string | undefined
       cursor?: string | undefined
       limit: number
     }) {
       if (query.organizationId !== undefined && !isUuid(query.organizationId)) {
         return { data: [], next_cursor: null, counts: query.cursor === undefined ? noCounts() : null }
       }
-      const after = query.cursor === undefined ? undefined : BOARD_CURSOR.decode(query.cursor)
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
       const filter = {
         organizationId: query.organizationId,
         producedByPartner: query.producedByPartner,
+        tag: query.tag,
         createdBefore:
           query.olderThanMinutes === undefined
             ? undefined
             : new Date(clock.now().getTime() - query.olderThanMinutes * 60_000),
       }
       const [rows, counted] = await Promise.all([
-        findBoardPage(db, {
-          ...filter,
-          status: query.status,
-          after: after && { createdAt: after.at, id: after.id },
-          limit: query.limit,
-        }),
+        // Held orders are pending, shown apart and never startable from the other lists.
+        boardPage(
+          {
+            ...filter,
+            status: query.held ? 'pending' : query.status,
+            held: query.held ?? false,
+            limit: query.limit,
+          },
+          after,
+        ),
         // The first page carries the counts; the pages after it would only repeat them.
         after === undefined ? counts(filter) : undefined,
       ])
       const orderIds = rows.slice(0, query.limit).map((r) => r.order_id)
       const items = await findItemsWithJobs(db, orderIds)
       const page = keysetPage(rows, query.limit, {
-        cursor: (r) => BOARD_CURSOR.encode({ at: r.created_at, id: r.id }),
+        cursor: (r) =>
+          (r.priority === 'rush' && !query.held ? RUSH_CURSOR : BOARD_CURSOR).encode({
+            at: r.created_at,
+            id: r.id,
+          }),
         view: (r) => ({
           production_order: productionOrderView(r),
           order: {
@@ -102,6 +166,10 @@ export function createProductionBoard(deps: {
             customer_name: r.customer_name,
           },
           organization: { id: r.organization_id, name: r.organization_name },
+          priority: r.priority,
+          held: r.held_at !== null,
+          hold: r.hold,
+          tags: r.tags,
           created_at: r.created_at.toISOString(),
           updated_at: r.updated_at.toISOString(),
           items: items
@@ -140,13 +208,16 @@ export function createProductionBoard(deps: {
   }
 }
 
-function countsView(counts: Record<ProductionStatus, number>) {
+type Counts = Record<ProductionStatus | 'held', number>
+
+function countsView(counts: Counts) {
   return Object.fromEntries(
-    PRODUCTION_STATUSES.map((s) => [
+    [...PRODUCTION_STATUSES, 'held' as const].map((s) => [
       s,
       { count: Math.min(counts[s], BOARD_COUNT_CAP), more: counts[s] > BOARD_COUNT_CAP },
     ]),
-  ) as Record<ProductionStatus, { count: number; more: boolean }>
+  ) as Record<ProductionStatus | 'held', { count: number; more: boolean }>
 }
 
-const noCounts = () => countsView({ pending: 0, in_progress: 0, completed: 0, failed: 0, cancelled: 0 })
+const noCounts = () =>
+  countsView({ pending: 0, in_progress: 0, completed: 0, failed: 0, cancelled: 0, held: 0 })

@@ -61,6 +61,8 @@ export const productionConsoleRoutes: DashboardArea<{
         organizationId: q.organization_id || undefined,
         producedByPartner: q.partner,
         olderThanMinutes: q.older_than_minutes,
+        held: q.held,
+        tag: q.tag,
         cursor: q.cursor,
         limit: q.limit ?? 25,
       })

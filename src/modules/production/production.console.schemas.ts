@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { StringEnum, Timestamp, Uuid } from '../../http/schemas.ts'
+import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
 import { TimelineEvent } from '../orders/order.dashboard.schemas.ts'
 import { OperatorOrder } from '../orders/orders.schemas.ts'
 import { PRODUCTION_STATUSES } from './production.service.ts'
@@ -26,6 +26,13 @@ export const BoardQuery = Type.Object(
     partner: Type.Optional(
       Type.Boolean({ description: 'Only partner-produced (true) or own (false) orders.' }),
     ),
+    held: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: the orders held for review by an automation rule (pending, not startable until released in the dashboard). Otherwise they are left out.',
+      }),
+    ),
+    tag: Type.Optional(Text({ minLength: 1, maxLength: 40, description: 'Only orders with this tag.' })),
     older_than_minutes: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 525_600, description: 'Only orders at least this old.' }),
     ),
@@ -52,6 +59,13 @@ export const BoardEntry = Type.Object({
     customer_name: Type.String(),
   }),
   organization: Type.Object({ id: Uuid, name: Type.String() }),
+  priority: Type.String({ enum: ['rush', 'normal'], description: 'Rush orders come first.' }),
+  held: Type.Boolean({ description: 'Held for review: not startable until released in the dashboard.' }),
+  hold: Type.Union(
+    [Type.Object({ rule_id: Uuid, name: Type.String(), reason: Type.String() }), Type.Null()],
+    { description: 'The rule that held the order (kept after its release).' },
+  ),
+  tags: Type.Array(Type.String()),
   created_at: Timestamp,
   updated_at: Timestamp,
   items: Type.Array(
@@ -71,12 +85,13 @@ const StatusCount = Type.Object({
 })
 
 export const BoardCounts = Type.Object(
-  Object.fromEntries(PRODUCTION_STATUSES.map((s) => [s, StatusCount])) as Record<
-    (typeof PRODUCTION_STATUSES)[number],
+  Object.fromEntries([...PRODUCTION_STATUSES, 'held'].map((s) => [s, StatusCount])) as Record<
+    (typeof PRODUCTION_STATUSES)[number] | 'held',
     typeof StatusCount
   >,
   {
-    description: 'Live production orders of each status under the same filters (organization, partner, age).',
+    description:
+      'Live production orders of each status under the same filters (organization, partner, age, tag); held ones are counted apart (held) and not in pending.',
   },
 )
 

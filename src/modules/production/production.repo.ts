@@ -53,6 +53,8 @@ export async function lockProduction(
       'p.order_id',
       'p.status',
       'p.produced_by_partner',
+      'p.held_at',
+      'p.hold',
       'o.organization_id',
       'o.environment',
       'o.source',
@@ -69,7 +71,7 @@ export async function lockProduction(
 }
 export type LockedProduction = NonNullable<Awaited<ReturnType<typeof lockProduction>>>
 
-/** Moves the production order and its unfinished jobs to a status. */
+/** Moves the production order and its unfinished jobs to a status; a cancelled order is no longer held. */
 export async function setProductionStatus(
   db: Database,
   productionOrderId: string,
@@ -78,7 +80,7 @@ export async function setProductionStatus(
 ) {
   await db
     .updateTable('production_orders')
-    .set({ status, updated_at: at })
+    .set(status === 'cancelled' ? { status, updated_at: at, held_at: null } : { status, updated_at: at })
     .where('id', '=', productionOrderId)
     .execute()
   await db
@@ -98,6 +100,15 @@ export async function setProducedByPartner(
   await db
     .updateTable('production_orders')
     .set({ produced_by_partner: value, updated_at: at })
+    .where('id', '=', productionOrderId)
+    .execute()
+}
+
+/** Releases a held production order: held_at goes, the hold stays as the record of the rule that set it. */
+export async function releaseHold(db: Database, productionOrderId: string, at: Date) {
+  await db
+    .updateTable('production_orders')
+    .set({ held_at: null, updated_at: at })
     .where('id', '=', productionOrderId)
     .execute()
 }
@@ -126,9 +137,18 @@ export interface BoardFilter {
   producedByPartner?: boolean | undefined
   /** Only production orders created at or before this time (the board's age filter). */
   createdBefore?: Date | undefined
+  /** Held for review (true: only held; false: only startable ones). */
+  held?: boolean | undefined
+  /** Only orders with this tag. */
+  tag?: string | undefined
+  /** One priority: the board reads rush orders first, then the normal ones. */
+  priority?: 'rush' | 'normal' | undefined
   after?: { createdAt: Date; id: string } | undefined
   limit: number
 }
+
+/** A tag through orders_tags_idx (its condition tags <> '{}' lets the planner use it). */
+const tagged = (tag: string) => sql<boolean>`o.tags <> '{}' and o.tags @> array[${tag}]::text[]`
 
 /** The board's rows of one status with its filters (the page's keyset condition aside). */
 function boardRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
@@ -143,6 +163,10 @@ function boardRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
     query = query.where('p.produced_by_partner', '=', filter.producedByPartner)
   }
   if (filter.createdBefore !== undefined) query = query.where('p.created_at', '<=', filter.createdBefore)
+  if (filter.held === true) query = query.where('p.held_at', 'is not', null)
+  if (filter.held === false) query = query.where('p.held_at', 'is', null)
+  if (filter.priority !== undefined) query = query.where('p.priority', '=', filter.priority)
+  if (filter.tag !== undefined) query = query.where(tagged(filter.tag))
   return query
 }
 
@@ -160,11 +184,15 @@ export async function findBoardPage(db: Database, filter: BoardFilter) {
       'p.order_id',
       'p.status',
       'p.produced_by_partner',
+      'p.priority',
+      'p.held_at',
+      'p.hold',
       'p.created_at',
       'p.updated_at',
       'o.organization_id',
       'org.name as organization_name',
       'o.external_order_id',
+      'o.tags',
       'o.source',
       'o.status as order_status',
       'o.customer_name',
@@ -202,7 +230,32 @@ function countedRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>)
     query = query.where('p.produced_by_partner', '=', filter.producedByPartner)
   }
   if (filter.createdBefore !== undefined) query = query.where('p.created_at', '<=', filter.createdBefore)
+  if (filter.held === true) query = query.where('p.held_at', 'is not', null)
+  if (filter.held === false) query = query.where('p.held_at', 'is', null)
+  if (filter.tag !== undefined) {
+    const tag = filter.tag
+    query = query.where(
+      'p.order_id',
+      'in',
+      db.selectFrom('orders as o').select('o.id').where(tagged(tag)).where('o.environment', '=', 'live'),
+    )
+  }
   return query
+}
+
+/**
+ * Production orders held for review under the board's filters, counted
+ * exactly: production_orders_held_idx holds only them (a held order is
+ * pending until it is released or cancelled).
+ */
+export async function countHeld(
+  db: Database,
+  filter: Omit<BoardFilter, 'status' | 'after' | 'limit' | 'held'>,
+): Promise<number> {
+  const row = await countedRows(db, { ...filter, status: 'pending', held: true })
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
 }
 
 /**
@@ -213,7 +266,7 @@ function countedRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>)
  */
 export async function countBoard(
   db: Database,
-  filter: Omit<BoardFilter, 'status' | 'after' | 'limit'>,
+  filter: Omit<BoardFilter, 'status' | 'after' | 'limit' | 'held'>,
   statuses: readonly ProductionStatus[],
   cap: number,
 ): Promise<Record<ProductionStatus, number>> {
@@ -222,7 +275,8 @@ export async function countBoard(
       statuses.map((status) =>
         eb
           .selectFrom(
-            countedRows(db, { ...filter, status })
+            // Held orders are counted apart: pending counts the startable ones.
+            countedRows(db, { ...filter, status, ...(status === 'pending' ? { held: false } : {}) })
               .select(sql<number>`1`.as('one'))
               .limit(cap + 1)
               .as('capped'),

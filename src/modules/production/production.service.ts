@@ -19,6 +19,7 @@ import {
   findJob,
   type LockedProduction,
   lockProduction,
+  releaseHold,
   setProducedByPartner,
   setProductionStatus,
 } from './production.repo.ts'
@@ -147,6 +148,14 @@ export function createProductionService(deps: {
 
   const notFound = () => new AppError('not_found', { message: 'No production order with this id.' })
 
+  /** A held order waits for a member's release: no status but cancelled (or pending, unchanged) moves it. */
+  function checkNotHeld(p: LockedProduction, status: ProductionStatus) {
+    if (p.held_at === null || status === 'pending' || status === 'cancelled') return
+    throw new AppError('production_conflict', {
+      message: `This order is held for review${p.hold ? ` by rule '${p.hold.name}'` : ''}: an owner or developer must release it in the dashboard before production starts. Nothing was done.`,
+    })
+  }
+
   const api = {
     /** Sets a production order's status; the event of the new status (live API orders), unless unchanged. */
     async changeStatus(
@@ -161,6 +170,7 @@ export function createProductionService(deps: {
         if (!p) throw notFound()
         check(p, precondition)
         if (p.status === status) return { view: productionOrderView(p), events: [] }
+        checkNotHeld(p, status)
         const at = clock.now()
         await transition(trx, p, status, at)
         await audit(trx, actor, p, 'production.status_set', p.id, { from: p.status, to: status })
@@ -222,6 +232,7 @@ export function createProductionService(deps: {
           order_item_id: job.order_item_id,
           status,
         })
+        if (job.status !== 'completed') checkNotHeld(p, 'in_progress')
         if (job.status === 'completed') {
           if (precondition.requirePending) {
             throw new AppError('production_conflict', {
@@ -252,6 +263,37 @@ export function createProductionService(deps: {
         }
         return { view: view('completed'), events }
       })
+    },
+
+    /**
+     * Releases an order held for review by an automation rule: its production
+     * order becomes startable and the order's updated_at moves (pollers and
+     * open pages see it). An order not held is a 409; test orders are never held.
+     */
+    async release(
+      orderId: string,
+      actor: AuditActor,
+      precondition: ProductionPrecondition = {},
+    ): Promise<OperatorOrder> {
+      if (!isUuid(orderId)) throw new AppError('not_found', { message: 'No order with this id.' })
+      await db.transaction().execute(async (trx) => {
+        const p = await lockProduction(trx, { orderId })
+        if (p) check(p, precondition)
+        if (!p || p.held_at === null) {
+          throw new AppError('production_conflict', {
+            message: 'This order is not held for review: there is nothing to release. Nothing was done.',
+          })
+        }
+        const at = clock.now()
+        await releaseHold(trx, p.id, at)
+        await touchOrders(trx, [p.order_id], at)
+        await audit(trx, actor, p, 'order.released', p.order_id, {
+          production_order_id: p.id,
+          changed: ['held'],
+          rule: p.hold,
+        })
+      })
+      return deps.orders.getOperatorView(orderId)
     },
 
     /** Cancels the order as a whole (order.cancelled without production_status); answers the operator's view of it. */

@@ -253,6 +253,11 @@ describe('actions', () => {
     const view = await t.admin('GET', `/admin/v1/orders/${held.id}`)
     const production = view.json().data.order.production_order
     assert.equal(production.produced_by_partner, true)
+    // Held: released in the dashboard before production starts.
+    const released = await owner.client.call('POST', `/orders/${held.id}/release`, {
+      expected_updated_at: view.json().data.order.updated_at,
+    })
+    assert.equal(released.statusCode, 200, released.body)
     const started = await t.admin('POST', `/admin/v1/production-orders/${production.id}/status`, {
       status: 'in_progress',
     })

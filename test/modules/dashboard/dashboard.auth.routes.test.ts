@@ -110,6 +110,10 @@ const BODIES: Record<string, () => unknown> = {
   'POST /dashboard/api/orders/:order_id/changes': () => ({ expected_updated_at: '2026-01-01T00:00:00Z' }),
   'POST /dashboard/api/orders/:order_id/cancel': () => ({ expected_updated_at: '2026-01-01T00:00:00Z' }),
   'POST /dashboard/api/orders/:order_id/uploads': () => ({ filename: 'generated.png' }),
+  'POST /dashboard/api/orders/:order_id/release': () => ({ expected_updated_at: '2026-01-01T00:00:00Z' }),
+  'POST /dashboard/api/operator/orders/:order_id/release': () => ({
+    expected_updated_at: '2026-01-01T00:00:00Z',
+  }),
   'POST /dashboard/api/operator/orders/:order_id/changes': () => ({
     expected_updated_at: '2026-01-01T00:00:00Z',
   }),

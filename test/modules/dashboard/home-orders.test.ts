@@ -206,6 +206,10 @@ describe('Orders', () => {
         total_amount: 59.9,
         ordered_at: '2026-11-22T00:30:00.000Z',
         created_at: '2026-11-22T00:30:00.000Z',
+        held: false,
+        priority: 'normal',
+        produced_by_partner: false,
+        tags: [],
       },
     )
     const tests = await list('?environment=test')

@@ -180,7 +180,7 @@ describe('the production board counts', () => {
     )
     assert.equal(partner.statusCode, 200, partner.body)
 
-    const none = { completed: 0, failed: 0, cancelled: 0 }
+    const none = { completed: 0, failed: 0, cancelled: 0, held: 0 }
     assert.deepEqual(plain(await counts(`organization_id=${a.orgId}`)), {
       pending: 2,
       in_progress: 1,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { after, before, test } from 'node:test'
 import { CompiledQuery, sql } from 'kysely'
 import { itemsWithJobsQuery } from '../../../src/modules/orders/orders.repo.ts'
-import { ordersPageQuery } from '../../../src/modules/orders/orders-pages.repo.ts'
+import { newestOrdersPageQuery, ordersPageQuery } from '../../../src/modules/orders/orders-pages.repo.ts'
 import { createTestApp, type TestApp } from '../../helpers/app.ts'
 
 /**
@@ -113,4 +113,34 @@ test("a page's items and their jobs are read through their indexes, whatever the
     nodes.join(' / '),
   )
   assert.ok(!nodes.some((n) => n.startsWith('Seq Scan') || n.startsWith('Hash')), nodes.join(' / '))
+})
+
+test("Orders' automation filters read the partial indexes that hold only tagged, held and rush orders", async () => {
+  // A few orders the rules touched among the thousands they did not.
+  await sql`
+    update orders set tags = '{large}'
+    where id in (select id from orders where organization_id = ${orgId}::uuid order by id limit 5)`.execute(
+    t.db,
+  )
+  await sql`
+    update production_orders set held_at = created_at, priority = 'rush'
+    where order_id in (select id from orders where organization_id = ${orgId}::uuid order by id limit 5)`.execute(
+    t.db,
+  )
+  await sql`analyze`.execute(t.db)
+  const page = { scope: scope(), status: undefined, from: undefined, until: undefined, search: undefined }
+  for (const [filter, index] of [
+    [{ tag: 'large' }, 'orders_tags_idx'],
+    [{ held: true }, 'production_orders_held_idx'],
+    [{ priority: 'rush' as const }, 'production_orders_rush_idx'],
+  ] as const) {
+    const query = newestOrdersPageQuery(t.db, { ...page, ...filter, before: undefined, limit: 50 })
+    const nodes = await planOf(query.compile())
+    assert.ok(
+      nodes.some((n) => n.endsWith(index)),
+      `${JSON.stringify(filter)}: ${nodes.join(' / ')}`,
+    )
+    assert.ok(!nodes.some((n) => n.startsWith('Seq Scan')), nodes.join(' / '))
+    assert.equal((await query.execute()).length, 5)
+  }
 })

@@ -300,7 +300,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Orders of one environment, newest first, filtered by status, UTC days and a search
+         * Orders of one environment, newest first, filtered by status, UTC days, a search and what automation rules did (held, rush, partner, a tag)
          * @description Needs a session; least role: `viewer`.
          */
         get: operations["dashboardOrders"];
@@ -426,6 +426,26 @@ export interface paths {
          * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
         post: operations["dashboardCancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{order_id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release an order an automation rule held for review: its production can start
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardReleaseOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1282,6 +1302,26 @@ export interface paths {
          * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
         post: operations["dashboardOperatorChangeOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/orders/{order_id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release an order an automation rule held for review (audited as the operator)
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorReleaseOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3709,6 +3749,10 @@ export interface operations {
                 from?: string;
                 to?: string;
                 q?: string;
+                held?: boolean;
+                priority?: "rush" | "normal";
+                partner?: boolean;
+                tag?: string;
                 limit?: number;
                 cursor?: string;
             };
@@ -3748,6 +3792,12 @@ export interface operations {
                              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                              */
                             created_at: string;
+                            /** @description Held for review by an automation rule. */
+                            held: boolean;
+                            /** @enum {string} */
+                            priority: "rush" | "normal";
+                            produced_by_partner: boolean;
+                            tags: string[];
                         }[];
                         /** @description null on the last page. */
                         next_cursor: string | null;
@@ -3932,6 +3982,37 @@ export interface operations {
                                     status: string;
                                     produced_by_partner: boolean;
                                 } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
                             };
                         };
                     };
@@ -4545,6 +4626,37 @@ export interface operations {
                                     status: string;
                                     produced_by_partner: boolean;
                                 } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
                             };
                             changed: string[];
                         };
@@ -4766,6 +4878,288 @@ export interface operations {
                                     status: string;
                                     produced_by_partner: boolean;
                                 } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardReleaseOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The order’s updated_at the page showed.
+                     */
+                    expected_updated_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
                             };
                         };
                     };
@@ -10819,6 +11213,8 @@ export interface operations {
                 status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
                 organization_id?: string;
                 partner?: boolean;
+                held?: boolean;
+                tag?: string;
                 older_than_minutes?: number;
                 limit?: number;
                 cursor?: string;
@@ -10859,6 +11255,21 @@ export interface operations {
                                 id: string;
                                 name: string;
                             };
+                            /**
+                             * @description Rush orders come first.
+                             * @enum {string}
+                             */
+                            priority: "rush" | "normal";
+                            /** @description Held for review: not startable until released in the dashboard. */
+                            held: boolean;
+                            /** @description The rule that held the order (kept after its release). */
+                            hold: {
+                                /** Format: uuid */
+                                rule_id: string;
+                                name: string;
+                                reason: string;
+                            } | null;
+                            tags: string[];
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
@@ -10911,6 +11322,12 @@ export interface operations {
                                 more: boolean;
                             };
                             cancelled: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                            held: {
                                 /** @description Orders of this status under the filters, at most 1000. */
                                 count: number;
                                 /** @description true: more than `count` (counting stops at 1000). */
@@ -11125,6 +11542,37 @@ export interface operations {
                                     status: string;
                                     produced_by_partner: boolean;
                                 } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
                             };
                             /** @description The order's events, oldest first, each with its webhook deliveries (shop orders have none). */
                             timeline: {
@@ -11994,6 +12442,37 @@ export interface operations {
                                     status: string;
                                     produced_by_partner: boolean;
                                 } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
                             };
                             events: {
                                 /** Format: uuid */
@@ -12265,6 +12744,37 @@ export interface operations {
                                     status: string;
                                     produced_by_partner: boolean;
                                 } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
                             };
                             /** @description false: the same order was sent before (nothing new). */
                             created: boolean;
@@ -12352,6 +12862,37 @@ export interface operations {
                                     status: string;
                                     produced_by_partner: boolean;
                                 } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
                             };
                             /** @description false: the same order was sent before (nothing new). */
                             created: boolean;
@@ -12569,6 +13110,37 @@ export interface operations {
                                     status: string;
                                     produced_by_partner: boolean;
                                 } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
                             };
                         };
                     };
@@ -12924,8 +13496,293 @@ export interface operations {
                                     status: string;
                                     produced_by_partner: boolean;
                                 } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
                             };
                             changed: string[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardOperatorReleaseOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The order’s updated_at the page showed.
+                     */
+                    expected_updated_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** OperatorOrder */
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** Format: uuid */
+                                organization_id: string;
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
+                            };
                         };
                     };
                 };

@@ -26,7 +26,9 @@ export const PRODUCTION_STATUSES = [
 export type ProductionStatus = (typeof PRODUCTION_STATUSES)[number][0]
 
 export interface BoardFilters {
-  status: ProductionStatus
+  /** A production status, or the orders held for review (pending, shown apart). */
+  status: ProductionStatus | 'held'
+  tag: string
   organization_id: string
   partner: '' | 'true' | 'false'
   older_than_minutes: string
@@ -42,10 +44,12 @@ export function useBoard(filters: BoardFilters) {
           params: {
             query: {
               ...filled({
-                status: filters.status,
+                status: filters.status === 'held' ? undefined : filters.status,
                 organization_id: filters.organization_id,
+                tag: filters.tag.trim(),
                 cursor: pageParam,
               }),
+              held: filters.status === 'held' ? true : undefined,
               partner: filters.partner === '' ? undefined : filters.partner === 'true',
               older_than_minutes:
                 filters.older_than_minutes === '' ? undefined : Number(filters.older_than_minutes),

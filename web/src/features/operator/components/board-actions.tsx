@@ -1,4 +1,5 @@
-import { Alert, Button, Code, Group, List, Stack, Switch, Text } from '@mantine/core'
+import { Alert, Anchor, Button, Code, Group, List, Stack, Switch, Text } from '@mantine/core'
+import { Link } from 'react-router'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { formatTime } from '../../../lib/api.ts'
 import type { BoardEntry, ProducedEvents, ProductionAction, ProductionStatus } from '../api/production.ts'
@@ -65,7 +66,17 @@ export function Actions({
   return (
     <Stack gap={6} align="flex-start">
       <Group gap={6}>
-        {(p.status === 'pending' || p.status === 'failed') && status('in_progress', 'Start production')}
+        {(p.status === 'pending' || p.status === 'failed') &&
+          !entry.held &&
+          status('in_progress', 'Start production')}
+        {entry.held && (
+          <Text size="xs">
+            Not startable until released:{' '}
+            <Anchor component={Link} to={`/operator/orders/${entry.order.id}`} size="xs">
+              open the order
+            </Anchor>
+          </Text>
+        )}
         {p.status === 'in_progress' && status('completed', 'Mark completed')}
         {p.status === 'in_progress' && status('failed', 'Mark failed')}
         {p.status !== 'cancelled' && (
@@ -110,7 +121,7 @@ export function Items({
   busy: boolean
 }) {
   const p = entry.production_order
-  const open = p.status === 'pending' || p.status === 'in_progress'
+  const open = !entry.held && (p.status === 'pending' || p.status === 'in_progress')
   return (
     <List size="sm" listStyleType="none" spacing={4}>
       {entry.items.map((item) => (

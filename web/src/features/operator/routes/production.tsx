@@ -1,4 +1,4 @@
-import { Anchor, Group, Loader, SegmentedControl, Select, Table, Text } from '@mantine/core'
+import { Anchor, Group, Loader, SegmentedControl, Select, Table, Text, TextInput } from '@mantine/core'
 import { useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
@@ -6,6 +6,7 @@ import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { ApiError, formatTime } from '../../../lib/api.ts'
+import { AutomationBadges } from '../../orders/components/order-automation.tsx'
 import { useOrganizations } from '../api/organizations.ts'
 import {
   type BoardCounts,
@@ -38,10 +39,12 @@ const STATUS_COLOR: Record<string, string> = {
   failed: 'red',
   cancelled: 'gray',
 }
-const statusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
+/** The statuses, and the orders held for review by a rule shown apart (pending, not startable). */
+const VIEWS = [...PRODUCTION_STATUSES, ['held', 'Held for review']] as const
+const statusLabel = (s: string) => VIEWS.find(([k]) => k === s)?.[1] ?? s
 
 /** A status with its count under the board's filters ("1000+" where counting stopped). */
-function countedLabel(counts: BoardCounts | undefined, status: ProductionStatus, label: string) {
+function countedLabel(counts: BoardCounts | undefined, status: ProductionStatus | 'held', label: string) {
   const c = counts?.[status]
   return c ? `${label} (${c.count}${c.more ? '+' : ''})` : label
 }
@@ -57,14 +60,14 @@ function age(iso: string, now: number) {
 
 function useFilters(): [BoardFilters, (next: Partial<BoardFilters>) => void] {
   const [params, setParams] = useSearchParams()
-  const status = (PRODUCTION_STATUSES.find(([k]) => k === params.get('status'))?.[0] ??
-    'pending') as ProductionStatus
+  const status = (VIEWS.find(([k]) => k === params.get('status'))?.[0] ?? 'pending') as BoardFilters['status']
   const partner = params.get('partner')
   const filters: BoardFilters = {
     status,
     organization_id: params.get('organization_id') ?? '',
     partner: partner === 'true' || partner === 'false' ? partner : '',
     older_than_minutes: params.get('older_than_minutes') ?? '',
+    tag: params.get('tag') ?? '',
   }
   const set = (next: Partial<BoardFilters>) =>
     setParams(Object.fromEntries(Object.entries({ ...filters, ...next }).filter(([, v]) => v !== '')), {
@@ -91,7 +94,7 @@ export function ProductionRoute() {
   return (
     <Page
       title="Production"
-      lead="Live orders by production status, oldest first. Refreshed every 5 seconds; an action on an order another operator changed meanwhile is refused, and nothing is sent twice."
+      lead="Live orders by production status, rush orders first, then oldest first; orders an automation rule held for review are apart until a member releases them. Refreshed every 5 seconds; an action on an order another operator changed meanwhile is refused, and nothing is sent twice."
     >
       <Group align="flex-end" wrap="wrap">
         <div>
@@ -101,8 +104,8 @@ export function ProductionRoute() {
           <SegmentedControl
             aria-labelledby="board-status-label"
             value={filters.status}
-            onChange={(v) => setFilters({ status: v as ProductionStatus })}
-            data={PRODUCTION_STATUSES.map(([value, label]) => ({
+            onChange={(v) => setFilters({ status: v as BoardFilters['status'] })}
+            data={VIEWS.map(([value, label]) => ({
               value,
               label: countedLabel(counts, value, label),
             }))}
@@ -125,6 +128,12 @@ export function ProductionRoute() {
           value={filters.partner}
           onChange={(v) => setFilters({ partner: (v ?? '') as BoardFilters['partner'] })}
           allowDeselect={false}
+        />
+        <TextInput
+          label="Tag"
+          value={filters.tag}
+          maxLength={40}
+          onChange={(e) => setFilters({ tag: e.currentTarget.value })}
         />
         <Select
           label="Age"
@@ -152,7 +161,9 @@ export function ProductionRoute() {
         <Table.ScrollContainer minWidth={1000}>
           <Table striped verticalSpacing="sm">
             <Table.Caption>
-              Live orders {statusLabel(filters.status).toLowerCase()}, oldest first
+              {filters.status === 'held'
+                ? 'Live orders held for review by an automation rule, oldest first: release them on the order page'
+                : `Live orders ${statusLabel(filters.status).toLowerCase()}, rush first, then oldest first`}
             </Table.Caption>
             <Table.Thead>
               <Table.Tr>
@@ -190,6 +201,14 @@ export function ProductionRoute() {
                       {statusLabel(e.production_order.status)}
                     </StatusBadge>
                     {e.production_order.produced_by_partner && <Text size="xs">Partner</Text>}
+                    <Group gap={4} mt={4}>
+                      <AutomationBadges held={e.held} priority={e.priority} partner={false} tags={e.tags} />
+                    </Group>
+                    {e.held && e.hold && (
+                      <Text size="xs" mt={4}>
+                        Held for review by rule '{e.hold.name}': {e.hold.reason}
+                      </Text>
+                    )}
                   </Table.Td>
                   <Table.Td>
                     <Items entry={e} act={act} busy={action.isPending} />

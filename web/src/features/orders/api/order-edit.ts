@@ -123,5 +123,17 @@ export function useOrderEdits(who: Editor, orderId: string) {
     onSettled: refresh,
   })
 
-  return { change, addFile, cancel }
+  const release = useMutation({
+    mutationFn: (input: { expected: string }) => {
+      const options = { ...on(orderId), body: { expected_updated_at: input.expected } }
+      return call(
+        who === 'member'
+          ? client.POST('/orders/{order_id}/release', options)
+          : client.POST('/operator/orders/{order_id}/release', options),
+      )
+    },
+    onSettled: refresh,
+  })
+
+  return { change, addFile, cancel, release }
 }

@@ -10,7 +10,14 @@ export interface OrderFilters {
   from: string
   to: string
   q: string
+  /** 'true' or 'false', '' for any (as the URL carries them). */
+  held: string
+  priority: string
+  partner: string
+  tag: string
 }
+
+const bool = (value: string) => (value === 'true' ? true : value === 'false' ? false : undefined)
 
 export function useOrders(filters: OrderFilters) {
   return useInfiniteQuery({
@@ -22,6 +29,9 @@ export function useOrders(filters: OrderFilters) {
             query: {
               ...filled({ ...filters, cursor: pageParam }),
               status: (filters.status || undefined) as Status,
+              held: bool(filters.held),
+              partner: bool(filters.partner),
+              priority: (filters.priority || undefined) as Query<'/orders'>['priority'],
               limit: 50,
             },
           },

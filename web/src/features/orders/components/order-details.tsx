@@ -3,6 +3,7 @@ import { Fact } from '../../../components/fact.tsx'
 import type { DashboardOrder } from '../../../lib/api.ts'
 import { formatTime } from '../../../lib/api.ts'
 import type { Editor } from '../api/order-edit.ts'
+import { AutomationBadges, HeldAlert, ruleLines } from './order-automation.tsx'
 import { CancelOrder, ChangeCustomer, ChangeItem, EditNotes, editPolicy, ItemFiles } from './order-edit.tsx'
 import { OrderItem } from './order-item.tsx'
 import { OrderTimeline } from './order-timeline.tsx'
@@ -28,6 +29,7 @@ export function OrderDetails({
   const editable = canChange && policy.canEdit
   return (
     <>
+      <HeldAlert order={order} who={who} canRelease={canChange} />
       {canChange && <EditNotes order={order} who={who} />}
       <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="summary-heading">
         <Group justify="space-between" mb="sm">
@@ -41,6 +43,12 @@ export function OrderDetails({
               {order.is_test ? 'Test' : 'Live'}
             </Badge>
             <Badge variant="filled">{order.status}</Badge>
+            <AutomationBadges
+              held={order.held}
+              priority={order.priority}
+              partner={order.production_order?.produced_by_partner ?? false}
+              tags={order.tags}
+            />
           </Group>
         </Group>
         <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
@@ -72,7 +80,13 @@ export function OrderDetails({
           />
         ))}
       </Stack>
-      <OrderTimeline orderId={order.id} receivedAt={order.created_at} isTest={order.is_test} who={who} />
+      <OrderTimeline
+        orderId={order.id}
+        receivedAt={order.created_at}
+        isTest={order.is_test}
+        rules={ruleLines(order)}
+        who={who}
+      />
     </>
   )
 }

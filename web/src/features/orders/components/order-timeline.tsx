@@ -8,6 +8,10 @@ import { type Editor, type HistoryEntry, useOrderHistory } from '../api/order-ed
 function changeLine(entry: HistoryEntry) {
   const who = entry.by_operator ? `the operator ${entry.actor}` : entry.actor
   if (entry.action === 'order.cancelled') return `Cancelled by ${who}`
+  if (entry.action === 'order.released') {
+    const rule = entry.details.rule as { name?: string } | null | undefined
+    return `Released by ${who}${rule?.name ? ` (held by rule '${rule.name}')` : ''}`
+  }
   return `Changed by ${who}: ${entry.changed.join(', ')}`
 }
 
@@ -18,11 +22,14 @@ export function OrderTimeline({
   orderId,
   receivedAt,
   isTest,
+  rules = [],
   who = 'member',
 }: {
   orderId: string
   receivedAt: string
   isTest: boolean
+  /** The automation rules that matched when the order arrived, in words. */
+  rules?: { id: string; text: string }[]
   /** Operators see the order's changes; its webhook deliveries are the organization's to see. */
   who?: Editor
 }) {
@@ -60,6 +67,13 @@ export function OrderTimeline({
                   </Text>
                 </Table.Td>
               </Table.Tr>
+              {rules.map((rule) => (
+                <Table.Tr key={rule.id}>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(receivedAt)}</Table.Td>
+                  <Table.Td>{rule.text}</Table.Td>
+                  <Table.Td />
+                </Table.Tr>
+              ))}
               {rows.map(({ event, change }) =>
                 change ? (
                   <Table.Tr key={change.id}>

@@ -17,6 +17,7 @@ import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { formatTime } from '../../../lib/api.ts'
 import { type OrderFilters, useOrders } from '../api/orders.ts'
+import { AutomationBadges } from '../components/order-automation.tsx'
 
 const STATUSES = [
   ['', 'Any status'],
@@ -38,8 +39,13 @@ export function OrdersRoute() {
     from: params.get('from') ?? '',
     to: params.get('to') ?? '',
     q: params.get('q') ?? '',
+    held: params.get('held') ?? '',
+    priority: params.get('priority') ?? '',
+    partner: params.get('partner') ?? '',
+    tag: params.get('tag') ?? '',
   }
   const [search, setSearch] = useState(filters.q)
+  const [tag, setTag] = useState(filters.tag)
   const orders = useOrders(filters)
   const rows = orders.data?.pages.flatMap((p) => p.data) ?? []
 
@@ -51,7 +57,7 @@ export function OrdersRoute() {
   }
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    set({ q: search.trim() })
+    set({ q: search.trim(), tag: tag.trim() })
   }
 
   return (
@@ -96,12 +102,44 @@ export function OrdersRoute() {
             value={filters.to}
             onChange={(e) => set({ to: e.currentTarget.value })}
           />
+          <NativeSelect
+            label="Held for review"
+            value={filters.held}
+            onChange={(e) => set({ held: e.currentTarget.value })}
+            data={[
+              { value: '', label: 'Any' },
+              { value: 'true', label: 'Held' },
+              { value: 'false', label: 'Not held' },
+            ]}
+          />
+          <NativeSelect
+            label="Priority"
+            value={filters.priority}
+            onChange={(e) => set({ priority: e.currentTarget.value })}
+            data={[
+              { value: '', label: 'Any' },
+              { value: 'rush', label: 'Rush' },
+              { value: 'normal', label: 'Normal' },
+            ]}
+          />
+          <NativeSelect
+            label="Produced by"
+            value={filters.partner}
+            onChange={(e) => set({ partner: e.currentTarget.value })}
+            data={[
+              { value: '', label: 'Anyone' },
+              { value: 'true', label: 'A partner' },
+              { value: 'false', label: 'Us' },
+            ]}
+          />
+          <TextInput label="Tag" value={tag} onChange={(e) => setTag(e.currentTarget.value)} maxLength={40} />
           <Button type="submit">Search</Button>
           <Button
             variant="default"
             onClick={() => {
               setSearch('')
-              set({ status: '', from: '', to: '', q: '' })
+              setTag('')
+              set({ status: '', from: '', to: '', q: '', held: '', priority: '', partner: '', tag: '' })
             }}
           >
             Clear filters
@@ -139,9 +177,17 @@ export function OrdersRoute() {
                     </Anchor>
                   </Table.Td>
                   <Table.Td>
-                    <Badge variant="light" color="dark">
-                      {o.status}
-                    </Badge>
+                    <Group gap={4}>
+                      <Badge variant="light" color="dark">
+                        {o.status}
+                      </Badge>
+                      <AutomationBadges
+                        held={o.held}
+                        priority={o.priority}
+                        partner={o.produced_by_partner}
+                        tags={o.tags}
+                      />
+                    </Group>
                   </Table.Td>
                   <Table.Td>
                     {o.customer_name}
