@@ -50,6 +50,7 @@ import { apiKeysAdminRoutes } from './modules/auth/api-keys.admin.routes.ts'
 import { apiKeysConsoleRoutes } from './modules/auth/api-keys.console.routes.ts'
 import { apiKeysDashboardRoutes } from './modules/auth/api-keys.dashboard.routes.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
+import { automationAdminRoutes } from './modules/automation/automation.admin.routes.ts'
 import { automationDashboardRoutes } from './modules/automation/automation.dashboard.routes.ts'
 import { createAutomationService } from './modules/automation/automation.service.ts'
 import { docsRoutes } from './modules/docs/docs.routes.ts'
@@ -299,6 +300,7 @@ export async function buildApp(
       await admin.register(productionAdminRoutes({ production }))
       await admin.register(usageAdminRoutes({ usage }))
       await admin.register(webhooksAdminRoutes({ webhooks, organizations }))
+      await admin.register(automationAdminRoutes({ automation, organizations }))
     },
     { prefix: '/admin/v1' },
   )
