@@ -105,7 +105,7 @@ function ValueInput({
       return (
         <NumberInput
           label={label}
-          description={kind === 'integer' ? 'A whole number' : undefined}
+          placeholder={kind === 'integer' ? 'A whole number' : 'A number'}
           value={condition.value}
           onChange={(value) => set({ value })}
           allowDecimal={kind === 'number'}

@@ -16,8 +16,16 @@ export function AutomationRoute() {
   const rules = useRules()
   const catalog = useCatalog()
   const narrow = useMediaQuery('(max-width: 48em)')
-  // null: no form open; 'new': a new rule; else the rule edited.
-  const [editing, setEditing] = useState<AutomationRule | 'new' | null>(null)
+  // What the form edits ('new': a new rule), kept while the dialog closes so its title stays;
+  // `opened` counts the openings, so that each one starts a fresh form.
+  const [editing, setEditing] = useState<AutomationRule | 'new'>('new')
+  const [open, setOpen] = useState(false)
+  const [opened, setOpened] = useState(0)
+  const edit = (rule: AutomationRule | 'new') => {
+    setEditing(rule)
+    setOpened(opened + 1)
+    setOpen(true)
+  }
 
   const list = rules.data?.rules ?? []
   const full = rules.data !== undefined && list.length >= rules.data.max_rules
@@ -35,7 +43,7 @@ export function AutomationRoute() {
       </Alert>
       {canEdit && (
         <Group>
-          <Button onClick={() => setEditing('new')} disabled={full || !catalog.data}>
+          <Button onClick={() => edit('new')} disabled={full || !catalog.data}>
             New rule
           </Button>
           {full && (
@@ -49,25 +57,23 @@ export function AutomationRoute() {
       {rules.isPending ? (
         <Loader aria-label="Loading rules" />
       ) : (
-        <RuleList rules={list} catalog={catalog.data} onEdit={canEdit ? setEditing : undefined} />
+        <RuleList rules={list} catalog={catalog.data} onEdit={canEdit ? edit : undefined} />
       )}
       {catalog.data && (
         <Modal
-          opened={editing !== null}
-          onClose={() => setEditing(null)}
-          title={editing === 'new' ? 'New rule' : `Edit rule: ${editing?.name ?? ''}`}
+          opened={open}
+          onClose={() => setOpen(false)}
+          title={editing === 'new' ? 'New rule' : `Edit rule: ${editing.name}`}
           size="70rem"
           fullScreen={narrow}
           closeButtonProps={{ 'aria-label': 'Close' }}
         >
-          {editing !== null && (
-            <RuleForm
-              key={editing === 'new' ? 'new' : editing.id}
-              catalog={catalog.data}
-              rule={editing === 'new' ? undefined : editing}
-              onDone={() => setEditing(null)}
-            />
-          )}
+          <RuleForm
+            key={opened}
+            catalog={catalog.data}
+            rule={editing === 'new' ? undefined : editing}
+            onDone={() => setOpen(false)}
+          />
         </Modal>
       )}
     </Page>
