@@ -9,7 +9,7 @@ import {
   signedInContext,
   startBrowserApp,
 } from '../helpers/browser.ts'
-import { type DashboardClient, memberOf } from '../helpers/dashboard.ts'
+import { type DashboardClient, memberOf, operatorOf } from '../helpers/dashboard.ts'
 import { createOrder } from '../helpers/order-files.ts'
 
 /**
@@ -205,6 +205,25 @@ describe('the Automation page in a browser', { skip: browserSkip, timeout: 300_0
     await assertAccessible(page, 'Automation (viewer)')
     await page.setViewportSize({ width: 390, height: 844 })
     await assertAccessible(page, 'Automation (viewer) at 390 px')
+    await page.context().close()
+  })
+
+  test("an operator reads the rules on the organization's console page", async () => {
+    const operator = await operatorOf(t)
+    const page = await (await signedInContext(browser, operator.client, origin)).newPage()
+    await page.goto(`${origin}/dashboard/operator/organizations/${org.orgId}`)
+    const table = page.getByRole('table', { name: 'Automation rules, in the order they run' })
+    await table.waitFor()
+    // The text as written (the badge shows it in capitals).
+    assert.deepEqual(await table.getByRole('row').nth(1).getByRole('cell').allTextContents(), [
+      '1',
+      'Large mugs',
+      'Enabled',
+      'Item SKU starts with MUG; Item quantity greater than 50',
+      'Hold for review; Tag "large"',
+    ])
+    assert.equal(await table.getByRole('row').count(), 3)
+    await assertAccessible(page, "The console's organization page with its rules")
     await page.context().close()
   })
 })

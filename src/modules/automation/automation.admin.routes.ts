@@ -3,9 +3,8 @@ import type { FastifyInstance } from 'fastify'
 import { OrgParams } from '../../http/admin-route-config.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import { RuleList } from './automation.dashboard.schemas.ts'
-import { MAX_RULES } from './automation.rules.ts'
 import type { AutomationService } from './automation.service.ts'
-import { toRule } from './automation.views.ts'
+import { ruleList } from './automation.views.ts'
 
 /**
  * /admin/v1: an organization's automation rules, as its Automation page lists
@@ -25,8 +24,7 @@ export function automationAdminRoutes(deps: {
       },
       async (request) => {
         const organization = await deps.organizations.require(request.params.org_id)
-        const rules = await deps.automation.list(organization.id)
-        return { data: { rules: rules.map(toRule), max_rules: MAX_RULES } }
+        return { data: ruleList(await deps.automation.list(organization.id)) }
       },
     )
   }

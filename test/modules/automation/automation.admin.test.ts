@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { useTestApp } from '../../helpers/app.ts'
-import { memberOf } from '../../helpers/dashboard.ts'
+import { memberOf, operatorOf } from '../../helpers/dashboard.ts'
 import { assertError } from '../../helpers/errors.ts'
 
 /**
- * /admin/v1/organizations/:org_id/automation-rules: operators read an
- * organization's rules as its Automation page lists them (the operator token
- * itself is checked for every /admin/v1 route in test/http/auth.routes.test.ts).
+ * Operators read an organization's rules as its Automation page lists them:
+ * /admin/v1/organizations/:org_id/automation-rules with the token, and the
+ * console's /dashboard/api/operator/... with an operator account (who may
+ * call them is checked for every route in test/http/auth.routes.test.ts and
+ * dashboard.auth.routes.test.ts).
  */
 const t = useTestApp()
 
@@ -40,6 +42,13 @@ test("an organization's rules in run order, as the dashboard lists them", async 
   assert.equal(res.statusCode, 200, res.body)
   const dashboard = await developer.client.call('GET', '/automation/rules')
   assert.deepEqual(res.json(), dashboard.json(), 'the same answer as the Automation page reads')
+  const operator = await operatorOf(t)
+  const consoleAnswer = await operator.client.call(
+    'GET',
+    `/operator/organizations/${org.orgId}/automation-rules`,
+  )
+  assert.equal(consoleAnswer.statusCode, 200, consoleAnswer.body)
+  assert.deepEqual(consoleAnswer.json(), dashboard.json(), 'the console reads the same')
   const { rules, max_rules } = res.json().data
   assert.equal(max_rules, 50)
   assert.deepEqual(
@@ -67,6 +76,15 @@ test("an organization's rules in run order, as the dashboard lists them", async 
 })
 
 test('an unknown organization is 404 not_found', async () => {
+  const operator = await operatorOf(t)
+  assertError(
+    await operator.client.call(
+      'GET',
+      '/operator/organizations/0193a000-0000-7000-8000-000000000099/automation-rules',
+    ),
+    404,
+    'not_found',
+  )
   assertError(
     await t.admin('GET', '/admin/v1/organizations/0193a000-0000-7000-8000-000000000099/automation-rules'),
     404,

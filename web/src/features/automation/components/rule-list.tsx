@@ -2,11 +2,11 @@ import { Button, Group, Paper, Stack, Switch, Text, Title } from '@mantine/core'
 import { useState } from 'react'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { describeActions } from '../../../components/rule-actions.ts'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import type { AutomationRule } from '../../../lib/api.ts'
 import { bodyOf, useDeleteRule, useReorderRules, useSaveRule } from '../api/automation.ts'
 import type { Catalog } from './rule-draft.ts'
-import { describeActions } from './rule-words.ts'
 
 /**
  * The rules in the order they run. `onEdit` set: the member may change them
