@@ -16,8 +16,9 @@ import { createOrder } from '../helpers/order-files.ts'
  * The Automation page in headless Chromium: a developer builds "Large mugs"
  * with the form (a refused value shown beside its input), dry-runs it against
  * the live orders created beforehand through /v1, saves it, switches it off
- * and on, and moves it above an older rule; a viewer reads the list without
- * any control. Both widths pass axe.
+ * and on, moves it above an older rule and deletes a third; a viewer reads
+ * the list without any control, an operator reads it in the console. Both
+ * widths pass axe.
  */
 describe('the Automation page in a browser', { skip: browserSkip, timeout: 300_000 }, () => {
   let t: TestApp
@@ -67,7 +68,7 @@ describe('the Automation page in a browser', { skip: browserSkip, timeout: 300_0
   const rule = (page: Page, name: RegExp) =>
     page.getByRole('listitem').filter({ has: page.getByRole('heading', { name }) })
 
-  test('a developer creates, dry-runs, saves, switches and reorders a rule', async () => {
+  test('a developer creates, dry-runs, saves, switches and reorders a rule, and deletes another', async () => {
     const page = await (await signedInContext(browser, developer.client, origin)).newPage()
     await page.goto(`${origin}/dashboard/home`)
     await page
@@ -164,6 +165,26 @@ describe('the Automation page in a browser', { skip: browserSkip, timeout: 300_0
         .isDisabled(),
       true,
     )
+
+    // A third rule, deleted after confirming: the list is back to two.
+    const extra = await developer.client.call('POST', '/automation/rules', {
+      name: 'Short lived',
+      actions: [{ type: 'tag', value: 'temp' }],
+    })
+    assert.equal(extra.statusCode, 201, extra.body)
+    await page.reload()
+    await rule(page, /^3\. Short lived$/)
+      .getByRole('button', { name: 'Delete' })
+      .click()
+    const confirm = page.getByRole('dialog', { name: 'Delete the rule "Short lived"?' })
+    await confirm.getByText('orders it already acted on keep what it did', { exact: false }).waitFor()
+    await confirm.getByRole('button', { name: 'Delete rule' }).click()
+    await confirm.waitFor({ state: 'detached' })
+    await rule(page, /Short lived/).waitFor({ state: 'detached' })
+    assert.deepEqual(await stored(), [
+      ['Large mugs', 1, true],
+      ['VIP rush', 2, true],
+    ])
     await assertAccessible(page, 'Automation at 1280 px')
 
     await page.setViewportSize({ width: 390, height: 844 })
