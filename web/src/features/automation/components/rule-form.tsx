@@ -34,10 +34,10 @@ export function RuleForm({
   const save = useSaveRule()
   const dryRun = useDryRun()
   // The latest answer decides which messages show: a later dry run clears a save's, and back.
-  const [failure, setFailure] = useState<unknown>(null)
+  const [failure, setFailure] = useState<{ of: 'save' | 'dry run'; error: Error } | null>(null)
   const { limits } = catalog
 
-  const errors = failure instanceof ApiError ? failure.errors : []
+  const errors = failure?.error instanceof ApiError ? failure.error.errors : []
   const error = (field: string) => {
     const found = errors.filter((e) => e.field === field)
     return found.length === 0 ? undefined : found.map((e) => e.message).join(' ')
@@ -48,7 +48,11 @@ export function RuleForm({
     if (row) return Number(row[2]) < draft[row[1] as 'conditions' | 'actions'].length
     return ['name', 'enabled', 'conditions', 'actions'].includes(field)
   }
-  const set = (patch: Partial<RuleDraft>) => setDraft({ ...draft, ...patch })
+  // A dry run's answer is about the rule as it was sent: an edit takes it away.
+  const set = (patch: Partial<RuleDraft>) => {
+    setDraft({ ...draft, ...patch })
+    dryRun.reset()
+  }
   const setAction = (n: number, a: ActionDraft) =>
     set({ actions: draft.actions.map((x, i) => (i === n ? a : x)) })
 
@@ -57,12 +61,12 @@ export function RuleForm({
     setFailure(null)
     save.mutate(
       { id: rule?.id, body: bodyOfDraft(catalog, draft) },
-      { onSuccess: onDone, onError: setFailure },
+      { onSuccess: onDone, onError: (error) => setFailure({ of: 'save', error }) },
     )
   }
   const tryIt = () => {
     setFailure(null)
-    dryRun.mutate(bodyOfDraft(catalog, draft), { onError: setFailure })
+    dryRun.mutate(bodyOfDraft(catalog, draft), { onError: (error) => setFailure({ of: 'dry run', error }) })
   }
 
   const conditionsError = error('conditions')
@@ -177,15 +181,13 @@ export function RuleForm({
             color="red"
             variant="default"
             role="alert"
-            title={save.isError ? 'The rule was not saved' : 'The dry run was refused'}
+            title={failure.of === 'save' ? 'The rule was not saved' : 'The dry run was refused'}
           >
             {unplaced.length > 0
               ? unplaced.map((e) => e.message).join(' ')
               : errors.length > 0
                 ? 'See the fields marked above.'
-                : failure instanceof Error
-                  ? failure.message
-                  : String(failure)}
+                : failure.error.message}
           </Alert>
         )}
         {dryRun.data && !dryRun.isPending && failure === null && <DryRunResult result={dryRun.data} />}
