@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import { launchChromium } from '../test/helpers/browser.ts'
 import { startServiceProcess } from '../test/helpers/service-process.ts'
 import { closedPort } from '../test/helpers/webhook-targets.ts'
+import { automationPage } from './screenshots/automation.ts'
 import { consolePages } from './screenshots/console.ts'
 import { dashboardPages, homeAndOrdersPages } from './screenshots/dashboard.ts'
 import { keysAndWebhooksPages } from './screenshots/keys-webhooks.ts'
@@ -58,6 +59,7 @@ try {
   const editedOrderId = await orderEditPage(signedIn)
   await keysAndWebhooksPages(shots)
   await consolePages(shots, editedOrderId)
+  await automationPage(signedIn)
 } finally {
   await browser.close()
   service.child.kill('SIGTERM')

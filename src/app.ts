@@ -50,6 +50,8 @@ import { apiKeysAdminRoutes } from './modules/auth/api-keys.admin.routes.ts'
 import { apiKeysConsoleRoutes } from './modules/auth/api-keys.console.routes.ts'
 import { apiKeysDashboardRoutes } from './modules/auth/api-keys.dashboard.routes.ts'
 import { createApiKeyService } from './modules/auth/api-keys.service.ts'
+import { automationAdminRoutes } from './modules/automation/automation.admin.routes.ts'
+import { automationConsoleRoutes } from './modules/automation/automation.console.routes.ts'
 import { automationDashboardRoutes } from './modules/automation/automation.dashboard.routes.ts'
 import { createAutomationService } from './modules/automation/automation.service.ts'
 import { docsRoutes } from './modules/docs/docs.routes.ts'
@@ -299,6 +301,7 @@ export async function buildApp(
       await admin.register(productionAdminRoutes({ production }))
       await admin.register(usageAdminRoutes({ usage }))
       await admin.register(webhooksAdminRoutes({ webhooks, organizations }))
+      await admin.register(automationAdminRoutes({ automation, organizations }))
     },
     { prefix: '/admin/v1' },
   )
@@ -324,6 +327,7 @@ export async function buildApp(
         (app) => accountsConsoleRoutes(app, { accounts }),
         (app) => apiKeysConsoleRoutes(app, { apiKeys, organizations }),
         (app) => webhooksConsoleRoutes(app, { webhooks, organizations }),
+        (app) => automationConsoleRoutes(app, { automation, organizations }),
         (app) => productionConsoleRoutes(app, { production, webhooks }),
         (app) => ordersConsoleRoutes(app, { orders, orderEdits, audit }),
         (app) => usageConsoleRoutes(app, { usage }),

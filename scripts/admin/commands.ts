@@ -4,6 +4,7 @@
  * file per area under commands/.
  */
 import { INVITATIONS_COMMANDS, OPERATORS_COMMANDS } from './commands/accounts.ts'
+import { AUTOMATION_COMMANDS } from './commands/automation.ts'
 import type { Command } from './commands/command.ts'
 import { ORDERS_COMMANDS, STATS_COMMANDS } from './commands/orders.ts'
 import { ORGANIZATIONS_COMMANDS } from './commands/organizations.ts'
@@ -16,6 +17,7 @@ export const COMMANDS: Command[] = [
   ...ORGANIZATIONS_COMMANDS,
   ...ORDERS_COMMANDS,
   ...WEBHOOKS_COMMANDS,
+  ...AUTOMATION_COMMANDS,
   ...STATS_COMMANDS,
   ...USAGE_COMMANDS,
   ...INVITATIONS_COMMANDS,

@@ -497,6 +497,68 @@ describe('admin CLI: the operator API', () => {
     assert.equal((await admin(['operators', 'remove', operatorId])).status, 1)
   })
 
+  test("rules: an organization's automation rules in run order, in words; an unknown organization exits 1", async () => {
+    const org = await json(['organizations', 'create', 'Rules Org'])
+    assert.equal((await admin(['rules', '--org', org.id])).stdout.trim(), 'No automation rules.')
+    const invited = await admin(['invitations', 'create', org.id, 'dev@rules.example', '--role', 'developer'])
+    const member = await acceptInvitation(/#token=(\w+)/.exec(invited.stdout)![1]!)
+    assert.equal(member.status, 200)
+    const base = `http://127.0.0.1:${service.port}`
+    const session = await fetch(`${base}/dashboard/api/session`, { headers: { cookie: member.cookie } })
+    const csrf = (await session.json()).data.csrf_token as string
+    for (const rule of [
+      {
+        name: 'Large mugs',
+        conditions: [
+          { field: 'item.sku', operator: 'starts_with', value: 'MUG' },
+          { field: 'item.quantity', operator: 'gt', value: 50 },
+        ],
+        actions: [{ type: 'hold' }, { type: 'tag', value: 'large' }],
+      },
+      { name: 'VIP rush', enabled: false, actions: [{ type: 'priority', value: 'rush' }] },
+    ]) {
+      const res = await fetch(`${base}/dashboard/api/automation/rules`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          origin: base,
+          cookie: member.cookie,
+          'x-csrf-token': csrf,
+        },
+        body: JSON.stringify(rule),
+      })
+      assert.equal(res.status, 201, await res.text())
+    }
+
+    const listed = await admin(['rules', '--org', org.id])
+    assert.equal(listed.status, 0, listed.stderr)
+    const [head, rules] = listed.stdout.split('\n\n')
+    assert.equal(head, '2 of at most 50 rules, in the order they run on live orders:')
+    const lines = assertAligned(rules!, ['#', 'ID', 'NAME', 'STATE', 'WHEN', 'THEN'])
+    assert.equal(lines.length, 3)
+    assert.match(
+      lines[1]!,
+      /^1 +\S+ +Large mugs +enabled +Item SKU starts with MUG; Item quantity greater than 50 +hold for review, tag "large"$/,
+    )
+    assert.match(lines[2]!, /^2 +\S+ +VIP rush +disabled +Every live order +priority rush$/)
+    const data = await json(['rules', '--org', org.id])
+    assert.deepEqual(
+      data.rules.map((r: { name: string; position: number }) => [r.position, r.name]),
+      [
+        [1, 'Large mugs'],
+        [2, 'VIP rush'],
+      ],
+    )
+    assert.equal(data.max_rules, 50)
+
+    const unknown = await admin(['rules', '--org', '0193a000-0000-7000-8000-000000000099'])
+    assert.equal(unknown.status, 1)
+    assert.match(unknown.stderr, /^Error: 404 not_found/)
+    const missing = await admin(['rules'])
+    assert.equal(missing.status, 2)
+    assert.match(missing.stderr, /--org is required/)
+  })
+
   test('the earlier one-word commands still work', async () => {
     const org = await json(['create-org', 'Alias Org'])
     assert.equal(org.name, 'Alias Org')

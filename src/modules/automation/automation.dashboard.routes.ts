@@ -10,9 +10,8 @@ import {
   RuleList,
   RuleParams,
 } from './automation.dashboard.schemas.ts'
-import { MAX_RULES } from './automation.rules.ts'
 import type { AutomationService } from './automation.service.ts'
-import { fieldCatalog, toRule } from './automation.views.ts'
+import { fieldCatalog, ruleList, toRule } from './automation.views.ts'
 
 const tags = [DASHBOARD_TAG]
 
@@ -39,9 +38,7 @@ export const automationDashboardRoutes: DashboardArea<{ automation: AutomationSe
         response: { 200: RuleList },
       },
     },
-    async (request) => ({
-      data: { rules: (await automation.list(org(request))).map(toRule), max_rules: MAX_RULES },
-    }),
+    async (request) => ({ data: ruleList(await automation.list(org(request))) }),
   )
 
   app.get(
@@ -131,10 +128,7 @@ export const automationDashboardRoutes: DashboardArea<{ automation: AutomationSe
       },
     },
     async (request) => ({
-      data: {
-        rules: (await automation.reorder(org(request), request.body.rule_ids, actor(request))).map(toRule),
-        max_rules: MAX_RULES,
-      },
+      data: ruleList(await automation.reorder(org(request), request.body.rule_ids, actor(request))),
     }),
   )
 

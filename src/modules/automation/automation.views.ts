@@ -22,6 +22,9 @@ export const toRule = (r: StoredRule): Rule => ({
   updated_at: r.updated_at.toISOString(),
 })
 
+/** The organization's rules as the dashboard, the console and /admin/v1 list them. */
+export const ruleList = (rules: StoredRule[]) => ({ rules: rules.map(toRule), max_rules: MAX_RULES })
+
 /** What a rule can say, for the page's form. */
 export const fieldCatalog = () => ({
   fields: Object.entries(FIELDS).map(([field, d]) => ({

@@ -4,6 +4,7 @@ import { ApiKeysRoute } from '../features/api-keys/routes/api-keys.tsx'
 import { AuditLogRoute } from '../features/audit-log/routes/audit-log.tsx'
 import { AcceptInvitationRoute } from '../features/auth/routes/accept-invitation.tsx'
 import { SignInRoute } from '../features/auth/routes/sign-in.tsx'
+import { AutomationRoute } from '../features/automation/routes/automation.tsx'
 import { HomeRoute } from '../features/home/routes/home.tsx'
 import { MembersRoute } from '../features/members/routes/members.tsx'
 import { PlatformAuditLogRoute } from '../features/operator/routes/audit-log.tsx'
@@ -44,6 +45,7 @@ export const router = createBrowserRouter(
         { path: 'members', element: <MembersRoute /> },
         { path: 'orders/:order_id', element: <OrderRoute /> },
         { path: 'products', element: <ProductsRoute /> },
+        { path: 'automation', element: <AutomationRoute /> },
         { path: 'usage', element: <UsageRoute /> },
         { path: 'audit-log', element: <AuditLogRoute /> },
         { path: 'account', element: <AccountRoute /> },

@@ -10,6 +10,7 @@ const SECTIONS = [
   { to: '/api-keys', label: 'API keys' },
   { to: '/webhooks', label: 'Webhooks' },
   { to: '/products', label: 'Products' },
+  { to: '/automation', label: 'Automation' },
   { to: '/usage', label: 'Usage', owners: true },
   { to: '/members', label: 'Members' },
   { to: '/audit-log', label: 'Audit log' },

@@ -10,13 +10,22 @@ import type { paths } from '../generated/dashboard-api.ts'
 
 export type { paths }
 
+/** One problem of a refused input, naming its field (`conditions.2.operator`). */
+export interface FieldError {
+  field?: string
+  message: string
+}
+
 export class ApiError extends Error {
   readonly status: number
   readonly code: string
-  constructor(status: number, code: string, message: string) {
+  /** validation_failed: each problem with the field it names, for forms that show them beside the field. */
+  readonly errors: FieldError[]
+  constructor(status: number, code: string, message: string, errors: FieldError[] = []) {
     super(message)
     this.status = status
     this.code = code
+    this.errors = errors
   }
 }
 
@@ -43,7 +52,7 @@ client.use({
     new ApiError(0, 'network', 'The service cannot be reached. Check your connection and try again.'),
 })
 
-type ErrorBody = { error?: { code?: string; message?: string; errors?: { message: string }[] } }
+type ErrorBody = { error?: { code?: string; message?: string; errors?: FieldError[] } }
 
 /** The answer of a call that succeeded; otherwise an ApiError in the service's words. */
 export async function call<T>(
@@ -57,11 +66,12 @@ export async function call<T>(
     response.status,
     body?.error?.code ?? 'unknown',
     [body?.error?.message ?? `The service answered ${response.status}.`, details].filter(Boolean).join(' '),
+    body?.error?.errors ?? [],
   )
 }
 
 /** The JSON body of a path's successful answer, as the document describes it. */
-type Method = 'get' | 'post' | 'patch' | 'delete'
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
 type Success<R> = R extends { 200: infer A } | { 201: infer A } | { 202: infer A } ? A : never
 export type Answer<P extends keyof paths, M extends Method = 'get'> = paths[P][M] extends {
   responses: infer R
@@ -106,6 +116,9 @@ export type Replay = Answer<'/webhook-endpoints/{endpoint_id}/replay', 'post'>['
 export type Operator = Answer<'/operator/operators'>['data'][number]
 export type OperatorInvitation = Answer<'/operator/operators/invitations'>['data'][number]
 export type OperatorAuditPage = Answer<'/operator/audit-log'>
+export type AutomationRule = Answer<'/automation/rules'>['data']['rules'][number]
+export type AutomationCatalog = Answer<'/automation/fields'>['data']
+export type DryRun = Answer<'/automation/dry-run', 'post'>['data']
 
 /** Query values as a form keeps them: empty fields are left out. */
 export function filled<T extends Record<string, string | number | boolean | undefined>>(

@@ -74,6 +74,15 @@ export function useOrgMembers(orgId: string) {
   })
 }
 
+export function useOrgRules(orgId: string) {
+  return useQuery({
+    queryKey: ['operator', 'automation-rules', orgId],
+    queryFn: () =>
+      call(client.GET('/operator/organizations/{org_id}/automation-rules', org(orgId))).then((r) => r.data),
+    refetchInterval: 5_000,
+  })
+}
+
 export function useOrgEndpoints(orgId: string, environment: 'test' | 'live') {
   return useQuery({
     queryKey: ['operator', 'endpoints', orgId, environment],

@@ -5,6 +5,7 @@ import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
+import { describeActions } from '../../../components/rule-actions.ts'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { type ApiKey, formatTime } from '../../../lib/api.ts'
 import {
@@ -13,6 +14,7 @@ import {
   useOrgEndpoints,
   useOrgKeys,
   useOrgMembers,
+  useOrgRules,
   useRedeliver,
   useRevokeOrgKey,
 } from '../api/organizations.ts'
@@ -140,6 +142,49 @@ export function Members({ orgId }: { orgId: string }) {
       </form>
       <ErrorAlert error={invite.error} />
       {invite.data && <InvitationLink email={invite.data.invitation.email} url={invite.data.url} />}
+    </>
+  )
+}
+
+/** The organization's automation rules, read only: its owners and developers change them. */
+export function AutomationRules({ orgId }: { orgId: string }) {
+  const rules = useOrgRules(orgId)
+  if (rules.isPending) return <Loader aria-label="Loading automation rules" />
+  return (
+    <>
+      <ErrorAlert error={rules.error} />
+      {rules.data?.rules.length === 0 ? (
+        <Text c="dimmed">No automation rules.</Text>
+      ) : (
+        <Table.ScrollContainer minWidth={700}>
+          <Table striped aria-label="Automation rules, in the order they run">
+            <Table.Thead>
+              <Table.Tr>
+                <Table.Th>#</Table.Th>
+                <Table.Th>Name</Table.Th>
+                <Table.Th>State</Table.Th>
+                <Table.Th>When</Table.Th>
+                <Table.Th>Then</Table.Th>
+              </Table.Tr>
+            </Table.Thead>
+            <Table.Tbody>
+              {rules.data?.rules.map((r) => (
+                <Table.Tr key={r.id}>
+                  <Table.Td>{r.position}</Table.Td>
+                  <Table.Td>{r.name}</Table.Td>
+                  <Table.Td>
+                    <StatusBadge color={r.enabled ? 'green' : 'gray'}>
+                      {r.enabled ? 'Enabled' : 'Disabled'}
+                    </StatusBadge>
+                  </Table.Td>
+                  <Table.Td>{r.description}</Table.Td>
+                  <Table.Td>{describeActions(r.actions)}</Table.Td>
+                </Table.Tr>
+              ))}
+            </Table.Tbody>
+          </Table>
+        </Table.ScrollContainer>
+      )}
     </>
   )
 }

@@ -5,7 +5,7 @@ import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
 import { useOrganization } from '../api/organizations.ts'
 import { WebhookHealth } from '../components/health.tsx'
-import { Keys, Members, Webhooks } from '../components/organization-sections.tsx'
+import { AutomationRules, Keys, Members, Webhooks } from '../components/organization-sections.tsx'
 
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (
@@ -57,6 +57,9 @@ export function OrganizationRoute() {
           </Section>
           <Section id="org-webhooks" title="Webhooks">
             <Webhooks orgId={o.id} />
+          </Section>
+          <Section id="org-automation" title="Automation rules">
+            <AutomationRules orgId={o.id} />
           </Section>
         </>
       )}
