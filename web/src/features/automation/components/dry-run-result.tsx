@@ -1,6 +1,7 @@
 import { Alert, Anchor, Table, Text } from '@mantine/core'
 import { Link } from 'react-router'
-import { type DryRun, formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import type { DryRun } from '../../../lib/api.ts'
 
 /** What a dry run found: the count, then the orders it would have matched. */
 export function DryRunResult({ result }: { result: DryRun }) {
@@ -33,7 +34,9 @@ export function DryRunResult({ result }: { result: DryRun }) {
                     </Anchor>
                   </Table.Td>
                   <Table.Td>{o.status}</Table.Td>
-                  <Table.Td>{formatTime(o.created_at)}</Table.Td>
+                  <Table.Td>
+                    <Time value={o.created_at} />
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -1,6 +1,6 @@
 import { Button, Loader, Paper, Table, Text, Title } from '@mantine/core'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
 import { useUnmatchedSkus } from '../api/products.ts'
 
 /** Skus of received items that no product matches; developers start a product from one. */
@@ -37,7 +37,9 @@ export function UnmatchedSkus({ onCreate }: { onCreate: ((sku: string) => void) 
                   <Table.Td style={{ overflowWrap: 'anywhere' }}>{s.sku}</Table.Td>
                   <Table.Td>{s.items}</Table.Td>
                   <Table.Td>{s.orders}</Table.Td>
-                  <Table.Td>{formatTime(s.last_seen_at)}</Table.Td>
+                  <Table.Td>
+                    <Time value={s.last_seen_at} />
+                  </Table.Td>
                   {onCreate && (
                     <Table.Td>
                       <Button
