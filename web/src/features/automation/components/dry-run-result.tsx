@@ -2,6 +2,7 @@ import { Alert, Anchor, Table, Text } from '@mantine/core'
 import { Link } from 'react-router'
 import { Time } from '../../../components/time.tsx'
 import type { DryRun } from '../../../lib/api.ts'
+import { formatNumber } from '../../../lib/format.ts'
 
 /** What a dry run found: the count, then the orders it would have matched. */
 export function DryRunResult({ result }: { result: DryRun }) {
@@ -12,7 +13,8 @@ export function DryRunResult({ result }: { result: DryRun }) {
         <Text size="sm">There are no live orders yet to try this rule on.</Text>
       ) : (
         <Text size="sm">
-          This rule would have matched {result.matched} of your last {result.checked} {orders}.
+          This rule would have matched {formatNumber(result.matched)} of your last{' '}
+          {formatNumber(result.checked)} {orders}.
         </Text>
       )}
       {result.orders.length > 0 && (

@@ -82,8 +82,8 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
         <ErrorAlert error={replay.error} title="Nothing was replayed" />
         {replay.data && (
           <Alert color="green" variant="default" role="status" title="Replay started">
-            {replay.data.total} {replay.data.total === 1 ? 'event' : 'events'} will be sent again, in the
-            order they were recorded; they appear in the delivery log as they are queued.
+            {formatNumber(replay.data.total)} {replay.data.total === 1 ? 'event' : 'events'} will be sent
+            again, in the order they were recorded; they appear in the delivery log as they are queued.
           </Alert>
         )}
         <LatestReplay env={env} endpointId={endpointId} />
