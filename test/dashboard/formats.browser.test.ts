@@ -24,10 +24,10 @@ const plain = (text: string | null) => (text ?? '').replace(/\s+/g, ' ').trim()
 
 /**
  * Times, money and counts as a member reads them, in headless Chromium set to
- * en-US in Berlin: the timeline writes each event to the second with the
- * zone; other times say how long ago, with the instant on hover and for
- * screen readers; totals and unit prices are in the order's currency with
- * its decimals; counts are grouped.
+ * en-US in Berlin: the timeline and the audit log write each time to the
+ * second with the zone; other times say how long ago, with the instant on
+ * hover and for screen readers; totals and unit prices are in the order's
+ * currency with its decimals; counts are grouped.
  */
 describe('times, money and counts in a browser', { skip: browserSkip, timeout: 300_000 }, () => {
   let t: TestApp
@@ -143,6 +143,20 @@ describe('times, money and counts in a browser', { skip: browserSkip, timeout: 3
       // Orders, pending, in production, completed, failed, cancelled, items, quantity.
       ['2', '2', '0', '0', '0', '0', '2', '1,201'],
     )
+    await page.close()
+  })
+
+  test('the audit log writes when to the second with the zone', async () => {
+    const page = await context.newPage()
+    await page.goto(`${origin}/dashboard/audit-log`)
+    const when = page.getByRole('main').locator('time').first()
+    await when.waitFor()
+    const shown = await read(when)
+    assert.ok(shown.dateTime, 'a machine-readable instant')
+    assert.equal(shown.text, plain(exact(shown.dateTime)))
+    assert.match(shown.text, /\d{1,2}:\d{2}:\d{2} [AP]M GMT\+[12]$/)
+    assert.ok(shown.title.startsWith(plain(spelled(shown.dateTime))), shown.title)
+    await assertAccessible(page, 'audit log')
     await page.close()
   })
 })
