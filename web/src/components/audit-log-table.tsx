@@ -1,8 +1,9 @@
 import { Loader, Table, Text } from '@mantine/core'
 import type { CSSProperties, ReactNode } from 'react'
-import { type AuditEntry, formatTime } from '../lib/api.ts'
+import type { AuditEntry } from '../lib/api.ts'
 import { ErrorAlert } from './error-alert.tsx'
 import { NextPageButton, type Pages } from './next-page-button.tsx'
+import { Time } from './time.tsx'
 
 export type AuditColumn<E> = { header: string; cell: (entry: E) => ReactNode; style?: CSSProperties }
 
@@ -13,7 +14,7 @@ const describe = (details: Record<string, unknown>) =>
 
 /** The columns both audit logs show; each page lists its own order and adds its own. */
 export const AUDIT_COLUMNS = {
-  when: { header: 'When', cell: (e: AuditEntry) => formatTime(e.created_at) },
+  when: { header: 'When', cell: (e: AuditEntry) => <Time value={e.created_at} exact /> },
   who: { header: 'Who', cell: (e: AuditEntry) => e.actor },
   subject: { header: 'Subject', cell: (e: AuditEntry) => e.subject },
   details: { header: 'Details', cell: (e: AuditEntry) => <Text size="sm">{describe(e.details)}</Text> },

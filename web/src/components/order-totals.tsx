@@ -1,5 +1,6 @@
 import { Card, Table, Text } from '@mantine/core'
 import type { Answer } from '../lib/api.ts'
+import { formatNumber } from '../lib/format.ts'
 
 type OrderTotals = Answer<'/home'>['data']['live_orders']['all_time']
 
@@ -20,7 +21,7 @@ export function Figure({ label, value }: { label: string; value: number }) {
         {label}
       </Text>
       <Text fz={28} fw={700}>
-        {value.toLocaleString()}
+        {formatNumber(value)}
       </Text>
     </Card>
   )
@@ -49,12 +50,12 @@ export function TotalsRow({ label, totals }: { label: string; totals: OrderTotal
   return (
     <Table.Tr>
       <Table.Th scope="row">{label}</Table.Th>
-      <Table.Td>{totals.orders_total.toLocaleString()}</Table.Td>
+      <Table.Td>{formatNumber(totals.orders_total)}</Table.Td>
       {STATUSES.map(([key]) => (
-        <Table.Td key={key}>{(totals.orders_by_status[key] ?? 0).toLocaleString()}</Table.Td>
+        <Table.Td key={key}>{formatNumber(totals.orders_by_status[key] ?? 0)}</Table.Td>
       ))}
-      <Table.Td>{totals.items_total.toLocaleString()}</Table.Td>
-      <Table.Td>{totals.quantity_total.toLocaleString()}</Table.Td>
+      <Table.Td>{formatNumber(totals.items_total)}</Table.Td>
+      <Table.Td>{formatNumber(totals.quantity_total)}</Table.Td>
     </Table.Tr>
   )
 }

@@ -129,6 +129,5 @@ export function filled<T extends Record<string, string | number | boolean | unde
   ) as Partial<T>
 }
 
-/** A timestamp as the reader's locale writes it. */
-export const formatTime = (iso: string) =>
-  new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })
+/** A timestamp to the second with its zone; pages show times through components/time.tsx. */
+export { exactTime as formatTime } from './format.ts'

@@ -1,6 +1,6 @@
 import { Alert, Badge, Button, Group, Loader, Paper, Table, Text, Title } from '@mantine/core'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
 import { useSessions, useSignOutOthers } from '../api/account.ts'
 
 export function Sessions() {
@@ -53,8 +53,12 @@ export function Sessions() {
                     {s.current && <Badge variant="light">This session</Badge>}
                   </Table.Td>
                   <Table.Td>{s.address}</Table.Td>
-                  <Table.Td>{formatTime(s.created_at)}</Table.Td>
-                  <Table.Td>{formatTime(s.last_seen_at)}</Table.Td>
+                  <Table.Td>
+                    <Time value={s.created_at} />
+                  </Table.Td>
+                  <Table.Td>
+                    <Time value={s.last_seen_at} />
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -3,7 +3,8 @@ import { useState } from 'react'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
-import { type ApiKey, formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import type { ApiKey } from '../../../lib/api.ts'
 import { useApiKeys, useRevokeApiKey } from '../api/api-keys.ts'
 
 function state(key: ApiKey): { label: string; color: string } {
@@ -57,9 +58,11 @@ export function KeysTable({ canManage }: { canManage: boolean }) {
                       <Text size="sm">{k.scopes.join(', ')}</Text>
                     </Table.Td>
                     <Table.Td>{k.created_by}</Table.Td>
-                    <Table.Td>{formatTime(k.created_at)}</Table.Td>
-                    <Table.Td>{k.last_used_at ? formatTime(k.last_used_at) : 'Never'}</Table.Td>
-                    <Table.Td>{k.expires_at ? formatTime(k.expires_at) : 'Never'}</Table.Td>
+                    <Table.Td>
+                      <Time value={k.created_at} />
+                    </Table.Td>
+                    <Table.Td>{k.last_used_at ? <Time value={k.last_used_at} /> : 'Never'}</Table.Td>
+                    <Table.Td>{k.expires_at ? <Time value={k.expires_at} /> : 'Never'}</Table.Td>
                     <Table.Td>
                       <StatusBadge color={s.color}>{s.label}</StatusBadge>
                     </Table.Td>

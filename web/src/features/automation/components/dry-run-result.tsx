@@ -1,6 +1,8 @@
 import { Alert, Anchor, Table, Text } from '@mantine/core'
 import { Link } from 'react-router'
-import { type DryRun, formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import type { DryRun } from '../../../lib/api.ts'
+import { formatNumber } from '../../../lib/format.ts'
 
 /** What a dry run found: the count, then the orders it would have matched. */
 export function DryRunResult({ result }: { result: DryRun }) {
@@ -11,7 +13,8 @@ export function DryRunResult({ result }: { result: DryRun }) {
         <Text size="sm">There are no live orders yet to try this rule on.</Text>
       ) : (
         <Text size="sm">
-          This rule would have matched {result.matched} of your last {result.checked} {orders}.
+          This rule would have matched {formatNumber(result.matched)} of your last{' '}
+          {formatNumber(result.checked)} {orders}.
         </Text>
       )}
       {result.orders.length > 0 && (
@@ -33,7 +36,9 @@ export function DryRunResult({ result }: { result: DryRun }) {
                     </Anchor>
                   </Table.Td>
                   <Table.Td>{o.status}</Table.Td>
-                  <Table.Td>{formatTime(o.created_at)}</Table.Td>
+                  <Table.Td>
+                    <Time value={o.created_at} />
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -2,7 +2,8 @@ import { Button, Table, Text, Title } from '@mantine/core'
 import { useState } from 'react'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { formatTime, type Invitation } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import type { Invitation } from '../../../lib/api.ts'
 import { useInvitations, useRevokeInvitation } from '../api/members.ts'
 
 /** Invitations not yet accepted, revoked or expired; an owner revokes one after confirming. */
@@ -34,7 +35,9 @@ export function PendingInvitations() {
                 <Table.Td>
                   <Text size="sm">{i.role}</Text>
                 </Table.Td>
-                <Table.Td>{formatTime(i.expires_at)}</Table.Td>
+                <Table.Td>
+                  <Time value={i.expires_at} />
+                </Table.Td>
                 <Table.Td>
                   <Button
                     variant="subtle"

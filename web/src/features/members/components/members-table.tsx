@@ -1,7 +1,8 @@
 import { Badge, Button, Group, Loader, Modal, Select, Table, Text } from '@mantine/core'
 import { useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { formatTime, type Member } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import type { Member } from '../../../lib/api.ts'
 import { ROLES, type Role, useChangeRole, useMembers, useRemoveMember } from '../api/members.ts'
 
 export function MembersTable({ me, canManage }: { me: Member; canManage: boolean }) {
@@ -44,7 +45,9 @@ export function MembersTable({ me, canManage }: { me: Member; canManage: boolean
                     <Text size="sm">{m.role}</Text>
                   )}
                 </Table.Td>
-                <Table.Td>{formatTime(m.created_at)}</Table.Td>
+                <Table.Td>
+                  <Time value={m.created_at} />
+                </Table.Td>
                 {canManage && (
                   <Table.Td>
                     <Button

@@ -1,7 +1,8 @@
 import { Alert, Anchor, Button, Code, Group, List, Stack, Switch, Text } from '@mantine/core'
 import { Link } from 'react-router'
 import { StatusBadge } from '../../../components/status-badge.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import { formatNumber } from '../../../lib/format.ts'
 import type { BoardEntry, ProducedEvents, ProductionAction, ProductionStatus } from '../api/production.ts'
 
 /** The production board's row parts: an order's items with their jobs, its actions, and what the last action did. */
@@ -29,7 +30,7 @@ export function LastAction({ outcome }: { outcome: Outcome | null }) {
           <List size="sm">
             {outcome.events.map((e) => (
               <List.Item key={e.id}>
-                <Code>{e.type}</Code> at {formatTime(e.created_at)} (event {e.id})
+                <Code>{e.type}</Code> at <Time value={e.created_at} exact /> (event {e.id})
               </List.Item>
             ))}
           </List>
@@ -128,7 +129,7 @@ export function Items({
         <List.Item key={item.id}>
           <Group gap={6} wrap="nowrap">
             <Text size="sm">
-              {item.quantity} × {item.name}
+              {formatNumber(item.quantity)} × {item.name}
               {item.sku ? ` (${item.sku})` : ''}
             </Text>
             {item.job?.status === 'completed' ? (

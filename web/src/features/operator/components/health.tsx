@@ -1,5 +1,6 @@
 import { Group } from '@mantine/core'
 import { StatusBadge } from '../../../components/status-badge.tsx'
+import { formatNumber } from '../../../lib/format.ts'
 import type { OrganizationSummary } from '../api/organizations.ts'
 
 /** An organization's live webhook health in words (the dot only repeats them). */
@@ -8,11 +9,12 @@ export function WebhookHealth({ health }: { health: OrganizationSummary['webhook
   return (
     <Group gap={6}>
       <StatusBadge color={health.active_endpoints > 0 ? 'green' : 'gray'}>
-        {health.active_endpoints} active
+        {formatNumber(health.active_endpoints)} active
       </StatusBadge>
       {troubled && (
         <StatusBadge color="red">
-          {health.disabled_endpoints} disabled, {health.failed_deliveries_24h} failed (24 h)
+          {formatNumber(health.disabled_endpoints)} disabled, {formatNumber(health.failed_deliveries_24h)}{' '}
+          failed (24 h)
         </StatusBadge>
       )}
     </Group>

@@ -7,7 +7,9 @@ import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { describeActions } from '../../../components/rule-actions.ts'
 import { StatusBadge } from '../../../components/status-badge.tsx'
-import { type ApiKey, formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import type { ApiKey } from '../../../lib/api.ts'
+import { exactTime } from '../../../lib/format.ts'
 import {
   useInviteOwner,
   useOrgDeliveries,
@@ -57,7 +59,7 @@ export function Keys({ orgId }: { orgId: string }) {
                   </Table.Td>
                   <Table.Td>{k.environment}</Table.Td>
                   <Table.Td>{k.created_by}</Table.Td>
-                  <Table.Td>{k.last_used_at ? formatTime(k.last_used_at) : 'Never'}</Table.Td>
+                  <Table.Td>{k.last_used_at ? <Time value={k.last_used_at} /> : 'Never'}</Table.Td>
                   <Table.Td>
                     <StatusBadge color={k.revoked_at ? 'gray' : 'green'}>
                       {k.revoked_at ? 'Revoked' : 'Active'}
@@ -120,7 +122,9 @@ export function Members({ orgId }: { orgId: string }) {
               <Table.Tr key={m.id}>
                 <Table.Td>{m.email}</Table.Td>
                 <Table.Td>{m.role}</Table.Td>
-                <Table.Td>{formatTime(m.created_at)}</Table.Td>
+                <Table.Td>
+                  <Time value={m.created_at} />
+                </Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
@@ -240,7 +244,7 @@ export function Webhooks({ orgId }: { orgId: string }) {
                   </StatusBadge>
                 </Table.Td>
                 <Table.Td>{e.consecutive_failures}</Table.Td>
-                <Table.Td>{e.last_success_at ? formatTime(e.last_success_at) : 'Never'}</Table.Td>
+                <Table.Td>{e.last_success_at ? <Time value={e.last_success_at} /> : 'Never'}</Table.Td>
               </Table.Tr>
             ))}
           </Table.Tbody>
@@ -268,7 +272,9 @@ export function Webhooks({ orgId }: { orgId: string }) {
             <Table.Tbody>
               {rows.map((d) => (
                 <Table.Tr key={d.id}>
-                  <Table.Td>{formatTime(d.created_at)}</Table.Td>
+                  <Table.Td>
+                    <Time value={d.created_at} exact />
+                  </Table.Td>
                   <Table.Td>
                     <Code>{d.event_type}</Code>
                   </Table.Td>
@@ -286,7 +292,7 @@ export function Webhooks({ orgId }: { orgId: string }) {
                       variant="default"
                       loading={redeliver.isPending && redeliver.variables === d.id}
                       onClick={() => redeliver.mutate(d.id)}
-                      aria-label={`Redeliver ${d.event_type} of ${formatTime(d.created_at)}`}
+                      aria-label={`Redeliver ${d.event_type} of ${exactTime(d.created_at)}`}
                     >
                       Redeliver
                     </Button>

@@ -1,6 +1,7 @@
 import { Anchor, Group, Image, Paper, Stack, Text, Title } from '@mantine/core'
 import { Personalization } from '../../../components/personalization.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
+import { formatNumber } from '../../../lib/format.ts'
 import {
   isShownAsImage,
   type ProductionFile,
@@ -77,7 +78,7 @@ export function ProductionItemCard({
             SKU: <strong>{item.sku ?? 'none'}</strong>
           </Text>
           <Text size="sm">
-            Quantity: <strong>{item.quantity}</strong>
+            Quantity: <strong>{formatNumber(item.quantity)}</strong>
           </Text>
           <Text size="sm">Product: {item.product_linked ? 'linked' : 'no product for this SKU'}</Text>
           <Group gap={6}>

@@ -5,7 +5,7 @@ import { useEffect, useState } from 'react'
 import { Link, Navigate, useParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { fieldValue } from '../../../components/personalization.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { exactTime, formatNumber } from '../../../lib/format.ts'
 import { useAccount } from '../../auth/api/session.ts'
 import {
   isShownAsImage,
@@ -50,7 +50,7 @@ function SheetItem({
     <section className="item" aria-labelledby={`sheet-item-${item.id}`}>
       <div className="item-head">
         <h2 id={`sheet-item-${item.id}`}>
-          {position}. {item.quantity} × {item.name}
+          {position}. {formatNumber(item.quantity)} × {item.name}
           {item.sku ? ` (SKU ${item.sku})` : ''}
         </h2>
         <div className="check" aria-hidden="true" />
@@ -109,7 +109,7 @@ function Sheet({ sheet }: { sheet: ProductionOrderPage }) {
             <dt>Customer</dt>
             <dd>{order.customer.name}</dd>
             <dt>Ordered</dt>
-            <dd>{formatTime(order.ordered_at)}</dd>
+            <dd>{exactTime(order.ordered_at)}</dd>
             <dt>Production</dt>
             <dd>
               {statusLabel(p.status)}
@@ -117,7 +117,8 @@ function Sheet({ sheet }: { sheet: ProductionOrderPage }) {
             </dd>
             <dt>Items</dt>
             <dd>
-              {order.items.length} ({order.items.reduce((n, i) => n + i.quantity, 0)} pieces)
+              {formatNumber(order.items.length)} (
+              {formatNumber(order.items.reduce((n, i) => n + i.quantity, 0))} pieces)
             </dd>
           </dl>
         </div>

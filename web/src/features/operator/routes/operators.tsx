@@ -3,7 +3,8 @@ import { type FormEvent, useState } from 'react'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
-import { formatTime, type Operator, type OperatorInvitation } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import type { Operator, OperatorInvitation } from '../../../lib/api.ts'
 import { useAccount } from '../../auth/api/session.ts'
 import {
   useInviteOperator,
@@ -105,7 +106,9 @@ function OperatorAccounts() {
               <Table.Td>
                 {o.email} {o.id === me?.id && <Badge variant="light">You</Badge>}
               </Table.Td>
-              <Table.Td>{formatTime(o.created_at)}</Table.Td>
+              <Table.Td>
+                <Time value={o.created_at} />
+              </Table.Td>
               <Table.Td>
                 {o.id !== me?.id && (
                   <Button
@@ -164,8 +167,12 @@ function PendingOperatorInvitations() {
             {invitations.data.map((i) => (
               <Table.Tr key={i.id}>
                 <Table.Td>{i.email}</Table.Td>
-                <Table.Td>{formatTime(i.created_at)}</Table.Td>
-                <Table.Td>{formatTime(i.expires_at)}</Table.Td>
+                <Table.Td>
+                  <Time value={i.created_at} />
+                </Table.Td>
+                <Table.Td>
+                  <Time value={i.expires_at} />
+                </Table.Td>
                 <Table.Td>
                   <Button
                     variant="subtle"

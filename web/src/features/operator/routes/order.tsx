@@ -2,7 +2,7 @@ import { Anchor, Loader } from '@mantine/core'
 import { Link, useParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { exactTime } from '../../../lib/format.ts'
 import { useOperatorOrder } from '../../orders/api/order-edit.ts'
 import { OrderDetails } from '../../orders/components/order-details.tsx'
 
@@ -34,7 +34,7 @@ export function OperatorOrderRoute() {
   return (
     <Page
       title={`Order ${order.external_order_id}`}
-      lead={`${order.is_test ? 'Test' : 'Live'} order of organization ${order.organization_id}, received ${formatTime(order.created_at)}`}
+      lead={`${order.is_test ? 'Test' : 'Live'} order of organization ${order.organization_id}, received ${exactTime(order.created_at)}`}
     >
       <ErrorAlert error={query.error} title="The order could not be refreshed" />
       <Anchor component={Link} to={`/operator/organizations/${order.organization_id}`} size="sm">

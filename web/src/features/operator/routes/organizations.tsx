@@ -3,7 +3,8 @@ import { type FormEvent, useState } from 'react'
 import { Link } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import { formatNumber } from '../../../lib/format.ts'
 import { useCreateOrganization, useInviteOwner, useOrganizations } from '../api/organizations.ts'
 import { WebhookHealth } from '../components/health.tsx'
 import { InvitationLink } from '../components/invitation-link.tsx'
@@ -115,15 +116,17 @@ export function OrganizationsRoute() {
                       {o.name}
                     </Anchor>
                   </Table.Th>
-                  <Table.Td>{o.live_orders.today.orders_total.toLocaleString()}</Table.Td>
-                  <Table.Td>{o.live_orders.all_time.orders_total.toLocaleString()}</Table.Td>
+                  <Table.Td>{formatNumber(o.live_orders.today.orders_total)}</Table.Td>
+                  <Table.Td>{formatNumber(o.live_orders.all_time.orders_total)}</Table.Td>
                   <Table.Td>
-                    {(o.live_orders.all_time.orders_by_status.in_production ?? 0).toLocaleString()}
+                    {formatNumber(o.live_orders.all_time.orders_by_status.in_production ?? 0)}
                   </Table.Td>
                   <Table.Td>
                     <WebhookHealth health={o.webhooks.live} />
                   </Table.Td>
-                  <Table.Td>{formatTime(o.created_at)}</Table.Td>
+                  <Table.Td>
+                    <Time value={o.created_at} />
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

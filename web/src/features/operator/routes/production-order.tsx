@@ -15,7 +15,8 @@ import { Link, useParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Fact } from '../../../components/fact.tsx'
 import { Page } from '../../../components/page.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import { exactTime, formatMoney } from '../../../lib/format.ts'
 import { PRODUCTION_STATUSES, type ProductionOrderPage, useProductionOrder } from '../api/production.ts'
 import { ProductionItemCard } from '../components/production-item.tsx'
 
@@ -40,7 +41,9 @@ function History({ sheet }: { sheet: ProductionOrderPage }) {
           </Table.Thead>
           <Table.Tbody>
             <Table.Tr>
-              <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(order.created_at)}</Table.Td>
+              <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                <Time value={order.created_at} exact />
+              </Table.Td>
               <Table.Td>
                 Order received {order.source === 'shop' ? '(shop order: no events)' : 'through the API'}
               </Table.Td>
@@ -48,7 +51,9 @@ function History({ sheet }: { sheet: ProductionOrderPage }) {
             </Table.Tr>
             {timeline.map((event) => (
               <Table.Tr key={event.id}>
-                <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(event.created_at)}</Table.Td>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                  <Time value={event.created_at} exact />
+                </Table.Td>
                 <Table.Td>
                   <Text size="sm" ff="monospace">
                     {event.type}
@@ -98,7 +103,7 @@ export function ProductionOrderRoute() {
   return (
     <Page
       title={`Production order ${order.external_order_id}`}
-      lead={`${organization.name}: live ${order.source === 'shop' ? 'shop' : 'API'} order, received ${formatTime(order.created_at)}`}
+      lead={`${organization.name}: live ${order.source === 'shop' ? 'shop' : 'API'} order, received ${exactTime(order.created_at)}`}
     >
       <ErrorAlert error={query.error} title="The production order could not be refreshed" />
       <Group gap="sm">
@@ -130,10 +135,14 @@ export function ProductionOrderRoute() {
           <Fact label="Customer">{c.name}</Fact>
           <Fact label="Email">{c.email ?? '—'}</Fact>
           <Fact label="Phone">{c.phone ?? '—'}</Fact>
-          <Fact label="Ordered">{formatTime(order.ordered_at)}</Fact>
-          <Fact label="Last change">{formatTime(order.updated_at)}</Fact>
+          <Fact label="Ordered">
+            <Time value={order.ordered_at} />
+          </Fact>
+          <Fact label="Last change">
+            <Time value={order.updated_at} />
+          </Fact>
           <Fact label="Total">
-            {order.total_amount === null ? '—' : `${order.total_amount} ${order.currency ?? ''}`}
+            {order.total_amount === null ? '—' : formatMoney(order.total_amount, order.currency)}
           </Fact>
         </SimpleGrid>
       </Paper>

@@ -5,7 +5,9 @@ import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
-import { ApiError, formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import { ApiError } from '../../../lib/api.ts'
+import { formatNumber } from '../../../lib/format.ts'
 import { AutomationBadges } from '../../orders/components/order-automation.tsx'
 import { useOrganizations } from '../api/organizations.ts'
 import {
@@ -46,7 +48,7 @@ const statusLabel = (s: string) => VIEWS.find(([k]) => k === s)?.[1] ?? s
 /** A status with its count under the board's filters ("1000+" where counting stopped). */
 function countedLabel(counts: BoardCounts | undefined, status: ProductionStatus | 'held', label: string) {
   const c = counts?.[status]
-  return c ? `${label} (${c.count}${c.more ? '+' : ''})` : label
+  return c ? `${label} (${formatNumber(c.count)}${c.more ? '+' : ''})` : label
 }
 
 /** How long ago, in words. */
@@ -194,7 +196,9 @@ export function ProductionRoute() {
                   <Table.Td>{e.organization.name}</Table.Td>
                   <Table.Td>
                     <Text size="sm">{age(e.created_at, now)}</Text>
-                    <Text size="xs">{formatTime(e.created_at)}</Text>
+                    <Text size="xs">
+                      <Time value={e.created_at} exact />
+                    </Text>
                   </Table.Td>
                   <Table.Td>
                     <StatusBadge color={STATUS_COLOR[e.production_order.status] ?? 'gray'}>

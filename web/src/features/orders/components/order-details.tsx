@@ -1,7 +1,8 @@
 import { Badge, Group, Paper, SimpleGrid, Stack, Title } from '@mantine/core'
 import { Fact } from '../../../components/fact.tsx'
+import { Time } from '../../../components/time.tsx'
 import type { DashboardOrder } from '../../../lib/api.ts'
-import { formatTime } from '../../../lib/api.ts'
+import { formatMoney } from '../../../lib/format.ts'
 import type { Editor } from '../api/order-edit.ts'
 import { AutomationBadges, HeldAlert, ruleLines } from './order-automation.tsx'
 import { CancelOrder, ChangeCustomer, ChangeItem, EditNotes, editPolicy, ItemFiles } from './order-edit.tsx'
@@ -56,10 +57,14 @@ export function OrderDetails({
           <Fact label="Email">{c.email ?? '—'}</Fact>
           <Fact label="Phone">{c.phone ?? '—'}</Fact>
           <Fact label="Total">
-            {order.total_amount === null ? '—' : `${order.total_amount} ${order.currency ?? ''}`}
+            {order.total_amount === null ? '—' : formatMoney(order.total_amount, order.currency)}
           </Fact>
-          <Fact label="Ordered">{formatTime(order.ordered_at)}</Fact>
-          <Fact label="Last change">{formatTime(order.updated_at)}</Fact>
+          <Fact label="Ordered">
+            <Time value={order.ordered_at} />
+          </Fact>
+          <Fact label="Last change">
+            <Time value={order.updated_at} />
+          </Fact>
           <Fact label="Production">{order.production_order?.status ?? 'none (test order)'}</Fact>
           <Fact label="Source">{order.source === 'shop' ? 'Shop' : 'API'}</Fact>
         </SimpleGrid>
@@ -73,6 +78,7 @@ export function OrderDetails({
             key={item.id}
             orderId={order.id}
             item={item}
+            currency={order.currency}
             position={n + 1}
             canCreateProduct={canCreateProduct}
             controls={editable && <ChangeItem order={order} item={item} position={n + 1} who={who} />}

@@ -3,6 +3,7 @@ import type { ReactNode } from 'react'
 import { Link } from 'react-router'
 import { Personalization } from '../../../components/personalization.tsx'
 import type { DashboardOrder } from '../../../lib/api.ts'
+import { formatMoney, formatNumber } from '../../../lib/format.ts'
 import { OrderFiles } from './order-files.tsx'
 
 type Item = DashboardOrder['items'][number]
@@ -11,6 +12,7 @@ type Item = DashboardOrder['items'][number]
 export function OrderItem({
   orderId,
   item,
+  currency,
   position,
   canCreateProduct,
   controls,
@@ -18,6 +20,8 @@ export function OrderItem({
 }: {
   orderId: string
   item: Item
+  /** The order's currency, which its prices are in. */
+  currency: string | null
   position: number
   canCreateProduct: boolean
   /** The page's change button for this item, when it may be changed. */
@@ -39,8 +43,8 @@ export function OrderItem({
           <Text size="sm">
             SKU: <strong>{item.sku ?? 'none'}</strong>
           </Text>
-          <Text size="sm">Quantity: {item.quantity}</Text>
-          {item.price !== null && <Text size="sm">Unit price: {item.price}</Text>}
+          <Text size="sm">Quantity: {formatNumber(item.quantity)}</Text>
+          {item.price !== null && <Text size="sm">Unit price: {formatMoney(item.price, currency)}</Text>}
           <Text size="sm">Production: {item.production_status ?? 'none (test order)'}</Text>
           {item.product_linked ? (
             <Badge color="green" variant="dot">

@@ -1,6 +1,6 @@
 import { Badge, Group, Loader, Paper, Stack, Table, Text, Title } from '@mantine/core'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
 import { useOrderTimeline } from '../api/order.ts'
 import { type Editor, type HistoryEntry, useOrderHistory } from '../api/order-edit.ts'
 
@@ -59,7 +59,9 @@ export function OrderTimeline({
             </Table.Thead>
             <Table.Tbody>
               <Table.Tr>
-                <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(receivedAt)}</Table.Td>
+                <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                  <Time value={receivedAt} exact />
+                </Table.Td>
                 <Table.Td>Order received</Table.Td>
                 <Table.Td>
                   <Text size="sm" c="dimmed">
@@ -69,7 +71,9 @@ export function OrderTimeline({
               </Table.Tr>
               {rules.map((rule) => (
                 <Table.Tr key={rule.id}>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(receivedAt)}</Table.Td>
+                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                    <Time value={receivedAt} exact />
+                  </Table.Td>
                   <Table.Td>{rule.text}</Table.Td>
                   <Table.Td />
                 </Table.Tr>
@@ -77,7 +81,9 @@ export function OrderTimeline({
               {rows.map(({ event, change }) =>
                 change ? (
                   <Table.Tr key={change.id}>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(change.created_at)}</Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                      <Time value={change.created_at} exact />
+                    </Table.Td>
                     <Table.Td>{changeLine(change)}</Table.Td>
                     <Table.Td>
                       <Text size="sm" c="dimmed">
@@ -87,7 +93,9 @@ export function OrderTimeline({
                   </Table.Tr>
                 ) : (
                   <Table.Tr key={event!.id}>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>{formatTime(event!.created_at)}</Table.Td>
+                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
+                      <Time value={event!.created_at} exact />
+                    </Table.Td>
                     <Table.Td>
                       <Text size="sm" ff="monospace">
                         {event!.type}
@@ -118,7 +126,11 @@ export function OrderTimeline({
                                 {d.attempts} {d.attempts === 1 ? 'attempt' : 'attempts'}
                                 {d.response_status !== null ? `, HTTP ${d.response_status}` : ''}
                                 {d.redelivery_of ? ', redelivery' : ''}
-                                {d.next_attempt_at ? `, next ${formatTime(d.next_attempt_at)}` : ''}
+                                {d.next_attempt_at && (
+                                  <>
+                                    , next <Time value={d.next_attempt_at} />
+                                  </>
+                                )}
                                 {d.error_message ? `: ${d.error_message}` : ''}
                               </Text>
                             </div>

@@ -2,7 +2,7 @@ import { Anchor, Loader } from '@mantine/core'
 import { Link, useParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { exactTime } from '../../../lib/format.ts'
 import { useSession } from '../../auth/api/session.ts'
 import { useOrder } from '../api/order.ts'
 import { OrderDetails } from '../components/order-details.tsx'
@@ -35,7 +35,7 @@ export function OrderRoute() {
   return (
     <Page
       title={`Order ${order.external_order_id}`}
-      lead={`${order.is_test ? 'Test' : 'Live'} order, received ${formatTime(order.created_at)}`}
+      lead={`${order.is_test ? 'Test' : 'Live'} order, received ${exactTime(order.created_at)}`}
     >
       <ErrorAlert error={query.error} title="The order could not be refreshed" />
       <OrderDetails order={order} who="member" canChange={member} canCreateProduct={member} />

@@ -15,7 +15,8 @@ import { Link, useSearchParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import { formatMoney, formatNumber } from '../../../lib/format.ts'
 import { type OrderFilters, useOrders } from '../api/orders.ts'
 import { AutomationBadges } from '../components/order-automation.tsx'
 
@@ -27,9 +28,6 @@ const STATUSES = [
   ['failed', 'Failed'],
   ['cancelled', 'Cancelled'],
 ] as const
-
-const money = (amount: number | null, currency: string | null) =>
-  amount === null ? '' : `${amount.toFixed(2)}${currency ? ` ${currency}` : ''}`
 
 export function OrdersRoute() {
   const [params, setParams] = useSearchParams()
@@ -197,10 +195,14 @@ export function OrdersRoute() {
                       </Text>
                     )}
                   </Table.Td>
-                  <Table.Td>{o.items}</Table.Td>
-                  <Table.Td>{o.quantity}</Table.Td>
-                  <Table.Td>{money(o.total_amount, o.currency)}</Table.Td>
-                  <Table.Td>{formatTime(o.created_at)}</Table.Td>
+                  <Table.Td>{formatNumber(o.items)}</Table.Td>
+                  <Table.Td>{formatNumber(o.quantity)}</Table.Td>
+                  <Table.Td>
+                    {o.total_amount === null ? '' : formatMoney(o.total_amount, o.currency)}
+                  </Table.Td>
+                  <Table.Td>
+                    <Time value={o.created_at} />
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -1,6 +1,6 @@
 import { Loader, Paper, Table, Text, Title } from '@mantine/core'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
 import { useProducts } from '../api/products.ts'
 
 export function Catalog() {
@@ -30,7 +30,9 @@ export function Catalog() {
                 <Table.Tr key={p.id}>
                   <Table.Td style={{ overflowWrap: 'anywhere' }}>{p.sku}</Table.Td>
                   <Table.Td style={{ overflowWrap: 'anywhere' }}>{p.name}</Table.Td>
-                  <Table.Td>{formatTime(p.created_at)}</Table.Td>
+                  <Table.Td>
+                    <Time value={p.created_at} />
+                  </Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

@@ -1,6 +1,7 @@
 import { Button, Loader, Paper, Table, Text, Title } from '@mantine/core'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import { formatNumber } from '../../../lib/format.ts'
 import { useUnmatchedSkus } from '../api/products.ts'
 
 /** Skus of received items that no product matches; developers start a product from one. */
@@ -35,9 +36,11 @@ export function UnmatchedSkus({ onCreate }: { onCreate: ((sku: string) => void) 
               {skus.data?.map((s) => (
                 <Table.Tr key={s.sku}>
                   <Table.Td style={{ overflowWrap: 'anywhere' }}>{s.sku}</Table.Td>
-                  <Table.Td>{s.items}</Table.Td>
-                  <Table.Td>{s.orders}</Table.Td>
-                  <Table.Td>{formatTime(s.last_seen_at)}</Table.Td>
+                  <Table.Td>{formatNumber(s.items)}</Table.Td>
+                  <Table.Td>{formatNumber(s.orders)}</Table.Td>
+                  <Table.Td>
+                    <Time value={s.last_seen_at} />
+                  </Table.Td>
                   {onCreate && (
                     <Table.Td>
                       <Button

@@ -1,8 +1,9 @@
+import { formatNumber } from '../../../lib/format.ts'
 import type { OrganizationUsage } from '../api/usage.ts'
 
 /** An organization's quantity per product, then what is linked to no product. */
 export function productsText(o: Pick<OrganizationUsage, 'products' | 'unlinked'>): string {
-  const parts = o.products.map((p) => `${p.sku ?? p.product_id} × ${p.quantity}`)
-  if (o.unlinked.quantity > 0) parts.push(`no product × ${o.unlinked.quantity}`)
+  const parts = o.products.map((p) => `${p.sku ?? p.product_id} × ${formatNumber(p.quantity)}`)
+  if (o.unlinked.quantity > 0) parts.push(`no product × ${formatNumber(o.unlinked.quantity)}`)
   return parts.join(', ') || '–'
 }

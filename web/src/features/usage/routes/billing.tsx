@@ -2,6 +2,7 @@ import { Anchor, Group, Loader, Table } from '@mantine/core'
 import { useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
+import { formatNumber } from '../../../lib/format.ts'
 import { usageCsvUrl, usePlatformUsage } from '../api/usage.ts'
 import { MonthPicker, recentMonths } from '../components/month-picker.tsx'
 import { productsText } from '../components/products-cell.tsx'
@@ -42,9 +43,9 @@ export function BillingRoute() {
               {data.organizations.map((o) => (
                 <Table.Tr key={o.id}>
                   <Table.Th scope="row">{o.name}</Table.Th>
-                  <Table.Td>{o.orders}</Table.Td>
-                  <Table.Td>{o.items}</Table.Td>
-                  <Table.Td>{o.quantity}</Table.Td>
+                  <Table.Td>{formatNumber(o.orders)}</Table.Td>
+                  <Table.Td>{formatNumber(o.items)}</Table.Td>
+                  <Table.Td>{formatNumber(o.quantity)}</Table.Td>
                   <Table.Td>{productsText(o)}</Table.Td>
                 </Table.Tr>
               ))}
@@ -52,9 +53,9 @@ export function BillingRoute() {
             <Table.Tfoot>
               <Table.Tr>
                 <Table.Th scope="row">Total</Table.Th>
-                <Table.Td>{data.totals.orders}</Table.Td>
-                <Table.Td>{data.totals.items}</Table.Td>
-                <Table.Td>{data.totals.quantity}</Table.Td>
+                <Table.Td>{formatNumber(data.totals.orders)}</Table.Td>
+                <Table.Td>{formatNumber(data.totals.items)}</Table.Td>
+                <Table.Td>{formatNumber(data.totals.quantity)}</Table.Td>
                 <Table.Td />
               </Table.Tr>
             </Table.Tfoot>

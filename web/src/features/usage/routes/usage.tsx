@@ -3,6 +3,7 @@ import { useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Figure } from '../../../components/order-totals.tsx'
 import { Page } from '../../../components/page.tsx'
+import { formatNumber } from '../../../lib/format.ts'
 import { useOrganizationUsage } from '../api/usage.ts'
 import { MonthPicker, recentMonths } from '../components/month-picker.tsx'
 
@@ -42,16 +43,16 @@ export function UsageRoute() {
                 {o.products.map((p) => (
                   <Table.Tr key={p.product_id}>
                     <Table.Th scope="row">{p.name ? `${p.name} (${p.sku})` : p.product_id}</Table.Th>
-                    <Table.Td>{p.orders}</Table.Td>
-                    <Table.Td>{p.items}</Table.Td>
-                    <Table.Td>{p.quantity}</Table.Td>
+                    <Table.Td>{formatNumber(p.orders)}</Table.Td>
+                    <Table.Td>{formatNumber(p.items)}</Table.Td>
+                    <Table.Td>{formatNumber(p.quantity)}</Table.Td>
                   </Table.Tr>
                 ))}
                 <Table.Tr>
                   <Table.Th scope="row">Linked to no product</Table.Th>
                   <Table.Td>–</Table.Td>
-                  <Table.Td>{o.unlinked.items}</Table.Td>
-                  <Table.Td>{o.unlinked.quantity}</Table.Td>
+                  <Table.Td>{formatNumber(o.unlinked.items)}</Table.Td>
+                  <Table.Td>{formatNumber(o.unlinked.quantity)}</Table.Td>
                 </Table.Tr>
               </Table.Tbody>
             </Table>

@@ -15,7 +15,8 @@ import {
 import { useState } from 'react'
 import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { type Delivery, formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import type { Delivery } from '../../../lib/api.ts'
 import {
   type Env,
   EVENT_TYPES,
@@ -130,7 +131,9 @@ export function DeliveryLog({
             <Table.Tbody>
               {log.data?.data.map((d) => (
                 <Table.Tr key={d.id}>
-                  <Table.Td>{formatTime(d.created_at)}</Table.Td>
+                  <Table.Td>
+                    <Time value={d.created_at} exact />
+                  </Table.Td>
                   <Table.Td>
                     <Text size="sm">{d.event_type}</Text>
                     <Code>{d.event_id}</Code>
@@ -221,7 +224,12 @@ function Attempts({ env, id, onClose }: { env: Env; id: string | null; onClose: 
             <Text size="sm">
               {delivery.event_type} <Code>{delivery.event_id}</Code>{' '}
               <DeliveryStatus status={delivery.status} />
-              {delivery.next_attempt_at && ` Next attempt ${formatTime(delivery.next_attempt_at)}.`}
+              {delivery.next_attempt_at && (
+                <>
+                  {' '}
+                  Next attempt <Time value={delivery.next_attempt_at} />.
+                </>
+              )}
             </Text>
           )}
           {detail.data?.attempts.length === 0 ? (
@@ -242,7 +250,9 @@ function Attempts({ env, id, onClose }: { env: Env; id: string | null; onClose: 
                 {detail.data?.attempts.map((a) => (
                   <Table.Tr key={a.attempt}>
                     <Table.Td>{a.attempt}</Table.Td>
-                    <Table.Td>{formatTime(a.started_at)}</Table.Td>
+                    <Table.Td>
+                      <Time value={a.started_at} exact />
+                    </Table.Td>
                     <Table.Td>{a.duration_ms === null ? '—' : `${a.duration_ms} ms`}</Table.Td>
                     <Table.Td>{a.response_status ?? '—'}</Table.Td>
                     <Table.Td>

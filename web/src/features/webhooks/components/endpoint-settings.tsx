@@ -4,7 +4,8 @@ import { useNavigate } from 'react-router'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
-import { type Endpoint, formatTime } from '../../../lib/api.ts'
+import type { Endpoint } from '../../../lib/api.ts'
+import { exactTime } from '../../../lib/format.ts'
 import { type Env, useDeleteEndpoint, usePing, useRotateSecret, useUpdateEndpoint } from '../api/webhooks.ts'
 import { EventsPicker } from './events-picker.tsx'
 
@@ -94,7 +95,7 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
         </Group>
         {rotate.data && (
           <SecretReveal
-            title={`New secret; the old one signs too until ${formatTime(rotate.data.previous_secret_expires_at)}`}
+            title={`New secret; the old one signs too until ${exactTime(rotate.data.previous_secret_expires_at)}`}
             label="New signing secret"
             value={rotate.data.secret}
           />

@@ -1,7 +1,7 @@
 import { Anchor, Loader, Table, Text } from '@mantine/core'
 import { Link } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
 import { type Env, useEndpoints } from '../api/webhooks.ts'
 import { EndpointHealth } from './endpoint-health.tsx'
 import { describeEvents } from './events-picker.tsx'
@@ -46,8 +46,8 @@ export function EndpointsTable({ env }: { env: Env }) {
                     <EndpointHealth endpoint={e} />
                   </Table.Td>
                   <Table.Td>{e.consecutive_failures}</Table.Td>
-                  <Table.Td>{e.last_success_at ? formatTime(e.last_success_at) : 'Never'}</Table.Td>
-                  <Table.Td>{e.last_failure_at ? formatTime(e.last_failure_at) : 'Never'}</Table.Td>
+                  <Table.Td>{e.last_success_at ? <Time value={e.last_success_at} /> : 'Never'}</Table.Td>
+                  <Table.Td>{e.last_failure_at ? <Time value={e.last_failure_at} /> : 'Never'}</Table.Td>
                 </Table.Tr>
               ))}
             </Table.Tbody>

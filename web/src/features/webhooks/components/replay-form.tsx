@@ -13,7 +13,8 @@ import {
 } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
+import { formatNumber } from '../../../lib/format.ts'
 import { type Env, FILTERABLE_TYPES, type ReplayInput, useLatestReplay, useReplay } from '../api/webhooks.ts'
 
 /** A datetime-local value (the reader's time zone) as an ISO instant. */
@@ -81,8 +82,8 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
         <ErrorAlert error={replay.error} title="Nothing was replayed" />
         {replay.data && (
           <Alert color="green" variant="default" role="status" title="Replay started">
-            {replay.data.total} {replay.data.total === 1 ? 'event' : 'events'} will be sent again, in the
-            order they were recorded; they appear in the delivery log as they are queued.
+            {formatNumber(replay.data.total)} {replay.data.total === 1 ? 'event' : 'events'} will be sent
+            again, in the order they were recorded; they appear in the delivery log as they are queued.
           </Alert>
         )}
         <LatestReplay env={env} endpointId={endpointId} />
@@ -109,8 +110,8 @@ function LatestReplay({ env, endpointId }: { env: Env; endpointId: string }) {
         Latest replay
       </Text>
       <Text size="sm" data-testid="latest-replay">
-        {REPLAY_STATUS[r.status] ?? r.status}: {r.queued.toLocaleString()} of {r.total.toLocaleString()}{' '}
-        {r.total === 1 ? 'event' : 'events'} queued · started {formatTime(r.created_at)}
+        {REPLAY_STATUS[r.status] ?? r.status}: {formatNumber(r.queued)} of {formatNumber(r.total)}{' '}
+        {r.total === 1 ? 'event' : 'events'} queued · started <Time value={r.created_at} />
       </Text>
       <Progress value={percent} aria-label="Events of the latest replay queued" size="sm" />
     </Stack>

@@ -2,7 +2,7 @@ import { Anchor, Code, Group, Loader, SimpleGrid, Text } from '@mantine/core'
 import { Link, useParams } from 'react-router'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
-import { formatTime } from '../../../lib/api.ts'
+import { Time } from '../../../components/time.tsx'
 import { useSession } from '../../auth/api/session.ts'
 import { useEndpoint, useEnvironment } from '../api/webhooks.ts'
 import { DeliveryLog } from '../components/delivery-log.tsx'
@@ -42,8 +42,8 @@ export function EndpointRoute() {
                 Last success / failure
               </Text>
               <Text size="sm">
-                {e.last_success_at ? formatTime(e.last_success_at) : 'Never'} /{' '}
-                {e.last_failure_at ? formatTime(e.last_failure_at) : 'Never'}
+                {e.last_success_at ? <Time value={e.last_success_at} /> : 'Never'} /{' '}
+                {e.last_failure_at ? <Time value={e.last_failure_at} /> : 'Never'}
               </Text>
             </div>
             <div>
@@ -52,8 +52,12 @@ export function EndpointRoute() {
               </Text>
               <Text size="sm">
                 <Code>{env}</Code> {describeEvents(e.enabled_events)}
-                {e.secret_rotation_ends_at &&
-                  ` · old secret signs until ${formatTime(e.secret_rotation_ends_at)}`}
+                {e.secret_rotation_ends_at && (
+                  <>
+                    {' '}
+                    · old secret signs until <Time value={e.secret_rotation_ends_at} />
+                  </>
+                )}
               </Text>
             </div>
           </SimpleGrid>
