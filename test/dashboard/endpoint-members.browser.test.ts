@@ -112,6 +112,18 @@ describe('the endpoint page and Members in a browser', { skip: browserSkip, time
       .getByText('2 events will be sent')
       .waitFor()
 
+    // What this page adds fits a phone's width (390 px) too.
+    await page.setViewportSize({ width: 390, height: 844 })
+    for (const region of [replay, danger]) {
+      await region.scrollIntoViewIfNeeded()
+      const box = (await region.boundingBox())!
+      assert.ok(
+        box.x >= 0 && box.x + box.width <= 390,
+        `${await region.getAttribute('aria-labelledby')} at 390 px`,
+      )
+    }
+    await page.setViewportSize({ width: 1280, height: 900 })
+
     // Deleting asks for the URL, typed.
     await danger.getByRole('button', { name: 'Delete endpoint' }).click()
     const dialog = page.getByRole('dialog', { name: 'Delete endpoint' })
