@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test'
 import AxeBuilder from '@axe-core/playwright'
 import type { Browser } from 'playwright-core'
 import type { TestApp } from '../helpers/app.ts'
-import { browserSkip, type CspViolation, closeAll, startBrowserApp, watchPage } from '../helpers/browser.ts'
+import { browserSkip, closeAll, startBrowserApp, watchPage } from '../helpers/browser.ts'
 
 /**
  * /docs in a real browser (headless Chromium): the reference renders the
@@ -22,13 +22,6 @@ describe('the documentation in a browser', { skip: browserSkip, timeout: 300_000
   after(() => closeAll(browser, t))
 
   const foreign = (requests: string[]) => requests.filter((url) => new URL(url).origin !== origin)
-  // The renderer's bundle (zod inside it) probes once whether it may compile
-  // code with Function(), and works without: the one violation it may report.
-  const unexpected = (violations: CspViolation[]) =>
-    violations.filter(
-      (v) => !(v.blocked === 'eval' && v.source.endsWith('/docs/assets/scalar/standalone.js')),
-    )
-
   test('/docs renders the operations of the OpenAPI document, fetching nothing from elsewhere', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
     const page = await context.newPage()
@@ -50,7 +43,7 @@ describe('the documentation in a browser', { skip: browserSkip, timeout: 300_000
 
     assert.ok(seen.requests.includes(`${origin}/v1/openapi.json`), 'the reference loads the document')
     assert.deepEqual(foreign(seen.requests), [])
-    assert.deepEqual(unexpected(seen.cspViolations), [])
+    assert.deepEqual(seen.cspViolations, [])
     await context.close()
   })
 
@@ -129,7 +122,7 @@ describe('the documentation in a browser', { skip: browserSkip, timeout: 300_000
     await page.waitForURL(`${origin}/docs`)
 
     assert.deepEqual(foreign(seen.requests), [])
-    assert.deepEqual(unexpected(seen.cspViolations), [])
+    assert.deepEqual(seen.cspViolations, [])
     await context.close()
   })
 
