@@ -172,9 +172,15 @@ describe('API keys and webhooks in a browser', { skip: browserSkip, timeout: 600
     assert.equal(receiver.received.length, 2)
     await assertAccessible(page, 'endpoint after redelivery')
 
-    // A replay since a time: its progress shows under the form, and the event goes out once more.
+    // A replay since a time: its count first, then its progress under the form; the event goes out once more.
     await page.getByRole('textbox', { name: 'Since', exact: true }).fill('2026-01-01T00:00')
-    await page.getByRole('button', { name: 'Replay', exact: true }).click()
+    await page.getByRole('button', { name: 'Count events' }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Replay preview' })
+      .getByText('1 event would be sent again')
+      .waitFor()
+    await page.getByRole('button', { name: 'Replay 1 event' }).click()
     await page
       .getByRole('status')
       .filter({ hasText: 'Replay started' })

@@ -44,6 +44,7 @@ function page(options: {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(options.title)}</title>
+<link rel="icon" href="${ASSETS_PATH}/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="${ASSETS_PATH}/docs.css">
 </head><body${options.bodyClass ? ` class="${options.bodyClass}"` : ''}>
 ${nav(options.guides, options.current)}
@@ -59,6 +60,7 @@ export function referencePage(guides: Guide[]): string {
     guides,
     bodyClass: 'reference',
     body: `<div id="reference" data-openapi-url="/v1/openapi.json"></div>
+<script src="${ASSETS_PATH}/before-renderer.js"></script>
 <script src="${RENDERER_PATH}/standalone.js"></script>
 <script src="${ASSETS_PATH}/reference.js"></script>`,
   })

@@ -6,7 +6,7 @@ import { findEndpoint, isEndpointActive } from './endpoints.repo.ts'
 import { orderTimeline } from './order-timeline.repo.ts'
 import { enqueueRedelivery, findDelivery, listAttempts, listDeliveries } from './outbox/outbox.service.ts'
 import { latestReplay } from './replays.repo.ts'
-import { type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
+import { previewReplay, type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
 import type { WebhookContext, WebhookScope } from './webhooks.context.ts'
 import { deliveryView, operatorDeliveryView } from './webhooks.views.ts'
 
@@ -129,6 +129,11 @@ export function createDeliveryService(ctx: WebhookContext) {
         ),
       )
       return replayView(row)
+    },
+
+    /** How many events a replay with this input would send, without starting it. */
+    async previewReplay(scope: WebhookScope | undefined, endpointId: string, input: ReplayRequest) {
+      return previewReplay(db, await ownEndpoint(scope, endpointId), input)
     },
 
     /** The endpoint's newest replay and how far it got. */

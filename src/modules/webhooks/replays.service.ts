@@ -48,20 +48,8 @@ const inProgress = () =>
 /** A unique violation: another request started a replay of the endpoint meanwhile. */
 const isUniqueViolation = (err: unknown) => (err as { code?: unknown } | null)?.code === '23505'
 
-/**
- * Chooses the events of a replay of an active endpoint and leaves it running
- * for the workers' feeders (replay-feeder.ts); nothing is queued here. Bad
- * windows, a running replay and too many events are refused with nothing
- * stored.
- */
-export async function requestReplay(
-  db: Database,
-  endpoint: WebhookEndpointRow,
-  input: ReplayRequest,
-  now: Date,
-  /** Also written in the replay's transaction (the dashboard's audit entry). */
-  alongside?: (trx: Database, row: WebhookReplayRow) => Promise<void>,
-): Promise<WebhookReplayRow> {
+/** The events a replay of the endpoint would choose; refuses a disabled endpoint and an empty window. */
+function selectionOf(endpoint: WebhookEndpointRow, input: ReplayRequest): ReplaySelection {
   if (!endpoint.is_active) {
     throw AppError.validation(
       [{ code: 'invalid_format', field: 'id', message: 'The endpoint is disabled; register a new one.' }],
@@ -79,6 +67,34 @@ export async function requestReplay(
       { code: 'invalid_format', field: 'until', message: 'until must be later than since.' },
     ])
   }
+  return selection
+}
+
+/**
+ * How many events a replay with this input would send now, without starting
+ * it, so a person sees the count before deciding. Refuses what requestReplay
+ * refuses for the window; the cap is reported, not enforced.
+ */
+export async function previewReplay(db: Database, endpoint: WebhookEndpointRow, input: ReplayRequest) {
+  const matched = await countMatching(db, endpoint, selectionOf(endpoint, input))
+  return { matched, limit: MAX_REPLAY_EVENTS, running: await runningReplayOf(db, endpoint.id) }
+}
+
+/**
+ * Chooses the events of a replay of an active endpoint and leaves it running
+ * for the workers' feeders (replay-feeder.ts); nothing is queued here. Bad
+ * windows, a running replay and too many events are refused with nothing
+ * stored.
+ */
+export async function requestReplay(
+  db: Database,
+  endpoint: WebhookEndpointRow,
+  input: ReplayRequest,
+  now: Date,
+  /** Also written in the replay's transaction (the dashboard's audit entry). */
+  alongside?: (trx: Database, row: WebhookReplayRow) => Promise<void>,
+): Promise<WebhookReplayRow> {
+  const selection = selectionOf(endpoint, input)
   const id = newId()
   try {
     return await db.transaction().execute(async (trx) => {

@@ -26,6 +26,7 @@ import {
   PingQueued,
   ReplayAnswer,
   ReplayBody,
+  ReplayPreview,
   RotateSecretBody,
   SecretRotated,
   UpdateEndpointBody,
@@ -206,6 +207,25 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
       )
       return { data: { replay } }
     },
+  )
+
+  app.post(
+    '/webhook-endpoints/:endpoint_id/replay/preview',
+    {
+      config: { ...change('developer'), errors: invalid },
+      schema: {
+        operationId: 'dashboardPreviewWebhookReplay',
+        tags,
+        summary: 'How many events a replay with this body would send; starts nothing and stores nothing',
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        body: ReplayBody,
+        response: { 200: ReplayPreview },
+      },
+    },
+    async (request) => ({
+      data: await webhooks.previewReplay(scope(request), request.params.endpoint_id, request.body),
+    }),
   )
 
   app.get(

@@ -68,6 +68,15 @@ export const PingQueued = Type.Object({ data: Type.Object({ queued: Type.Boolean
 
 export const ReplayBody = WebhookReplayRequest
 export const ReplayAnswer = Type.Object({ data: Type.Object({ replay: WebhookReplay }) })
+export const ReplayPreview = Type.Object({
+  data: Type.Object({
+    matched: Type.Integer({ description: 'Events a replay with this body would send if started now.' }),
+    limit: Type.Integer({ description: 'The most one replay sends; more matched: narrow the window.' }),
+    running: Type.Boolean({
+      description: 'A replay of this endpoint is still running: a new one is refused.',
+    }),
+  }),
+})
 export const LatestReplay = Type.Object({
   data: Type.Object({ replay: Type.Union([WebhookReplay, Type.Null()]) }),
 })

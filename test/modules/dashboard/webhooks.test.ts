@@ -130,6 +130,55 @@ describe('dashboard webhooks', () => {
     )
   })
 
+  test('a replay preview counts the events a replay would send and starts nothing; bad windows are 422', async () => {
+    // An organization of its own: the other tests count this one's endpoints and deliveries.
+    const org = (await t.createOrganization('Preview Org')).id
+    const key = (await t.createKey(org, { environment: 'live' })).key
+    const { client } = await memberOf(t, org, 'developer')
+    const created = await client.call('POST', '/webhook-endpoints?environment=live', {
+      url: 'https://webhook.test/preview',
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const id = created.json().data.endpoint.id
+    const preview = (body: object, env = 'live') =>
+      client.call('POST', `/webhook-endpoints/${id}/replay/preview?environment=${env}`, body)
+    const since = new Date(Date.now() - 3600_000).toISOString()
+    const before = await preview({ since })
+    assert.equal(before.statusCode, 200, before.body)
+    const base = before.json().data.matched
+    assert.deepEqual(before.json(), { data: { matched: base, limit: 10_000, running: false } })
+
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await t.api(key, 'POST', '/v1/orders', orderBody())).statusCode, 201)
+    }
+    assert.equal((await preview({ since })).json().data.matched, base + 2)
+    assert.equal((await preview({ since, event_types: ['order.cancelled'] })).json().data.matched, 0)
+    const later = new Date(Date.now() + 60_000).toISOString()
+    assert.equal((await preview({ since: later })).json().data.matched, 0, 'nothing after now')
+
+    const stored = await t.db
+      .selectFrom('webhook_replays')
+      .select('id')
+      .where('endpoint_id', '=', id)
+      .execute()
+    assert.deepEqual(stored, [], 'a preview stores no replay')
+    const latest = await client.call('GET', `/webhook-endpoints/${id}/replay?environment=live`)
+    assert.deepEqual(latest.json(), { data: { replay: null } })
+
+    const backwards = await preview({ since, until: since })
+    assertError(backwards, 422, 'validation_failed')
+    assert.match(backwards.body, /until/)
+    assertError(await preview({}), 422, 'validation_failed')
+    assertError(await preview({ since }, 'test'), 404, 'not_found')
+    assertError(
+      await stranger.client.call('POST', `/webhook-endpoints/${id}/replay/preview?environment=live`, {
+        since,
+      }),
+      404,
+      'not_found',
+    )
+  })
+
   test('the delivery log: filters, attempts, redelivery as a new entry for the same event; others get 404', async () => {
     const { client } = developer
     const created = await client.call('POST', '/webhook-endpoints?environment=live', {

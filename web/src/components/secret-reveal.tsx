@@ -6,8 +6,9 @@ export function SecretReveal({ title, label, value }: { title: string; label: st
     <Alert color="green" variant="default" role="status" title={title}>
       <Stack gap="xs">
         <Text size="sm">Copy it now: it is shown only this once and cannot be shown again.</Text>
-        <Group align="center" wrap="nowrap">
-          <Code block aria-label={label} style={{ flex: 1, wordBreak: 'break-all' }}>
+        {/* minWidth 0 lets the secret wrap instead of pushing the button out of a narrow card. */}
+        <Group align="center">
+          <Code block aria-label={label} style={{ flex: '1 1 16rem', minWidth: 0, wordBreak: 'break-all' }}>
             {value}
           </Code>
           <CopyButton value={value}>

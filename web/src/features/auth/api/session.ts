@@ -28,9 +28,18 @@ export function useSession() {
   })
 }
 
-/** After the session changes: drop every cached answer of the previous one. */
+const INVITATION_KEY = 'invitation'
+
+/**
+ * After the session changes: drop every cached answer of the previous one.
+ * The invitation being accepted is kept: its page is still mounted when the
+ * session changes, and a dropped query would be fetched again by its observer,
+ * looking up a token that accepting just consumed (a 404 in the console).
+ */
 function signedInAs(queryClient: QueryClient, account: SignedInAccount | null) {
-  queryClient.removeQueries({ predicate: (q) => q.queryKey[0] !== SESSION_KEY[0] })
+  queryClient.removeQueries({
+    predicate: (q) => q.queryKey[0] !== SESSION_KEY[0] && q.queryKey[0] !== INVITATION_KEY,
+  })
   queryClient.setQueryData(SESSION_KEY, account)
 }
 
@@ -53,7 +62,7 @@ export function useSignOut() {
 
 export function useInvitation(token: string) {
   return useQuery({
-    queryKey: ['invitation', token],
+    queryKey: [INVITATION_KEY, token],
     queryFn: () => call(client.POST('/invitations/lookup', { body: { token } })),
     enabled: token !== '',
     retry: false,

@@ -12,6 +12,9 @@ export function MembersTable({ me, canManage }: { me: Member; canManage: boolean
   const [removing, setRemoving] = useState<Member | null>(null)
 
   if (members.isPending) return <Loader aria-label="Loading members" />
+  const owners = members.data?.filter((m) => m.role === 'owner').length ?? 0
+  // The API refuses to remove the last owner (the organization would have no one to manage it).
+  const removable = (m: Member) => !(m.role === 'owner' && owners <= 1)
   return (
     <>
       <ErrorAlert error={members.error ?? changeRole.error ?? remove.error} />
@@ -50,14 +53,20 @@ export function MembersTable({ me, canManage }: { me: Member; canManage: boolean
                 </Table.Td>
                 {canManage && (
                   <Table.Td>
-                    <Button
-                      variant="subtle"
-                      color="red"
-                      aria-label={`Remove ${m.email}`}
-                      onClick={() => setRemoving(m)}
-                    >
-                      Remove
-                    </Button>
+                    {removable(m) ? (
+                      <Button
+                        variant="subtle"
+                        color="red"
+                        aria-label={`Remove ${m.email}`}
+                        onClick={() => setRemoving(m)}
+                      >
+                        Remove
+                      </Button>
+                    ) : (
+                      <Text size="sm" c="dimmed">
+                        Only owner
+                      </Text>
+                    )}
                   </Table.Td>
                 )}
               </Table.Tr>

@@ -117,6 +117,16 @@ export function useReplay(env: Env, id: string) {
   })
 }
 
+/** How many events a replay with this input would send; starts nothing. */
+export function useReplayPreview(env: Env, id: string) {
+  return useMutation({
+    mutationFn: (input: ReplayInput) =>
+      call(
+        client.POST('/webhook-endpoints/{endpoint_id}/replay/preview', { ...endpoint(env, id), body: input }),
+      ).then((r) => r.data),
+  })
+}
+
 /** The endpoint's latest replay (null: never replayed), read again every second while it runs. */
 export function useLatestReplay(env: Env, id: string) {
   return useQuery({

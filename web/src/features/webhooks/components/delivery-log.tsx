@@ -142,6 +142,9 @@ export function DeliveryLog({
                   </Table.Td>
                   <Table.Td>
                     <DeliveryStatus status={d.status} />
+                    {d.status === 'pending' && d.next_attempt_at && (
+                      <Text size="xs">Next try {formatTime(d.next_attempt_at)}</Text>
+                    )}
                   </Table.Td>
                   <Table.Td>{d.attempts}</Table.Td>
                   <Table.Td>

@@ -1,7 +1,6 @@
-import { Button, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Button, Code, Group, Modal, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { useNavigate } from 'react-router'
-import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
 import type { Endpoint } from '../../../lib/api.ts'
@@ -56,14 +55,11 @@ const GRACE = [
   { value: '604800', label: '7 days' },
 ]
 
-/** A test ping, a new secret (with a grace period), and deletion. */
+/** A test ping and a new secret (with a grace period). */
 export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoint }) {
   const ping = usePing(env, endpoint.id)
   const rotate = useRotateSecret(env, endpoint.id)
-  const remove = useDeleteEndpoint(env, endpoint.id)
-  const navigate = useNavigate()
   const [grace, setGrace] = useState('86400')
-  const [deleting, setDeleting] = useState(false)
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="actions-heading">
       <Title order={2} size="h3" id="actions-heading" mb="sm">
@@ -88,6 +84,7 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
             allowDeselect={false}
             onChange={(v) => v && setGrace(v)}
             w={280}
+            maw="100%"
           />
           <Button variant="default" loading={rotate.isPending} onClick={() => rotate.mutate(Number(grace))}>
             Rotate secret
@@ -100,29 +97,90 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
             value={rotate.data.secret}
           />
         )}
-        <div>
-          <Button color="red" variant="light" onClick={() => setDeleting(true)}>
-            Delete endpoint
-          </Button>
-        </div>
-        <ErrorAlert error={ping.error ?? rotate.error ?? remove.error} />
+        <ErrorAlert error={ping.error ?? rotate.error} />
       </Stack>
-      <ConfirmModal
+    </Paper>
+  )
+}
+
+/**
+ * Deletion, apart from the everyday actions and confirmed by typing the URL:
+ * it cannot be undone and fails the endpoint's pending deliveries.
+ */
+export function EndpointDangerZone({ env, endpoint }: { env: Env; endpoint: Endpoint }) {
+  const remove = useDeleteEndpoint(env, endpoint.id)
+  const navigate = useNavigate()
+  const [deleting, setDeleting] = useState(false)
+  const [typed, setTyped] = useState('')
+  const close = () => {
+    setDeleting(false)
+    setTyped('')
+  }
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    if (typed.trim() !== endpoint.url) return
+    remove.mutate(undefined, { onSuccess: () => navigate(`/webhooks?environment=${env}`), onSettled: close })
+  }
+  return (
+    <Paper
+      withBorder
+      p="lg"
+      radius="md"
+      component="section"
+      aria-labelledby="danger-heading"
+      style={{ borderColor: 'var(--mantine-color-red-7)' }}
+    >
+      <Title order={2} size="h3" id="danger-heading" mb="sm">
+        Danger zone
+      </Title>
+      <Group justify="space-between">
+        <Text size="sm" style={{ flex: '1 1 20rem' }}>
+          Deleting the endpoint stops every delivery to it and fails the pending ones. It cannot be enabled
+          again: add a new endpoint instead.
+        </Text>
+        <Button color="red.9" variant="outline" onClick={() => setDeleting(true)}>
+          Delete endpoint
+        </Button>
+      </Group>
+      <ErrorAlert error={remove.error} title="The endpoint was not deleted" />
+      <Modal
+        closeButtonProps={{ 'aria-label': 'Close' }}
         opened={deleting}
+        onClose={close}
         title="Delete endpoint"
-        onCancel={() => setDeleting(false)}
-        confirmLabel="Delete endpoint"
-        busy={remove.isPending}
-        onConfirm={() =>
-          remove.mutate(undefined, {
-            onSuccess: () => navigate(`/webhooks?environment=${env}`),
-            onSettled: () => setDeleting(false),
-          })
-        }
       >
-        Delete {endpoint.url}? It receives nothing more, its pending deliveries fail, and it cannot be enabled
-        again (add a new endpoint instead).
-      </ConfirmModal>
+        <form onSubmit={submit}>
+          <Stack>
+            <Text size="sm">
+              It receives nothing more, its pending deliveries fail, and it cannot be enabled again. Type its
+              URL to confirm.
+            </Text>
+            <Code block style={{ wordBreak: 'break-all' }}>
+              {endpoint.url}
+            </Code>
+            <TextInput
+              label="The endpoint's URL"
+              value={typed}
+              onChange={(e) => setTyped(e.currentTarget.value)}
+              autoComplete="off"
+              data-autofocus
+            />
+            <Group justify="flex-end">
+              <Button variant="default" onClick={close}>
+                Cancel
+              </Button>
+              <Button
+                type="submit"
+                color="red.9"
+                loading={remove.isPending}
+                disabled={typed.trim() !== endpoint.url}
+              >
+                Delete endpoint
+              </Button>
+            </Group>
+          </Stack>
+        </form>
+      </Modal>
     </Paper>
   )
 }

@@ -15,26 +15,53 @@ import { type FormEvent, useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
 import { formatNumber } from '../../../lib/format.ts'
-import { type Env, FILTERABLE_TYPES, type ReplayInput, useLatestReplay, useReplay } from '../api/webhooks.ts'
+import {
+  type Env,
+  FILTERABLE_TYPES,
+  type ReplayInput,
+  useLatestReplay,
+  useReplay,
+  useReplayPreview,
+} from '../api/webhooks.ts'
 
 /** A datetime-local value (the reader's time zone) as an ISO instant. */
 export const localToIso = (value: string) => (value ? new Date(value).toISOString() : undefined)
 
-/** Send the endpoint the events of a window again (after an outage); shows the count or why not. */
+const events = (n: number) => `${formatNumber(n)} ${n === 1 ? 'event' : 'events'}`
+
+/**
+ * Send the endpoint the events of a window again (after an outage). The count
+ * comes first (a preview that starts nothing); the replay starts only when the
+ * person confirms that count.
+ */
 export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }) {
   const replay = useReplay(env, endpointId)
+  const preview = useReplayPreview(env, endpointId)
   const [since, setSince] = useState('')
   const [until, setUntil] = useState('')
   const [types, setTypes] = useState<string[]>([])
   const [onlyFailed, setOnlyFailed] = useState(false)
+  // A changed window makes the previewed count stale: preview again before replaying.
+  const changed =
+    <T,>(set: (v: T) => void) =>
+    (v: T) => {
+      set(v)
+      preview.reset()
+    }
+  const input = (): ReplayInput => {
+    const body: ReplayInput = { since: localToIso(since)!, only_failed: onlyFailed }
+    if (until) body.until = localToIso(until)!
+    // The picker offers FILTERABLE_TYPES only.
+    if (types.length > 0) body.event_types = types as NonNullable<ReplayInput['event_types']>
+    return body
+  }
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    const input: ReplayInput = { since: localToIso(since)!, only_failed: onlyFailed }
-    if (until) input.until = localToIso(until)!
-    // The picker offers FILTERABLE_TYPES only.
-    if (types.length > 0) input.event_types = types as NonNullable<ReplayInput['event_types']>
-    replay.mutate(input)
+    replay.reset()
+    preview.mutate(input())
   }
+  const counted = preview.data
+  const startable = counted && counted.matched > 0 && counted.matched <= counted.limit && !counted.running
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="replay-heading">
       <Title order={2} size="h3" id="replay-heading" mb="sm">
@@ -48,42 +75,68 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
               type="datetime-local"
               required
               value={since}
-              onChange={(e) => setSince(e.currentTarget.value)}
+              onChange={(e) => changed(setSince)(e.currentTarget.value)}
             />
             <TextInput
               label="Until (optional)"
               description="Now, when left empty"
               type="datetime-local"
               value={until}
-              onChange={(e) => setUntil(e.currentTarget.value)}
+              onChange={(e) => changed(setUntil)(e.currentTarget.value)}
             />
             <MultiSelect
               label="Event types (optional)"
               placeholder="All"
               data={FILTERABLE_TYPES as unknown as string[]}
               value={types}
-              onChange={setTypes}
+              onChange={changed(setTypes)}
               w={280}
             />
           </Group>
           <Checkbox
             label="Only events whose every delivery to this endpoint failed"
             checked={onlyFailed}
-            onChange={(e) => setOnlyFailed(e.currentTarget.checked)}
+            onChange={(e) => changed(setOnlyFailed)(e.currentTarget.checked)}
           />
           <div>
-            <Button type="submit" variant="default" loading={replay.isPending}>
-              Replay
+            <Button type="submit" variant="default" loading={preview.isPending}>
+              Count events
             </Button>
           </div>
         </Stack>
       </form>
       <Stack mt="md">
+        <ErrorAlert error={preview.error} title="The events were not counted" />
+        {counted && !replay.data && (
+          <Alert variant="default" role="status" title="Replay preview">
+            <Stack gap="xs">
+              <Text size="sm">
+                {counted.matched === 0
+                  ? 'No events match this window: a replay would send nothing.'
+                  : `${events(counted.matched)} would be sent again, in the order they were recorded.`}
+                {counted.matched > counted.limit &&
+                  ` A replay sends at most ${events(counted.limit)}: narrow the window or the event types.`}
+                {counted.running &&
+                  ' A replay of this endpoint is still running: wait until it has finished.'}
+              </Text>
+              {startable && (
+                <Group>
+                  <Button loading={replay.isPending} onClick={() => replay.mutate(input())}>
+                    Replay {events(counted.matched)}
+                  </Button>
+                  <Button variant="default" onClick={() => preview.reset()}>
+                    Cancel
+                  </Button>
+                </Group>
+              )}
+            </Stack>
+          </Alert>
+        )}
         <ErrorAlert error={replay.error} title="Nothing was replayed" />
         {replay.data && (
           <Alert color="green" variant="default" role="status" title="Replay started">
-            {formatNumber(replay.data.total)} {replay.data.total === 1 ? 'event' : 'events'} will be sent
-            again, in the order they were recorded; they appear in the delivery log as they are queued.
+            {events(replay.data.total)} will be sent again, in the order they were recorded; they appear in
+            the delivery log as they are queued.
           </Alert>
         )}
         <LatestReplay env={env} endpointId={endpointId} />

@@ -7,7 +7,7 @@ import { useSession } from '../../auth/api/session.ts'
 import { useEndpoint, useEnvironment } from '../api/webhooks.ts'
 import { DeliveryLog } from '../components/delivery-log.tsx'
 import { EndpointHealth } from '../components/endpoint-health.tsx'
-import { EndpointActions, EndpointSettings } from '../components/endpoint-settings.tsx'
+import { EndpointActions, EndpointDangerZone, EndpointSettings } from '../components/endpoint-settings.tsx'
 import { describeEvents } from '../components/events-picker.tsx'
 import { ReplayForm } from '../components/replay-form.tsx'
 
@@ -63,7 +63,7 @@ export function EndpointRoute() {
           </SimpleGrid>
           {canManage && e.is_active && (
             <>
-              <SimpleGrid cols={2}>
+              <SimpleGrid cols={{ base: 1, md: 2 }}>
                 <EndpointSettings key={e.id} env={env} endpoint={e} />
                 <EndpointActions env={env} endpoint={e} />
               </SimpleGrid>
@@ -71,6 +71,7 @@ export function EndpointRoute() {
             </>
           )}
           <DeliveryLog env={env} endpointId={e.id} canManage={canManage && e.is_active} />
+          {canManage && e.is_active && <EndpointDangerZone env={env} endpoint={e} />}
         </>
       )}
     </Page>

@@ -1,0 +1,192 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import type { Browser, Page } from 'playwright-core'
+import { orderBody, type TestApp } from '../helpers/app.ts'
+import {
+  assertAccessible,
+  browserSkip,
+  closeAll,
+  desktopContext,
+  signedInContext,
+  startBrowserApp,
+  watchPage,
+} from '../helpers/browser.ts'
+import { memberOf, operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
+import { loopbackResolver } from '../helpers/https-receiver.ts'
+
+/**
+ * A webhook endpoint's page and Members as people use them, in headless
+ * Chromium: the rotated secret's Copy button inside its card, pending
+ * deliveries with their next try, a replay's count before it starts, deletion
+ * apart and confirmed by the URL; an invitation accepted without a console
+ * error, and no "Remove" on the organization's only owner. No worker runs, so
+ * deliveries stay pending.
+ */
+describe('the endpoint page and Members in a browser', { skip: browserSkip, timeout: 600_000 }, () => {
+  let t: TestApp
+  let browser: Browser
+  let origin: string
+  let orgId: string
+  let liveKey: string
+  const watched: { page: Page; seen: Awaited<ReturnType<typeof watchPage>>; errors: string[] }[] = []
+
+  before(async () => {
+    ;({ t, origin, browser } = await startBrowserApp({
+      resolver: loopbackResolver,
+      webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+    }))
+    orgId = (await t.createOrganization('Endpoint Prints')).id
+    liveKey = (await t.createKey(orgId, { environment: 'live' })).key
+  })
+  after(() => closeAll(browser, t))
+
+  async function watch(page: Page) {
+    const errors: string[] = []
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push(m.text())
+    })
+    watched.push({ page, seen: await watchPage(page), errors })
+    return page
+  }
+
+  test('an endpoint page: secret rotated within its card, next tries, a replay counted first, deletion typed', async () => {
+    const developer = await memberOf(t, orgId, 'developer')
+    const url = 'https://webhook.test/endpoint-page'
+    const created = await developer.client.call('POST', '/webhook-endpoints?environment=live', { url })
+    assert.equal(created.statusCode, 201, created.body)
+    const endpointId = created.json().data.endpoint.id
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await t.api(liveKey, 'POST', '/v1/orders', orderBody())).statusCode, 201)
+    }
+
+    const context = await signedInContext(browser, developer.client, origin, 60_000)
+    const page = await watch(await context.newPage())
+    await page.goto(`${origin}/dashboard/webhooks/${endpointId}?environment=live`)
+    await page.getByRole('heading', { name: 'Webhook endpoint', level: 1 }).waitFor()
+
+    // Pending deliveries say when they are tried next.
+    const log = page.getByRole('table', { name: 'Deliveries' })
+    const pending = log.getByRole('row').filter({ hasText: 'pending' })
+    await pending.first().waitFor()
+    assert.equal(await pending.count(), 2)
+    for (const row of await pending.all()) await row.getByText(/^Next try \S/).waitFor()
+
+    // Rotating: the new secret and its Copy button stay inside the card.
+    const card = page.getByRole('region', { name: 'Secret and tests' })
+    await card.getByRole('button', { name: 'Rotate secret' }).click()
+    const copy = card.getByRole('button', { name: 'Copy new signing secret' })
+    await copy.waitFor()
+    const cardBox = (await card.boundingBox())!
+    for (const part of [copy, card.getByLabel('New signing secret')]) {
+      const box = (await part.boundingBox())!
+      assert.ok(box.x >= cardBox.x && box.x + box.width <= cardBox.x + cardBox.width, 'inside the card')
+    }
+    assert.ok((await page.evaluate(() => document.documentElement.scrollWidth)) <= 1280)
+    await assertAccessible(page, 'endpoint after rotating')
+
+    // Delete is not among the everyday actions but in its own danger zone.
+    assert.equal(await card.getByRole('button', { name: /Delete/ }).count(), 0)
+    const danger = page.getByRole('region', { name: 'Danger zone' })
+    await danger.getByRole('button', { name: 'Delete endpoint' }).waitFor()
+
+    // A replay: the count first; nothing starts until it is confirmed.
+    const replay = page.getByRole('region', { name: 'Replay events' })
+    await replay.getByRole('textbox', { name: 'Since', exact: true }).fill('2026-01-01T00:00')
+    await replay.getByRole('button', { name: 'Count events' }).click()
+    const preview = replay.getByRole('status').filter({ hasText: 'Replay preview' })
+    await preview.getByText('2 events would be sent again').waitFor()
+    assert.equal((await t.db.selectFrom('webhook_replays').select('id').execute()).length, 0, 'none started')
+    await assertAccessible(page, 'replay preview')
+    // A changed window drops the count: it is counted again before any replay.
+    await replay.getByRole('textbox', { name: 'Since', exact: true }).fill('2099-01-01T00:00')
+    await preview.waitFor({ state: 'hidden' })
+    await replay.getByRole('button', { name: 'Count events' }).click()
+    await preview.getByText('No events match this window').waitFor()
+    assert.equal(await replay.getByRole('button', { name: /^Replay \d/ }).count(), 0)
+    await replay.getByRole('textbox', { name: 'Since', exact: true }).fill('2026-01-01T00:00')
+    await replay.getByRole('button', { name: 'Count events' }).click()
+    await replay.getByRole('button', { name: 'Replay 2 events' }).click()
+    await replay
+      .getByRole('status')
+      .filter({ hasText: 'Replay started' })
+      .getByText('2 events will be sent')
+      .waitFor()
+
+    // What this page adds fits a phone's width (390 px) too.
+    await page.setViewportSize({ width: 390, height: 844 })
+    for (const region of [replay, danger]) {
+      await region.scrollIntoViewIfNeeded()
+      const box = (await region.boundingBox())!
+      assert.ok(
+        box.x >= 0 && box.x + box.width <= 390,
+        `${await region.getAttribute('aria-labelledby')} at 390 px`,
+      )
+    }
+    await page.setViewportSize({ width: 1280, height: 900 })
+
+    // Deleting asks for the URL, typed.
+    await danger.getByRole('button', { name: 'Delete endpoint' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Delete endpoint' })
+    const confirm = dialog.getByRole('button', { name: 'Delete endpoint' })
+    assert.ok(await confirm.isDisabled(), 'not before the URL is typed')
+    await dialog.getByLabel("The endpoint's URL").fill('https://webhook.test/other')
+    assert.ok(await confirm.isDisabled(), 'not with another URL')
+    await assertAccessible(page, 'delete dialog')
+    await dialog.getByLabel("The endpoint's URL").fill(url)
+    await confirm.click()
+    await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor()
+    const stored = await t.db
+      .selectFrom('webhook_endpoints')
+      .select('is_active')
+      .where('id', '=', endpointId)
+      .executeTakeFirstOrThrow()
+    assert.equal(stored.is_active, false)
+    await context.close()
+  })
+
+  test('an owner accepts an invitation without a console error and is not offered to remove themselves', async () => {
+    const otherOrg = (await t.createOrganization('Members Prints')).id
+    const email = uniqueEmail('owner')
+    const token = await operatorInvite(t, otherOrg, email, 'owner')
+    const context = await desktopContext(browser, 60_000)
+    const page = await watch(await context.newPage())
+    const failed: string[] = []
+    page.on('response', (r) => {
+      if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`)
+    })
+    await page.goto(`${origin}/dashboard/invitation#token=${token}`)
+    await page.getByLabel('New password').fill(PASSWORD)
+    await page.getByLabel('Repeat the password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Members' }).click()
+    const me = page.getByRole('row').filter({ hasText: email })
+    await me.waitFor()
+    assert.deepEqual(failed, [], 'no lookup of the consumed invitation')
+
+    // The only owner: no Remove on the row (the API refuses it with last_owner).
+    await me.getByText('Only owner').waitFor()
+    assert.equal(await me.getByRole('button', { name: `Remove ${email}` }).count(), 0)
+    await assertAccessible(page, 'Members with one owner')
+
+    // A second owner: now either may be removed, oneself included.
+    const second = await memberOf(t, otherOrg, 'owner')
+    await page.reload()
+    await page.getByRole('row').filter({ hasText: second.email }).waitFor()
+    await me.getByRole('button', { name: `Remove ${email}` }).waitFor()
+    await page
+      .getByRole('row')
+      .filter({ hasText: second.email })
+      .getByRole('button', { name: `Remove ${second.email}` })
+      .waitFor()
+    await context.close()
+  })
+
+  test('no page had a console error or a CSP violation', () => {
+    assert.equal(watched.length, 2)
+    for (const { page, seen, errors } of watched) {
+      assert.deepEqual(seen.cspViolations, [], page.url())
+      assert.deepEqual(errors, [], page.url())
+    }
+  })
+})
