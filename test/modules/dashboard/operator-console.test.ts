@@ -494,6 +494,20 @@ describe('the operator console API', () => {
     assert.equal(of(a.orgId).live_orders.all_time.orders_total, 1)
     assert.equal(of(b.orgId).live_orders.last_7_days.orders_total, 2)
     assert.equal(of(b.orgId).live_orders.all_time.quantity_total, 6)
+    // Per day for 30 days, today last: the same three live orders, none of the test one.
+    assert.equal(stats.live_orders_per_day.length, 30)
+    assert.equal(stats.live_orders_per_day.at(-1).day, '2026-11-26')
+    assert.equal(
+      stats.live_orders_per_day.at(-1).orders_total - before.live_orders_per_day.at(-1).orders_total,
+      3,
+    )
+    assert.equal(
+      stats.live_orders_per_day.at(-1).orders_by_status.pending -
+        before.live_orders_per_day.at(-1).orders_by_status.pending,
+      3,
+    )
+    assert.equal(stats.live_deliveries_per_day.length, 30)
+    assert.equal(stats.live_deliveries_per_day.at(-1).day, '2026-11-26')
   })
 
   test('a member is refused the console API', async () => {
