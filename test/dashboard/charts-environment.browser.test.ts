@@ -207,6 +207,14 @@ describe('charts and the remembered environment in a browser', {
     await page.getByRole('table', { name: 'Live orders, newest first' }).waitFor()
     assert.equal(await banner.count(), 0)
 
+    // A shared link naming Test switches to it; Switch to Live wins over the address.
+    await page.goto(`${origin}/dashboard/orders?environment=test`)
+    await page.getByRole('table', { name: 'Test orders, newest first' }).waitFor()
+    await banner.getByRole('button', { name: 'Switch to Live' }).click()
+    await page.waitForURL(/environment=live/)
+    await page.getByRole('table', { name: 'Live orders, newest first' }).waitFor()
+    assert.equal(await banner.count(), 0)
+
     // Another member of the organization in the same browser keeps their own choice (Live).
     await page.getByText('Test', { exact: true }).click()
     await banner.waitFor()

@@ -47,14 +47,18 @@ export function useRememberedEnvironment(): [Env, (env: Env) => void] {
 
 /**
  * A page's environment: the URL's `environment` when it names one (a shared
- * link), else the member's last choice; whichever is shown becomes the
- * remembered one, so Orders, Webhooks and the banner agree.
+ * link), else the member's last choice; an environment named in the
+ * address becomes the remembered one, so Orders, Webhooks and the banner agree.
  */
 export function usePageEnvironment(): Env {
   const [params] = useSearchParams()
   const [remembered, setRemembered] = useRememberedEnvironment()
   const fromUrl = params.get('environment')
-  const env: Env = fromUrl === 'test' || fromUrl === 'live' ? fromUrl : remembered
-  useEffect(() => setRemembered(env))
-  return env
+  const named = fromUrl === 'test' || fromUrl === 'live' ? fromUrl : null
+  // Only when the address changes: the banner's Switch to Live must not be undone by a stale address.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: setRemembered is a new function each render
+  useEffect(() => {
+    if (named) setRemembered(named)
+  }, [named])
+  return named ?? remembered
 }
