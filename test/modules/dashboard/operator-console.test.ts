@@ -131,6 +131,9 @@ describe('the operator console API', () => {
 
   test("each organization's own live webhook health: the test environment and other organizations never count", async () => {
     const [busy, quiet] = [await t.tenant('Busy Org'), await t.tenant('Quiet Org')]
+    const deliveriesToday = async () =>
+      (await operator.client.call('GET', '/operator/statistics')).json().data.live_deliveries_per_day.at(-1)
+    const before = await deliveriesToday()
     const endpoint = (organizationId: string, environment: 'live' | 'test', active: boolean) => ({
       id: newId(),
       organization_id: organizationId,
@@ -184,6 +187,17 @@ describe('the operator console API', () => {
       disabled_endpoints: 1,
       failed_deliveries_24h: 0,
     })
+    // The statistics' deliveries per day: the live order's two deliveries, one given up, one pending.
+    const after = await deliveriesToday()
+    assert.deepEqual(
+      {
+        day: after.day,
+        succeeded: after.succeeded - before.succeeded,
+        failed: after.failed - before.failed,
+        pending: after.pending - before.pending,
+      },
+      { day: clock.now().toISOString().slice(0, 10), succeeded: 0, failed: 1, pending: 1 },
+    )
     const one = await operator.client.call('GET', `/operator/organizations/${quiet.orgId}`)
     assert.deepEqual(one.json().data.organization.webhooks.live, {
       active_endpoints: 0,
