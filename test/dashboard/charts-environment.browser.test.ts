@@ -156,6 +156,18 @@ describe('charts and the remembered environment in a browser', {
       widths.length >= 2 && widths.every((right) => right <= 390),
       `charts end within 390 px: ${widths}`,
     )
+    // The test-mode banner fits too: the page never scrolls sideways.
+    await page.goto(`${origin}/dashboard/orders?environment=test`)
+    await page
+      .getByRole('status', { name: 'Test mode' })
+      .getByRole('button', { name: 'Switch to Live' })
+      .waitFor()
+    const banner = await page.getByRole('status', { name: 'Test mode' }).boundingBox()
+    assert.ok(
+      banner && banner.x >= 0 && banner.x + banner.width <= 390,
+      `banner within 390 px: ${JSON.stringify(banner)}`,
+    )
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), 'no sideways scrolling')
     assert.deepEqual(seen.cspViolations, [])
     await page.context().close()
   })

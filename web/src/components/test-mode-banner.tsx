@@ -20,8 +20,18 @@ export function TestModeBanner() {
       )
     }
   }
+  // The default variant keeps dark text (the light variant's orange title is below 4.5:1); the
+  // tinted background and orange border make the mode plain at a glance.
   return (
-    <Alert color="orange" variant="default" mb="md" role="status" aria-label="Test mode" title="Test mode">
+    <Alert
+      variant="default"
+      bg="orange.1"
+      bd="2px solid var(--mantine-color-orange-7)"
+      mb="md"
+      role="status"
+      aria-label="Test mode"
+      title="Test mode"
+    >
       <Group justify="space-between" gap="xs">
         <Text size="sm">
           Orders, webhooks and keys you see and change are test data: nothing here is produced.
