@@ -43,11 +43,8 @@ describe('Home and Orders in a browser', { skip: browserSkip, timeout: 600_000 }
     return { page, seen }
   }
 
-  const figure = (page: Page, label: RegExp) =>
-    page
-      .locator('div')
-      .filter({ has: page.getByText(label) })
-      .last()
+  // Each figure is a card that links to the list it counts.
+  const figure = (page: Page, label: RegExp) => page.getByRole('link', { name: label })
 
   test('an order made through /v1 appears on Home without a reload; test orders never do', async () => {
     const { page, seen } = await open('/')

@@ -287,6 +287,11 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await accounts.getByRole('button', { name: `Remove ${other.email}` }).click()
     const remove = page.getByRole('dialog', { name: 'Remove operator' })
     await remove.getByText(`Remove ${other.email}? Every session`).waitFor()
+    // axe reads colours as drawn: wait for the dialog's fade-in to end.
+    await waitUntil(
+      async () => (await remove.evaluate((el) => getComputedStyle(el).opacity)) === '1',
+      'the dialog fully shown',
+    )
     await assertAccessible(page, 'Remove operator dialog')
     await remove.getByRole('button', { name: 'Remove operator' }).click()
     await page

@@ -94,3 +94,22 @@ export async function sumDailyStatsByOrganization(
   }
   return byOrganization
 }
+
+/**
+ * Live orders per UTC day of creation and current status since `day`, of one
+ * organization or (undefined) of all: the charts' series, from the same
+ * aggregates (a few rows per day and status), never from orders.
+ */
+export async function dailyOrderSeries(
+  db: Database,
+  organizationId: string | undefined,
+  day: string,
+): Promise<{ day: string; status: string; orders: number }[]> {
+  const result = await sql<{ day: string; status: string; orders: string }>`
+    select to_char(day, 'YYYY-MM-DD') as day, status, sum(orders)::bigint::text as orders
+    from ${counted(organizationId)}
+    where day >= ${day}::date
+    group by day, status
+    having sum(orders) <> 0`.execute(db)
+  return result.rows.map((row) => ({ day: row.day, status: row.status, orders: Number(row.orders) }))
+}

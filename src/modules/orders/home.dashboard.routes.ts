@@ -15,22 +15,26 @@ export const homeDashboardRoutes: DashboardArea<{ orders: OrderService; webhooks
       schema: {
         operationId: 'dashboardHome',
         tags: [DASHBOARD_TAG],
-        summary: 'Live orders today, in 7 and 30 days and in all, orders in production, webhook health',
+        summary:
+          'Live orders today, in 7 and 30 days and in all, per day for 30 days, orders in production, webhook health and deliveries per day',
         response: { 200: HomeAnswer },
       },
     },
     async (request) => {
       const organizationId = ctx(request).member.organization_id
-      const [stats, health] = await Promise.all([
+      const [stats, perDay, health, deliveriesPerDay] = await Promise.all([
         orders.dashboardStats(organizationId),
+        orders.last30Days(organizationId),
         webhooks.health({ organizationId, environment: 'live' }),
+        webhooks.dailyOutcomes('live', 30, organizationId),
       ])
       return {
         data: {
           today: stats.today,
           live_orders: stats.windows,
           in_production: stats.in_production,
-          webhooks: health,
+          live_orders_per_day: perDay,
+          webhooks: { ...health, deliveries_per_day: deliveriesPerDay },
         },
       }
     },

@@ -15,6 +15,32 @@ export const OrderTotals = Type.Object(
   { $id: 'DashboardOrderTotals', title: 'DashboardOrderTotals' },
 )
 
+export const OrdersPerDay = Type.Array(
+  Type.Object({
+    day: Type.String({ format: 'date' }),
+    orders_total: Count,
+    orders_by_status: Type.Record(Type.String(), Count, {
+      description: 'Every order status a key (0 when none): where the orders created that day stand now.',
+    }),
+  }),
+  {
+    description: 'Live orders created on each of the last 30 UTC days (today last), by their current status.',
+  },
+)
+
+export const DeliveriesPerDay = Type.Array(
+  Type.Object({
+    day: Type.String({ format: 'date' }),
+    succeeded: Count,
+    failed: Type.Integer({ minimum: 0, description: 'Given up (retries exhausted or endpoint disabled).' }),
+    pending: Type.Integer({ minimum: 0, description: 'Not delivered yet: waiting or retrying.' }),
+  }),
+  {
+    description:
+      'Live webhook deliveries created on each of the last 30 UTC days (today last), by where they stand now; the success rate of a day is succeeded / (succeeded + failed).',
+  },
+)
+
 export const HomeAnswer = Type.Object({
   data: Type.Object({
     today: Type.String({ format: 'date', description: 'The current UTC day: the windows count UTC days.' }),
@@ -28,6 +54,7 @@ export const HomeAnswer = Type.Object({
       { description: 'Live orders only: test orders are never in statistics. Days are UTC, by creation.' },
     ),
     in_production: Type.Integer({ minimum: 0, description: 'Live orders in production now.' }),
+    live_orders_per_day: OrdersPerDay,
     webhooks: Type.Object({
       active_endpoints: Count,
       disabled_endpoints: Type.Integer({ minimum: 0, description: 'Disabled after too many failures.' }),
@@ -35,6 +62,7 @@ export const HomeAnswer = Type.Object({
         minimum: 0,
         description: 'Deliveries whose last attempt in the last 24 hours failed (retrying or given up).',
       }),
+      deliveries_per_day: DeliveriesPerDay,
     }),
   }),
 })

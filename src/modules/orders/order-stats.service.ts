@@ -1,7 +1,12 @@
 import type { Database } from '../../db/database.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
-import { type DailyTotals, sumDailyStats, sumDailyStatsByOrganization } from './daily-stats.repo.ts'
+import {
+  type DailyTotals,
+  dailyOrderSeries,
+  sumDailyStats,
+  sumDailyStatsByOrganization,
+} from './daily-stats.repo.ts'
 import { ORDER_STATUSES } from './orders.schemas.ts'
 
 /**
@@ -15,7 +20,27 @@ export function createOrderStatsService(deps: {
   organizations: OrganizationLookup
 }) {
   const { db, clock } = deps
+  /** Each of the last 30 UTC days (today included), oldest first, with its live orders per status. */
+  async function last30Days(organizationId?: string) {
+    const now = clock.now()
+    const day = (back: number) => new Date(now.getTime() - back * 86_400_000).toISOString().slice(0, 10)
+    const rows = await dailyOrderSeries(db, organizationId, day(29))
+    return Array.from({ length: 30 }, (_, n) => {
+      const date = day(29 - n)
+      const byStatus: Record<string, number> = Object.fromEntries(ORDER_STATUSES.map((s) => [s, 0]))
+      let total = 0
+      for (const row of rows) {
+        if (row.day !== date) continue
+        byStatus[row.status] = row.orders
+        total += row.orders
+      }
+      return { day: date, orders_total: total, orders_by_status: byStatus }
+    })
+  }
+
   return {
+    last30Days,
+
     /** Live orders of an existing organization (else 404) only: test orders never appear in statistics. */
     async stats(organizationId: string) {
       const organization = await deps.organizations.require(organizationId)

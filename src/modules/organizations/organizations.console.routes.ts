@@ -101,12 +101,18 @@ export const organizationsConsoleRoutes: DashboardArea<{
       schema: {
         operationId: 'dashboardOperatorStatistics',
         tags,
-        summary: 'Live orders across organizations and per organization (today, 7 and 30 days, all time)',
+        summary:
+          'Live orders across organizations and per organization (today, 7 and 30 days, all time), per day for 30 days, and live webhook deliveries per day',
         response: { 200: PlatformStats },
       },
     },
     async () => {
-      const [all, stats] = await Promise.all([organizations.list(), orders.platformStats()])
+      const [all, stats, perDay, deliveriesPerDay] = await Promise.all([
+        organizations.list(),
+        orders.platformStats(),
+        orders.last30Days(),
+        webhooks.dailyOutcomes('live', 30),
+      ])
       const byId = new Map(stats.organizations.map((s) => [s.organization_id, s.windows]))
       const zeroes = {
         today: zero(stats.windows.today),
@@ -118,6 +124,8 @@ export const organizationsConsoleRoutes: DashboardArea<{
         data: {
           today: stats.today,
           live_orders: stats.windows,
+          live_orders_per_day: perDay,
+          live_deliveries_per_day: deliveriesPerDay,
           organizations: all.map((o) => ({ id: o.id, name: o.name, live_orders: byId.get(o.id) ?? zeroes })),
         },
       }

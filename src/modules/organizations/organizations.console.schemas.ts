@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import { OrderTotals } from '../orders/home.dashboard.schemas.ts'
+import { DeliveriesPerDay, OrdersPerDay, OrderTotals } from '../orders/home.dashboard.schemas.ts'
 
 /** The operator console's organization pages and platform statistics (/dashboard/api/operator/...). */
 const closed = { additionalProperties: false } as const
@@ -49,6 +49,8 @@ export const PlatformStats = Type.Object({
   data: Type.Object({
     today: Type.String({ format: 'date', description: 'The current UTC day.' }),
     live_orders: Windows,
+    live_orders_per_day: OrdersPerDay,
+    live_deliveries_per_day: DeliveriesPerDay,
     organizations: Type.Array(Type.Object({ id: Uuid, name: Type.String(), live_orders: Windows })),
   }),
 })

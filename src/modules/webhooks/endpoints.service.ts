@@ -2,6 +2,7 @@ import type { WebhookEndpointRow } from '../../db/schema.ts'
 import { AppError, type ValidationEntry } from '../../http/errors.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import type { AuditActor } from '../audit/audit.service.ts'
+import { webhookDailyOutcomes } from './daily-outcomes.repo.ts'
 import { checkEnabledEvents, parseEnabledEvents } from './enabled-events.ts'
 import {
   deactivateEndpoint,
@@ -23,6 +24,11 @@ import {
 } from './webhooks.context.ts'
 import { DEFAULT_ROTATION_GRACE_S } from './webhooks.schemas.ts'
 import { disabled, endpointNotFound, endpointView, newSecret } from './webhooks.views.ts'
+
+/** The UTC day `back` days before `now`, as YYYY-MM-DD. */
+function utcDay(now: Date, back: number): string {
+  return new Date(now.getTime() - back * 86_400_000).toISOString().slice(0, 10)
+}
 
 /** Webhook endpoints: registering, changing, rotating secrets, removing, test pings and health. */
 export function createEndpointService(ctx: WebhookContext) {
@@ -82,6 +88,20 @@ export function createEndpointService(ctx: WebhookContext) {
     },
 
     healthByOrganization,
+
+    /**
+     * The deliveries of each of the last `days` UTC days (today included),
+     * oldest first, by where they stand now; of one organization or of all.
+     */
+    async dailyOutcomes(environment: WebhookScope['environment'], days: number, organizationId?: string) {
+      const first = new Date(`${utcDay(clock.now(), days - 1)}T00:00:00Z`)
+      const rows = await webhookDailyOutcomes(db, environment, first, organizationId)
+      const byDay = new Map(rows.map((row) => [row.day, row]))
+      return Array.from({ length: days }, (_, n) => {
+        const day = utcDay(clock.now(), days - 1 - n)
+        return byDay.get(day) ?? { day, succeeded: 0, failed: 0, pending: 0 }
+      })
+    },
 
     /** One endpoint of the caller's (disabled ones too), or 404. */
     async get(scope: WebhookScope, id: string) {

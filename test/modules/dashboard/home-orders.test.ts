@@ -143,11 +143,10 @@ describe('Home', () => {
       .insertInto('webhook_endpoints')
       .values([active, endpoint(false)])
       .execute()
-    assert.deepEqual((await home()).webhooks, {
-      active_endpoints: 1,
-      disabled_endpoints: 1,
-      failed_deliveries_24h: 0,
-    })
+    const { deliveries_per_day: none, ...health } = (await home()).webhooks
+    assert.deepEqual(health, { active_endpoints: 1, disabled_endpoints: 1, failed_deliveries_24h: 0 })
+    assert.equal(none.length, 30)
+    assert.ok(none.every((d: { succeeded: number; failed: number }) => d.succeeded + d.failed === 0))
     // Three live orders make three deliveries to the active endpoint.
     for (const n of [1, 2, 3]) await at(`2026-11-22T11:0${n}:00.000Z`, `hooked${n}`, () => org.liveKey)
     const deliveries = await t.db
@@ -169,7 +168,49 @@ describe('Home', () => {
     await attempt(recent!, 'failed', '2026-11-22T09:00:00.000Z')
     await attempt(old!, 'failed', '2026-11-20T09:00:00.000Z')
     await attempt(succeeded!, 'succeeded', '2026-11-22T09:30:00.000Z')
-    assert.equal((await home()).webhooks.failed_deliveries_24h, 1)
+    const webhooks = (await home()).webhooks
+    assert.equal(webhooks.failed_deliveries_24h, 1)
+    // Per day of creation, where the deliveries stand now: all three were created today.
+    assert.equal(webhooks.deliveries_per_day[0].day, '2026-10-24')
+    assert.deepEqual(webhooks.deliveries_per_day.at(-1), {
+      day: '2026-11-22',
+      succeeded: 1,
+      failed: 2,
+      pending: 0,
+    })
+    assert.ok(
+      webhooks.deliveries_per_day
+        .slice(0, -1)
+        .every(
+          (d: { succeeded: number; failed: number; pending: number }) =>
+            d.succeeded + d.failed + d.pending === 0,
+        ),
+    )
+  })
+
+  test('live orders per day for 30 days by current status, from the aggregates', async () => {
+    const days = (await home()).live_orders_per_day as {
+      day: string
+      orders_total: number
+      orders_by_status: Record<string, number>
+    }[]
+    assert.equal(days.length, 30)
+    assert.equal(days[0]!.day, '2026-10-24')
+    assert.equal(days[29]!.day, '2026-11-22')
+    const zero = { pending: 0, in_production: 0, completed: 0, failed: 0, cancelled: 0 }
+    // The order of 1 October is older than 30 days; test orders and the other organization's never count.
+    assert.deepEqual(
+      days.filter((d) => d.orders_total > 0),
+      [
+        { day: '2026-11-05', orders_total: 1, orders_by_status: { ...zero, pending: 1 } },
+        { day: '2026-11-18', orders_total: 1, orders_by_status: { ...zero, completed: 1 } },
+        { day: '2026-11-22', orders_total: 6, orders_by_status: { ...zero, pending: 5, in_production: 1 } },
+      ],
+    )
+    assert.equal(
+      days.reduce((sum, d) => sum + d.orders_total, 0),
+      (await home()).live_orders.last_30_days.orders_total,
+    )
   })
 })
 

@@ -131,6 +131,9 @@ describe('the operator console API', () => {
 
   test("each organization's own live webhook health: the test environment and other organizations never count", async () => {
     const [busy, quiet] = [await t.tenant('Busy Org'), await t.tenant('Quiet Org')]
+    const deliveriesToday = async () =>
+      (await operator.client.call('GET', '/operator/statistics')).json().data.live_deliveries_per_day.at(-1)
+    const before = await deliveriesToday()
     const endpoint = (organizationId: string, environment: 'live' | 'test', active: boolean) => ({
       id: newId(),
       organization_id: organizationId,
@@ -184,6 +187,17 @@ describe('the operator console API', () => {
       disabled_endpoints: 1,
       failed_deliveries_24h: 0,
     })
+    // The statistics' deliveries per day: the live order's two deliveries, one given up, one pending.
+    const after = await deliveriesToday()
+    assert.deepEqual(
+      {
+        day: after.day,
+        succeeded: after.succeeded - before.succeeded,
+        failed: after.failed - before.failed,
+        pending: after.pending - before.pending,
+      },
+      { day: clock.now().toISOString().slice(0, 10), succeeded: 0, failed: 1, pending: 1 },
+    )
     const one = await operator.client.call('GET', `/operator/organizations/${quiet.orgId}`)
     assert.deepEqual(one.json().data.organization.webhooks.live, {
       active_endpoints: 0,
@@ -494,6 +508,20 @@ describe('the operator console API', () => {
     assert.equal(of(a.orgId).live_orders.all_time.orders_total, 1)
     assert.equal(of(b.orgId).live_orders.last_7_days.orders_total, 2)
     assert.equal(of(b.orgId).live_orders.all_time.quantity_total, 6)
+    // Per day for 30 days, today last: the same three live orders, none of the test one.
+    assert.equal(stats.live_orders_per_day.length, 30)
+    assert.equal(stats.live_orders_per_day.at(-1).day, '2026-11-26')
+    assert.equal(
+      stats.live_orders_per_day.at(-1).orders_total - before.live_orders_per_day.at(-1).orders_total,
+      3,
+    )
+    assert.equal(
+      stats.live_orders_per_day.at(-1).orders_by_status.pending -
+        before.live_orders_per_day.at(-1).orders_by_status.pending,
+      3,
+    )
+    assert.equal(stats.live_deliveries_per_day.length, 30)
+    assert.equal(stats.live_deliveries_per_day.at(-1).day, '2026-11-26')
   })
 
   test('a member is refused the console API', async () => {

@@ -1,4 +1,5 @@
 import '@mantine/core/styles.css'
+import '@mantine/charts/styles.css'
 import { type CSSVariablesResolver, createTheme, MantineProvider } from '@mantine/core'
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { RouterProvider } from 'react-router'

@@ -1,6 +1,7 @@
 import { AppShell, Burger, Button, Group, Loader, NavLink, Text } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
+import { TestModeBanner } from '../components/test-mode-banner.tsx'
 import { useAccount, useSignOut } from '../features/auth/api/session.ts'
 
 /** The sections of an organization's dashboard (members); `owners` ones only for owners. */
@@ -92,6 +93,7 @@ export function Shell() {
         ))}
       </AppShell.Navbar>
       <AppShell.Main>
+        <TestModeBanner />
         <Outlet />
       </AppShell.Main>
     </AppShell>

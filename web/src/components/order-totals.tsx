@@ -1,4 +1,5 @@
 import { Card, Table, Text } from '@mantine/core'
+import { Link } from 'react-router'
 import type { Answer } from '../lib/api.ts'
 import { formatNumber } from '../lib/format.ts'
 
@@ -13,16 +14,28 @@ const STATUSES = [
   ['cancelled', 'Cancelled'],
 ] as const
 
-/** One figure in a card: a label and a number. */
-export function Figure({ label, value }: { label: string; value: number }) {
-  return (
-    <Card withBorder padding="md">
+/** One figure in a card: a label and a number; with `to`, the card links to the list it counts. */
+export function Figure({ label, value, to }: { label: string; value: number; to?: string | undefined }) {
+  const body = (
+    <>
       <Text size="sm" c="dimmed">
         {label}
       </Text>
       <Text fz={28} fw={700}>
         {formatNumber(value)}
       </Text>
+    </>
+  )
+  if (to === undefined) {
+    return (
+      <Card withBorder padding="md">
+        {body}
+      </Card>
+    )
+  }
+  return (
+    <Card withBorder padding="md" component={Link} to={to}>
+      {body}
     </Card>
   )
 }
@@ -64,12 +77,35 @@ export function TotalsRow({ label, totals }: { label: string; totals: OrderTotal
 type Windows = Record<'today' | 'last_7_days' | 'last_30_days' | 'all_time', OrderTotals>
 
 /** The first three figures: live orders today (`today` is the UTC date), in the last 7 and 30 days. */
-export function WindowFigures({ today, windows }: { today: string; windows: Windows }) {
+export function WindowFigures({
+  today,
+  windows,
+  ordersLink,
+}: {
+  today: string
+  windows: Windows
+  /** The Orders list filtered to the live orders created since the given UTC day (the member's dashboard). */
+  ordersLink?: (from: string) => string
+}) {
+  const back = (days: number) =>
+    new Date(Date.parse(`${today}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10)
   return (
     <>
-      <Figure label={`Live orders today (${today}, UTC)`} value={windows.today.orders_total} />
-      <Figure label="Live orders, last 7 days" value={windows.last_7_days.orders_total} />
-      <Figure label="Live orders, last 30 days" value={windows.last_30_days.orders_total} />
+      <Figure
+        label={`Live orders today (${today}, UTC)`}
+        value={windows.today.orders_total}
+        to={ordersLink?.(today)}
+      />
+      <Figure
+        label="Live orders, last 7 days"
+        value={windows.last_7_days.orders_total}
+        to={ordersLink?.(back(6))}
+      />
+      <Figure
+        label="Live orders, last 30 days"
+        value={windows.last_30_days.orders_total}
+        to={ordersLink?.(back(29))}
+      />
     </>
   )
 }

@@ -280,7 +280,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Live orders today, in 7 and 30 days and in all, orders in production, webhook health
+         * Live orders today, in 7 and 30 days and in all, per day for 30 days, orders in production, webhook health and deliveries per day
          * @description Needs a session; least role: `viewer`.
          */
         get: operations["dashboardHome"];
@@ -956,7 +956,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Live orders across organizations and per organization (today, 7 and 30 days, all time)
+         * Live orders across organizations and per organization (today, 7 and 30 days, all time), per day for 30 days, and live webhook deliveries per day
          * @description Needs a session; least role: `undefined`.
          */
         get: operations["dashboardOperatorStatistics"];
@@ -3687,12 +3687,32 @@ export interface operations {
                             };
                             /** @description Live orders in production now. */
                             in_production: number;
+                            /** @description Live orders created on each of the last 30 UTC days (today last), by their current status. */
+                            live_orders_per_day: {
+                                /** Format: date */
+                                day: string;
+                                orders_total: number;
+                                /** @description Every order status a key (0 when none): where the orders created that day stand now. */
+                                orders_by_status: {
+                                    [key: string]: number;
+                                };
+                            }[];
                             webhooks: {
                                 active_endpoints: number;
                                 /** @description Disabled after too many failures. */
                                 disabled_endpoints: number;
                                 /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
                                 failed_deliveries_24h: number;
+                                /** @description Live webhook deliveries created on each of the last 30 UTC days (today last), by where they stand now; the success rate of a day is succeeded / (succeeded + failed). */
+                                deliveries_per_day: {
+                                    /** Format: date */
+                                    day: string;
+                                    succeeded: number;
+                                    /** @description Given up (retries exhausted or endpoint disabled). */
+                                    failed: number;
+                                    /** @description Not delivered yet: waiting or retrying. */
+                                    pending: number;
+                                }[];
                             };
                         };
                     };
@@ -10223,6 +10243,26 @@ export interface operations {
                                     quantity_total: number;
                                 };
                             };
+                            /** @description Live orders created on each of the last 30 UTC days (today last), by their current status. */
+                            live_orders_per_day: {
+                                /** Format: date */
+                                day: string;
+                                orders_total: number;
+                                /** @description Every order status a key (0 when none): where the orders created that day stand now. */
+                                orders_by_status: {
+                                    [key: string]: number;
+                                };
+                            }[];
+                            /** @description Live webhook deliveries created on each of the last 30 UTC days (today last), by where they stand now; the success rate of a day is succeeded / (succeeded + failed). */
+                            live_deliveries_per_day: {
+                                /** Format: date */
+                                day: string;
+                                succeeded: number;
+                                /** @description Given up (retries exhausted or endpoint disabled). */
+                                failed: number;
+                                /** @description Not delivered yet: waiting or retrying. */
+                                pending: number;
+                            }[];
                             organizations: {
                                 /** Format: uuid */
                                 id: string;

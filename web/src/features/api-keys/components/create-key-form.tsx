@@ -12,9 +12,9 @@ import {
 import { type FormEvent, useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
+import { useRememberedEnvironment } from '../../../lib/environment.ts'
 import { SCOPES, useCreateApiKey } from '../api/api-keys.ts'
 
-type Env = 'test' | 'live'
 const SCOPE_TEXT: Record<string, string> = {
   'orders:read': 'Read orders',
   'orders:write': 'Create and cancel orders',
@@ -25,7 +25,8 @@ const SCOPE_TEXT: Record<string, string> = {
 /** Developers create keys: the key is shown once, to copy. */
 export function CreateKeyForm() {
   const create = useCreateApiKey()
-  const [environment, setEnvironment] = useState<Env>('test')
+  // The member's environment (Live until they pick Test): a key for the data they are looking at.
+  const [environment, setEnvironment] = useRememberedEnvironment()
   const [scopes, setScopes] = useState<string[]>(['orders:read', 'orders:write', 'files:write'])
   const [name, setName] = useState('')
   const [expires, setExpires] = useState('')
@@ -57,7 +58,7 @@ export function CreateKeyForm() {
             <SegmentedControl
               aria-labelledby="key-environment-label"
               value={environment}
-              onChange={(v) => setEnvironment(v as Env)}
+              onChange={(v) => setEnvironment(v === 'live' ? 'live' : 'test')}
               data={[
                 { value: 'test', label: 'Test' },
                 { value: 'live', label: 'Live' },

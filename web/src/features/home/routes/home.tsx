@@ -1,4 +1,5 @@
 import { Loader, SimpleGrid, Table, Title } from '@mantine/core'
+import { DeliverySuccessChart, OrdersPerDayChart } from '../../../components/daily-charts.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Figure, TotalsHead, WindowFigures, WindowRows } from '../../../components/order-totals.tsx'
 import { Page } from '../../../components/page.tsx'
@@ -18,9 +19,18 @@ export function HomeRoute() {
       ) : (
         <>
           <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
-            <WindowFigures today={data.today} windows={data.live_orders} />
-            <Figure label="Orders in production now" value={data.in_production} />
+            <WindowFigures
+              today={data.today}
+              windows={data.live_orders}
+              ordersLink={(from) => `/orders?environment=live&from=${from}`}
+            />
+            <Figure
+              label="Orders in production now"
+              value={data.in_production}
+              to="/orders?environment=live&status=in_production"
+            />
           </SimpleGrid>
+          <OrdersPerDayChart days={data.live_orders_per_day} />
           <Table.ScrollContainer minWidth={760}>
             <Table striped>
               <Table.Caption>Live orders by status, with their item lines and quantities</Table.Caption>
@@ -35,11 +45,24 @@ export function HomeRoute() {
               Webhook health (live)
             </Title>
             <SimpleGrid cols={{ base: 1, sm: 3 }}>
-              <Figure label="Active endpoints" value={data.webhooks.active_endpoints} />
-              <Figure label="Disabled endpoints" value={data.webhooks.disabled_endpoints} />
-              <Figure label="Failed deliveries, last 24 h" value={data.webhooks.failed_deliveries_24h} />
+              <Figure
+                label="Active endpoints"
+                value={data.webhooks.active_endpoints}
+                to="/webhooks?environment=live"
+              />
+              <Figure
+                label="Disabled endpoints"
+                value={data.webhooks.disabled_endpoints}
+                to="/webhooks?environment=live"
+              />
+              <Figure
+                label="Failed deliveries, last 24 h"
+                value={data.webhooks.failed_deliveries_24h}
+                to="/webhooks?environment=live"
+              />
             </SimpleGrid>
           </div>
+          <DeliverySuccessChart days={data.webhooks.deliveries_per_day} />
         </>
       )}
     </Page>

@@ -1,4 +1,5 @@
 import { Loader, SimpleGrid, Table } from '@mantine/core'
+import { DeliverySuccessChart, OrdersPerDayChart } from '../../../components/daily-charts.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import {
   Figure,
@@ -28,8 +29,11 @@ export function StatisticsRoute() {
             <Figure
               label="In production now"
               value={data.live_orders.all_time.orders_by_status.in_production ?? 0}
+              to="/operator/production"
             />
           </SimpleGrid>
+          <OrdersPerDayChart days={data.live_orders_per_day} />
+          <DeliverySuccessChart days={data.live_deliveries_per_day} />
           <Table.ScrollContainer minWidth={800}>
             <Table striped>
               <Table.Caption>All organizations: live orders by status</Table.Caption>

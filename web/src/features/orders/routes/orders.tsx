@@ -16,6 +16,7 @@ import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { Time } from '../../../components/time.tsx'
+import { usePageEnvironment } from '../../../lib/environment.ts'
 import { formatMoney, formatNumber } from '../../../lib/format.ts'
 import { type OrderFilters, useOrders } from '../api/orders.ts'
 import { AutomationBadges } from '../components/order-automation.tsx'
@@ -32,7 +33,7 @@ const STATUSES = [
 export function OrdersRoute() {
   const [params, setParams] = useSearchParams()
   const filters: OrderFilters = {
-    environment: params.get('environment') === 'test' ? 'test' : 'live',
+    environment: usePageEnvironment(),
     status: params.get('status') ?? '',
     from: params.get('from') ?? '',
     to: params.get('to') ?? '',

@@ -2,6 +2,7 @@ import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tansta
 import { useSearchParams } from 'react-router'
 import { EVENT_TYPES } from '../../../../../src/modules/webhooks/outbox/events.ts'
 import { call, client, filled, type Input, type Query } from '../../../lib/api.ts'
+import { usePageEnvironment } from '../../../lib/environment.ts'
 
 export type Env = 'test' | 'live'
 /** Types an endpoint can subscribe to (a ping always reaches it). */
@@ -11,10 +12,10 @@ export { EVENT_TYPES }
 /** How often the delivery log and the endpoints' health are read again. */
 const POLL_MS = 5000
 
-/** The test/live switch, kept in the URL's query (?environment=live). */
+/** The live/test switch: the URL's query (?environment=test) when set, else the member's last choice. */
 export function useEnvironment(): [Env, (env: Env) => void] {
-  const [params, setParams] = useSearchParams()
-  const env: Env = params.get('environment') === 'live' ? 'live' : 'test'
+  const [, setParams] = useSearchParams()
+  const env = usePageEnvironment()
   const set = (next: Env) =>
     setParams(
       (p) => {

@@ -143,7 +143,9 @@ export function DeliveryLog({
                   <Table.Td>
                     <DeliveryStatus status={d.status} />
                     {d.status === 'pending' && d.next_attempt_at && (
-                      <Text size="xs">Next try {formatTime(d.next_attempt_at)}</Text>
+                      <Text size="xs">
+                        Next try <Time value={d.next_attempt_at} exact />
+                      </Text>
                     )}
                   </Table.Td>
                   <Table.Td>{d.attempts}</Table.Td>

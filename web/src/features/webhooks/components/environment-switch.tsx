@@ -1,7 +1,7 @@
 import { SegmentedControl, Text } from '@mantine/core'
 import { useEnvironment } from '../api/webhooks.ts'
 
-/** Test or live: which environment's endpoints and deliveries the page shows (kept in the URL). */
+/** Test or live: which environment's endpoints and deliveries the page shows (the member's last choice, and in the URL). */
 export function EnvironmentSwitch() {
   const [env, setEnv] = useEnvironment()
   return (
@@ -14,8 +14,8 @@ export function EnvironmentSwitch() {
         value={env}
         onChange={(v) => setEnv(v === 'live' ? 'live' : 'test')}
         data={[
-          { value: 'test', label: 'Test' },
           { value: 'live', label: 'Live' },
+          { value: 'test', label: 'Test' },
         ]}
       />
     </div>

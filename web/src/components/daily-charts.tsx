@@ -1,0 +1,157 @@
+import { BarChart, LineChart } from '@mantine/charts'
+import { Card, Table, Text, Title, VisuallyHidden } from '@mantine/core'
+import { useId } from 'react'
+import type { Answer } from '../lib/api.ts'
+
+type OrdersPerDay = Answer<'/home'>['data']['live_orders_per_day']
+type DeliveriesPerDay = Answer<'/home'>['data']['webhooks']['deliveries_per_day']
+
+const STATUS_SERIES = [
+  { name: 'pending', label: 'Pending', color: 'gray.6' },
+  { name: 'in_production', label: 'In production', color: 'indigo.6' },
+  { name: 'completed', label: 'Completed', color: 'teal.7' },
+  { name: 'failed', label: 'Failed', color: 'red.7' },
+  { name: 'cancelled', label: 'Cancelled', color: 'orange.6' },
+]
+
+/** "11-22" for 2026-11-22: the axis has 30 ticks, the table the full date. */
+const shortDay = (day: string) => day.slice(5)
+
+/**
+ * A chart with its title; the chart itself is one labelled image for
+ * assistive technology, and the same numbers follow as a table that only
+ * screen readers reach.
+ */
+function ChartCard(props: {
+  title: string
+  summary: string
+  chart: React.ReactNode
+  table: React.ReactNode
+}) {
+  const titleId = useId()
+  return (
+    <Card withBorder padding="md" component="section" aria-labelledby={titleId}>
+      <Title order={2} size="h4" id={titleId} mb={4}>
+        {props.title}
+      </Title>
+      <Text size="sm" c="dimmed" mb="sm">
+        {props.summary}
+      </Text>
+      <div role="img" aria-label={`${props.title}: ${props.summary}`}>
+        {props.chart}
+      </div>
+      <VisuallyHidden>{props.table}</VisuallyHidden>
+    </Card>
+  )
+}
+
+/** Live orders created on each of the last 30 UTC days, stacked by the status they are in now. */
+export function OrdersPerDayChart({ days }: { days: OrdersPerDay }) {
+  const total = days.reduce((sum, d) => sum + d.orders_total, 0)
+  const data = days.map((d) => ({ day: shortDay(d.day), ...d.orders_by_status }))
+  return (
+    <ChartCard
+      title="Live orders per day, last 30 days"
+      summary={`${total.toLocaleString()} orders; each day's bar by the status its orders are in now (UTC days).`}
+      chart={
+        <BarChart
+          h={240}
+          data={data}
+          dataKey="day"
+          type="stacked"
+          series={STATUS_SERIES}
+          withLegend
+          legendProps={{ verticalAlign: 'bottom' }}
+          tickLine="y"
+          barChartProps={{ accessibilityLayer: false }}
+        />
+      }
+      table={
+        <Table>
+          <Table.Caption>Live orders per day by current status</Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">Day</Table.Th>
+              <Table.Th scope="col">Orders</Table.Th>
+              {STATUS_SERIES.map((s) => (
+                <Table.Th scope="col" key={s.name}>
+                  {s.label}
+                </Table.Th>
+              ))}
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {days.map((d) => (
+              <Table.Tr key={d.day}>
+                <Table.Th scope="row">{d.day}</Table.Th>
+                <Table.Td>{d.orders_total}</Table.Td>
+                {STATUS_SERIES.map((s) => (
+                  <Table.Td key={s.name}>{d.orders_by_status[s.name] ?? 0}</Table.Td>
+                ))}
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      }
+    />
+  )
+}
+
+/** Of a day's settled deliveries, the share delivered (null when none settled yet). */
+const rate = (d: DeliveriesPerDay[number]) =>
+  d.succeeded + d.failed === 0 ? null : Math.round((1000 * d.succeeded) / (d.succeeded + d.failed)) / 10
+
+/** The share of each day's live webhook deliveries that succeeded, of those settled. */
+export function DeliverySuccessChart({ days }: { days: DeliveriesPerDay }) {
+  const succeeded = days.reduce((sum, d) => sum + d.succeeded, 0)
+  const settled = days.reduce((sum, d) => sum + d.succeeded + d.failed, 0)
+  const overall =
+    settled === 0
+      ? 'no deliveries settled yet'
+      : `${Math.round((1000 * succeeded) / settled) / 10}% of ${settled.toLocaleString()} settled deliveries succeeded`
+  const data = days.map((d) => ({ day: shortDay(d.day), success: rate(d) }))
+  return (
+    <ChartCard
+      title="Webhook success rate per day, last 30 days"
+      summary={`Live deliveries by UTC day of creation: ${overall}. Days without settled deliveries have no point.`}
+      chart={
+        <LineChart
+          h={200}
+          data={data}
+          dataKey="day"
+          series={[{ name: 'success', label: 'Succeeded', color: 'teal.7' }]}
+          unit="%"
+          yAxisProps={{ domain: [0, 100] }}
+          connectNulls={false}
+          tickLine="y"
+          lineChartProps={{ accessibilityLayer: false }}
+        />
+      }
+      table={
+        <Table>
+          <Table.Caption>Live webhook deliveries per day</Table.Caption>
+          <Table.Thead>
+            <Table.Tr>
+              <Table.Th scope="col">Day</Table.Th>
+              <Table.Th scope="col">Succeeded</Table.Th>
+              <Table.Th scope="col">Failed</Table.Th>
+              <Table.Th scope="col">Pending</Table.Th>
+              <Table.Th scope="col">Success rate</Table.Th>
+            </Table.Tr>
+          </Table.Thead>
+          <Table.Tbody>
+            {days.map((d) => (
+              <Table.Tr key={d.day}>
+                <Table.Th scope="row">{d.day}</Table.Th>
+                <Table.Td>{d.succeeded}</Table.Td>
+                <Table.Td>{d.failed}</Table.Td>
+                <Table.Td>{d.pending}</Table.Td>
+                <Table.Td>{rate(d) === null ? 'none settled' : `${rate(d)}%`}</Table.Td>
+              </Table.Tr>
+            ))}
+          </Table.Tbody>
+        </Table>
+      }
+    />
+  )
+}
