@@ -134,6 +134,25 @@ describe('the audit logs in a browser', { skip: browserSkip, timeout: 300_000, c
     assert.deepEqual(seen.cspViolations, [])
   })
 
+  test('Orders: the CSV of the current filters', async () => {
+    await page.goto(`${origin}/dashboard/orders`)
+    await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor()
+    const filters = page.getByRole('form', { name: 'Filter orders' })
+    await filters.getByLabel('Search').fill('shop-1')
+    await filters.getByRole('button', { name: 'Search', exact: true }).click()
+    const link = filters.getByRole('link', { name: 'Download CSV' })
+    await page.waitForFunction(() =>
+      document.querySelector('a[download^="orders-"]')?.getAttribute('href')?.includes('q=shop-1'),
+    )
+    const href = (await link.getAttribute('href'))!
+    assert.equal(href, '/dashboard/api/orders.csv?environment=live&q=shop-1')
+    const body = await page.evaluate(async (url) => (await fetch(url)).text(), href)
+    const lines = body.trim().split('\r\n')
+    assert.equal(lines.length, 2)
+    assert.match(lines[1]!, /,SHOP-1,in_production,live,/)
+    await assertAccessible(page, 'Orders')
+  })
+
   test('the platform log: compact, sentences, organization names, ids shortened', async () => {
     page = await (await signedInContext(browser, operator.client, origin)).newPage()
     seen = await watchPage(page)

@@ -16,7 +16,7 @@ import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
 import { formatTime } from '../../../lib/api.ts'
-import { type OrderFilters, useOrders } from '../api/orders.ts'
+import { type OrderFilters, ordersCsvUrl, useOrders } from '../api/orders.ts'
 import { AutomationBadges } from '../components/order-automation.tsx'
 
 const STATUSES = [
@@ -144,6 +144,9 @@ export function OrdersRoute() {
           >
             Clear filters
           </Button>
+          <Anchor href={ordersCsvUrl(filters)} download={`orders-${filters.environment}.csv`} py={6}>
+            Download CSV
+          </Anchor>
         </Group>
       </form>
       <ErrorAlert error={orders.error} />
