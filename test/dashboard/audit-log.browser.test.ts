@@ -153,6 +153,25 @@ describe('the audit logs in a browser', { skip: browserSkip, timeout: 300_000, c
     await assertAccessible(page, 'Orders')
   })
 
+  test('the header search finds an order and a key; arrows and Enter open the order', async () => {
+    const box = page
+      .getByRole('search', { name: 'Find anything' })
+      .getByLabel('Search orders, endpoints and keys')
+    await box.fill(keyPrefix.slice(0, 12))
+    const keys = page.getByRole('region', { name: 'API keys' })
+    await keys.getByRole('link', { name: new RegExp(`^${keyPrefix}… · live`) }).waitFor()
+    await box.fill('shop-1')
+    const orders = page.getByRole('region', { name: 'Orders' })
+    const order = orders.getByRole('link', { name: /^SHOP-1 · / })
+    await order.waitFor()
+    await assertAccessible(page, 'header search results')
+    await box.press('ArrowDown')
+    assert.equal(await order.evaluate((el) => el === document.activeElement), true)
+    await page.keyboard.press('Enter')
+    await page.waitForURL(/\/dashboard\/orders\/[0-9a-f-]{36}$/)
+    await page.getByRole('heading', { name: /SHOP-1/, level: 1 }).waitFor()
+  })
+
   test('the platform log: compact, sentences, organization names, ids shortened', async () => {
     page = await (await signedInContext(browser, operator.client, origin)).newPage()
     seen = await watchPage(page)
