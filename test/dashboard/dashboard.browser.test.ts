@@ -124,7 +124,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, 
 
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Audit log' }).click()
     await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor()
-    await page.getByRole('cell', { name: developerEmail }).waitFor()
+    await page.getByRole('cell', { name: developerEmail, exact: true }).first().waitFor()
     await page
       .getByText(/^\S+@\S+ signed in$/)
       .first()

@@ -41,7 +41,7 @@ export function HeaderSearch() {
   return (
     <Popover opened={open && q.length >= 2} position="bottom-start" width={380} shadow="md" trapFocus={false}>
       <Popover.Target>
-        <form role="search" aria-label="Find anything" onSubmit={(e) => e.preventDefault()} onKeyDown={onKey}>
+        <search aria-label="Find anything" onKeyDown={onKey}>
           <VisuallyHidden>
             <label htmlFor="header-search">Search orders, endpoints and keys</label>
           </VisuallyHidden>
@@ -58,7 +58,7 @@ export function HeaderSearch() {
             onFocus={() => setOpen(true)}
             autoComplete="off"
           />
-        </form>
+        </search>
       </Popover.Target>
       <Popover.Dropdown onKeyDown={onKey}>
         <div ref={results} aria-live="polite">
