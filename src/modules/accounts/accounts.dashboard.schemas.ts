@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream'
 import Type, { type Static } from 'typebox'
 import { ROLES } from '../../db/schema.ts'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import { AUDIT_ACTIONS } from '../audit/audit.service.ts'
+import { AUDIT_ACTIONS } from '../audit/audit.actions.ts'
 import { PASSWORD_MAX, PASSWORD_MIN } from './limits.ts'
 
 /**

@@ -1,4 +1,4 @@
-import type { AuditAction } from './audit.service.ts'
+import type { AuditAction } from './audit.actions.ts'
 
 /** What the sentence needs of an entry (both logs' views and the CSV have these). */
 export interface SentenceEntry {

@@ -4,48 +4,11 @@ import { badCursor, keysetPage, type Page } from '../../http/pagination.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { csvLine } from '../../lib/csv.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
+import { AUDIT_ACTIONS, type AuditAction } from './audit.actions.ts'
 import { type AuditFilter, insertAuditEntry, listAuditEntries, listSubjectEntries } from './audit.repo.ts'
 import { auditSentence } from './audit.sentences.ts'
 
-/** What the audit log records. */
-export const AUDIT_ACTIONS = [
-  'member.signed_in',
-  'member.invited',
-  'member.joined',
-  'member.role_changed',
-  'member.removed',
-  'member.invitation_revoked',
-  'member.password_changed',
-  // What operators do (an operator account or the operator token): the platform-wide log.
-  'operator.invited',
-  'operator.invitation_revoked',
-  'operator.removed',
-  'operator.joined',
-  'operator.signed_in',
-  'operator.password_changed',
-  'organization.created',
-  'api_key.created',
-  'api_key.revoked',
-  'product.created',
-  'shop_order.created',
-  'production.status_set',
-  'production.partner_set',
-  'production.job_completed',
-  'order.cancelled',
-  'order.changed',
-  'order.released',
-  'automation_rule.created',
-  'automation_rule.updated',
-  'automation_rule.deleted',
-  'automation_rule.reordered',
-  'webhook_endpoint.created',
-  'webhook_endpoint.updated',
-  'webhook_endpoint.deleted',
-  'webhook_endpoint.secret_rotated',
-  'webhook_endpoint.replayed',
-  'webhook_delivery.redelivered',
-] as const
-export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+export { AUDIT_ACTIONS, type AuditAction }
 
 export interface AuditActor {
   accountId: string | null

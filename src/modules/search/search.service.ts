@@ -1,6 +1,7 @@
 import type { Database } from '../../db/database.ts'
 import { isUuid } from '../../lib/ids.ts'
-import { newestOrdersPageQuery } from '../orders/orders-pages.repo.ts'
+import { findNewestOrdersPage } from '../orders/orders-pages.repo.ts'
+import { findEndpointsByUrl, findKeysByPrefix, findOrderById } from './search.repo.ts'
 
 const PER_GROUP = 5
 
@@ -19,16 +20,8 @@ export function createSearchService(deps: { db: Database }) {
       const orders = await Promise.all(
         (['live', 'test'] as const).map(async (environment) => {
           const scope = { organizationId, environment }
-          const byId = isUuid(q)
-            ? await db
-                .selectFrom('orders')
-                .selectAll()
-                .where('id', '=', q.toLowerCase())
-                .where('organization_id', '=', organizationId)
-                .where('environment', '=', environment)
-                .execute()
-            : []
-          const matched = await newestOrdersPageQuery(db, {
+          const byId = isUuid(q) ? await findOrderById(db, scope, q.toLowerCase()) : []
+          const matched = await findNewestOrdersPage(db, {
             scope,
             status: undefined,
             from: undefined,
@@ -36,28 +29,13 @@ export function createSearchService(deps: { db: Database }) {
             search: q,
             before: undefined,
             limit: PER_GROUP - 1,
-          }).execute()
+          })
           return [...byId, ...matched.filter((o) => !byId.some((b) => b.id === o.id))].slice(0, PER_GROUP)
         }),
       )
-      const needle = `%${q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
       const [endpoints, keys] = await Promise.all([
-        db
-          .selectFrom('webhook_endpoints')
-          .select(['id', 'url', 'environment', 'description'])
-          .where('organization_id', '=', organizationId)
-          .where((eb) => eb(eb.fn('lower', ['url']), 'like', needle))
-          .orderBy('created_at', 'desc')
-          .limit(PER_GROUP)
-          .execute(),
-        db
-          .selectFrom('api_keys')
-          .select(['id', 'key_prefix', 'environment', 'name', 'revoked_at'])
-          .where('organization_id', '=', organizationId)
-          .where('key_prefix', 'like', `${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`)
-          .orderBy('created_at', 'desc')
-          .limit(PER_GROUP)
-          .execute(),
+        findEndpointsByUrl(db, organizationId, q, PER_GROUP),
+        findKeysByPrefix(db, organizationId, q, PER_GROUP),
       ])
       return {
         orders: orders.flat().map((o) => ({
