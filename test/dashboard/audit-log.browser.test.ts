@@ -170,6 +170,15 @@ describe('the audit logs in a browser', { skip: browserSkip, timeout: 300_000, c
     await page.keyboard.press('Enter')
     await page.waitForURL(/\/dashboard\/orders\/[0-9a-f-]{36}$/)
     await page.getByRole('heading', { name: /SHOP-1/, level: 1 }).waitFor()
+
+    // At phone width the header (with the box) and the log's filters fit without sideways scrolling.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.goto(`${origin}/dashboard/audit-log`)
+    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor()
+    await page.getByRole('search', { name: 'Find anything' }).waitFor()
+    const width = await page.evaluate(() => document.documentElement.scrollWidth)
+    assert.ok(width <= 390, `the page is ${width} px wide at 390`)
+    await page.setViewportSize({ width: 1280, height: 900 })
   })
 
   test('the platform log: compact, sentences, organization names, ids shortened', async () => {
