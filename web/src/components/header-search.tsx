@@ -43,7 +43,7 @@ export function HeaderSearch() {
       <Popover.Target>
         <search aria-label="Find anything" onKeyDown={onKey}>
           <VisuallyHidden>
-            <label htmlFor="header-search">Search orders, endpoints and keys</label>
+            <label htmlFor="header-search">Find an order, endpoint or key</label>
           </VisuallyHidden>
           <TextInput
             id="header-search"
