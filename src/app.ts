@@ -75,6 +75,8 @@ import { createProductionService } from './modules/production/production.service
 import { productsAdminRoutes } from './modules/products/products.admin.routes.ts'
 import { productsDashboardRoutes } from './modules/products/products.dashboard.routes.ts'
 import { createProductService } from './modules/products/products.service.ts'
+import { searchDashboardRoutes } from './modules/search/search.dashboard.routes.ts'
+import { createSearchService } from './modules/search/search.service.ts'
 import { pingRoutes, systemRoutes } from './modules/system/system.routes.ts'
 import { createSystemService } from './modules/system/system.service.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
@@ -314,6 +316,7 @@ export async function buildApp(
         (app) => accountsDashboardRoutes(app, { accounts, cookies }),
         (app) => membersDashboardRoutes(app, { accounts }),
         (app) => auditDashboardRoutes(app, { audit }),
+        (app) => searchDashboardRoutes(app, { search: createSearchService({ db: deps.db }) }),
         (app) => homeDashboardRoutes(app, { orders, webhooks }),
         (app) => ordersDashboardRoutes(app, { orders }),
         (app) => orderDashboardRoutes(app, { orders, webhooks, orderEdits, audit }),

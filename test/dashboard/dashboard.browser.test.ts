@@ -124,8 +124,11 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, 
 
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Audit log' }).click()
     await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor()
-    await page.getByRole('cell', { name: developerEmail }).waitFor()
-    await page.getByText('member.signed_in').first().waitFor()
+    await page.getByRole('cell', { name: developerEmail, exact: true }).first().waitFor()
+    await page
+      .getByText(/^\S+@\S+ signed in$/)
+      .first()
+      .waitFor()
     await assertAccessible(page, 'audit log')
 
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Account' }).click()

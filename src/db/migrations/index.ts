@@ -25,6 +25,7 @@ import * as webhookCircuitBreaker from './2026-11-28-0025-webhook-circuit-breake
 import * as orderHistory from './2026-11-29-0026-order-history.ts'
 import * as monthlyUsage from './2026-11-29-0028-monthly-usage.ts'
 import * as automation from './2026-11-29-0029-automation.ts'
+import * as auditLogFilters from './2026-11-29-0030-audit-log-filters.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -55,6 +56,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-29-0026-order-history': orderHistory,
   '2026-11-29-0028-monthly-usage': monthlyUsage,
   '2026-11-29-0029-automation': automation,
+  '2026-11-29-0030-audit-log-filters': auditLogFilters,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -1,6 +1,12 @@
+import { Readable } from 'node:stream'
 import { DASHBOARD_TAG, type DashboardArea, operatorOnly } from '../../dashboard/route-config.ts'
-import { AuditQuery, OperatorAuditPage } from '../accounts/accounts.dashboard.schemas.ts'
-import type { AuditService } from './audit.service.ts'
+import {
+  AuditCsv,
+  AuditCsvQuery,
+  AuditQuery,
+  OperatorAuditPage,
+} from '../accounts/accounts.dashboard.schemas.ts'
+import { type AuditService, auditFilter } from './audit.service.ts'
 
 /**
  * The platform-wide audit log in the operator console: what operators did, across organizations.
@@ -11,16 +17,42 @@ export const auditConsoleRoutes: DashboardArea<{ audit: AuditService }> = (app, 
   app.get(
     '/operator/audit-log',
     {
-      config: operatorOnly,
+      config: { ...operatorOnly, errors: ['validation_failed'] },
       schema: {
         operationId: 'dashboardOperatorAuditLog',
         tags,
-        summary: 'What operators did, across organizations, newest first (operators only)',
+        summary:
+          'What operators did, across organizations, newest first; filtered by actor, action and period (operators only)',
         querystring: AuditQuery,
         response: { 200: OperatorAuditPage },
       },
     },
     async (request) =>
-      audit.listOperatorActions({ cursor: request.query.cursor, limit: request.query.limit ?? 50 }),
+      audit.listOperatorActions(auditFilter(request.query), {
+        cursor: request.query.cursor,
+        limit: request.query.limit ?? 50,
+      }),
+  )
+
+  app.get(
+    '/operator/audit-log.csv',
+    {
+      config: { ...operatorOnly, errors: ['validation_failed'] },
+      schema: {
+        operationId: 'dashboardOperatorAuditLogCsv',
+        tags,
+        summary: 'The filtered platform log as a CSV download, streamed (operators only)',
+        querystring: AuditCsvQuery,
+        response: { 200: AuditCsv },
+      },
+    },
+    async (request, reply) => {
+      const filter = auditFilter(request.query)
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="platform-audit-log.csv"')
+        .header('x-content-type-options', 'nosniff')
+        .send(Readable.from(audit.csv({ operators: true }, filter)))
+    },
   )
 }

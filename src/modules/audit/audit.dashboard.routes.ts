@@ -1,6 +1,7 @@
+import { Readable } from 'node:stream'
 import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
-import { AuditPage, AuditQuery } from '../accounts/accounts.dashboard.schemas.ts'
-import type { AuditService } from './audit.service.ts'
+import { AuditCsv, AuditCsvQuery, AuditPage, AuditQuery } from '../accounts/accounts.dashboard.schemas.ts'
+import { type AuditService, auditFilter } from './audit.service.ts'
 
 /** The organization's audit log, as its members see it. */
 export const auditDashboardRoutes: DashboardArea<{ audit: AuditService }> = (app, { audit }) => {
@@ -8,19 +9,41 @@ export const auditDashboardRoutes: DashboardArea<{ audit: AuditService }> = (app
   app.get(
     '/audit-log',
     {
-      config: viewer,
+      config: { ...viewer, errors: ['validation_failed'] },
       schema: {
         operationId: 'dashboardAuditLog',
         tags,
-        summary: "The organization's audit log, newest first",
+        summary: "The organization's audit log, newest first; filtered by actor, action and period",
         querystring: AuditQuery,
         response: { 200: AuditPage },
       },
     },
     async (request) =>
-      audit.list(ctx(request).member.organization_id, {
+      audit.list(ctx(request).member.organization_id, auditFilter(request.query), {
         cursor: request.query.cursor,
         limit: request.query.limit ?? 50,
       }),
+  )
+
+  app.get(
+    '/audit-log.csv',
+    {
+      config: { ...viewer, errors: ['validation_failed'] },
+      schema: {
+        operationId: 'dashboardAuditLogCsv',
+        tags,
+        summary: 'The filtered audit log as a CSV download, streamed',
+        querystring: AuditCsvQuery,
+        response: { 200: AuditCsv },
+      },
+    },
+    async (request, reply) => {
+      const filter = auditFilter(request.query)
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', 'attachment; filename="audit-log.csv"')
+        .header('x-content-type-options', 'nosniff')
+        .send(Readable.from(audit.csv({ organizationId: ctx(request).member.organization_id }, filter)))
+    },
   )
 }

@@ -13,33 +13,40 @@ export async function insertAuditEntry(db: Database, entry: AuditInsert): Promis
     .execute()
 }
 
-/** Newest first; `before` is the id of the last entry of the previous page. */
-export async function listAuditEntries(
-  db: Database,
-  organizationId: string,
-  options: { before: string | undefined; limit: number },
-) {
-  let query = db
-    .selectFrom('audit_log')
-    .selectAll()
-    .where('organization_id', '=', organizationId)
-    .orderBy('id', 'desc')
-    .limit(options.limit + 1)
-  if (options.before) query = query.where('id', '<', options.before)
-  return query.execute()
+/** What a log can be narrowed to: one actor, one action, a period (from inclusive, to exclusive). */
+export interface AuditFilter {
+  actor?: string | undefined
+  action?: string | undefined
+  from?: Date | undefined
+  to?: Date | undefined
 }
 
-/** What operators did, newest first (the partial index audit_log_operator_idx). */
-export async function listOperatorAuditEntries(
+type Scope = { organizationId: string } | { operators: true }
+
+/**
+ * Newest first; `before` is the id of the last entry of the previous page.
+ * The organization's log by audit_log_organization_idx, or by the action and
+ * actor indexes when filtered; the platform log by audit_log_operator_idx.
+ */
+export async function listAuditEntries(
   db: Database,
+  scope: Scope,
+  filter: AuditFilter,
   options: { before: string | undefined; limit: number },
 ) {
   let query = db
     .selectFrom('audit_log')
     .selectAll()
-    .where('by_operator', '=', true)
     .orderBy('id', 'desc')
     .limit(options.limit + 1)
+  query =
+    'organizationId' in scope
+      ? query.where('organization_id', '=', scope.organizationId)
+      : query.where('by_operator', '=', true)
+  if (filter.actor !== undefined) query = query.where('actor', '=', filter.actor)
+  if (filter.action !== undefined) query = query.where('action', '=', filter.action)
+  if (filter.from) query = query.where('created_at', '>=', filter.from)
+  if (filter.to) query = query.where('created_at', '<', filter.to)
   if (options.before) query = query.where('id', '<', options.before)
   return query.execute()
 }

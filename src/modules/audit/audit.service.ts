@@ -1,53 +1,14 @@
 import type { Database } from '../../db/database.ts'
+import { AppError } from '../../http/errors.ts'
 import { badCursor, keysetPage, type Page } from '../../http/pagination.ts'
 import type { Clock } from '../../lib/clock.ts'
+import { csvLine } from '../../lib/csv.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
-import {
-  insertAuditEntry,
-  listAuditEntries,
-  listOperatorAuditEntries,
-  listSubjectEntries,
-} from './audit.repo.ts'
+import { AUDIT_ACTIONS, type AuditAction } from './audit.actions.ts'
+import { type AuditFilter, insertAuditEntry, listAuditEntries, listSubjectEntries } from './audit.repo.ts'
+import { auditSentence } from './audit.sentences.ts'
 
-/** What the audit log records. */
-export const AUDIT_ACTIONS = [
-  'member.signed_in',
-  'member.invited',
-  'member.joined',
-  'member.role_changed',
-  'member.removed',
-  'member.invitation_revoked',
-  'member.password_changed',
-  // What operators do (an operator account or the operator token): the platform-wide log.
-  'operator.invited',
-  'operator.invitation_revoked',
-  'operator.removed',
-  'operator.joined',
-  'operator.signed_in',
-  'operator.password_changed',
-  'organization.created',
-  'api_key.created',
-  'api_key.revoked',
-  'product.created',
-  'shop_order.created',
-  'production.status_set',
-  'production.partner_set',
-  'production.job_completed',
-  'order.cancelled',
-  'order.changed',
-  'order.released',
-  'automation_rule.created',
-  'automation_rule.updated',
-  'automation_rule.deleted',
-  'automation_rule.reordered',
-  'webhook_endpoint.created',
-  'webhook_endpoint.updated',
-  'webhook_endpoint.deleted',
-  'webhook_endpoint.secret_rotated',
-  'webhook_endpoint.replayed',
-  'webhook_delivery.redelivered',
-] as const
-export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+export { AUDIT_ACTIONS, type AuditAction }
 
 export interface AuditActor {
   accountId: string | null
@@ -75,6 +36,8 @@ export interface AuditEntryView {
   id: string
   actor: string
   action: string
+  /** The entry as a sentence (audit.sentences.ts). */
+  summary: string
   subject: string
   details: Record<string, unknown>
   address: string | null
@@ -116,6 +79,21 @@ function checkCursor(cursor: string | undefined): void {
   if (cursor !== undefined && !isUuid(cursor)) throw badCursor('cursor is not one this list returned.')
 }
 
+/** The query's filter, checked: from before to (422 on `to` otherwise). */
+export function auditFilter(query: {
+  actor?: string
+  action?: string
+  from?: string
+  to?: string
+}): AuditFilter {
+  const from = query.from === undefined ? undefined : new Date(query.from)
+  const to = query.to === undefined ? undefined : new Date(query.to)
+  if (from && to && from.getTime() >= to.getTime()) {
+    throw AppError.validation([{ code: 'too_small', field: 'to', message: 'to must be later than from.' }])
+  }
+  return { actor: query.actor, action: query.action, from, to }
+}
+
 /** What the order page's history shows of an order: its changes and cancellations. */
 const ORDER_HISTORY_ACTIONS: AuditAction[] = ['order.changed', 'order.cancelled', 'order.released']
 
@@ -140,51 +118,94 @@ export function createAuditService(deps: { db: Database }) {
     },
 
     /** One page of what operators did, across organizations, newest first. */
-    async listOperatorActions(options: {
-      cursor: string | undefined
-      limit: number
-    }): Promise<Page<OperatorAuditEntryView>> {
+    async listOperatorActions(
+      filter: AuditFilter,
+      options: { cursor: string | undefined; limit: number },
+    ): Promise<Page<OperatorAuditEntryView>> {
       checkCursor(options.cursor)
-      const rows = await listOperatorAuditEntries(deps.db, { before: options.cursor, limit: options.limit })
-      return keysetPage(rows, options.limit, {
-        cursor: (r) => r.id,
-        view: (r) => ({
-          id: r.id,
-          organization_id: r.organization_id,
-          actor: r.actor,
-          action: r.action,
-          subject: r.subject,
-          details: r.details,
-          address: r.address,
-          created_at: r.created_at.toISOString(),
-        }),
+      const rows = await listAuditEntries(deps.db, { operators: true }, filter, {
+        before: options.cursor,
+        limit: options.limit,
       })
+      return keysetPage(rows, options.limit, { cursor: (r) => r.id, view: operatorView })
     },
 
     /** One page of the organization's log, newest first. */
     async list(
       organizationId: string,
+      filter: AuditFilter,
       options: { cursor: string | undefined; limit: number },
     ): Promise<Page<AuditEntryView>> {
       checkCursor(options.cursor)
-      const rows = await listAuditEntries(deps.db, organizationId, {
+      const rows = await listAuditEntries(deps.db, { organizationId }, filter, {
         before: options.cursor,
         limit: options.limit,
       })
-      return keysetPage(rows, options.limit, {
-        cursor: (r) => r.id,
-        view: (r) => ({
-          id: r.id,
-          actor: r.actor,
-          action: r.action,
-          subject: r.subject,
-          details: r.details,
-          address: r.address,
-          created_at: r.created_at.toISOString(),
-        }),
-      })
+      return keysetPage(rows, options.limit, { cursor: (r) => r.id, view: entryView })
+    },
+
+    /**
+     * The filtered log as CSV lines, newest first, read a page at a time so a
+     * log of any size streams in constant memory.
+     */
+    async *csv(scope: { organizationId: string } | { operators: true }, filter: AuditFilter) {
+      const operators = !('organizationId' in scope)
+      yield csvLine([
+        'created_at',
+        'actor',
+        'action',
+        'summary',
+        'subject',
+        ...(operators ? ['organization_id'] : []),
+        'address',
+        'details',
+        'id',
+      ])
+      let before: string | undefined
+      for (;;) {
+        const rows = await listAuditEntries(deps.db, scope, filter, { before, limit: CSV_PAGE })
+        const page = rows.slice(0, CSV_PAGE)
+        let chunk = ''
+        for (const r of page) {
+          const v = entryView(r)
+          chunk += csvLine([
+            v.created_at,
+            v.actor,
+            v.action,
+            v.summary,
+            v.subject,
+            ...(operators ? [r.organization_id] : []),
+            v.address,
+            JSON.stringify(v.details),
+            v.id,
+          ])
+        }
+        if (chunk) yield chunk
+        if (rows.length <= CSV_PAGE) return
+        before = page.at(-1)!.id
+      }
     },
   }
 }
+
+const CSV_PAGE = 500
+
+type AuditRow = Awaited<ReturnType<typeof listAuditEntries>>[number]
+
+function entryView(r: AuditRow): AuditEntryView {
+  const base = { actor: r.actor, action: r.action, subject: r.subject, details: r.details }
+  return {
+    id: r.id,
+    ...base,
+    summary: auditSentence(base),
+    address: r.address,
+    created_at: r.created_at.toISOString(),
+  }
+}
+
+const operatorView = (r: AuditRow): OperatorAuditEntryView => ({
+  ...entryView(r),
+  organization_id: r.organization_id,
+})
 
 export type AuditService = ReturnType<typeof createAuditService>

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream'
 import Type, { type Static } from 'typebox'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
 import { ORDER_STATUSES } from './orders.schemas.ts'
@@ -33,6 +34,14 @@ export const OrderListQuery = Type.Object(
   closed,
 )
 export type OrderListQuery = Static<typeof OrderListQuery>
+const { limit: _limit, cursor: _cursor, ...csvFilters } = OrderListQuery.properties
+export const OrderCsvQuery = Type.Object(csvFilters, closed)
+export type OrderCsvQuery = Static<typeof OrderCsvQuery>
+export const OrderCsv = {
+  description:
+    'Every order the filters select (not one page), newest first, a line per order; streamed as an attachment.',
+  content: { 'text/csv': { schema: Type.Unsafe<Readable>({ type: 'string' }) } },
+}
 
 export const OrderSummary = Type.Object(
   {

@@ -1,6 +1,7 @@
 import type { Environment, OrderRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 import { cursorCodec, keysetPage, type Page, type Position } from '../../http/pagination.ts'
+import { csvLine } from '../../lib/csv.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { type OrderDeps, orderAggregates } from './order-aggregates.ts'
 import { createOrderIntakeService } from './order-intake.service.ts'
@@ -174,7 +175,68 @@ export function createOrderService(deps: OrderDeps) {
         position: (row) => ({ at: row.created_at, id: row.id }),
       })
     },
+
+    /**
+     * The orders listNewest's filters select, all of them, as CSV lines:
+     * read CSV_PAGE rows at a time by the same keyset (and indexes) as the
+     * Orders page, so any number of orders streams in constant memory.
+     */
+    async *csv(scope: OrderScope, query: Omit<Parameters<typeof this.listNewest>[1], 'cursor' | 'limit'>) {
+      yield csvLine(ORDER_CSV_COLUMNS)
+      let before: { createdAt: Date; id: string } | undefined
+      for (;;) {
+        const rows = await findNewestOrdersPage(db, {
+          scope,
+          status: query.status,
+          from: query.from,
+          until: query.until,
+          search: query.search?.trim() || undefined,
+          held: query.held,
+          priority: query.priority,
+          partner: query.partner,
+          tag: query.tag,
+          before,
+          limit: CSV_PAGE,
+        })
+        const shown = rows.slice(0, CSV_PAGE)
+        let chunk = ''
+        for (const r of shown) {
+          chunk += csvLine([
+            r.id,
+            r.external_order_id,
+            r.status,
+            r.environment,
+            r.customer_name,
+            r.customer_email,
+            r.currency,
+            r.total_amount === null ? null : String(r.total_amount),
+            r.ordered_at.toISOString(),
+            r.created_at.toISOString(),
+            r.tags.join(' '),
+          ])
+        }
+        if (chunk) yield chunk
+        if (rows.length <= CSV_PAGE) return
+        const last = shown.at(-1)!
+        before = { createdAt: last.created_at, id: last.id }
+      }
+    },
   }
 }
+
+const CSV_PAGE = 500
+const ORDER_CSV_COLUMNS = [
+  'id',
+  'external_order_id',
+  'status',
+  'environment',
+  'customer_name',
+  'customer_email',
+  'currency',
+  'total_amount',
+  'ordered_at',
+  'created_at',
+  'tags',
+]
 
 export type OrderService = ReturnType<typeof createOrderService>

@@ -81,6 +81,11 @@ const OPEN = [
 
 const generatedRule = { name: 'Generated', actions: [{ type: 'tag', value: 'generated' }] }
 
+/** A valid query for each GET route that requires one. */
+const QUERIES: Record<string, string> = {
+  'GET /dashboard/api/search': '?q=generated',
+}
+
 /** A valid body for each route that takes one, so that only authorization can refuse it. */
 const BODIES: Record<string, () => unknown> = {
   'POST /dashboard/api/sign-in': () => ({ email: uniqueEmail(), password: PASSWORD }),
@@ -222,7 +227,12 @@ async function call(
   route: RouteEntry,
   options: Parameters<DashboardClient['call']>[3] = {},
 ) {
-  return client.call(route.method as 'GET', path(route, ids()), bodyOf(route), options)
+  return client.call(
+    route.method as 'GET',
+    path(route, ids()) + (QUERIES[label(route)] ?? ''),
+    bodyOf(route),
+    options,
+  )
 }
 
 describe('dashboard route table', () => {

@@ -1,6 +1,7 @@
 import { AppShell, Burger, Button, Group, Loader, NavLink, Text } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
+import { HeaderSearch } from '../components/header-search.tsx'
 import { TestModeBanner } from '../components/test-mode-banner.tsx'
 import { useAccount, useSignOut } from '../features/auth/api/session.ts'
 
@@ -62,6 +63,7 @@ export function Shell() {
           <Group wrap="nowrap">
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
             <Text fw={700}>{member ? member.organization.name : 'Platform operator'}</Text>
+            {member && <HeaderSearch />}
           </Group>
           <Group wrap="nowrap">
             <Text size="sm" visibleFrom="sm">

@@ -260,10 +260,50 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The organization's audit log, newest first
+         * The organization's audit log, newest first; filtered by actor, action and period
          * @description Needs a session; least role: `viewer`.
          */
         get: operations["dashboardAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/audit-log.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The filtered audit log as a CSV download, streamed
+         * @description Needs a session; least role: `viewer`.
+         */
+        get: operations["dashboardAuditLogCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find an order, a webhook endpoint or an API key; at most five of each (orders: five per environment)
+         * @description Needs a session; least role: `viewer`.
+         */
+        get: operations["dashboardSearch"];
         put?: never;
         post?: never;
         delete?: never;
@@ -304,6 +344,26 @@ export interface paths {
          * @description Needs a session; least role: `viewer`.
          */
         get: operations["dashboardOrders"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every order the Orders page’s filters select, as a CSV download (streamed, any number)
+         * @description Needs a session; least role: `viewer`.
+         */
+        get: operations["dashboardOrdersCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -892,10 +952,30 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * What operators did, across organizations, newest first (operators only)
+         * What operators did, across organizations, newest first; filtered by actor, action and period (operators only)
          * @description Needs a session; least role: `undefined`.
          */
         get: operations["dashboardOperatorAuditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/audit-log.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The filtered platform log as a CSV download, streamed (operators only)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorAuditLogCsv"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3484,6 +3564,10 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                actor?: string;
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_delivery.redelivered";
+                from?: string;
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -3505,6 +3589,8 @@ export interface operations {
                             actor: string;
                             /** @description member.signed_in, member.invited, member.role_changed ... */
                             action: string;
+                            /** @description The entry as a sentence, e.g. "ada@shop.test created live key svc_live_ab12… with orders:write". */
+                            summary: string;
                             subject: string;
                             details: {
                                 [key: string]: unknown;
@@ -3517,6 +3603,263 @@ export interface operations {
                             created_at: string;
                         }[];
                         next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardAuditLogCsv: {
+        parameters: {
+            query?: {
+                actor?: string;
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_delivery.redelivered";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The filtered log, newest first, a line per entry with its sentence; as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardSearch: {
+        parameters: {
+            query: {
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            orders: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @enum {string} */
+                                environment: "live" | "test";
+                                status: string;
+                                customer_name: string;
+                                customer_email: string | null;
+                            }[];
+                            webhook_endpoints: {
+                                /** Format: uuid */
+                                id: string;
+                                url: string;
+                                /** @enum {string} */
+                                environment: "live" | "test";
+                                description: string;
+                            }[];
+                            api_keys: {
+                                /** Format: uuid */
+                                id: string;
+                                key_prefix: string;
+                                /** @enum {string} */
+                                environment: "live" | "test";
+                                name: string | null;
+                                revoked: boolean;
+                            }[];
+                        };
                     };
                 };
             };
@@ -3862,6 +4205,126 @@ export interface operations {
                         /** @description null on the last page. */
                         next_cursor: string | null;
                     };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardOrdersCsv: {
+        parameters: {
+            query?: {
+                environment?: "test" | "live";
+                status?: "pending" | "in_production" | "completed" | "failed" | "cancelled";
+                from?: string;
+                to?: string;
+                q?: string;
+                held?: boolean;
+                priority?: "rush" | "normal";
+                partner?: boolean;
+                tag?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every order the filters select (not one page), newest first, a line per order; streamed as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description Error: malformed_request */
@@ -9592,6 +10055,10 @@ export interface operations {
             query?: {
                 limit?: number;
                 cursor?: string;
+                actor?: string;
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_delivery.redelivered";
+                from?: string;
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -9613,6 +10080,8 @@ export interface operations {
                             actor: string;
                             /** @description member.signed_in, member.invited, member.role_changed ... */
                             action: string;
+                            /** @description The entry as a sentence, e.g. "ada@shop.test created live key svc_live_ab12… with orders:write". */
+                            summary: string;
                             subject: string;
                             details: {
                                 [key: string]: unknown;
@@ -9628,6 +10097,121 @@ export interface operations {
                         }[];
                         next_cursor: string | null;
                     };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardOperatorAuditLogCsv: {
+        parameters: {
+            query?: {
+                actor?: string;
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_delivery.redelivered";
+                from?: string;
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The filtered log, newest first, a line per entry with its sentence; as an attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
                 };
             };
             /** @description Error: malformed_request */

@@ -1,11 +1,16 @@
 import { useInfiniteQuery } from '@tanstack/react-query'
+import type { AuditFilter } from '../../../components/audit-filters.tsx'
 import { call, client } from '../../../lib/api.ts'
 
-export function useAuditLog() {
+export function useAuditLog(filter: AuditFilter) {
   return useInfiniteQuery({
-    queryKey: ['audit-log'],
+    queryKey: ['audit-log', filter],
     queryFn: ({ pageParam }) =>
-      call(client.GET('/audit-log', { params: { query: { limit: 50, cursor: pageParam || undefined } } })),
+      call(
+        client.GET('/audit-log', {
+          params: { query: { ...filter, limit: 50, cursor: pageParam || undefined } },
+        }),
+      ),
     initialPageParam: '',
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     // New entries appear without a reload.

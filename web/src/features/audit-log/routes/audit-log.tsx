@@ -1,48 +1,29 @@
-import { Code } from '@mantine/core'
+import { useState } from 'react'
+import { type AuditFilter, AuditFilters } from '../../../components/audit-filters.tsx'
 import { AUDIT_COLUMNS, type AuditColumn, AuditLogTable } from '../../../components/audit-log-table.tsx'
 import { Page } from '../../../components/page.tsx'
 import type { AuditEntry } from '../../../lib/api.ts'
 import { useAuditLog } from '../api/audit-log.ts'
 
-const ACTIONS: Record<string, string> = {
-  'member.signed_in': 'Signed in',
-  'member.invited': 'Invited a member',
-  'member.joined': 'Joined',
-  'member.role_changed': 'Changed a role',
-  'member.removed': 'Removed a member',
-  'member.password_changed': 'Changed the password',
-  'product.created': 'Created a product',
-  'api_key.created': 'Created an API key',
-  'api_key.revoked': 'Revoked an API key',
-  'webhook_endpoint.created': 'Added a webhook endpoint',
-  'webhook_endpoint.updated': 'Changed a webhook endpoint',
-  'webhook_endpoint.deleted': 'Deleted a webhook endpoint',
-  'webhook_endpoint.secret_rotated': 'Rotated a webhook secret',
-  'webhook_endpoint.replayed': 'Replayed webhook events',
-  'webhook_delivery.redelivered': 'Redelivered a webhook delivery',
-}
-
 const COLUMNS: AuditColumn<AuditEntry>[] = [
   AUDIT_COLUMNS.when,
-  AUDIT_COLUMNS.who,
-  {
-    header: 'What',
-    cell: (e) => (
-      <>
-        {ACTIONS[e.action] ?? e.action} <Code>{e.action}</Code>
-      </>
-    ),
-  },
+  AUDIT_COLUMNS.what,
   AUDIT_COLUMNS.subject,
-  AUDIT_COLUMNS.details,
-  { header: 'Address', cell: (e) => e.address ?? '' },
+  { header: 'Address', cell: (e) => e.address ?? '', style: { whiteSpace: 'nowrap' } },
 ]
 
 export function AuditLogRoute() {
-  const log = useAuditLog()
+  const [filter, setFilter] = useState<AuditFilter>({})
+  const log = useAuditLog(filter)
   return (
     <Page title="Audit log" lead="Who did what in your organization, newest first.">
-      <AuditLogTable log={log} columns={COLUMNS} minWidth={760} />
+      <AuditFilters filter={filter} onChange={setFilter} csvPath="/audit-log.csv" csvName="audit-log.csv" />
+      <AuditLogTable
+        log={log}
+        columns={COLUMNS}
+        minWidth={760}
+        caption="Your organization's audit log, newest first"
+      />
     </Page>
   )
 }

@@ -1,4 +1,5 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import type { AuditFilter } from '../../../components/audit-filters.tsx'
 import { type Answer, call, client, type Input } from '../../../lib/api.ts'
 
 /** The operator console's calls about organizations (/dashboard/api/operator/...). */
@@ -147,13 +148,13 @@ export function usePlatformStats() {
   })
 }
 
-export function usePlatformAuditLog() {
+export function usePlatformAuditLog(filter: AuditFilter) {
   return useInfiniteQuery({
-    queryKey: ['operator', 'audit-log'],
+    queryKey: ['operator', 'audit-log', filter],
     queryFn: ({ pageParam }) =>
       call(
         client.GET('/operator/audit-log', {
-          params: { query: { limit: 50, cursor: pageParam || undefined } },
+          params: { query: { ...filter, limit: 50, cursor: pageParam || undefined } },
         }),
       ),
     initialPageParam: '',

@@ -1,32 +1,46 @@
-import { Code } from '@mantine/core'
-import { AUDIT_COLUMNS, type AuditColumn, AuditLogTable } from '../../../components/audit-log-table.tsx'
+import { useState } from 'react'
+import { type AuditFilter, AuditFilters } from '../../../components/audit-filters.tsx'
+import {
+  AUDIT_COLUMNS,
+  type AuditColumn,
+  AuditLogTable,
+  ShortId,
+} from '../../../components/audit-log-table.tsx'
 import { Page } from '../../../components/page.tsx'
 import type { OperatorAuditPage } from '../../../lib/api.ts'
 import { useOrganizations, usePlatformAuditLog } from '../api/organizations.ts'
 
 /** The platform-wide log: what operators (accounts and the operator token) did, newest first. */
 export function PlatformAuditLogRoute() {
-  const log = usePlatformAuditLog()
+  const [filter, setFilter] = useState<AuditFilter>({})
+  const log = usePlatformAuditLog(filter)
   const organizations = useOrganizations()
   const names = new Map(organizations.data?.map((o) => [o.id, o.name]))
   const columns: AuditColumn<OperatorAuditPage['data'][number]>[] = [
     AUDIT_COLUMNS.when,
-    AUDIT_COLUMNS.who,
-    { header: 'What', cell: (e) => <Code>{e.action}</Code> },
+    AUDIT_COLUMNS.what,
     {
       header: 'Organization',
-      cell: (e) => (e.organization_id ? (names.get(e.organization_id) ?? e.organization_id) : 'Platform'),
+      cell: (e) => {
+        if (!e.organization_id) return 'Platform'
+        const name = names.get(e.organization_id)
+        return name ?? <ShortId id={e.organization_id} what="organization id" />
+      },
     },
-    // Operators' subjects are often long ids.
-    { ...AUDIT_COLUMNS.subject, style: { wordBreak: 'break-all' } },
-    AUDIT_COLUMNS.details,
+    AUDIT_COLUMNS.subject,
   ]
   return (
     <Page
       title="Audit log (platform)"
       lead="What operators did, by account (their email) or with the operator token, across organizations, newest first."
     >
-      <AuditLogTable log={log} columns={columns} minWidth={900} caption="Operators' actions, newest first" />
+      <AuditFilters
+        filter={filter}
+        onChange={setFilter}
+        csvPath="/operator/audit-log.csv"
+        csvName="platform-audit-log.csv"
+      />
+      <AuditLogTable log={log} columns={columns} minWidth={760} caption="Operators' actions, newest first" />
     </Page>
   )
 }

@@ -19,6 +19,13 @@ export interface OrderFilters {
 
 const bool = (value: string) => (value === 'true' ? true : value === 'false' ? false : undefined)
 
+/** The CSV of every order these filters select (the service streams it, whatever the count). */
+export function ordersCsvUrl(filters: OrderFilters): string {
+  const query = new URLSearchParams()
+  for (const [key, value] of Object.entries(filters)) if (value) query.set(key, value)
+  return `/dashboard/api/orders.csv?${query}`
+}
+
 export function useOrders(filters: OrderFilters) {
   return useInfiniteQuery({
     queryKey: ['orders', filters],

@@ -18,7 +18,7 @@ import { Page } from '../../../components/page.tsx'
 import { Time } from '../../../components/time.tsx'
 import { usePageEnvironment } from '../../../lib/environment.ts'
 import { formatMoney, formatNumber } from '../../../lib/format.ts'
-import { type OrderFilters, useOrders } from '../api/orders.ts'
+import { type OrderFilters, ordersCsvUrl, useOrders } from '../api/orders.ts'
 import { AutomationBadges } from '../components/order-automation.tsx'
 
 const STATUSES = [
@@ -143,6 +143,9 @@ export function OrdersRoute() {
           >
             Clear filters
           </Button>
+          <Anchor href={ordersCsvUrl(filters)} download={`orders-${filters.environment}.csv`} py={6}>
+            Download CSV
+          </Anchor>
         </Group>
       </form>
       <ErrorAlert error={orders.error} />

@@ -1,0 +1,154 @@
+import type { AuditAction } from './audit.actions.ts'
+
+/** What the sentence needs of an entry (both logs' views and the CSV have these). */
+export interface SentenceEntry {
+  actor: string
+  action: string
+  subject: string
+  details: Record<string, unknown>
+}
+
+/** Long ids read as their first characters; the page offers the whole id to copy. */
+export function shortId(id: string): string {
+  return id.length > 13 ? `${id.slice(0, 8)}\u2026` : id
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined)
+const list = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x) => typeof x === 'string') : [])
+const quoted = (v: unknown) => (str(v) ? `\u2018${str(v)}\u2019` : '')
+const orderName = (d: Record<string, unknown>, subject: string) =>
+  `order ${str(d.external_order_id) ?? shortId(str(d.order_id) ?? subject)}`
+const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a')
+const show = (v: unknown) => (v === null || v === undefined || v === '' ? '(none)' : String(v))
+
+type Item = { quantity?: unknown; personalization?: unknown; files?: unknown }
+
+/** "quantity of item 1 2 → 5; customer email a@x → b@x": what order.changed changed. */
+function orderChanges(d: Record<string, unknown>): string {
+  const changed = list(d.changed)
+  const before = (d.before ?? {}) as { customer?: Record<string, unknown>; items?: Item[] }
+  const after = (d.after ?? {}) as { customer?: Record<string, unknown>; items?: Item[] }
+  // Items appear in `before.items` in the order their first change appears in `changed`.
+  const itemOrder: number[] = []
+  for (const path of changed) {
+    const n = /^items\[(\d+)\]/.exec(path)?.[1]
+    if (n !== undefined && !itemOrder.includes(Number(n))) itemOrder.push(Number(n))
+  }
+  const parts = changed.map((path) => {
+    const customer = /^customer\.(\w+)$/.exec(path)
+    if (customer) {
+      const f = customer[1]!
+      return `customer ${f} ${show(before.customer?.[f])} \u2192 ${show(after.customer?.[f])}`
+    }
+    const item = /^items\[(\d+)\]\.(\w+)$/.exec(path)
+    if (item) {
+      const n = Number(item[1])
+      const field = item[2]! as keyof Item
+      const k = itemOrder.indexOf(n)
+      if (field === 'quantity') {
+        return `quantity of item ${n + 1} ${show(before.items?.[k]?.quantity)} \u2192 ${show(after.items?.[k]?.quantity)}`
+      }
+      if (field === 'personalization') return `personalization of item ${n + 1}`
+      return `files of item ${n + 1}`
+    }
+    return path
+  })
+  return parts.length > 0 ? parts.join('; ') : 'nothing'
+}
+
+function ruleChanges(d: Record<string, unknown>): string {
+  const before = (d.before ?? {}) as Record<string, unknown>
+  const after = (d.after ?? {}) as Record<string, unknown>
+  const parts: string[] = []
+  if (before.name !== after.name) parts.push(`renamed ${quoted(before.name)} to ${quoted(after.name)}`)
+  if (before.enabled !== after.enabled) parts.push(after.enabled ? 'turned it on' : 'turned it off')
+  if (JSON.stringify(before.conditions) !== JSON.stringify(after.conditions))
+    parts.push('changed its conditions')
+  if (JSON.stringify(before.actions) !== JSON.stringify(after.actions)) parts.push('changed its actions')
+  return parts.length > 0 ? `: ${parts.join(', ')}` : ''
+}
+
+type Sentence = (actor: string, subject: string, d: Record<string, unknown>) => string
+
+/**
+ * One sentence per action ("ada@shop.test created live key svc_live_ab12… with
+ * orders:write"), from the details each service records. A Record over every
+ * action, so a new action does not compile without its sentence.
+ */
+const SENTENCES: Record<AuditAction, Sentence> = {
+  'member.signed_in': (a) => `${a} signed in`,
+  'member.invited': (a, s, d) => `${a} invited ${s} as ${str(d.role) ?? 'member'}`,
+  'member.joined': (a, _s, d) => `${a} joined as ${str(d.role) ?? 'member'}`,
+  'member.role_changed': (a, s, d) => `${a} changed ${s}\u2019s role from ${show(d.from)} to ${show(d.to)}`,
+  'member.removed': (a, s, d) => `${a} removed ${s}${str(d.role) ? ` (${d.role})` : ''}`,
+  'member.invitation_revoked': (a, s) => `${a} revoked the invitation of ${s}`,
+  'member.password_changed': (a, _s, d) =>
+    `${a} changed their password${typeof d.sessions_ended === 'number' ? ` and ended ${d.sessions_ended} other session${d.sessions_ended === 1 ? '' : 's'}` : ''}`,
+  'operator.invited': (a, s) => `${a} invited ${s} as operator`,
+  'operator.invitation_revoked': (a, s) => `${a} revoked the operator invitation of ${s}`,
+  'operator.removed': (a, s) => `${a} removed operator ${s}`,
+  'operator.joined': (a) => `${a} joined as operator`,
+  'operator.signed_in': (a) => `${a} signed in`,
+  'operator.password_changed': (a) => `${a} changed their password`,
+  'organization.created': (a, s) => `${a} created the organization ${quoted(s)}`,
+  'api_key.created': (a, s, d) => {
+    const scopes = list(d.scopes)
+    const env = str(d.environment)
+    return `${a} created ${env ? `${env} ` : ''}key ${s}\u2026${scopes.length > 0 ? ` with ${scopes.join(', ')}` : ''}`
+  },
+  'api_key.revoked': (a, s, d) =>
+    `${a} revoked ${str(d.environment) ? `${d.environment} ` : ''}key ${s}\u2026`,
+  'product.created': (a, s, d) => `${a} created product ${s}${str(d.name) ? ` (${d.name})` : ''}`,
+  'shop_order.created': (a, s, d) => `${a} created ${orderName(d, s)} in the dashboard`,
+  'production.status_set': (a, s, d) =>
+    `${a} set the production status of ${orderName(d, s)} from ${show(d.from)} to ${show(d.to)}`,
+  'production.partner_set': (a, s, d) =>
+    `${a} marked ${orderName(d, s)} as ${d.produced_by_partner ? 'produced by a partner' : 'produced in house'}`,
+  'production.job_completed': (a, s, d) =>
+    `${a} completed the ${str(d.sku) ?? ''} job of ${orderName(d, s)}`.replace('the  job', 'a job'),
+  'order.cancelled': (a, s, d) => `${a} cancelled ${orderName(d, s)}`,
+  'order.changed': (a, s, d) => `${a} changed ${orderName(d, s)}: ${orderChanges(d)}`,
+  'order.released': (a, s, d) => {
+    const rule = (d.rule ?? {}) as Record<string, unknown>
+    const name = str(rule.rule_name) ?? str(rule.name)
+    return `${a} released ${orderName(d, s)} from its hold${name ? ` by rule ${quoted(name)}` : ''}`
+  },
+  'automation_rule.created': (a, _s, d) => `${a} created automation rule ${quoted(d.name)}`,
+  'automation_rule.updated': (a, _s, d) =>
+    `${a} changed automation rule ${quoted((d.after as Record<string, unknown> | undefined)?.name)}${ruleChanges(d)}`,
+  'automation_rule.deleted': (a, _s, d) => `${a} deleted automation rule ${quoted(d.name)}`,
+  'automation_rule.reordered': (a, _s, d) => {
+    const after = Array.isArray(d.after) ? (d.after as { name?: unknown }[]) : []
+    return `${a} reordered the automation rules${after.length > 0 ? `: ${after.map((r) => quoted(r.name)).join(', ')}` : ''}`
+  },
+  'webhook_endpoint.created': (a, s, d) => {
+    const events = list(d.enabled_events)
+    return `${a} added ${str(d.environment) ? `${d.environment} ` : ''}webhook endpoint ${s}${events.length > 0 ? ` for ${events.join(', ')}` : ''}`
+  },
+  'webhook_endpoint.updated': (a, s, d) => {
+    const changes = (d.changes ?? {}) as Record<string, unknown>
+    const parts = [
+      ...('description' in changes ? [`description to ${quoted(changes.description) || '(none)'}`] : []),
+      ...('enabled_events' in changes ? [`events to ${list(changes.enabled_events).join(', ')}`] : []),
+    ]
+    return `${a} changed webhook endpoint ${s}${parts.length > 0 ? `: ${parts.join(', ')}` : ''}`
+  },
+  'webhook_endpoint.deleted': (a, s) => `${a} deleted webhook endpoint ${s}`,
+  'webhook_endpoint.secret_rotated': (a, s, d) =>
+    `${a} rotated the signing secret of ${s}${typeof d.grace_period_seconds === 'number' && d.grace_period_seconds > 0 ? ` (the old one valid ${d.grace_period_seconds} s longer)` : ''}`,
+  'webhook_endpoint.replayed': (a, s, d) => {
+    const types = list(d.event_types)
+    return `${a} replayed ${types.length > 0 ? types.join(', ') : 'all'} events since ${show(d.since)} to ${s}`
+  },
+  'webhook_delivery.redelivered': (a, s, d) =>
+    `${a} redelivered ${str(d.event_type) ? `${article(String(d.event_type))} ${d.event_type}` : 'an'} event to ${s}`,
+}
+
+/** The entry as a sentence; an action this version does not know still reads, by its name. */
+export function auditSentence(entry: SentenceEntry): string {
+  const sentence = SENTENCES[entry.action as AuditAction]
+  if (!sentence) return `${entry.actor}: ${entry.action} ${entry.subject}`.trim()
+  return sentence(entry.actor, entry.subject, entry.details ?? {})
+}
+
+export const SENTENCE_ACTIONS = Object.keys(SENTENCES)

@@ -1,0 +1,62 @@
+import Type from 'typebox'
+import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
+import { StringEnum, Text, Uuid } from '../../http/schemas.ts'
+import type { SearchService } from './search.service.ts'
+
+const Environment = StringEnum(['live', 'test'] as const)
+const SearchQuery = Type.Object(
+  {
+    q: Text({
+      minLength: 2,
+      maxLength: 200,
+      description:
+        'The beginning of an external order id, customer email or name, an order id, a key prefix; or part of an endpoint URL.',
+    }),
+  },
+  { additionalProperties: false },
+)
+const SearchAnswer = Type.Object({
+  data: Type.Object({
+    orders: Type.Array(
+      Type.Object({
+        id: Uuid,
+        external_order_id: Type.String(),
+        environment: Environment,
+        status: Type.String(),
+        customer_name: Type.String(),
+        customer_email: Type.Union([Type.String(), Type.Null()]),
+      }),
+    ),
+    webhook_endpoints: Type.Array(
+      Type.Object({ id: Uuid, url: Type.String(), environment: Environment, description: Type.String() }),
+    ),
+    api_keys: Type.Array(
+      Type.Object({
+        id: Uuid,
+        key_prefix: Type.String(),
+        environment: Environment,
+        name: Type.Union([Type.String(), Type.Null()]),
+        revoked: Type.Boolean(),
+      }),
+    ),
+  }),
+})
+
+/** The header's search box: orders, webhook endpoints and API keys of the member's organization. */
+export const searchDashboardRoutes: DashboardArea<{ search: SearchService }> = (app, { search }) => {
+  app.get(
+    '/search',
+    {
+      config: { ...viewer, errors: ['validation_failed'] },
+      schema: {
+        operationId: 'dashboardSearch',
+        tags: [DASHBOARD_TAG],
+        summary:
+          'Find an order, a webhook endpoint or an API key; at most five of each (orders: five per environment)',
+        querystring: SearchQuery,
+        response: { 200: SearchAnswer },
+      },
+    },
+    async (request) => ({ data: await search.search(ctx(request).member.organization_id, request.query.q) }),
+  )
+}
