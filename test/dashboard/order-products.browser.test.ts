@@ -161,7 +161,7 @@ describe('the order page and Products in a browser', { skip: browserSkip, timeou
       ['MUG-WHITE', '1', '1'],
     )
     await assertAccessible(page, 'products (developer)')
-    const productStops = await tabStops(page, 16)
+    const productStops = await tabStops(page, 24)
     for (const name of [
       'Products',
       'Add product',
