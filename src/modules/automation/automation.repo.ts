@@ -1,7 +1,8 @@
 import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DB } from '../../db/schema.ts'
-import type { Action, Condition, Rule, RuleDefinition, RuleInput } from './automation.rules.ts'
+import type { RuleInput } from './automation.evaluate.ts'
+import type { Action, Condition, Rule, RuleDefinition } from './automation.rules.ts'
 
 /**
  * automation_rules and automation_versions (migration 0029). Every change of

@@ -3,6 +3,16 @@ import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
 import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
+import { checkRule } from './automation.check.ts'
+import {
+  type CompiledRule,
+  compileRules,
+  evaluate,
+  matches,
+  NO_OUTCOME,
+  type Outcome,
+  type RuleInput,
+} from './automation.evaluate.ts'
 import {
   deleteRule,
   findRuleSet,
@@ -14,18 +24,7 @@ import {
   type StoredRule,
   updateRule,
 } from './automation.repo.ts'
-import {
-  type CompiledRule,
-  checkRule,
-  compileRules,
-  evaluate,
-  MAX_RULES,
-  matches,
-  NO_OUTCOME,
-  type Outcome,
-  type RuleDefinition,
-  type RuleInput,
-} from './automation.rules.ts'
+import { MAX_RULES, type RuleDefinition } from './automation.rules.ts'
 
 /** The rules an order is evaluated with, and the version they were read at. */
 export interface RuleSet {

@@ -1,6 +1,6 @@
 import type { OrderRow, OrderSource } from '../../db/schema.ts'
 import { newId } from '../../lib/ids.ts'
-import { NO_OUTCOME, type Outcome } from '../automation/automation.rules.ts'
+import { NO_OUTCOME, type Outcome } from '../automation/automation.evaluate.ts'
 import { eventData } from '../webhooks/outbox/outbox.service.ts'
 import type { ItemWithJob, OrderGraph, OrderScope } from './orders.repo.ts'
 import type { OrderRequest, Warning } from './orders.schemas.ts'
