@@ -14,6 +14,7 @@ import {
   type RecordedEvent,
   recordEvent,
 } from '../webhooks/outbox/outbox.service.ts'
+import { checkNotHeld, checkPrecondition, type ProductionPrecondition } from './production.preconditions.ts'
 import {
   completeJob,
   findJob,
@@ -26,6 +27,7 @@ import {
 import { ORDER_STATUS_FOR, type ProductionStatus, productionOrderView } from './production.views.ts'
 import { createProductionBoard } from './production-board.service.ts'
 
+export { type ProductionPrecondition, staleOrder } from './production.preconditions.ts'
 export {
   ORDER_STATUS_FOR,
   PRODUCTION_STATUSES,
@@ -45,30 +47,6 @@ export interface ProductionChange<View> {
   view: View
   events: RecordedEvent[]
 }
-
-/**
- * The console's precondition: the status the operator saw. A production order
- * that has another status by the time its lock is held is refused with 409
- * production_conflict, so two operators acting at once never both act.
- */
-export interface ProductionPrecondition {
-  expectedStatus?: ProductionStatus | undefined
-  /** The order's updated_at the page showed (the dashboard's order page): any later change is a 409. */
-  expectedUpdatedAt?: string | undefined
-  /** Refuse (409) rather than do anything to a completed or cancelled production order. */
-  unfinishedOnly?: boolean
-}
-
-const conflict = (current: string) =>
-  new AppError('production_conflict', {
-    message: `The order changed since you saw it: its production status is now ${current}. Nothing was done.`,
-  })
-
-/** The order page's precondition failed: someone changed the order after the page showed it. */
-export const staleOrder = (updatedAt: Date) =>
-  new AppError('production_conflict', {
-    message: `The order was changed at ${updatedAt.toISOString()}, after this page showed it. Nothing was done: reload the order and make the change again.`,
-  })
 
 /**
  * What the dashboard does to production. Every change locks the production
@@ -104,23 +82,6 @@ export function createProductionService(deps: {
     return [event]
   }
 
-  function check(p: LockedProduction, precondition: ProductionPrecondition) {
-    if (precondition.expectedStatus !== undefined && p.status !== precondition.expectedStatus) {
-      throw conflict(p.status)
-    }
-    if (
-      precondition.expectedUpdatedAt !== undefined &&
-      p.order_updated_at.getTime() !== new Date(precondition.expectedUpdatedAt).getTime()
-    ) {
-      throw staleOrder(p.order_updated_at)
-    }
-    if (precondition.unfinishedOnly && (p.status === 'completed' || p.status === 'cancelled')) {
-      throw new AppError('production_conflict', {
-        message: `The order is already ${p.status}: it can no longer be cancelled. Nothing was done.`,
-      })
-    }
-  }
-
   /** Moves the production order, its unfinished jobs and the order to a new status. */
   async function transition(trx: Database, p: LockedProduction, status: ProductionStatus, at: Date) {
     await setProductionStatus(trx, p.id, status, at)
@@ -148,14 +109,6 @@ export function createProductionService(deps: {
 
   const notFound = () => new AppError('not_found', { message: 'No production order with this id.' })
 
-  /** A held order waits for a member's release: no status but cancelled (or pending, unchanged) moves it. */
-  function checkNotHeld(p: LockedProduction, status: ProductionStatus) {
-    if (p.held_at === null || status === 'pending' || status === 'cancelled') return
-    throw new AppError('production_conflict', {
-      message: `This order is held for review${p.hold ? ` by rule '${p.hold.name}'` : ''}: an owner or developer must release it in the dashboard before production starts. Nothing was done.`,
-    })
-  }
-
   const api = {
     /** Sets a production order's status; the event of the new status (live API orders), unless unchanged. */
     async changeStatus(
@@ -168,7 +121,7 @@ export function createProductionService(deps: {
       return db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { productionOrderId })
         if (!p) throw notFound()
-        check(p, precondition)
+        checkPrecondition(p, precondition)
         if (p.status === status) return { view: productionOrderView(p), events: [] }
         checkNotHeld(p, status)
         const at = clock.now()
@@ -197,7 +150,7 @@ export function createProductionService(deps: {
       return db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { productionOrderId })
         if (!p) throw notFound()
-        check(p, precondition)
+        checkPrecondition(p, precondition)
         if (p.produced_by_partner !== producedByPartner) {
           await setProducedByPartner(trx, p.id, producedByPartner, clock.now())
           await audit(trx, actor, p, 'production.partner_set', p.id, {
@@ -225,7 +178,7 @@ export function createProductionService(deps: {
         if (!found) throw new AppError('not_found', { message: 'No production job with this id.' })
         const p = (await lockProduction(trx, { productionOrderId: found.production_order_id }))!
         const job = (await findJob(trx, jobId))!
-        check(p, precondition)
+        checkPrecondition(p, precondition)
         const view = (status: string) => ({
           id: job.id,
           production_order_id: job.production_order_id,
@@ -278,7 +231,7 @@ export function createProductionService(deps: {
       if (!isUuid(orderId)) throw new AppError('not_found', { message: 'No order with this id.' })
       await db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { orderId })
-        if (p) check(p, precondition)
+        if (p) checkPrecondition(p, precondition)
         if (!p || p.held_at === null) {
           throw new AppError('production_conflict', {
             message: 'This order is not held for review: there is nothing to release. Nothing was done.',
@@ -320,7 +273,7 @@ export function createProductionService(deps: {
             'Test orders never start production and cannot be cancelled.',
           )
         }
-        check(p, precondition)
+        checkPrecondition(p, precondition)
         if (p.status === 'cancelled') return []
         const at = clock.now()
         await transition(trx, p, 'cancelled', at)

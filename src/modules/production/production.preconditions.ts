@@ -1,0 +1,53 @@
+import { AppError } from '../../http/errors.ts'
+import type { LockedProduction } from './production.repo.ts'
+import type { ProductionStatus } from './production.views.ts'
+
+/**
+ * The console's precondition: the status the operator saw. A production order
+ * that has another status by the time its lock is held is refused with 409
+ * production_conflict, so two operators acting at once never both act.
+ */
+export interface ProductionPrecondition {
+  expectedStatus?: ProductionStatus | undefined
+  /** The order's updated_at the page showed (the dashboard's order page): any later change is a 409. */
+  expectedUpdatedAt?: string | undefined
+  /** Refuse (409) rather than do anything to a completed or cancelled production order. */
+  unfinishedOnly?: boolean
+}
+
+const conflict = (current: string) =>
+  new AppError('production_conflict', {
+    message: `The order changed since you saw it: its production status is now ${current}. Nothing was done.`,
+  })
+
+/** The order page's precondition failed: someone changed the order after the page showed it. */
+export const staleOrder = (updatedAt: Date) =>
+  new AppError('production_conflict', {
+    message: `The order was changed at ${updatedAt.toISOString()}, after this page showed it. Nothing was done: reload the order and make the change again.`,
+  })
+
+/** Refuses a change whose precondition no longer holds, under the production order's lock. */
+export function checkPrecondition(p: LockedProduction, precondition: ProductionPrecondition) {
+  if (precondition.expectedStatus !== undefined && p.status !== precondition.expectedStatus) {
+    throw conflict(p.status)
+  }
+  if (
+    precondition.expectedUpdatedAt !== undefined &&
+    p.order_updated_at.getTime() !== new Date(precondition.expectedUpdatedAt).getTime()
+  ) {
+    throw staleOrder(p.order_updated_at)
+  }
+  if (precondition.unfinishedOnly && (p.status === 'completed' || p.status === 'cancelled')) {
+    throw new AppError('production_conflict', {
+      message: `The order is already ${p.status}: it can no longer be cancelled. Nothing was done.`,
+    })
+  }
+}
+
+/** A held order waits for a member's release: no status but cancelled (or pending, unchanged) moves it. */
+export function checkNotHeld(p: LockedProduction, status: ProductionStatus) {
+  if (p.held_at === null || status === 'pending' || status === 'cancelled') return
+  throw new AppError('production_conflict', {
+    message: `This order is held for review${p.hold ? ` by rule '${p.hold.name}'` : ''}: an owner or developer must release it in the dashboard before production starts. Nothing was done.`,
+  })
+}
