@@ -1,5 +1,5 @@
-import { Readable } from 'node:stream'
 import { DASHBOARD_TAG, type DashboardArea, operatorOnly } from '../../dashboard/route-config.ts'
+import { sendCsv } from '../../http/csv-download.ts'
 import {
   AuditCsv,
   AuditCsvQuery,
@@ -48,11 +48,7 @@ export const auditConsoleRoutes: DashboardArea<{ audit: AuditService }> = (app, 
     },
     async (request, reply) => {
       const filter = auditFilter(request.query)
-      return reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="platform-audit-log.csv"')
-        .header('x-content-type-options', 'nosniff')
-        .send(Readable.from(audit.csv({ operators: true }, filter)))
+      return sendCsv(reply, 'platform-audit-log.csv', audit.csv({ operators: true }, filter))
     },
   )
 }

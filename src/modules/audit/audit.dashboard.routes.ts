@@ -1,5 +1,5 @@
-import { Readable } from 'node:stream'
 import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
+import { sendCsv } from '../../http/csv-download.ts'
 import { AuditCsv, AuditCsvQuery, AuditPage, AuditQuery } from '../accounts/accounts.dashboard.schemas.ts'
 import { type AuditService, auditFilter } from './audit.service.ts'
 
@@ -39,11 +39,11 @@ export const auditDashboardRoutes: DashboardArea<{ audit: AuditService }> = (app
     },
     async (request, reply) => {
       const filter = auditFilter(request.query)
-      return reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', 'attachment; filename="audit-log.csv"')
-        .header('x-content-type-options', 'nosniff')
-        .send(Readable.from(audit.csv({ organizationId: ctx(request).member.organization_id }, filter)))
+      return sendCsv(
+        reply,
+        'audit-log.csv',
+        audit.csv({ organizationId: ctx(request).member.organization_id }, filter),
+      )
     },
   )
 }

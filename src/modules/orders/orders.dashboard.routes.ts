@@ -1,5 +1,5 @@
-import { Readable } from 'node:stream'
 import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
+import { sendCsv } from '../../http/csv-download.ts'
 import {
   OrderCsv,
   OrderCsvQuery,
@@ -75,11 +75,7 @@ export const ordersDashboardRoutes: DashboardArea<{ orders: OrderService }> = (a
     async (request, reply) => {
       const q = request.query
       const environment = q.environment ?? 'live'
-      return reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="orders-${environment}.csv"`)
-        .header('x-content-type-options', 'nosniff')
-        .send(Readable.from(orders.csv(scopeOf(request, q), filtersOf(q))))
+      return sendCsv(reply, `orders-${environment}.csv`, orders.csv(scopeOf(request, q), filtersOf(q)))
     },
   )
 }

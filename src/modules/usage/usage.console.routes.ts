@@ -1,4 +1,5 @@
 import { DASHBOARD_TAG, type DashboardArea, operatorOnly } from '../../dashboard/route-config.ts'
+import { sendCsv } from '../../http/csv-download.ts'
 import { PlatformUsageAnswer, UsageCsv, UsageQuery } from './usage.schemas.ts'
 import { type UsageService, usageCsv } from './usage.service.ts'
 
@@ -35,11 +36,7 @@ export const usageConsoleRoutes: DashboardArea<{ usage: UsageService }> = (app, 
     },
     async (request, reply) => {
       const data = await usage.platformUsage(request.query.month)
-      return reply
-        .header('content-type', 'text/csv; charset=utf-8')
-        .header('content-disposition', `attachment; filename="usage-${data.month}.csv"`)
-        .header('x-content-type-options', 'nosniff')
-        .send(usageCsv(data))
+      return sendCsv(reply, `usage-${data.month}.csv`, usageCsv(data))
     },
   )
 }

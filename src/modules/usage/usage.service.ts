@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.ts'
 import type { Clock } from '../../lib/clock.ts'
+import { csvLine } from '../../lib/csv.ts'
 import type { OrganizationService } from '../organizations/organizations.service.ts'
 import {
   type ProductUsage,
@@ -131,12 +132,6 @@ export type UsageService = ReturnType<typeof createUsageService>
 
 /** The CSV of a month's usage: a line per organization, then one per product it sold and its unlinked items. */
 export function usageCsv(usage: { month: string; organizations: OrganizationUsageView[] }): string {
-  const cell = (v: string | number | null) => {
-    const s = v === null ? '' : String(v)
-    // Quoted when needed; a leading = + - @ is defused so a spreadsheet does not run it.
-    const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s
-    return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe
-  }
   const lines = [
     [
       'month',
@@ -182,5 +177,5 @@ export function usageCsv(usage: { month: string; organizations: OrganizationUsag
       ])
     }
   }
-  return `${lines.map((l) => l.map(cell).join(',')).join('\r\n')}\r\n`
+  return lines.map(csvLine).join('')
 }
