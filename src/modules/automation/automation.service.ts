@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import type { DB } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
@@ -105,10 +107,7 @@ export function createAutomationService(deps: { db: Database; clock: Clock }) {
   /** A change of the rules: the version moves first (serializing changes), then `work` runs on the rules read after it. */
   async function change<T>(
     organizationId: string,
-    work: (
-      trx: Parameters<Parameters<ReturnType<Database['transaction']>['execute']>[0]>[0],
-      rules: StoredRule[],
-    ) => Promise<T>,
+    work: (trx: Transaction<DB>, rules: StoredRule[]) => Promise<T>,
   ): Promise<T> {
     const result = await db.transaction().execute(async (trx) => {
       const { rules } = await lockRuleSet(trx, organizationId)
