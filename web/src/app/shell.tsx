@@ -1,4 +1,4 @@
-import { AppShell, Burger, Button, Group, Loader, NavLink, Text } from '@mantine/core'
+import { AppShell, Burger, Button, Group, Loader, NavLink, Stack, Text } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
 import { HeaderSearch } from '../components/header-search.tsx'
@@ -52,6 +52,19 @@ export function Shell() {
     return <Navigate to={sections[0]!.to} replace />
   }
 
+  const organization = member ? member.organization.name : 'Platform operator'
+  const who = member ? `${member.email} (${member.role})` : `${operator?.email} (operator)`
+  const signOutButton = (
+    <Button
+      variant="default"
+      size="xs"
+      loading={signOut.isPending}
+      onClick={() => signOut.mutate(undefined, { onSettled: () => navigate('/sign-in') })}
+    >
+      Sign out
+    </Button>
+  )
+
   return (
     <AppShell
       header={{ height: 56 }}
@@ -60,27 +73,28 @@ export function Shell() {
     >
       <AppShell.Header>
         <Group h="100%" px="md" justify="space-between" wrap="nowrap">
-          <Group wrap="nowrap">
+          <Group wrap="nowrap" style={{ minWidth: 0, flex: 1 }}>
             <Burger opened={opened} onClick={toggle} hiddenFrom="sm" size="sm" aria-label="Menu" />
-            <Text fw={700}>{member ? member.organization.name : 'Platform operator'}</Text>
+            <Text fw={700} truncate="end" visibleFrom="sm" style={{ minWidth: 0, flexShrink: 1 }}>
+              {organization}
+            </Text>
             {member && <HeaderSearch />}
           </Group>
-          <Group wrap="nowrap">
-            <Text size="sm" visibleFrom="sm">
-              {member ? `${member.email} (${member.role})` : `${operator?.email} (operator)`}
-            </Text>
-            <Button
-              variant="default"
-              size="xs"
-              loading={signOut.isPending}
-              onClick={() => signOut.mutate(undefined, { onSettled: () => navigate('/sign-in') })}
-            >
-              Sign out
-            </Button>
+          <Group wrap="nowrap" visibleFrom="sm">
+            <Text size="sm">{who}</Text>
+            {signOutButton}
           </Group>
         </Group>
       </AppShell.Header>
       <AppShell.Navbar p="xs" aria-label="Dashboard">
+        <Stack gap={2} hiddenFrom="sm" mb="xs" px="xs">
+          <Text fw={700} style={{ overflowWrap: 'anywhere' }}>
+            {organization}
+          </Text>
+          <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
+            {who}
+          </Text>
+        </Stack>
         {sections.map((s) => (
           <NavLink
             key={s.to}
@@ -93,6 +107,9 @@ export function Shell() {
             onClick={close}
           />
         ))}
+        <Group hiddenFrom="sm" mt="md" px="xs">
+          {signOutButton}
+        </Group>
       </AppShell.Navbar>
       <AppShell.Main>
         <TestModeBanner />

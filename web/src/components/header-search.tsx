@@ -39,16 +39,22 @@ export function HeaderSearch() {
   }
   const empty = data && data.orders.length + data.webhook_endpoints.length + data.api_keys.length === 0
   return (
-    <Popover opened={open && q.length >= 2} position="bottom-start" width={380} shadow="md" trapFocus={false}>
+    <Popover
+      opened={open && q.length >= 2}
+      position="bottom-start"
+      width="min(380px, calc(100vw - 16px))"
+      shadow="md"
+      trapFocus={false}
+    >
       <Popover.Target>
-        <search aria-label="Find anything" onKeyDown={onKey}>
+        <search aria-label="Find anything" onKeyDown={onKey} style={{ flex: 1, maxWidth: 300 }}>
           <VisuallyHidden>
             <label htmlFor="header-search">Find an order, endpoint or key</label>
           </VisuallyHidden>
           <TextInput
             id="header-search"
             size="xs"
-            w={{ base: 130, sm: 300 }}
+            w={{ base: '100%', sm: 300 }}
             placeholder="Find an order, endpoint, key"
             value={text}
             onChange={(e) => {

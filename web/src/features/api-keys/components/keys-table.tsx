@@ -1,6 +1,7 @@
-import { Button, Code, Loader, Table, Text } from '@mantine/core'
+import { Button, Code, Loader, Text } from '@mantine/core'
 import { useState } from 'react'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { Time } from '../../../components/time.tsx'
@@ -25,67 +26,67 @@ export function KeysTable({ canManage }: { canManage: boolean }) {
       {keys.data?.length === 0 ? (
         <Text c="dimmed">No keys yet.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={900}>
-          <Table striped aria-label="API keys">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Key</Table.Th>
-                <Table.Th>Environment</Table.Th>
-                <Table.Th>Scopes</Table.Th>
-                <Table.Th>Created by</Table.Th>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Last used</Table.Th>
-                <Table.Th>Expires</Table.Th>
-                <Table.Th>State</Table.Th>
-                {canManage && <Table.Th>Actions</Table.Th>}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {keys.data?.map((k) => {
-                const s = state(k)
-                return (
-                  <Table.Tr key={k.id}>
-                    <Table.Td>
-                      <Code>{k.key_prefix}…</Code>
-                      {k.name && <Text size="xs">{k.name}</Text>}
-                    </Table.Td>
-                    <Table.Td>
-                      <StatusBadge color={k.environment === 'live' ? 'blue' : 'yellow'}>
-                        {k.environment}
-                      </StatusBadge>
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="sm">{k.scopes.join(', ')}</Text>
-                    </Table.Td>
-                    <Table.Td>{k.created_by}</Table.Td>
-                    <Table.Td>
-                      <Time value={k.created_at} />
-                    </Table.Td>
-                    <Table.Td>{k.last_used_at ? <Time value={k.last_used_at} /> : 'Never'}</Table.Td>
-                    <Table.Td>{k.expires_at ? <Time value={k.expires_at} /> : 'Never'}</Table.Td>
-                    <Table.Td>
-                      <StatusBadge color={s.color}>{s.label}</StatusBadge>
-                    </Table.Td>
-                    {canManage && (
-                      <Table.Td>
-                        {!k.revoked_at && (
-                          <Button
-                            variant="subtle"
-                            color="red"
-                            aria-label={`Revoke ${k.key_prefix}`}
-                            onClick={() => setRevoking(k)}
-                          >
-                            Revoke
-                          </Button>
-                        )}
-                      </Table.Td>
+        <DataTable
+          label="API keys"
+          columns={[
+            'Key',
+            'Environment',
+            'Scopes',
+            'Created by',
+            'Created',
+            'Last used',
+            'Expires',
+            'State',
+            ...(canManage ? [{ label: 'Actions', hidden: true }] : []),
+          ]}
+        >
+          {keys.data?.map((k) => {
+            const s = state(k)
+            return (
+              <DataRow key={k.id}>
+                <DataCell label="Key" title>
+                  <Code>{k.key_prefix}…</Code>
+                  {k.name && (
+                    <Text size="xs" component="span" display="block">
+                      {k.name}
+                    </Text>
+                  )}
+                </DataCell>
+                <DataCell label="Environment">
+                  <StatusBadge color={k.environment === 'live' ? 'blue' : 'yellow'}>
+                    {k.environment}
+                  </StatusBadge>
+                </DataCell>
+                <DataCell label="Scopes">{k.scopes.join(', ')}</DataCell>
+                <DataCell label="Created by">{k.created_by}</DataCell>
+                <DataCell label="Created">
+                  <Time value={k.created_at} />
+                </DataCell>
+                <DataCell label="Last used">
+                  {k.last_used_at ? <Time value={k.last_used_at} /> : 'Never'}
+                </DataCell>
+                <DataCell label="Expires">{k.expires_at ? <Time value={k.expires_at} /> : 'Never'}</DataCell>
+                <DataCell label="State">
+                  <StatusBadge color={s.color}>{s.label}</StatusBadge>
+                </DataCell>
+                {canManage && (
+                  <DataCell label="Actions" hideLabel>
+                    {!k.revoked_at && (
+                      <Button
+                        variant="subtle"
+                        color="red"
+                        aria-label={`Revoke ${k.key_prefix}`}
+                        onClick={() => setRevoking(k)}
+                      >
+                        Revoke
+                      </Button>
                     )}
-                  </Table.Tr>
-                )
-              })}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+                  </DataCell>
+                )}
+              </DataRow>
+            )
+          })}
+        </DataTable>
       )}
       <ConfirmModal
         opened={revoking !== null}

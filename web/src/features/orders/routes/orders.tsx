@@ -12,6 +12,7 @@ import {
 } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
@@ -154,64 +155,50 @@ export function OrdersRoute() {
       ) : rows.length === 0 ? (
         <Text>No {filters.environment} orders match.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={860}>
-          <Table striped>
-            <Table.Caption>
-              {filters.environment === 'live' ? 'Live' : 'Test'} orders, newest first
-            </Table.Caption>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Order</Table.Th>
-                <Table.Th scope="col">Status</Table.Th>
-                <Table.Th scope="col">Customer</Table.Th>
-                <Table.Th scope="col">Items</Table.Th>
-                <Table.Th scope="col">Quantity</Table.Th>
-                <Table.Th scope="col">Total</Table.Th>
-                <Table.Th scope="col">Created</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((o) => (
-                <Table.Tr key={o.id}>
-                  <Table.Td>
-                    <Anchor component={Link} to={`/orders/${o.id}`}>
-                      {o.external_order_id}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap={4}>
-                      <Badge variant="light" color="dark">
-                        {o.status}
-                      </Badge>
-                      <AutomationBadges
-                        held={o.held}
-                        priority={o.priority}
-                        partner={o.produced_by_partner}
-                        tags={o.tags}
-                      />
-                    </Group>
-                  </Table.Td>
-                  <Table.Td>
-                    {o.customer_name}
-                    {o.customer_email && (
-                      <Text size="xs" c="dimmed">
-                        {o.customer_email}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>{formatNumber(o.items)}</Table.Td>
-                  <Table.Td>{formatNumber(o.quantity)}</Table.Td>
-                  <Table.Td>
-                    {o.total_amount === null ? '' : formatMoney(o.total_amount, o.currency)}
-                  </Table.Td>
-                  <Table.Td>
-                    <Time value={o.created_at} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label={`${filters.environment === 'live' ? 'Live' : 'Test'} orders, newest first`}
+          caption
+          columns={['Order', 'Status', 'Customer', 'Items', 'Quantity', 'Total', 'Created']}
+        >
+          {rows.map((o) => (
+            <DataRow key={o.id}>
+              <DataCell label="Order" title>
+                <Anchor component={Link} to={`/orders/${o.id}`}>
+                  {o.external_order_id}
+                </Anchor>
+              </DataCell>
+              <DataCell label="Status">
+                <Group gap={4}>
+                  <Badge variant="light" color="dark">
+                    {o.status}
+                  </Badge>
+                  <AutomationBadges
+                    held={o.held}
+                    priority={o.priority}
+                    partner={o.produced_by_partner}
+                    tags={o.tags}
+                  />
+                </Group>
+              </DataCell>
+              <DataCell label="Customer">
+                {o.customer_name}
+                {o.customer_email && (
+                  <Text size="xs" c="dimmed" component="span" display="block">
+                    {o.customer_email}
+                  </Text>
+                )}
+              </DataCell>
+              <DataCell label="Items">{formatNumber(o.items)}</DataCell>
+              <DataCell label="Quantity">{formatNumber(o.quantity)}</DataCell>
+              <DataCell label="Total">
+                {o.total_amount === null ? '' : formatMoney(o.total_amount, o.currency)}
+              </DataCell>
+              <DataCell label="Created">
+                <Time value={o.created_at} />
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
       <NextPageButton pages={orders}>Show older orders</NextPageButton>
     </Page>
