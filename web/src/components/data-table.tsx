@@ -52,10 +52,10 @@ export function DataTable({ label, caption, columns, children, foot, ...props }:
         {caption && <Table.Caption>{label}</Table.Caption>}
         <Table.Thead>
           <Table.Tr>
-            {columns.map((c, i) => {
+            {columns.map((c) => {
               const column = typeof c === 'string' ? { label: c } : c
               return (
-                <Table.Th key={`${column.label}-${i}`} scope="col" w={column.width}>
+                <Table.Th key={column.label} scope="col" w={column.width}>
                   {column.hidden || column.label === '' ? (
                     <VisuallyHidden>{column.label || 'Actions'}</VisuallyHidden>
                   ) : (

@@ -6,7 +6,6 @@ import {
   Loader,
   NativeSelect,
   SegmentedControl,
-  Table,
   Text,
   TextInput,
 } from '@mantine/core'
