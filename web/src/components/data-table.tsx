@@ -21,7 +21,7 @@ interface DataTableProps extends Omit<TableProps, 'children' | 'title'> {
   label: string
   /** Show `label` as the table's caption. */
   caption?: boolean
-  /** The column headers, in order; an empty string for a column that needs none on screen (actions). */
+  /** The column headers, in order, each unique; `hidden` for one only screen readers need (actions). */
   columns: readonly (string | { label: string; hidden?: boolean; width?: number | string })[]
   /** The rows: DataRow elements. */
   children: ReactNode
@@ -56,8 +56,8 @@ export function DataTable({ label, caption, columns, children, foot, ...props }:
               const column = typeof c === 'string' ? { label: c } : c
               return (
                 <Table.Th key={column.label} scope="col" w={column.width}>
-                  {column.hidden || column.label === '' ? (
-                    <VisuallyHidden>{column.label || 'Actions'}</VisuallyHidden>
+                  {column.hidden ? (
+                    <VisuallyHidden>{column.label}</VisuallyHidden>
                   ) : (
                     column.label
                   )}
