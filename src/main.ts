@@ -19,6 +19,7 @@ import {
 } from './modules/system/instances.ts'
 import { createLocalStorage } from './modules/uploads/storage/local.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
+import { foldWebhookOutcomes } from './modules/webhooks/daily-outcomes.repo.ts'
 import { createDispatcher } from './modules/webhooks/dispatcher.ts'
 import { resolveOperatorToken } from './operator-token.ts'
 import { handleStopRequests, STOP_SIGNALS } from './stop-requests.ts'
@@ -131,9 +132,10 @@ async function main(): Promise<void> {
       .catch((err) => app.log.error({ err }, 'upload sweep failed'))
   }, SWEEP_INTERVAL_MS)
   sweeper.unref()
-  // Order statistics and unmatched skus are counted here, off the order path.
+  // Order statistics, unmatched skus and webhook outcomes are counted here, off the order and delivery paths.
   const folding = startOrderChangeFolding({
     db,
+    alsoFold: [foldWebhookOutcomes],
     ...(dialect === 'pglite' ? { analyzeEvery: 500 } : {}),
     onError: (err) => app.log.error({ err }, 'folding order changes failed'),
   })

@@ -60,6 +60,8 @@ const OWNERS: Record<string, string[]> = {
   operator_invitations: ['accounts'],
   order_event_counters: ['webhooks'],
   webhook_attempts: ['webhooks'],
+  webhook_outcome_changes: ['webhooks'],
+  webhook_daily_outcomes: ['webhooks'],
   order_changes: ['orders'],
   order_daily_stats: ['orders'],
   monthly_usage: ['orders'],

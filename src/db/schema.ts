@@ -33,8 +33,10 @@ import type {
   OrderEventCounterTable,
   ServiceInstanceTable,
   WebhookAttemptTable,
+  WebhookDailyOutcomeTable,
   WebhookDeliveryTable,
   WebhookEndpointTable,
+  WebhookOutcomeChangeTable,
   WebhookQueueTable,
   WebhookReplayEventTable,
   WebhookReplayTable,
@@ -65,6 +67,8 @@ export interface DB {
   webhook_attempts: WebhookAttemptTable
   webhook_replays: WebhookReplayTable
   webhook_replay_events: WebhookReplayEventTable
+  webhook_outcome_changes: WebhookOutcomeChangeTable
+  webhook_daily_outcomes: WebhookDailyOutcomeTable
   service_instances: ServiceInstanceTable
   listen_sessions: ListenSessionTable
   accounts: AccountTable

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { sql } from 'kysely'
+import { completeAttempts } from '../../src/modules/webhooks/outbox/complete.repo.ts'
 import type { TestApp } from './app.ts'
 
 export { ISO_MS } from './app.ts'
@@ -107,6 +109,48 @@ export async function activeCount(t: TestApp, orgId: string, environment: 'test'
 
 export async function endpointRows(t: TestApp, orgId: string) {
   return t.db.selectFrom('webhook_endpoints').selectAll().where('organization_id', '=', orgId).execute()
+}
+
+/**
+ * One attempt at a pending delivery, recorded by the worker's own statement
+ * as if a worker had claimed it: `succeeded`, `failed` for good (no retry
+ * left) or `pending` (a retry due in an hour).
+ */
+export async function settleDelivery(
+  t: TestApp,
+  deliveryId: string,
+  status: 'succeeded' | 'failed' | 'pending',
+  at: Date,
+): Promise<void> {
+  const claimed = await sql<{ endpoint_id: string }>`
+    update webhook_queue set locked_by = 'test-worker', locked_until = ${new Date(at.getTime() + 60_000)},
+      attempts = attempts + 1
+    where delivery_id = ${deliveryId}::uuid
+    returning endpoint_id`.execute(t.db)
+  assert.equal(claimed.rows.length, 1, `delivery ${deliveryId} is not in the queue`)
+  const ok = status === 'succeeded'
+  await completeAttempts(
+    t.db,
+    'test-worker',
+    [
+      {
+        deliveryId,
+        endpointId: claimed.rows[0]!.endpoint_id,
+        status,
+        errorCode: ok ? null : 'http_error',
+        errorMessage: ok ? null : 'the endpoint answered 500',
+        responseStatus: ok ? 200 : 500,
+        snippet: null,
+        durationMs: 12,
+        nextAttemptAt: status === 'pending' ? new Date(at.getTime() + 3600_000) : null,
+        startedAt: at,
+        at,
+        counts: true,
+        probeAt: ok ? null : new Date(at.getTime() + 60_000),
+      },
+    ],
+    25,
+  )
 }
 
 export { sleep }

@@ -26,6 +26,7 @@ import * as orderHistory from './2026-11-29-0026-order-history.ts'
 import * as monthlyUsage from './2026-11-29-0028-monthly-usage.ts'
 import * as automation from './2026-11-29-0029-automation.ts'
 import * as auditLogFilters from './2026-11-29-0030-audit-log-filters.ts'
+import * as webhookDailyOutcomes from './2026-11-29-0031-webhook-daily-outcomes.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-29-0028-monthly-usage': monthlyUsage,
   '2026-11-29-0029-automation': automation,
   '2026-11-29-0030-audit-log-filters': auditLogFilters,
+  '2026-11-29-0031-webhook-daily-outcomes': webhookDailyOutcomes,
 }
 
 export const migrationProvider: MigrationProvider = {

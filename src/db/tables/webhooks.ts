@@ -147,3 +147,22 @@ export interface OrderEventCounterTable {
   order_id: string
   last_sequence: number
 }
+
+/** Deliveries settled and not yet folded into webhook_daily_outcomes (migration 0031): no key, no index. */
+export interface WebhookOutcomeChangeTable {
+  organization_id: string
+  environment: Environment
+  day: ColumnType<Date, string, string>
+  succeeded: number
+  failed: number
+}
+
+/** Settled deliveries per organization, environment and UTC day of settling (migration 0031). */
+export interface WebhookDailyOutcomeTable {
+  organization_id: string
+  environment: Environment
+  day: ColumnType<Date, string, string>
+  /** bigint: read as a string. */
+  succeeded: ColumnType<string, number, number>
+  failed: ColumnType<string, number, number>
+}

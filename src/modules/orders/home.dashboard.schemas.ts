@@ -33,11 +33,10 @@ export const DeliveriesPerDay = Type.Array(
     day: Type.String({ format: 'date' }),
     succeeded: Count,
     failed: Type.Integer({ minimum: 0, description: 'Given up (retries exhausted or endpoint disabled).' }),
-    pending: Type.Integer({ minimum: 0, description: 'Not delivered yet: waiting or retrying.' }),
   }),
   {
     description:
-      'Live webhook deliveries created on each of the last 30 UTC days (today last), by where they stand now; the success rate of a day is succeeded / (succeeded + failed).',
+      'Live webhook deliveries settled on each of the last 30 UTC days (today last): delivered, or given up after the last retry. The success rate of a day is succeeded / (succeeded + failed); deliveries still retrying count on the day they settle.',
   },
 )
 

@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import type { DB } from '../../db/schema.ts'
 import { analyzeTables, estimatedOrders } from '../../db/upkeep.ts'
 import { foldOrderChanges, vacuumOrderChanges } from './order-changes.repo.ts'
 
@@ -18,6 +20,12 @@ export interface FoldingOptions {
    * whichever is more (autovacuum's own rule, near enough).
    */
   analyzeEvery?: number
+  /**
+   * Other logs folded on the same tick, after the order changes (the
+   * webhook outcomes): each moves up to `limit` rows and returns how many,
+   * or null when another instance holds its lock.
+   */
+  alsoFold?: readonly ((trx: Transaction<DB>, limit: number) => Promise<number | null>)[]
   onError: (err: unknown) => void
   intervalMs?: number
   batch?: number
@@ -53,6 +61,12 @@ export function startOrderChangeFolding(options: FoldingOptions): Folding {
       if (folded === null) return total
       total += folded
       if (folded < batch) break
+    }
+    for (const fold of options.alsoFold ?? []) {
+      for (;;) {
+        const folded = await db.transaction().execute((trx) => fold(trx, batch))
+        if (folded === null || folded < batch) break
+      }
     }
     sinceVacuum += total
     sinceAnalyze += total

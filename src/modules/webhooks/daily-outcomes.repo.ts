@@ -1,47 +1,77 @@
-import { sql } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { Environment } from '../../db/schema.ts'
+import type { DB, Environment } from '../../db/schema.ts'
 
 export interface DailyOutcome {
   day: string
   succeeded: number
   failed: number
-  pending: number
 }
 
 /**
- * Deliveries per UTC day of creation since `since` and where they stand now
- * (succeeded, failed for good, pending or retrying), of one organization or
- * (undefined) of each: read per organization through
- * webhook_deliveries_created_idx, so the cost is the window's deliveries,
- * never the whole log and never the orders.
+ * Deliveries settled (succeeded, or failed for good) per UTC day since
+ * `since`, of one organization or of all: the folded days of
+ * webhook_daily_outcomes (migration 0031) plus the settlements not folded
+ * yet, so the figures are exact whenever they are read. Never reads a
+ * delivery: the cost is 30 rows per organization, not the deliveries.
  */
 export async function webhookDailyOutcomes(
   db: Database,
   environment: Environment,
-  since: Date,
+  since: string,
   organizationId?: string,
 ): Promise<DailyOutcome[]> {
-  const organizations =
-    organizationId === undefined
-      ? sql`select id from organizations`
-      : sql`select ${organizationId}::uuid as id`
-  const result = await sql<{ day: string; succeeded: string; failed: string; pending: string }>`
-    select to_char((d.created_at at time zone 'UTC')::date, 'YYYY-MM-DD') as day,
-      count(*) filter (where d.status = 'succeeded') as succeeded,
-      count(*) filter (where d.status = 'failed') as failed,
-      count(*) filter (where d.status = 'pending') as pending
-    from (${organizations}) o
-    cross join lateral (
-      select created_at, status from webhook_deliveries
-      where organization_id = o.id and environment = ${environment} and created_at >= ${since}::timestamptz
-    ) d
+  const mine = organizationId === undefined ? sql`` : sql`and organization_id = ${organizationId}::uuid`
+  const result = await sql<{ day: string; succeeded: string; failed: string }>`
+    select to_char(day, 'YYYY-MM-DD') as day, sum(succeeded) as succeeded, sum(failed) as failed
+    from (
+      select day, succeeded, failed from webhook_daily_outcomes
+      where environment = ${environment} and day >= ${since}::date ${mine}
+      union all
+      select day, succeeded, failed from webhook_outcome_changes
+      where environment = ${environment} and day >= ${since}::date ${mine}
+    ) s
     group by 1
     order by 1`.execute(db)
   return result.rows.map((row) => ({
     day: row.day,
     succeeded: Number(row.succeeded),
     failed: Number(row.failed),
-    pending: Number(row.pending),
   }))
+}
+
+/** Folding takes this lock: one instance folds at a time. */
+const FOLD_LOCK = sql`hashtextextended('webhook_outcome_changes', 0)`
+
+/**
+ * Moves up to `limit` recorded settlements into webhook_daily_outcomes and
+ * deletes them, in one statement. Returns how many rows it moved, or null
+ * when another instance is folding.
+ */
+export async function foldWebhookOutcomes(trx: Transaction<DB>, limit: number): Promise<number | null> {
+  const locked = await sql<{
+    locked: boolean
+  }>`select pg_try_advisory_xact_lock(${FOLD_LOCK}) as locked`.execute(trx)
+  if (!locked.rows[0]!.locked) return null
+  const result = await sql<{ folded: number }>`
+    with picked as materialized (
+      select ctid from webhook_outcome_changes limit ${limit}::int
+    ),
+    taken as (
+      delete from webhook_outcome_changes c using picked p
+      where c.ctid = p.ctid
+      returning c.*
+    ),
+    folded as (
+      insert into webhook_daily_outcomes (organization_id, environment, day, succeeded, failed)
+      select organization_id, environment, day, sum(succeeded), sum(failed)
+      from taken
+      group by 1, 2, 3
+      order by 1, 2, 3
+      on conflict (organization_id, environment, day) do update set
+        succeeded = webhook_daily_outcomes.succeeded + excluded.succeeded,
+        failed = webhook_daily_outcomes.failed + excluded.failed
+    )
+    select count(*)::int as folded from taken`.execute(trx)
+  return result.rows[0]!.folded
 }

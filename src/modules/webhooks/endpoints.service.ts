@@ -90,16 +90,16 @@ export function createEndpointService(ctx: WebhookContext) {
     healthByOrganization,
 
     /**
-     * The deliveries of each of the last `days` UTC days (today included),
-     * oldest first, by where they stand now; of one organization or of all.
+     * The deliveries settled (succeeded, or failed for good) on each of the
+     * last `days` UTC days (today included), oldest first; of one
+     * organization or of all.
      */
     async dailyOutcomes(environment: WebhookScope['environment'], days: number, organizationId?: string) {
-      const first = new Date(`${utcDay(clock.now(), days - 1)}T00:00:00Z`)
-      const rows = await webhookDailyOutcomes(db, environment, first, organizationId)
+      const rows = await webhookDailyOutcomes(db, environment, utcDay(clock.now(), days - 1), organizationId)
       const byDay = new Map(rows.map((row) => [row.day, row]))
       return Array.from({ length: days }, (_, n) => {
         const day = utcDay(clock.now(), days - 1 - n)
-        return byDay.get(day) ?? { day, succeeded: 0, failed: 0, pending: 0 }
+        return byDay.get(day) ?? { day, succeeded: 0, failed: 0 }
       })
     },
 
@@ -207,7 +207,7 @@ export function createEndpointService(ctx: WebhookContext) {
         await db.transaction().execute(async (trx) => {
           await deactivateEndpoint(trx, endpoint.id, clock.now())
           await audit(trx, actor, scope, 'webhook_endpoint.deleted', endpoint)
-          await failPendingDeliveries(trx, endpoint.id)
+          await failPendingDeliveries(trx, endpoint.id, clock.now())
           await cancelReplays(trx, endpoint.id, clock.now())
         })
       }

@@ -26,7 +26,7 @@ export type WebhookService = ReturnType<typeof createWebhookService>
 export async function settleDisabledEndpoints(db: Database, ids: readonly string[], at: Date): Promise<void> {
   await db.transaction().execute(async (trx) => {
     for (const id of ids) {
-      await failPendingDeliveries(trx, id)
+      await failPendingDeliveries(trx, id, at)
       await cancelReplays(trx, id, at)
     }
   })

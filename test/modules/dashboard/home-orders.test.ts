@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, describe, test } from 'node:test'
-import { sql } from 'kysely'
 import { newId } from '../../../src/lib/ids.ts'
+import { foldWebhookOutcomes } from '../../../src/modules/webhooks/daily-outcomes.repo.ts'
 import { createTestApp, manualClock, orderBody } from '../../helpers/app.ts'
 import { memberOf } from '../../helpers/dashboard.ts'
 import { assertError } from '../../helpers/errors.ts'
 import { createOrder } from '../../helpers/operator.ts'
+import { settleDelivery } from '../../helpers/webhook-endpoints.ts'
 
 /**
  * Home (live statistics from the daily aggregates, webhook health) and the
@@ -157,35 +158,37 @@ describe('Home', () => {
       .execute()
     assert.equal(deliveries.length, 3)
     const [recent, old, succeeded] = deliveries.map((d) => d.id)
-    // The attempt's row, as the worker writes it (a failure has an error code), and the entry's status.
-    const attempt = async (id: string, status: string, iso: string) => {
-      await sql`update webhook_deliveries set status = ${status}, attempts = 1, last_attempt_at = ${new Date(iso)}
-        where id = ${id}`.execute(t.db)
-      await sql`insert into webhook_attempts (delivery_id, attempt, started_at, duration_ms, response_status, error_code)
-        values (${id}, 1, ${new Date(iso)}, 12, ${status === 'succeeded' ? 200 : 500},
-                ${status === 'succeeded' ? null : 'http_error'})`.execute(t.db)
-    }
-    await attempt(recent!, 'failed', '2026-11-22T09:00:00.000Z')
-    await attempt(old!, 'failed', '2026-11-20T09:00:00.000Z')
-    await attempt(succeeded!, 'succeeded', '2026-11-22T09:30:00.000Z')
+    await settleDelivery(t, recent!, 'failed', new Date('2026-11-22T09:00:00.000Z'))
+    await settleDelivery(t, old!, 'failed', new Date('2026-11-20T09:00:00.000Z'))
+    await settleDelivery(t, succeeded!, 'succeeded', new Date('2026-11-22T09:30:00.000Z'))
     const webhooks = (await home()).webhooks
     assert.equal(webhooks.failed_deliveries_24h, 1)
-    // Per day of creation, where the deliveries stand now: all three were created today.
+    // Per day of settling: one failed on 20 November, one failed and one delivered on the 22nd.
+    const settled = (days: { day: string; succeeded: number; failed: number }[]) =>
+      days.filter((d) => d.succeeded + d.failed > 0)
+    assert.equal(webhooks.deliveries_per_day.length, 30)
     assert.equal(webhooks.deliveries_per_day[0].day, '2026-10-24')
-    assert.deepEqual(webhooks.deliveries_per_day.at(-1), {
-      day: '2026-11-22',
-      succeeded: 1,
-      failed: 2,
-      pending: 0,
-    })
-    assert.ok(
-      webhooks.deliveries_per_day
-        .slice(0, -1)
-        .every(
-          (d: { succeeded: number; failed: number; pending: number }) =>
-            d.succeeded + d.failed + d.pending === 0,
-        ),
-    )
+    const expected = [
+      { day: '2026-11-20', succeeded: 0, failed: 1 },
+      { day: '2026-11-22', succeeded: 1, failed: 1 },
+    ]
+    assert.deepEqual(settled(webhooks.deliveries_per_day), expected)
+    // The same once the background fold has moved the settlements into the daily aggregate.
+    assert.equal(await t.db.transaction().execute((trx) => foldWebhookOutcomes(trx, 100)), 3)
+    assert.deepEqual(await t.db.selectFrom('webhook_outcome_changes').selectAll().execute(), [])
+    assert.deepEqual(settled((await home()).webhooks.deliveries_per_day), expected)
+    // Another organization's settlements never count.
+    // Deleting the endpoint gives up its waiting delivery: one more failed today.
+    await at('2026-11-22T11:05:00.000Z', 'hooked4', () => org.liveKey)
+    const removed = await t.api(org.liveKey, 'DELETE', `/v1/webhook-endpoints/${active.id}`)
+    assert.equal(removed.statusCode, 200, removed.body)
+    assert.deepEqual(settled((await home()).webhooks.deliveries_per_day), [
+      expected[0],
+      { day: '2026-11-22', succeeded: 1, failed: 2 },
+    ])
+    const stranger = await memberOf(t, other.orgId, 'viewer')
+    const theirs = await stranger.client.call('GET', '/home')
+    assert.deepEqual(settled(theirs.json().data.webhooks.deliveries_per_day), [])
   })
 
   test('live orders per day for 30 days by current status, from the aggregates', async () => {
@@ -204,7 +207,7 @@ describe('Home', () => {
       [
         { day: '2026-11-05', orders_total: 1, orders_by_status: { ...zero, pending: 1 } },
         { day: '2026-11-18', orders_total: 1, orders_by_status: { ...zero, completed: 1 } },
-        { day: '2026-11-22', orders_total: 6, orders_by_status: { ...zero, pending: 5, in_production: 1 } },
+        { day: '2026-11-22', orders_total: 7, orders_by_status: { ...zero, pending: 6, in_production: 1 } },
       ],
     )
     assert.equal(

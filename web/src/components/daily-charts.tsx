@@ -101,7 +101,7 @@ export function OrdersPerDayChart({ days }: { days: OrdersPerDay }) {
 const rate = (d: DeliveriesPerDay[number]) =>
   d.succeeded + d.failed === 0 ? null : Math.round((1000 * d.succeeded) / (d.succeeded + d.failed)) / 10
 
-/** The share of each day's live webhook deliveries that succeeded, of those settled. */
+/** The share of each day's settled live webhook deliveries that succeeded. */
 export function DeliverySuccessChart({ days }: { days: DeliveriesPerDay }) {
   const succeeded = days.reduce((sum, d) => sum + d.succeeded, 0)
   const settled = days.reduce((sum, d) => sum + d.succeeded + d.failed, 0)
@@ -113,7 +113,7 @@ export function DeliverySuccessChart({ days }: { days: DeliveriesPerDay }) {
   return (
     <ChartCard
       title="Webhook success rate per day, last 30 days"
-      summary={`Live deliveries by UTC day of creation: ${overall}. Days without settled deliveries have no point.`}
+      summary={`Live deliveries by the UTC day they settled (delivered, or given up after the last retry): ${overall}. Days without settled deliveries have no point.`}
       chart={
         <LineChart
           h={200}
@@ -135,7 +135,6 @@ export function DeliverySuccessChart({ days }: { days: DeliveriesPerDay }) {
               <Table.Th scope="col">Day</Table.Th>
               <Table.Th scope="col">Succeeded</Table.Th>
               <Table.Th scope="col">Failed</Table.Th>
-              <Table.Th scope="col">Pending</Table.Th>
               <Table.Th scope="col">Success rate</Table.Th>
             </Table.Tr>
           </Table.Thead>
@@ -145,7 +144,6 @@ export function DeliverySuccessChart({ days }: { days: DeliveriesPerDay }) {
                 <Table.Th scope="row">{d.day}</Table.Th>
                 <Table.Td>{d.succeeded}</Table.Td>
                 <Table.Td>{d.failed}</Table.Td>
-                <Table.Td>{d.pending}</Table.Td>
                 <Table.Td>{rate(d) === null ? 'none settled' : `${rate(d)}%`}</Table.Td>
               </Table.Tr>
             ))}

@@ -4046,15 +4046,13 @@ export interface operations {
                                 disabled_endpoints: number;
                                 /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
                                 failed_deliveries_24h: number;
-                                /** @description Live webhook deliveries created on each of the last 30 UTC days (today last), by where they stand now; the success rate of a day is succeeded / (succeeded + failed). */
+                                /** @description Live webhook deliveries settled on each of the last 30 UTC days (today last): delivered, or given up after the last retry. The success rate of a day is succeeded / (succeeded + failed); deliveries still retrying count on the day they settle. */
                                 deliveries_per_day: {
                                     /** Format: date */
                                     day: string;
                                     succeeded: number;
                                     /** @description Given up (retries exhausted or endpoint disabled). */
                                     failed: number;
-                                    /** @description Not delivered yet: waiting or retrying. */
-                                    pending: number;
                                 }[];
                             };
                         };
@@ -10837,15 +10835,13 @@ export interface operations {
                                     [key: string]: number;
                                 };
                             }[];
-                            /** @description Live webhook deliveries created on each of the last 30 UTC days (today last), by where they stand now; the success rate of a day is succeeded / (succeeded + failed). */
+                            /** @description Live webhook deliveries settled on each of the last 30 UTC days (today last): delivered, or given up after the last retry. The success rate of a day is succeeded / (succeeded + failed); deliveries still retrying count on the day they settle. */
                             live_deliveries_per_day: {
                                 /** Format: date */
                                 day: string;
                                 succeeded: number;
                                 /** @description Given up (retries exhausted or endpoint disabled). */
                                 failed: number;
-                                /** @description Not delivered yet: waiting or retrying. */
-                                pending: number;
                             }[];
                             organizations: {
                                 /** Format: uuid */

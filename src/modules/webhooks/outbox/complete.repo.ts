@@ -68,21 +68,34 @@ const COMPLETE_SQL = `
       from (select * from finished union all select * from retried) q
       join v on v.id = q.delivery_id
       where d.id = q.delivery_id
-      returning v.endpoint_id, v.seq, v.status, v.at, v.probe_at, v.counts, d.id, d.redelivery_of
+      returning v.endpoint_id, v.seq, v.status, v.at, v.probe_at, v.counts, d.id, d.redelivery_of,
+        d.organization_id, d.environment, v.next_attempt_at is null as settled
     ),
     cancelled as (
       delete from webhook_queue q
       using recorded r
       where r.status = 'succeeded' and r.redelivery_of is not null and q.delivery_id = r.redelivery_of
         and q.delivery_id <> all($2::uuid[])
-      returning q.delivery_id, r.id as by
+      returning q.delivery_id, r.id as by, r.at
     ),
     superseded as (
       update webhook_deliveries d
       set status = 'failed', next_attempt_at = null, superseded_by = c.by
       from cancelled c
       where d.id = c.delivery_id and d.status = 'pending'
-      returning 1
+      returning d.organization_id, d.environment, c.at
+    ),
+    settled as (
+      insert into webhook_outcome_changes (organization_id, environment, day, succeeded, failed)
+      select organization_id, environment, (at at time zone 'UTC')::date,
+        count(*) filter (where status = 'succeeded'), count(*) filter (where status = 'failed')
+      from (
+        select organization_id, environment, at, status from recorded
+        where settled and status in ('succeeded', 'failed')
+        union all
+        select organization_id, environment, at, 'failed' from superseded
+      ) s
+      group by 1, 2, 3
     ),
     attempts_log as (
       insert into webhook_attempts

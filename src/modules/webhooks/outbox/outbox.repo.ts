@@ -174,16 +174,27 @@ export const ENDPOINT_DISABLED_MESSAGE = 'the endpoint was disabled or deleted; 
  * good: their queue rows go (a worker holding one records nothing for it), and
  * their log rows say why.
  */
-export async function failPendingDeliveries(trx: Transaction<DB>, endpointId: string): Promise<void> {
+export async function failPendingDeliveries(
+  trx: Transaction<DB>,
+  endpointId: string,
+  at: Date,
+): Promise<void> {
   await sql`
     with dropped as (
       delete from webhook_queue where endpoint_id = ${endpointId}::uuid returning delivery_id
+    ),
+    failed as (
+      update webhook_deliveries d
+      set status = 'failed', error_code = 'endpoint_disabled', error_message = ${ENDPOINT_DISABLED_MESSAGE},
+          next_attempt_at = null
+      from dropped
+      where d.id = dropped.delivery_id and d.status = 'pending'
+      returning d.organization_id, d.environment
     )
-    update webhook_deliveries d
-    set status = 'failed', error_code = 'endpoint_disabled', error_message = ${ENDPOINT_DISABLED_MESSAGE},
-        next_attempt_at = null
-    from dropped
-    where d.id = dropped.delivery_id and d.status = 'pending'`.execute(trx)
+    insert into webhook_outcome_changes (organization_id, environment, day, succeeded, failed)
+    select organization_id, environment, ${at.toISOString().slice(0, 10)}::date, 0, count(*)
+    from failed
+    group by 1, 2`.execute(trx)
 }
 
 /** A log entry; with `scope`, only one of that organization and environment. */
