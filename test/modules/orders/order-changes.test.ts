@@ -3,6 +3,7 @@ import { after, before, test } from 'node:test'
 import { sql } from 'kysely'
 import { startOrderChangeFolding } from '../../../src/modules/orders/order-changes.folding.ts'
 import { foldOrderChanges } from '../../../src/modules/orders/order-changes.repo.ts'
+import { foldWebhookOutcomes } from '../../../src/modules/webhooks/daily-outcomes.repo.ts'
 import { createTestApp, DIALECT, orderBody, type TestApp } from '../../helpers/app.ts'
 import { memberOf } from '../../helpers/dashboard.ts'
 
@@ -188,4 +189,29 @@ test('upkeep: after enough folded rows, order_changes is vacuumed, and statistic
     vacuumed !== null && (vacuumedBefore === null || vacuumed > vacuumedBefore),
     `vacuumed ${vacuumedBefore} -> ${vacuumed}`,
   )
+})
+
+test('the folding loop also folds the other logs it is given (settled webhook deliveries), in batches', async () => {
+  const org = (await t.createOrganization('Folded Outcomes')).id
+  for (let n = 0; n < 7; n++) {
+    await sql`insert into webhook_outcome_changes (organization_id, environment, day, succeeded, failed)
+      values (${org}, 'live', '2026-11-20', 2, ${n % 2})`.execute(t.db)
+  }
+  const folding = startOrderChangeFolding({
+    db: t.db,
+    batch: 3,
+    intervalMs: 60_000,
+    alsoFold: [foldWebhookOutcomes],
+    onError: assert.ifError,
+  })
+  try {
+    await folding.drain()
+  } finally {
+    await folding.stop()
+  }
+  assert.deepEqual(await t.db.selectFrom('webhook_outcome_changes').selectAll().execute(), [])
+  const folded = await sql<{ day: string; succeeded: string; failed: string }>`
+    select to_char(day, 'YYYY-MM-DD') as day, succeeded::text, failed::text from webhook_daily_outcomes
+    where organization_id = ${org}`.execute(t.db)
+  assert.deepEqual(folded.rows, [{ day: '2026-11-20', succeeded: '14', failed: '3' }])
 })
