@@ -216,4 +216,31 @@ describe('the audit logs in a browser', { skip: browserSkip, timeout: 300_000, c
     assert.match(body, /North Mugs/)
     assert.deepEqual(seen.cspViolations, [])
   })
+
+  test("the console's header search finds across organizations: an organization, an order, a key", async () => {
+    const box = page
+      .getByRole('search', { name: 'Find anything' })
+      .getByLabel('Find an organization, order, production order, endpoint or key')
+    await box.fill('mugs')
+    await page
+      .getByRole('region', { name: 'Organizations' })
+      .getByRole('link', { name: 'North Mugs' })
+      .waitFor()
+    await box.fill(keyPrefix.slice(0, 12))
+    await page
+      .getByRole('region', { name: 'API keys' })
+      .getByRole('link', { name: new RegExp(`^${keyPrefix}… · Readable Prints · live`) })
+      .waitFor()
+    await box.fill('shop-1')
+    const order = page
+      .getByRole('region', { name: 'Orders' })
+      .getByRole('link', { name: /^SHOP-1 · Readable Prints · / })
+    await order.waitFor()
+    await assertAccessible(page, "the console's search results")
+    await box.press('ArrowDown')
+    await page.keyboard.press('Enter')
+    await page.waitForURL(/\/dashboard\/operator\/orders\/[0-9a-f-]{36}$/)
+    await page.getByRole('heading', { name: /SHOP-1/, level: 1 }).waitFor()
+    assert.deepEqual(seen.cspViolations, [])
+  })
 })

@@ -1,5 +1,5 @@
 import Type from 'typebox'
-import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
+import { ctx, DASHBOARD_TAG, type DashboardArea, operatorOnly, viewer } from '../../dashboard/route-config.ts'
 import { StringEnum, Text, Uuid } from '../../http/schemas.ts'
 import type { SearchService } from './search.service.ts'
 
@@ -42,6 +42,45 @@ const SearchAnswer = Type.Object({
   }),
 })
 
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])
+const OfOrganization = { organization_id: Uuid, organization_name: Type.String() }
+const ConsoleSearchAnswer = Type.Object({
+  data: Type.Object({
+    organizations: Type.Array(Type.Object({ id: Uuid, name: Type.String() })),
+    orders: Type.Array(
+      Type.Object({
+        id: Uuid,
+        ...OfOrganization,
+        external_order_id: Type.String(),
+        environment: Environment,
+        status: Type.String(),
+        customer_name: Type.String(),
+        customer_email: Nullable(Type.String()),
+      }),
+    ),
+    production_orders: Type.Array(
+      Type.Object({
+        id: Uuid,
+        status: Type.String(),
+        external_order_id: Type.String(),
+        organization_name: Type.String(),
+      }),
+    ),
+    webhook_endpoints: Type.Array(
+      Type.Object({ id: Uuid, url: Type.String(), environment: Environment, ...OfOrganization }),
+    ),
+    api_keys: Type.Array(
+      Type.Object({
+        id: Uuid,
+        key_prefix: Type.String(),
+        environment: Environment,
+        revoked: Type.Boolean(),
+        ...OfOrganization,
+      }),
+    ),
+  }),
+})
+
 /** The header's search box: orders, webhook endpoints and API keys of the member's organization. */
 export const searchDashboardRoutes: DashboardArea<{ search: SearchService }> = (app, { search }) => {
   app.get(
@@ -58,5 +97,21 @@ export const searchDashboardRoutes: DashboardArea<{ search: SearchService }> = (
       },
     },
     async (request) => ({ data: await search.search(ctx(request).member.organization_id, request.query.q) }),
+  )
+
+  app.get(
+    '/operator/search',
+    {
+      config: { ...operatorOnly, errors: ['validation_failed'] },
+      schema: {
+        operationId: 'dashboardOperatorSearch',
+        tags: [DASHBOARD_TAG],
+        summary:
+          'Find, across organizations, an organization, an order, a production order, a webhook endpoint or an API key; at most five of each',
+        querystring: SearchQuery,
+        response: { 200: ConsoleSearchAnswer },
+      },
+    },
+    async (request) => ({ data: await search.searchEverywhere(request.query.q) }),
   )
 }

@@ -1,7 +1,17 @@
 import type { Database } from '../../db/database.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { findNewestOrdersPage } from '../orders/orders-pages.repo.ts'
-import { findEndpointsByUrl, findKeysByPrefix, findOrderById } from './search.repo.ts'
+import {
+  findAnyOrderById,
+  findEndpointsByUrl,
+  findEndpointsEverywhere,
+  findKeysByPrefix,
+  findKeysEverywhere,
+  findOrderById,
+  findOrdersEverywhere,
+  findOrganizationsByName,
+  findProductionOrderById,
+} from './search.repo.ts'
 
 const PER_GROUP = 5
 
@@ -59,6 +69,42 @@ export function createSearchService(deps: { db: Database }) {
           name: k.name,
           revoked: k.revoked_at !== null,
         })),
+      }
+    },
+
+    /**
+     * The console's search, across organizations: organizations by name;
+     * orders by id, external id, customer email or name; a production order
+     * by id; webhook endpoints by URL; API keys by prefix. Five of each.
+     */
+    async searchEverywhere(text: string) {
+      const q = text.trim()
+      const id = isUuid(q) ? q.toLowerCase() : undefined
+      const [organizations, byId, orders, production, endpoints, keys] = await Promise.all([
+        findOrganizationsByName(db, q, PER_GROUP),
+        id ? findAnyOrderById(db, id) : [],
+        findOrdersEverywhere(db, q, PER_GROUP),
+        id ? findProductionOrderById(db, id) : [],
+        findEndpointsEverywhere(db, q, PER_GROUP),
+        findKeysEverywhere(db, q, PER_GROUP),
+      ])
+      return {
+        organizations,
+        orders: [...byId, ...orders.filter((o) => !byId.some((b) => b.id === o.id))]
+          .slice(0, PER_GROUP)
+          .map((o) => ({
+            id: o.id,
+            organization_id: o.organization_id,
+            organization_name: o.organization_name,
+            external_order_id: o.external_order_id,
+            environment: o.environment,
+            status: o.status,
+            customer_name: o.customer_name,
+            customer_email: o.customer_email,
+          })),
+        production_orders: production,
+        webhook_endpoints: endpoints,
+        api_keys: keys.map(({ revoked_at, ...k }) => ({ ...k, revoked: revoked_at !== null })),
       }
     },
   }

@@ -84,6 +84,7 @@ const generatedRule = { name: 'Generated', actions: [{ type: 'tag', value: 'gene
 /** A valid query for each GET route that requires one. */
 const QUERIES: Record<string, string> = {
   'GET /dashboard/api/search': '?q=generated',
+  'GET /dashboard/api/operator/search': '?q=generated',
 }
 
 /** A valid body for each route that takes one, so that only authorization can refuse it. */

@@ -1,7 +1,7 @@
 import { AppShell, Burger, Button, Group, Loader, NavLink, Stack, Text } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
-import { HeaderSearch } from '../components/header-search.tsx'
+import { ConsoleSearch, HeaderSearch } from '../components/header-search.tsx'
 import { TestModeBanner } from '../components/test-mode-banner.tsx'
 import { useAccount, useSignOut } from '../features/auth/api/session.ts'
 
@@ -78,7 +78,7 @@ export function Shell() {
             <Text fw={700} truncate="end" visibleFrom="sm" style={{ minWidth: 0, flexShrink: 1 }}>
               {organization}
             </Text>
-            {member && <HeaderSearch />}
+            {member ? <HeaderSearch /> : <ConsoleSearch />}
           </Group>
           <Group wrap="nowrap" visibleFrom="sm">
             <Text size="sm">{who}</Text>

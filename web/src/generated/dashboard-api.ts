@@ -312,6 +312,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operator/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Find, across organizations, an organization, an order, a production order, a webhook endpoint or an API key; at most five of each
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/home": {
         parameters: {
             query?: never;
@@ -3858,6 +3878,167 @@ export interface operations {
                                 environment: "live" | "test";
                                 name: string | null;
                                 revoked: boolean;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    dashboardOperatorSearch: {
+        parameters: {
+            query: {
+                q: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            organizations: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            }[];
+                            orders: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                organization_id: string;
+                                organization_name: string;
+                                external_order_id: string;
+                                /** @enum {string} */
+                                environment: "live" | "test";
+                                status: string;
+                                customer_name: string;
+                                customer_email: string | null;
+                            }[];
+                            production_orders: {
+                                /** Format: uuid */
+                                id: string;
+                                status: string;
+                                external_order_id: string;
+                                organization_name: string;
+                            }[];
+                            webhook_endpoints: {
+                                /** Format: uuid */
+                                id: string;
+                                url: string;
+                                /** @enum {string} */
+                                environment: "live" | "test";
+                                /** Format: uuid */
+                                organization_id: string;
+                                organization_name: string;
+                            }[];
+                            api_keys: {
+                                /** Format: uuid */
+                                id: string;
+                                key_prefix: string;
+                                /** @enum {string} */
+                                environment: "live" | "test";
+                                revoked: boolean;
+                                /** Format: uuid */
+                                organization_id: string;
+                                organization_name: string;
                             }[];
                         };
                     };
