@@ -138,7 +138,9 @@ export function findEndpointsEverywhere(db: Database, text: string, limit: numbe
       'webhook_endpoints.organization_id',
       'organizations.name as organization_name',
     ])
-    .where((eb) => eb(eb.fn('lower', ['webhook_endpoints.url']), 'like', `%${escapeLike(text.toLowerCase())}%`))
+    .where((eb) =>
+      eb(eb.fn('lower', ['webhook_endpoints.url']), 'like', `%${escapeLike(text.toLowerCase())}%`),
+    )
     .orderBy('webhook_endpoints.created_at', 'desc')
     .limit(limit)
     .execute()

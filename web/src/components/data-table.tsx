@@ -56,11 +56,7 @@ export function DataTable({ label, caption, columns, children, foot, ...props }:
               const column = typeof c === 'string' ? { label: c } : c
               return (
                 <Table.Th key={column.label} scope="col" w={column.width}>
-                  {column.hidden ? (
-                    <VisuallyHidden>{column.label}</VisuallyHidden>
-                  ) : (
-                    column.label
-                  )}
+                  {column.hidden ? <VisuallyHidden>{column.label}</VisuallyHidden> : column.label}
                 </Table.Th>
               )
             })}
