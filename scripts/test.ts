@@ -9,7 +9,7 @@
  * At the end: the slowest files, files whose process outlived their tests, and
  * every skipped test with its reason.
  */
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { existsSync, globSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
@@ -63,17 +63,60 @@ function buildIfStale(title: string, output: string, sources: string[], command:
 
 const bin = (name: string) => `node_modules/.bin/${name}`
 
-if (!chosen.length) {
-  mustRun('lint (biome)', bin('biome'), ['check', '--error-on-warnings', '.'])
-  mustRun('type-check (tsc --noEmit)', bin('tsc'), ['--noEmit', '-p', '.'])
-  // The client as published: the library against browser types only, the CLI against Node's.
-  for (const project of [
-    'packages/client/tsconfig.json',
-    'packages/client/tsconfig.cli.json',
-    'web/tsconfig.json',
-  ]) {
-    mustRun(`type-check ${project}`, bin('tsc'), ['--noEmit', '-p', project])
+/**
+ * Runs the checks side by side (each is one single-threaded process), longest
+ * first, as many at once as there are cores; prints each one's output, in
+ * the order given, once it ends; exits when any failed.
+ */
+async function mustRunAll(checks: { title: string; command: string; args: string[] }[]): Promise<void> {
+  const began = performance.now()
+  let next = 0
+  const outcomes: Promise<{ ok: boolean; output: string }>[] = []
+  const start = (i: number) =>
+    new Promise<{ ok: boolean; output: string }>((resolve) => {
+      const { command, args } = checks[i]!
+      const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+      let output = ''
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk))
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk))
+      child.on('close', (code) => resolve({ ok: code === 0, output }))
+    })
+  const lanes = Array.from({ length: Math.min(availableParallelism(), checks.length) }, async () => {
+    while (next < checks.length) {
+      const i = next++
+      outcomes[i] = start(i)
+      await outcomes[i]
+    }
+  })
+  await Promise.all(lanes)
+  let failed = false
+  for (const [i, check] of checks.entries()) {
+    const { ok, output } = await outcomes[i]!
+    console.log(`\n=== ${check.title} ===`)
+    if (output.trim()) console.log(output.trimEnd())
+    if (!ok) {
+      console.error(`\n${check.title} failed`)
+      failed = true
+    }
   }
+  console.log(`\nchecks done in ${((performance.now() - began) / 1000).toFixed(1)} s`)
+  if (failed) process.exit(1)
+}
+
+if (!chosen.length) {
+  const typeCheck = (project: string) => ({
+    title: `type-check ${project} (tsc --noEmit)`,
+    command: bin('tsc'),
+    args: ['--noEmit', '-p', project],
+  })
+  // The client as published: the library against browser types only, the CLI against Node's.
+  await mustRunAll([
+    typeCheck('tsconfig.json'),
+    typeCheck('web/tsconfig.json'),
+    typeCheck('packages/client/tsconfig.cli.json'),
+    typeCheck('packages/client/tsconfig.json'),
+    { title: 'lint (biome)', command: bin('biome'), args: ['check', '--error-on-warnings', '.'] },
+  ])
   // The tests run the client's dist/ and the dashboard's bundle: the source under test.
   const client = ['packages/client/src', 'packages/client/package.json']
   buildIfStale(
