@@ -104,7 +104,7 @@ export function AuditFilters({
           placeholder="Email or operator token"
           value={values.actor}
           onChange={(e) => set({ actor: e.currentTarget.value })}
-          w={220}
+          w={{ base: '100%', sm: 220 }}
         />
         <Select
           label="Action"
@@ -114,7 +114,7 @@ export function AuditFilters({
           onChange={(action) => set({ action })}
           searchable
           clearable
-          w={240}
+          w={{ base: '100%', sm: 240 }}
         />
         <TextInput
           label="From"

@@ -1,10 +1,12 @@
-import { ActionIcon, CopyButton, Group, Loader, Table, Text, Tooltip } from '@mantine/core'
+import { ActionIcon, CopyButton, Group, Loader, Text, Tooltip } from '@mantine/core'
 import type { CSSProperties, ReactNode } from 'react'
 import type { AuditEntry } from '../lib/api.ts'
+import { DataCell, DataRow, DataTable } from './data-table.tsx'
 import { ErrorAlert } from './error-alert.tsx'
 import { NextPageButton, type Pages } from './next-page-button.tsx'
 import { Time } from './time.tsx'
 
+/** A column: its header, what its cell shows, and the style of that cell in the table (not on a phone). */
 export type AuditColumn<E> = { header: string; cell: (entry: E) => ReactNode; style?: CSSProperties }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
@@ -85,16 +87,18 @@ export const AUDIT_COLUMNS = {
   subject: { header: 'Subject', cell: (e: AuditEntry) => <Subject subject={e.subject} /> },
 } satisfies Record<string, AuditColumn<AuditEntry>>
 
-/** An audit log read page by page (newest first): its error, the entries in `columns`, and older pages on demand. */
+/**
+ * An audit log read page by page (newest first): its error, the entries in
+ * `columns` (on a phone a card per entry, its first column the card's
+ * heading), and older pages on demand.
+ */
 export function AuditLogTable<E extends AuditEntry>({
   log,
   columns,
-  minWidth,
   caption,
 }: {
   log: Pages & { data?: { pages: { data: E[] }[] }; error: unknown; isPending: boolean }
   columns: AuditColumn<E>[]
-  minWidth: number
   caption?: string
 }) {
   const entries = log.data?.pages.flatMap((p) => p.data) ?? []
@@ -104,46 +108,32 @@ export function AuditLogTable<E extends AuditEntry>({
       {log.isPending ? (
         <Loader aria-label="Loading the audit log" />
       ) : (
-        // A region keyboard users can scroll when the window is narrower than the table.
-        <Table.ScrollContainer
-          minWidth={minWidth}
-          scrollAreaProps={{
-            viewportProps: { tabIndex: 0, role: 'region', 'aria-label': caption ?? 'Audit log entries' },
-          }}
+        <DataTable
+          label={caption ?? 'Audit log entries'}
+          caption={caption !== undefined}
+          columns={columns.map((c) => c.header)}
+          verticalSpacing={6}
+          fz="sm"
         >
-          <Table striped verticalSpacing={6} fz="sm">
-            {caption && <Table.Caption>{caption}</Table.Caption>}
-            <Table.Thead>
-              <Table.Tr>
-                {columns.map((c) => (
-                  <Table.Th key={c.header} scope="col">
-                    {c.header}
-                  </Table.Th>
-                ))}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {entries.length === 0 && (
-                <Table.Tr>
-                  <Table.Td colSpan={columns.length}>
-                    <Text size="sm" c="dimmed">
-                      No entries match.
-                    </Text>
-                  </Table.Td>
-                </Table.Tr>
-              )}
-              {entries.map((e) => (
-                <Table.Tr key={e.id}>
-                  {columns.map((c) => (
-                    <Table.Td key={c.header} style={c.style}>
-                      {c.cell(e)}
-                    </Table.Td>
-                  ))}
-                </Table.Tr>
+          {entries.length === 0 && (
+            <DataRow>
+              <DataCell label={columns[0]?.header ?? 'Entries'} hideLabel colSpan={columns.length}>
+                <Text size="sm" c="dimmed" component="span">
+                  No entries match.
+                </Text>
+              </DataCell>
+            </DataRow>
+          )}
+          {entries.map((e) => (
+            <DataRow key={e.id}>
+              {columns.map((c, n) => (
+                <DataCell key={c.header} label={c.header} title={n === 0} style={c.style}>
+                  {c.cell(e)}
+                </DataCell>
               ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
       <NextPageButton pages={log}>Show older entries</NextPageButton>
     </>

@@ -1,7 +1,9 @@
 import { Card, Table, Text } from '@mantine/core'
+import type { ReactNode } from 'react'
 import { Link } from 'react-router'
 import type { Answer } from '../lib/api.ts'
 import { formatNumber } from '../lib/format.ts'
+import { DataCell, DataRow, DataTable } from './data-table.tsx'
 
 type OrderTotals = Answer<'/home'>['data']['live_orders']['all_time']
 
@@ -59,17 +61,56 @@ export function TotalsHead({ first }: { first: string }) {
   )
 }
 
-export function TotalsRow({ label, totals }: { label: string; totals: OrderTotals }) {
+/**
+ * A totals table with its caption: `first` names what its rows are (a period,
+ * an organization); on a phone a card per row.
+ */
+export function TotalsTable({
+  caption,
+  first,
+  children,
+}: {
+  caption: string
+  first: string
+  children: ReactNode
+}) {
   return (
-    <Table.Tr>
-      <Table.Th scope="row">{label}</Table.Th>
-      <Table.Td>{formatNumber(totals.orders_total)}</Table.Td>
-      {STATUSES.map(([key]) => (
-        <Table.Td key={key}>{formatNumber(totals.orders_by_status[key] ?? 0)}</Table.Td>
+    <DataTable
+      label={caption}
+      caption
+      cardColumns={2}
+      columns={[first, 'Orders', ...STATUSES.map(([, label]) => label), 'Items', 'Quantity']}
+    >
+      {children}
+    </DataTable>
+  )
+}
+
+/** One row of a totals table (TotalsTable, or a table under TotalsHead). */
+export function TotalsRow({
+  label,
+  totals,
+  first = 'Period',
+}: {
+  label: string
+  totals: OrderTotals
+  /** The table's first column: what its rows are. */
+  first?: string
+}) {
+  return (
+    <DataRow>
+      <DataCell label={first} rowHeader>
+        {label}
+      </DataCell>
+      <DataCell label="Orders">{formatNumber(totals.orders_total)}</DataCell>
+      {STATUSES.map(([key, name]) => (
+        <DataCell key={key} label={name}>
+          {formatNumber(totals.orders_by_status[key] ?? 0)}
+        </DataCell>
       ))}
-      <Table.Td>{formatNumber(totals.items_total)}</Table.Td>
-      <Table.Td>{formatNumber(totals.quantity_total)}</Table.Td>
-    </Table.Tr>
+      <DataCell label="Items">{formatNumber(totals.items_total)}</DataCell>
+      <DataCell label="Quantity">{formatNumber(totals.quantity_total)}</DataCell>
+    </DataRow>
   )
 }
 

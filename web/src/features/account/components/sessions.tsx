@@ -1,4 +1,5 @@
-import { Alert, Badge, Button, Group, Loader, Paper, Table, Text, Title } from '@mantine/core'
+import { Alert, Badge, Button, Group, Loader, Paper, Text, Title } from '@mantine/core'
+import { DataCell, DataRow, DataTable, useStacked } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
 import { useSessions, useSignOutOthers } from '../api/account.ts'
@@ -6,6 +7,7 @@ import { useSessions, useSignOutOthers } from '../api/account.ts'
 export function Sessions() {
   const sessions = useSessions()
   const signOutOthers = useSignOutOthers()
+  const stacked = useStacked()
   const others = sessions.data?.filter((s) => !s.current).length ?? 0
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="sessions-heading">
@@ -33,37 +35,25 @@ export function Sessions() {
       {sessions.isPending ? (
         <Loader aria-label="Loading sessions" />
       ) : (
-        <Table.ScrollContainer minWidth={600}>
-          <Table striped>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Browser</Table.Th>
-                <Table.Th>Address</Table.Th>
-                <Table.Th>Signed in</Table.Th>
-                <Table.Th>Last active</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {sessions.data?.map((s) => (
-                <Table.Tr key={s.id}>
-                  <Table.Td>
-                    <Text size="sm" lineClamp={1} title={s.user_agent}>
-                      {s.user_agent || 'Unknown'}
-                    </Text>{' '}
-                    {s.current && <Badge variant="light">This session</Badge>}
-                  </Table.Td>
-                  <Table.Td>{s.address}</Table.Td>
-                  <Table.Td>
-                    <Time value={s.created_at} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Time value={s.last_seen_at} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable label="Sessions" columns={['Browser', 'Address', 'Signed in', 'Last active']}>
+          {sessions.data?.map((s) => (
+            <DataRow key={s.id}>
+              <DataCell label="Browser">
+                <Text size="sm" lineClamp={stacked ? undefined : 1} title={s.user_agent}>
+                  {s.user_agent || 'Unknown'}
+                </Text>{' '}
+                {s.current && <Badge variant="light">This session</Badge>}
+              </DataCell>
+              <DataCell label="Address">{s.address}</DataCell>
+              <DataCell label="Signed in">
+                <Time value={s.created_at} />
+              </DataCell>
+              <DataCell label="Last active">
+                <Time value={s.last_seen_at} />
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
     </Paper>
   )

@@ -18,12 +18,7 @@ export function AuditLogRoute() {
   return (
     <Page title="Audit log" lead="Who did what in your organization, newest first.">
       <AuditFilters filter={filter} onChange={setFilter} csvPath="/audit-log.csv" csvName="audit-log.csv" />
-      <AuditLogTable
-        log={log}
-        columns={COLUMNS}
-        minWidth={760}
-        caption="Your organization's audit log, newest first"
-      />
+      <AuditLogTable log={log} columns={COLUMNS} caption="Your organization's audit log, newest first" />
     </Page>
   )
 }

@@ -1,5 +1,6 @@
-import { Alert, Anchor, Table, Text } from '@mantine/core'
+import { Alert, Anchor, Box, Text } from '@mantine/core'
 import { Link } from 'react-router'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { Time } from '../../../components/time.tsx'
 import type { DryRun } from '../../../lib/api.ts'
 import { formatNumber } from '../../../lib/format.ts'
@@ -18,32 +19,27 @@ export function DryRunResult({ result }: { result: DryRun }) {
         </Text>
       )}
       {result.orders.length > 0 && (
-        <Table.ScrollContainer minWidth={360} mt="xs">
-          <Table aria-label="Orders the rule would have matched">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>External id</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Created</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {result.orders.map((o) => (
-                <Table.Tr key={o.id}>
-                  <Table.Td>
-                    <Anchor component={Link} to={`/orders/${o.id}`}>
-                      {o.external_order_id}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>{o.status}</Table.Td>
-                  <Table.Td>
-                    <Time value={o.created_at} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <Box mt="xs">
+          <DataTable
+            label="Orders the rule would have matched"
+            striped={false}
+            columns={['External id', 'Status', 'Created']}
+          >
+            {result.orders.map((o) => (
+              <DataRow key={o.id}>
+                <DataCell label="External id" title>
+                  <Anchor component={Link} to={`/orders/${o.id}`}>
+                    {o.external_order_id}
+                  </Anchor>
+                </DataCell>
+                <DataCell label="Status">{o.status}</DataCell>
+                <DataCell label="Created">
+                  <Time value={o.created_at} />
+                </DataCell>
+              </DataRow>
+            ))}
+          </DataTable>
+        </Box>
       )}
     </Alert>
   )

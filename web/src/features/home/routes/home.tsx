@@ -1,7 +1,7 @@
-import { Loader, SimpleGrid, Table, Title } from '@mantine/core'
+import { Loader, SimpleGrid, Title } from '@mantine/core'
 import { DeliverySuccessChart, OrdersPerDayChart } from '../../../components/daily-charts.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { Figure, TotalsHead, WindowFigures, WindowRows } from '../../../components/order-totals.tsx'
+import { Figure, TotalsTable, WindowFigures, WindowRows } from '../../../components/order-totals.tsx'
 import { Page } from '../../../components/page.tsx'
 import { useHome } from '../api/home.ts'
 
@@ -18,7 +18,7 @@ export function HomeRoute() {
         <Loader aria-label="Loading the statistics" />
       ) : (
         <>
-          <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
+          <SimpleGrid cols={{ base: 2, lg: 4 }}>
             <WindowFigures
               today={data.today}
               windows={data.live_orders}
@@ -31,15 +31,9 @@ export function HomeRoute() {
             />
           </SimpleGrid>
           <OrdersPerDayChart days={data.live_orders_per_day} />
-          <Table.ScrollContainer minWidth={760}>
-            <Table striped>
-              <Table.Caption>Live orders by status, with their item lines and quantities</Table.Caption>
-              <TotalsHead first="Period" />
-              <Table.Tbody>
-                <WindowRows windows={data.live_orders} />
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <TotalsTable caption="Live orders by status, with their item lines and quantities" first="Period">
+            <WindowRows windows={data.live_orders} />
+          </TotalsTable>
           <div>
             <Title order={2} size="h4" mb="sm">
               Webhook health (live)

@@ -1,6 +1,7 @@
-import { Button, Table, Text, Title } from '@mantine/core'
+import { Button, Title } from '@mantine/core'
 import { useState } from 'react'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
 import type { Invitation } from '../../../lib/api.ts'
@@ -19,42 +20,32 @@ export function PendingInvitations() {
       </Title>
       <ErrorAlert error={revoke.error} title="The invitation was not revoked" />
       {!!invitations.data?.length && (
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Email</Table.Th>
-              <Table.Th>Role</Table.Th>
-              <Table.Th>Expires</Table.Th>
-              <Table.Th>Actions</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {invitations.data.map((i) => (
-              <Table.Tr key={i.id}>
-                <Table.Td>{i.email}</Table.Td>
-                <Table.Td>
-                  <Text size="sm">{i.role}</Text>
-                </Table.Td>
-                <Table.Td>
-                  <Time value={i.expires_at} />
-                </Table.Td>
-                <Table.Td>
-                  <Button
-                    variant="subtle"
-                    color="red"
-                    aria-label={`Revoke the invitation for ${i.email}`}
-                    onClick={() => {
-                      revoke.reset()
-                      setRevoking(i)
-                    }}
-                  >
-                    Revoke
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable label="Pending invitations" columns={['Email', 'Role', 'Expires', 'Actions']}>
+          {invitations.data.map((i) => (
+            <DataRow key={i.id}>
+              <DataCell label="Email" title>
+                {i.email}
+              </DataCell>
+              <DataCell label="Role">{i.role}</DataCell>
+              <DataCell label="Expires">
+                <Time value={i.expires_at} />
+              </DataCell>
+              <DataCell label="Actions" hideLabel>
+                <Button
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Revoke the invitation for ${i.email}`}
+                  onClick={() => {
+                    revoke.reset()
+                    setRevoking(i)
+                  }}
+                >
+                  Revoke
+                </Button>
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
       <ConfirmModal
         opened={revoking !== null}

@@ -1,5 +1,6 @@
-import { Badge, Button, Group, Loader, Modal, Select, Table, Text } from '@mantine/core'
+import { Badge, Button, Group, Loader, Modal, Select, Text } from '@mantine/core'
 import { useState } from 'react'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
 import type { Member } from '../../../lib/api.ts'
@@ -18,62 +19,53 @@ export function MembersTable({ me, canManage }: { me: Member; canManage: boolean
   return (
     <>
       <ErrorAlert error={members.error ?? changeRole.error ?? remove.error} />
-      <Table.ScrollContainer minWidth={560}>
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Email</Table.Th>
-              <Table.Th>Role</Table.Th>
-              <Table.Th>Member since</Table.Th>
-              {canManage && <Table.Th>Actions</Table.Th>}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {members.data?.map((m) => (
-              <Table.Tr key={m.id}>
-                <Table.Td>
-                  {m.email} {m.id === me.id && <Badge variant="light">You</Badge>}
-                </Table.Td>
-                <Table.Td>
-                  {canManage ? (
-                    <Select
-                      aria-label={`Role of ${m.email}`}
-                      data={ROLES}
-                      value={m.role}
-                      allowDeselect={false}
-                      onChange={(v) => v && v !== m.role && changeRole.mutate({ id: m.id, role: v as Role })}
-                      w={150}
-                    />
-                  ) : (
-                    <Text size="sm">{m.role}</Text>
-                  )}
-                </Table.Td>
-                <Table.Td>
-                  <Time value={m.created_at} />
-                </Table.Td>
-                {canManage && (
-                  <Table.Td>
-                    {removable(m) ? (
-                      <Button
-                        variant="subtle"
-                        color="red"
-                        aria-label={`Remove ${m.email}`}
-                        onClick={() => setRemoving(m)}
-                      >
-                        Remove
-                      </Button>
-                    ) : (
-                      <Text size="sm" c="dimmed">
-                        Only owner
-                      </Text>
-                    )}
-                  </Table.Td>
+      <DataTable
+        label="Members"
+        columns={['Email', 'Role', 'Member since', ...(canManage ? ['Actions'] : [])]}
+      >
+        {members.data?.map((m) => (
+          <DataRow key={m.id}>
+            <DataCell label="Email" title>
+              {m.email} {m.id === me.id && <Badge variant="light">You</Badge>}
+            </DataCell>
+            <DataCell label="Role">
+              {canManage ? (
+                <Select
+                  aria-label={`Role of ${m.email}`}
+                  data={ROLES}
+                  value={m.role}
+                  allowDeselect={false}
+                  onChange={(v) => v && v !== m.role && changeRole.mutate({ id: m.id, role: v as Role })}
+                  w={150}
+                />
+              ) : (
+                m.role
+              )}
+            </DataCell>
+            <DataCell label="Member since">
+              <Time value={m.created_at} />
+            </DataCell>
+            {canManage && (
+              <DataCell label="Actions" hideLabel={removable(m)}>
+                {removable(m) ? (
+                  <Button
+                    variant="subtle"
+                    color="red"
+                    aria-label={`Remove ${m.email}`}
+                    onClick={() => setRemoving(m)}
+                  >
+                    Remove
+                  </Button>
+                ) : (
+                  <Text size="sm" c="dimmed" component="span">
+                    Only owner
+                  </Text>
                 )}
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+              </DataCell>
+            )}
+          </DataRow>
+        ))}
+      </DataTable>
       <Modal
         closeButtonProps={{ 'aria-label': 'Close' }}
         opened={removing !== null}

@@ -40,7 +40,7 @@ export function PlatformAuditLogRoute() {
         csvPath="/operator/audit-log.csv"
         csvName="platform-audit-log.csv"
       />
-      <AuditLogTable log={log} columns={columns} minWidth={760} caption="Operators' actions, newest first" />
+      <AuditLogTable log={log} columns={columns} caption="Operators' actions, newest first" />
     </Page>
   )
 }

@@ -39,7 +39,7 @@ export function OrderItem({
           </Title>
           {controls}
         </Group>
-        <Group gap="xl">
+        <Group gap="xl" style={{ rowGap: 'var(--mantine-spacing-xs)' }}>
           <Text size="sm">
             SKU: <strong>{item.sku ?? 'none'}</strong>
           </Text>

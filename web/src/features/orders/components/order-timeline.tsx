@@ -1,4 +1,5 @@
-import { Badge, Group, Loader, Paper, Stack, Table, Text, Title } from '@mantine/core'
+import { Badge, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
 import { useOrderTimeline } from '../api/order.ts'
@@ -16,6 +17,14 @@ function changeLine(entry: HistoryEntry) {
 }
 
 const STATUS_COLOR: Record<string, string> = { succeeded: 'green', failed: 'red', pending: 'yellow' }
+
+function NoEvents() {
+  return (
+    <Text size="sm" c="dimmed" component="span">
+      Test orders produce no events.
+    </Text>
+  )
+}
 
 /** The order's events, oldest first, each with its webhook deliveries (status, attempts). */
 export function OrderTimeline({
@@ -48,102 +57,96 @@ export function OrderTimeline({
       {(who === 'member' && timeline.isPending) || history.isPending ? (
         <Loader aria-label="Loading the timeline" />
       ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped aria-label="Events of the order and their webhook deliveries">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>When</Table.Th>
-                <Table.Th>Event</Table.Th>
-                <Table.Th>Webhook deliveries</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              <Table.Tr>
-                <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                  <Time value={receivedAt} exact />
-                </Table.Td>
-                <Table.Td>Order received</Table.Td>
-                <Table.Td>
-                  <Text size="sm" c="dimmed">
-                    {isTest ? 'Test orders produce no events.' : ''}
+        <DataTable
+          label="Events of the order and their webhook deliveries"
+          columns={['When', 'Event', 'Webhook deliveries']}
+        >
+          <DataRow>
+            <DataCell label="When" style={{ whiteSpace: 'nowrap' }}>
+              <Time value={receivedAt} exact />
+            </DataCell>
+            <DataCell label="Event" title>
+              Order received
+            </DataCell>
+            <DataCell label="Webhook deliveries" labelAbove>
+              {isTest && <NoEvents />}
+            </DataCell>
+          </DataRow>
+          {rules.map((rule) => (
+            <DataRow key={rule.id}>
+              <DataCell label="When" style={{ whiteSpace: 'nowrap' }}>
+                <Time value={receivedAt} exact />
+              </DataCell>
+              <DataCell label="Event" title>
+                {rule.text}
+              </DataCell>
+              <DataCell label="Webhook deliveries" />
+            </DataRow>
+          ))}
+          {rows.map(({ event, change }) =>
+            change ? (
+              <DataRow key={change.id}>
+                <DataCell label="When" style={{ whiteSpace: 'nowrap' }}>
+                  <Time value={change.created_at} exact />
+                </DataCell>
+                <DataCell label="Event" title>
+                  {changeLine(change)}
+                </DataCell>
+                <DataCell label="Webhook deliveries" labelAbove>
+                  {isTest && <NoEvents />}
+                </DataCell>
+              </DataRow>
+            ) : (
+              <DataRow key={event!.id}>
+                <DataCell label="When" style={{ whiteSpace: 'nowrap' }}>
+                  <Time value={event!.created_at} exact />
+                </DataCell>
+                <DataCell label="Event" title>
+                  <Text component="span" inherit ff="monospace">
+                    {event!.type}
                   </Text>
-                </Table.Td>
-              </Table.Tr>
-              {rules.map((rule) => (
-                <Table.Tr key={rule.id}>
-                  <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                    <Time value={receivedAt} exact />
-                  </Table.Td>
-                  <Table.Td>{rule.text}</Table.Td>
-                  <Table.Td />
-                </Table.Tr>
-              ))}
-              {rows.map(({ event, change }) =>
-                change ? (
-                  <Table.Tr key={change.id}>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                      <Time value={change.created_at} exact />
-                    </Table.Td>
-                    <Table.Td>{changeLine(change)}</Table.Td>
-                    <Table.Td>
-                      <Text size="sm" c="dimmed">
-                        {isTest ? 'Test orders produce no events.' : ''}
-                      </Text>
-                    </Table.Td>
-                  </Table.Tr>
-                ) : (
-                  <Table.Tr key={event!.id}>
-                    <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                      <Time value={event!.created_at} exact />
-                    </Table.Td>
-                    <Table.Td>
-                      <Text size="sm" ff="monospace">
-                        {event!.type}
-                      </Text>
-                    </Table.Td>
-                    <Table.Td>
-                      {event!.deliveries.length === 0 ? (
-                        <Text size="sm" c="dimmed">
-                          No endpoint received it.
-                        </Text>
-                      ) : (
-                        <Stack gap="xs">
-                          {event!.deliveries.map((d) => (
-                            <div key={d.id}>
-                              <Group gap="xs" wrap="nowrap">
-                                <Badge
-                                  color={STATUS_COLOR[d.status] ?? 'gray'}
-                                  variant="dot"
-                                  style={{ flexShrink: 0 }}
-                                >
-                                  {d.status}
-                                </Badge>
-                                <Text size="sm" style={{ overflowWrap: 'anywhere' }}>
-                                  {d.endpoint_url}
-                                </Text>
-                              </Group>
-                              <Text size="sm" c="dimmed" lineClamp={2}>
-                                {d.attempts} {d.attempts === 1 ? 'attempt' : 'attempts'}
-                                {d.response_status !== null ? `, HTTP ${d.response_status}` : ''}
-                                {d.redelivery_of ? ', redelivery' : ''}
-                                {d.next_attempt_at && (
-                                  <>
-                                    , next <Time value={d.next_attempt_at} />
-                                  </>
-                                )}
-                                {d.error_message ? `: ${d.error_message}` : ''}
-                              </Text>
-                            </div>
-                          ))}
-                        </Stack>
-                      )}
-                    </Table.Td>
-                  </Table.Tr>
-                ),
-              )}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+                </DataCell>
+                <DataCell label="Webhook deliveries" labelAbove>
+                  {event!.deliveries.length === 0 ? (
+                    <Text size="sm" c="dimmed" component="span">
+                      No endpoint received it.
+                    </Text>
+                  ) : (
+                    <Stack gap="xs">
+                      {event!.deliveries.map((d) => (
+                        <div key={d.id}>
+                          <Group gap="xs" wrap="nowrap" align="flex-start">
+                            <Badge
+                              color={STATUS_COLOR[d.status] ?? 'gray'}
+                              variant="dot"
+                              style={{ flexShrink: 0 }}
+                            >
+                              {d.status}
+                            </Badge>
+                            <Text size="sm" style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
+                              {d.endpoint_url}
+                            </Text>
+                          </Group>
+                          <Text size="sm" c="dimmed" lineClamp={2}>
+                            {d.attempts} {d.attempts === 1 ? 'attempt' : 'attempts'}
+                            {d.response_status !== null ? `, HTTP ${d.response_status}` : ''}
+                            {d.redelivery_of ? ', redelivery' : ''}
+                            {d.next_attempt_at && (
+                              <>
+                                , next <Time value={d.next_attempt_at} />
+                              </>
+                            )}
+                            {d.error_message ? `: ${d.error_message}` : ''}
+                          </Text>
+                        </div>
+                      ))}
+                    </Stack>
+                  )}
+                </DataCell>
+              </DataRow>
+            ),
+          )}
+        </DataTable>
       )}
     </Paper>
   )

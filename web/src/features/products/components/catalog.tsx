@@ -1,4 +1,5 @@
-import { Loader, Paper, Table, Text, Title } from '@mantine/core'
+import { Loader, Paper, Text, Title } from '@mantine/core'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
 import { useProducts } from '../api/products.ts'
@@ -16,28 +17,21 @@ export function Catalog() {
       ) : products.data?.length === 0 ? (
         <Text>No products yet.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={480}>
-          <Table striped aria-label="Products">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>SKU</Table.Th>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>Added</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {products.data?.map((p) => (
-                <Table.Tr key={p.id}>
-                  <Table.Td style={{ overflowWrap: 'anywhere' }}>{p.sku}</Table.Td>
-                  <Table.Td style={{ overflowWrap: 'anywhere' }}>{p.name}</Table.Td>
-                  <Table.Td>
-                    <Time value={p.created_at} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable label="Products" columns={['SKU', 'Name', 'Added']}>
+          {products.data?.map((p) => (
+            <DataRow key={p.id}>
+              <DataCell label="SKU" title style={{ overflowWrap: 'anywhere' }}>
+                {p.sku}
+              </DataCell>
+              <DataCell label="Name" style={{ overflowWrap: 'anywhere' }}>
+                {p.name}
+              </DataCell>
+              <DataCell label="Added">
+                <Time value={p.created_at} />
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
     </Paper>
   )

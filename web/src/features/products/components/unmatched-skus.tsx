@@ -1,4 +1,5 @@
-import { Button, Loader, Paper, Table, Text, Title } from '@mantine/core'
+import { Button, Loader, Paper, Text, Title } from '@mantine/core'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
 import { formatNumber } from '../../../lib/format.ts'
@@ -21,43 +22,35 @@ export function UnmatchedSkus({ onCreate }: { onCreate: ((sku: string) => void) 
       ) : skus.data?.length === 0 ? (
         <Text>Every item with a SKU is linked to a product.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={560}>
-          <Table striped aria-label="Unmatched SKUs">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>SKU</Table.Th>
-                <Table.Th>Items</Table.Th>
-                <Table.Th>Orders</Table.Th>
-                <Table.Th>Last seen</Table.Th>
-                {onCreate && <Table.Th>Action</Table.Th>}
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {skus.data?.map((s) => (
-                <Table.Tr key={s.sku}>
-                  <Table.Td style={{ overflowWrap: 'anywhere' }}>{s.sku}</Table.Td>
-                  <Table.Td>{formatNumber(s.items)}</Table.Td>
-                  <Table.Td>{formatNumber(s.orders)}</Table.Td>
-                  <Table.Td>
-                    <Time value={s.last_seen_at} />
-                  </Table.Td>
-                  {onCreate && (
-                    <Table.Td>
-                      <Button
-                        variant="light"
-                        size="xs"
-                        aria-label={`Create product for ${s.sku}`}
-                        onClick={() => onCreate(s.sku)}
-                      >
-                        Create product
-                      </Button>
-                    </Table.Td>
-                  )}
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label="Unmatched SKUs"
+          columns={['SKU', 'Items', 'Orders', 'Last seen', ...(onCreate ? ['Action'] : [])]}
+        >
+          {skus.data?.map((s) => (
+            <DataRow key={s.sku}>
+              <DataCell label="SKU" title style={{ overflowWrap: 'anywhere' }}>
+                {s.sku}
+              </DataCell>
+              <DataCell label="Items">{formatNumber(s.items)}</DataCell>
+              <DataCell label="Orders">{formatNumber(s.orders)}</DataCell>
+              <DataCell label="Last seen">
+                <Time value={s.last_seen_at} />
+              </DataCell>
+              {onCreate && (
+                <DataCell label="Action" hideLabel>
+                  <Button
+                    variant="light"
+                    size="xs"
+                    aria-label={`Create product for ${s.sku}`}
+                    onClick={() => onCreate(s.sku)}
+                  >
+                    Create product
+                  </Button>
+                </DataCell>
+              )}
+            </DataRow>
+          ))}
+        </DataTable>
       )}
     </Paper>
   )

@@ -1,5 +1,6 @@
-import { Loader, SimpleGrid, Table } from '@mantine/core'
+import { Loader, SimpleGrid } from '@mantine/core'
 import { useState } from 'react'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Figure } from '../../../components/order-totals.tsx'
 import { Page } from '../../../components/page.tsx'
@@ -28,35 +29,30 @@ export function UsageRoute() {
             <Figure label="Items" value={o.items} />
             <Figure label="Quantity" value={o.quantity} />
           </SimpleGrid>
-          <Table.ScrollContainer minWidth={560}>
-            <Table striped>
-              <Table.Caption>Usage by product in {usage.data!.month}</Table.Caption>
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th scope="col">Product</Table.Th>
-                  <Table.Th scope="col">Orders</Table.Th>
-                  <Table.Th scope="col">Items</Table.Th>
-                  <Table.Th scope="col">Quantity</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {o.products.map((p) => (
-                  <Table.Tr key={p.product_id}>
-                    <Table.Th scope="row">{p.name ? `${p.name} (${p.sku})` : p.product_id}</Table.Th>
-                    <Table.Td>{formatNumber(p.orders)}</Table.Td>
-                    <Table.Td>{formatNumber(p.items)}</Table.Td>
-                    <Table.Td>{formatNumber(p.quantity)}</Table.Td>
-                  </Table.Tr>
-                ))}
-                <Table.Tr>
-                  <Table.Th scope="row">Linked to no product</Table.Th>
-                  <Table.Td>–</Table.Td>
-                  <Table.Td>{formatNumber(o.unlinked.items)}</Table.Td>
-                  <Table.Td>{formatNumber(o.unlinked.quantity)}</Table.Td>
-                </Table.Tr>
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <DataTable
+            label={`Usage by product in ${usage.data!.month}`}
+            caption
+            columns={['Product', 'Orders', 'Items', 'Quantity']}
+          >
+            {o.products.map((p) => (
+              <DataRow key={p.product_id}>
+                <DataCell label="Product" rowHeader>
+                  {p.name ? `${p.name} (${p.sku})` : p.product_id}
+                </DataCell>
+                <DataCell label="Orders">{formatNumber(p.orders)}</DataCell>
+                <DataCell label="Items">{formatNumber(p.items)}</DataCell>
+                <DataCell label="Quantity">{formatNumber(p.quantity)}</DataCell>
+              </DataRow>
+            ))}
+            <DataRow>
+              <DataCell label="Product" rowHeader>
+                Linked to no product
+              </DataCell>
+              <DataCell label="Orders">–</DataCell>
+              <DataCell label="Items">{formatNumber(o.unlinked.items)}</DataCell>
+              <DataCell label="Quantity">{formatNumber(o.unlinked.quantity)}</DataCell>
+            </DataRow>
+          </DataTable>
         </>
       )}
     </Page>
