@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { orderBody, type TestApp } from '../helpers/app.ts'
 import { assertAccessible, browserSkip, closeAll, startBrowserApp } from '../helpers/browser.ts'
 import { memberOf, operatorOf } from '../helpers/dashboard.ts'
@@ -102,6 +102,19 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
   })
   after(() => closeAll(member, operator, browser, receiver, t))
 
+  /** Waits for the locator to show within the screen's width (a menu sliding in gets there). */
+  async function onScreen(locator: Locator, what: string) {
+    await locator.waitFor()
+    const inside = (box: { x: number; width: number } | null) =>
+      box !== null && box.x >= 0 && box.x + box.width <= PHONE.viewport.width + 1
+    let box = await locator.boundingBox()
+    for (let tries = 0; !inside(box) && tries < 20; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      box = await locator.boundingBox()
+    }
+    assert.ok(inside(box), `${what}: ${JSON.stringify(box)}`)
+  }
+
   /** Opens `path`, waits for its heading, and checks it fits the phone and passes axe. */
   async function fits(page: Page, path: string, heading: string | RegExp) {
     await page.goto(`${origin}/dashboard${path}`)
@@ -117,47 +130,120 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
     await assertAccessible(page, `${path} on a phone`)
   }
 
+  interface PhonePage {
+    path: string
+    heading: string | RegExp
+    /** What the page must show on a phone, beyond fitting it. */
+    shows?: (page: Page) => Promise<void>
+  }
+
+  /** An order's timeline: each event a card, with its webhook deliveries readable (status, endpoint, attempts). */
+  async function deliveriesOnTimeline(page: Page) {
+    const event = page
+      .getByRole('list', { name: 'Events of the order and their webhook deliveries' })
+      .getByRole('listitem')
+      .filter({ hasText: 'order.received' })
+    await onScreen(event.getByText('succeeded', { exact: true }), 'the delivery status')
+    await onScreen(event.getByText(/for-webhooks\/on-a-phone$/), 'the endpoint URL')
+    await onScreen(event.getByText('1 attempt, HTTP 200'), 'the attempts')
+  }
+
+  /** The item's image file shown as a thumbnail (its bytes reached through the page's own route). */
+  async function previewShown(page: Page) {
+    const preview = page.getByRole('img', { name: 'Preview of front-design-final-version.png' })
+    await preview.scrollIntoViewIfNeeded()
+    await onScreen(preview, 'the preview')
+    await page.waitForFunction(
+      (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0,
+      await preview.elementHandle(),
+    )
+  }
+
   let memberPage: Page
   let operatorPage: Page
-  const memberPages: [string, string | RegExp][] = [
-    ['/home', 'Home'],
-    ['/orders', 'Orders'],
-    ['/orders/:order', /EXT-/],
-    ['/api-keys', 'API keys'],
-    ['/webhooks', 'Webhooks'],
-    ['/webhooks/:endpoint', /Shop backend|webhook/i],
-    ['/products', 'Products'],
-    ['/automation', 'Automation'],
-    ['/usage', 'Usage'],
-    ['/members', 'Members'],
-    ['/audit-log', 'Audit log'],
-    ['/account', 'Account'],
+  const memberPages: PhonePage[] = [
+    { path: '/home', heading: 'Home' },
+    {
+      path: '/orders',
+      heading: 'Orders',
+      // Each order a card with every column's value: the long email, the total, the creation time.
+      shows: async (page) => {
+        const card = page
+          .getByRole('list', { name: 'Live orders, newest first' })
+          .getByRole('listitem')
+          .filter({ hasText: ids.external })
+        await onScreen(card.getByRole('link', { name: ids.external }), 'the order link')
+        await onScreen(card.getByText('maximiliane.mustermann@long-domain.example'), 'the email')
+        await onScreen(card.getByText('1,234.50'), 'the total')
+        await onScreen(card.locator('time'), 'the creation time')
+        for (const label of ['Status', 'Customer', 'Items', 'Quantity', 'Total', 'Created']) {
+          await onScreen(card.getByText(label, { exact: true }), `the label ${label}`)
+        }
+      },
+    },
+    {
+      path: '/orders/:order',
+      heading: /EXT-/,
+      shows: async (page) => {
+        await previewShown(page)
+        await deliveriesOnTimeline(page)
+      },
+    },
+    { path: '/api-keys', heading: 'API keys' },
+    { path: '/webhooks', heading: 'Webhooks' },
+    { path: '/webhooks/:endpoint', heading: /Shop backend|webhook/i },
+    { path: '/products', heading: 'Products' },
+    { path: '/automation', heading: 'Automation' },
+    { path: '/usage', heading: 'Usage' },
+    { path: '/members', heading: 'Members' },
+    { path: '/audit-log', heading: 'Audit log' },
+    { path: '/account', heading: 'Account' },
   ]
-  const consolePages: [string, string | RegExp][] = [
-    ['/operator/organizations', 'Organizations'],
-    ['/operator/organizations/:org', /Phone Prints/],
-    ['/operator/production', 'Production'],
-    ['/operator/production/:production', /EXT-/],
-    ['/operator/orders/:order', /EXT-/],
-    ['/operator/shop-orders', 'Shop orders'],
-    ['/operator/statistics', 'Statistics'],
-    ['/operator/billing', 'Billing'],
-    ['/operator/operators', 'Operators'],
-    ['/operator/audit-log', /Audit log/],
-    ['/account', 'Account'],
+  const consolePages: PhonePage[] = [
+    { path: '/operator/organizations', heading: 'Organizations' },
+    { path: '/operator/organizations/:org', heading: /Phone Prints/ },
+    { path: '/operator/production', heading: 'Production' },
+    { path: '/operator/production/:production', heading: /EXT-/ },
+    { path: '/operator/orders/:order', heading: /EXT-/, shows: previewShown },
+    { path: '/operator/shop-orders', heading: 'Shop orders' },
+    { path: '/operator/statistics', heading: 'Statistics' },
+    { path: '/operator/billing', heading: 'Billing' },
+    { path: '/operator/operators', heading: 'Operators' },
+    { path: '/operator/audit-log', heading: /Audit log/ },
+    { path: '/account', heading: 'Account' },
   ]
   const path = (pattern: string) => pattern.replace(/:(\w+)/, (_, id: keyof typeof ids) => ids[id])
 
-  for (const [pattern, heading] of memberPages) {
+  for (const { path: pattern, heading, shows } of memberPages) {
     test(`member: ${pattern}`, async () => {
       memberPage ??= await member.newPage()
       await fits(memberPage, path(pattern), heading)
+      await shows?.(memberPage)
     })
   }
-  for (const [pattern, heading] of consolePages) {
+  for (const { path: pattern, heading, shows } of consolePages) {
     test(`console: ${pattern}`, async () => {
       operatorPage ??= await operator.newPage()
       await fits(operatorPage, path(pattern), heading)
+      await shows?.(operatorPage)
     })
   }
+
+  test('the menu: the burger opens the sections, the organization, the member and Sign out', async () => {
+    const page = await member.newPage()
+    await page.goto(`${origin}/dashboard/home`)
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+    const menu = page.getByRole('navigation', { name: 'Dashboard' })
+    assert.equal(await menu.getByRole('link', { name: 'Orders' }).isVisible(), false)
+    await onScreen(page.getByRole('search', { name: 'Find anything' }), 'the search box')
+    await page.getByRole('button', { name: 'Menu' }).click()
+    await onScreen(menu.getByText('Phone Prints with a Long Organization Name'), 'the organization')
+    await onScreen(menu.getByRole('button', { name: 'Sign out' }), 'Sign out')
+    await assertAccessible(page, 'the open menu on a phone')
+    await menu.getByRole('link', { name: 'Orders' }).click()
+    await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor()
+    // Choosing a section closes the menu.
+    await menu.getByRole('link', { name: 'Orders' }).waitFor({ state: 'hidden' })
+    await page.close()
+  })
 })

@@ -8,6 +8,7 @@ import {
   viewer,
 } from '../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../http/errors.ts'
+import { sendFileDownload } from '../../http/file-download.ts'
 import type { AuditService } from '../audit/audit.service.ts'
 import { UploadSlot } from '../uploads/uploads.routes.ts'
 import type { WebhookService } from '../webhooks/webhooks.service.ts'
@@ -72,17 +73,7 @@ export const orderDashboardRoutes: DashboardArea<{
     async (request, reply) => {
       const { order_id, upload_id } = request.params
       const file = await orders.openFile(order_id, upload_id, ctx(request).member.organization_id)
-      // As the operator's download: an attachment of the detected type, never
-      // sniffed or run as a page; <img> still shows images (and the sanitized
-      // SVG, where scripts never run) as thumbnails.
-      return reply
-        .header('content-type', file.contentType)
-        .header('content-length', String(file.size))
-        .header('content-disposition', `attachment; filename="${file.filename}"`)
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'none'; sandbox")
-        .header('cross-origin-resource-policy', 'same-origin')
-        .send(file.stream)
+      return sendFileDownload(reply, file)
     },
   )
 

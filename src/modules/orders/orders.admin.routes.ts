@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { ENVIRONMENTS } from '../../db/schema.ts'
 import { closed, OrgParams, op, opCreate } from '../../http/admin-route-config.ts'
+import { sendFileDownload } from '../../http/file-download.ts'
 import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
 import { StringEnum } from '../../http/schemas.ts'
 import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
@@ -52,15 +53,7 @@ export function ordersAdminRoutes(deps: { orders: OrderService }) {
       { config: op, schema: { params: Type.Object({ order_id: Type.String(), upload_id: Type.String() }) } },
       async (request, reply) => {
         const file = await deps.orders.openFile(request.params.order_id, request.params.upload_id)
-        // Served as a download of the detected type, never rendered inline: a
-        // sanitized SVG is still not content to run in the operator's origin.
-        return reply
-          .header('content-type', file.contentType)
-          .header('content-length', String(file.size))
-          .header('content-disposition', `attachment; filename="${file.filename}"`)
-          .header('x-content-type-options', 'nosniff')
-          .header('content-security-policy', "default-src 'none'; sandbox")
-          .send(file.stream)
+        return sendFileDownload(reply, file)
       },
     )
 

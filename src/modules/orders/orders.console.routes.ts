@@ -6,11 +6,12 @@ import {
   operatorChange,
   operatorOnly,
 } from '../../dashboard/route-config.ts'
+import { sendFileDownload } from '../../http/file-download.ts'
 import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
 import type { AuditService } from '../audit/audit.service.ts'
 import { OrgParams } from '../organizations/organizations.console.schemas.ts'
 import { UploadSlot } from '../uploads/uploads.routes.ts'
-import { OrderParams } from './order.dashboard.schemas.ts'
+import { FileDownload, OrderFileParams, OrderParams } from './order.dashboard.schemas.ts'
 import { CancelRequest, HistoryAnswer, OrderChangeRequest, UploadSlotRequest } from './order-edit.schemas.ts'
 import type { OrderEditService } from './order-edit.service.ts'
 import { OperatorOrderAnswer, OperatorOrderChanged, ShopOrderCreated } from './orders.console.schemas.ts'
@@ -66,6 +67,22 @@ export const ordersConsoleRoutes: DashboardArea<{
       },
     },
     async (request) => ({ data: { order: await orders.getOperatorView(request.params.order_id) } }),
+  )
+
+  app.get(
+    '/operator/orders/:order_id/files/:upload_id',
+    {
+      config: { ...operatorOnly, errors: ['not_found'] },
+      schema: {
+        operationId: 'dashboardOperatorDownloadOrderFile',
+        tags,
+        summary: "A file of any organization's order: the stored bytes as a download (SVG sanitized)",
+        params: OrderFileParams,
+        response: { 200: FileDownload },
+      },
+    },
+    async (request, reply) =>
+      sendFileDownload(reply, await orders.openFile(request.params.order_id, request.params.upload_id)),
   )
 
   app.get(

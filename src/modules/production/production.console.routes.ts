@@ -6,6 +6,7 @@ import {
   operatorOnly,
 } from '../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../http/errors.ts'
+import { sendFileDownload } from '../../http/file-download.ts'
 import { FileDownload } from '../orders/order.dashboard.schemas.ts'
 import type { RecordedEvent } from '../webhooks/outbox/outbox.service.ts'
 import type { WebhookService } from '../webhooks/webhooks.service.ts'
@@ -104,16 +105,7 @@ export const productionConsoleRoutes: DashboardArea<{
     async (request, reply) => {
       const { production_order_id, upload_id } = request.params
       const file = await production.openFile(production_order_id, upload_id)
-      // As the member's download: an attachment of the detected type, never
-      // sniffed or run as a page; <img> still shows images as thumbnails.
-      return reply
-        .header('content-type', file.contentType)
-        .header('content-length', String(file.size))
-        .header('content-disposition', `attachment; filename="${file.filename}"`)
-        .header('x-content-type-options', 'nosniff')
-        .header('content-security-policy', "default-src 'none'; sandbox")
-        .header('cross-origin-resource-policy', 'same-origin')
-        .send(file.stream)
+      return sendFileDownload(reply, file)
     },
   )
 

@@ -142,6 +142,19 @@ describe('the production order page (console API)', () => {
     assertError(await call(`/operator/production-orders/${id}/files/${other}`), 404, 'not_found')
     const member = await memberOf(t, org.orgId, 'owner')
     assertError(await member.client.call('GET', `/operator/production-orders/${id}`), 403, 'role_required')
+    // The console's order page reads the same files through the order.
+    const own = await call(`/operator/orders/${order.id}/files/${mine}`)
+    assert.equal(own.statusCode, 200)
+    assert.equal(own.headers['content-type'], 'image/png')
+    assert.match(String(own.headers['content-disposition']), /^attachment; filename="mine\.png"/)
+    assert.equal(own.headers['content-security-policy'], "default-src 'none'; sandbox")
+    assert.deepEqual(own.rawPayload, png())
+    assertError(await call(`/operator/orders/${order.id}/files/${other}`), 404, 'not_found')
+    assertError(
+      await member.client.call('GET', `/operator/orders/${order.id}/files/${mine}`),
+      403,
+      'role_required',
+    )
   })
 })
 

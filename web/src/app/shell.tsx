@@ -1,6 +1,7 @@
 import { AppShell, Burger, Button, Group, Loader, NavLink, Stack, Text } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
+import { useStacked } from '../components/data-table.tsx'
 import { ConsoleSearch, HeaderSearch } from '../components/header-search.tsx'
 import { TestModeBanner } from '../components/test-mode-banner.tsx'
 import { useAccount, useSignOut } from '../features/auth/api/session.ts'
@@ -37,6 +38,7 @@ export function Shell() {
   const location = useLocation()
   const navigate = useNavigate()
   const [opened, { toggle, close }] = useDisclosure()
+  const phone = useStacked()
 
   if (session.isPending) return <Loader aria-label="Loading" m="xl" />
   if (!session.data) return <Navigate to="/sign-in" replace state={{ from: location.pathname }} />
@@ -86,7 +88,14 @@ export function Shell() {
           </Group>
         </Group>
       </AppShell.Header>
-      <AppShell.Navbar p="xs" aria-label="Dashboard">
+      <AppShell.Navbar
+        p="xs"
+        aria-label="Dashboard"
+        // Folded away on a phone, the menu is hidden, not only moved off the screen: Tab skips it.
+        style={
+          phone && !opened ? { visibility: 'hidden', transition: 'visibility 0s linear 200ms' } : undefined
+        }
+      >
         <Stack gap={2} hiddenFrom="sm" mb="xs" px="xs">
           <Text fw={700} style={{ overflowWrap: 'anywhere' }}>
             {organization}

@@ -32,8 +32,8 @@ export function useOrderTimeline(id: string, enabled = true) {
 }
 
 /** A file of the order, through the session (the service has no public address for files). */
-export const fileUrl = (orderId: string, uploadId: string) =>
-  `/dashboard/api/orders/${encodeURIComponent(orderId)}/files/${encodeURIComponent(uploadId)}`
+export const fileUrl = (orderId: string, uploadId: string, who: 'member' | 'operator' = 'member') =>
+  `/dashboard/api/${who === 'operator' ? 'operator/' : ''}orders/${encodeURIComponent(orderId)}/files/${encodeURIComponent(uploadId)}`
 
 /** Types the browser shows as an image; the others (PDF, TIFF, HEIC, ...) are links only. */
 const SHOWN_AS_IMAGE = new Set([

@@ -77,6 +77,7 @@ export function OrderDetails({
           <OrderItem
             key={item.id}
             orderId={order.id}
+            who={who}
             item={item}
             currency={order.currency}
             position={n + 1}

@@ -12,13 +12,22 @@ const size = (bytes: number | null) =>
  * where no script of a file can run; every file as a download link through
  * the session. Names and roles are shown as text.
  */
-export function OrderFiles({ orderId, files }: { orderId: string; files: ItemFile[] }) {
+export function OrderFiles({
+  orderId,
+  files,
+  who = 'member',
+}: {
+  orderId: string
+  files: ItemFile[]
+  /** Whose route serves the bytes: the member's organization's, or the console's. */
+  who?: 'member' | 'operator'
+}) {
   if (files.length === 0) return <Text c="dimmed">No files.</Text>
   return (
     <Group align="flex-start" gap="md" component="ul" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
       {files.map((file) => {
         const name = file.name ?? 'file'
-        const url = fileUrl(orderId, file.upload_id)
+        const url = fileUrl(orderId, file.upload_id, who)
         return (
           <Paper key={file.upload_id} component="li" withBorder p="xs" radius="sm" w={200}>
             <Stack gap={4}>

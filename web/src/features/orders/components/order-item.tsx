@@ -11,6 +11,7 @@ type Item = DashboardOrder['items'][number]
 /** One item: its product link, production status, personalization fields and files, all as text. */
 export function OrderItem({
   orderId,
+  who,
   item,
   currency,
   position,
@@ -19,6 +20,7 @@ export function OrderItem({
   fileControls,
 }: {
   orderId: string
+  who?: 'member' | 'operator'
   item: Item
   /** The order's currency, which its prices are in. */
   currency: string | null
@@ -65,7 +67,7 @@ export function OrderItem({
         <Title order={4} size="h5">
           Files
         </Title>
-        <OrderFiles orderId={orderId} files={item.files} />
+        <OrderFiles orderId={orderId} files={item.files} who={who} />
         {fileControls}
       </Stack>
     </Paper>
