@@ -255,7 +255,7 @@ export function Webhooks({ orgId }: { orgId: string }) {
               <DataCell label="Created">
                 <Time value={d.created_at} exact />
               </DataCell>
-              <DataCell label="Event">
+              <DataCell label="Event" title>
                 <Code>{d.event_type}</Code>
               </DataCell>
               <DataCell label="Endpoint">

@@ -5,6 +5,7 @@ import { DataCell, DataRow, DataTable, useStacked } from '../../../components/da
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
+import { PhoneFilters } from '../../../components/phone-filters.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { Time } from '../../../components/time.tsx'
 import { ApiError } from '../../../lib/api.ts'
@@ -118,41 +119,49 @@ export function ProductionRoute() {
             }))}
           />
         </Box>
-        <Select
-          label="Organization"
-          w={field}
-          data={[
-            { value: '', label: 'All organizations' },
-            ...(organizations.data?.map((o) => ({ value: o.id, label: o.name })) ?? []),
-          ]}
-          value={filters.organization_id}
-          onChange={(v) => setFilters({ organization_id: v ?? '' })}
-          allowDeselect={false}
-          searchable
-        />
-        <Select
-          label="Partner"
-          w={field}
-          data={PARTNER}
-          value={filters.partner}
-          onChange={(v) => setFilters({ partner: (v ?? '') as BoardFilters['partner'] })}
-          allowDeselect={false}
-        />
-        <TextInput
-          label="Tag"
-          w={field}
-          value={filters.tag}
-          maxLength={40}
-          onChange={(e) => setFilters({ tag: e.currentTarget.value })}
-        />
-        <Select
-          label="Age"
-          w={field}
-          data={AGES}
-          value={filters.older_than_minutes}
-          onChange={(v) => setFilters({ older_than_minutes: v ?? '' })}
-          allowDeselect={false}
-        />
+        <PhoneFilters
+          active={
+            [filters.organization_id, filters.partner, filters.tag, filters.older_than_minutes].filter(
+              Boolean,
+            ).length
+          }
+        >
+          <Select
+            label="Organization"
+            w={field}
+            data={[
+              { value: '', label: 'All organizations' },
+              ...(organizations.data?.map((o) => ({ value: o.id, label: o.name })) ?? []),
+            ]}
+            value={filters.organization_id}
+            onChange={(v) => setFilters({ organization_id: v ?? '' })}
+            allowDeselect={false}
+            searchable
+          />
+          <Select
+            label="Partner"
+            w={field}
+            data={PARTNER}
+            value={filters.partner}
+            onChange={(v) => setFilters({ partner: (v ?? '') as BoardFilters['partner'] })}
+            allowDeselect={false}
+          />
+          <TextInput
+            label="Tag"
+            w={field}
+            value={filters.tag}
+            maxLength={40}
+            onChange={(e) => setFilters({ tag: e.currentTarget.value })}
+          />
+          <Select
+            label="Age"
+            w={field}
+            data={AGES}
+            value={filters.older_than_minutes}
+            onChange={(v) => setFilters({ older_than_minutes: v ?? '' })}
+            allowDeselect={false}
+          />
+        </PhoneFilters>
       </Group>
       <LastAction outcome={outcome} />
       <ErrorAlert

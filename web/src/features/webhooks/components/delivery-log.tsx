@@ -15,6 +15,7 @@ import { useState } from 'react'
 import { DataCell, DataRow, DataTable, useStacked } from '../../../components/data-table.tsx'
 import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { PhoneFilters } from '../../../components/phone-filters.tsx'
 import { Time } from '../../../components/time.tsx'
 import type { Delivery } from '../../../lib/api.ts'
 import {
@@ -61,56 +62,64 @@ export function DeliveryLog({
         Delivery log
       </Title>
       <Group align="flex-end" mb="sm">
-        <Select
-          label="Status"
-          placeholder="Any"
-          clearable
-          data={['pending', 'succeeded', 'failed']}
-          value={filters.status ?? null}
-          onChange={(v) => set({ status: v ?? undefined })}
-          w={{ base: '100%', sm: 140 }}
-        />
-        <Select
-          label="Event type"
-          placeholder="Any"
-          clearable
-          data={EVENT_TYPES as unknown as string[]}
-          value={filters.event_type ?? null}
-          onChange={(v) => set({ event_type: v ?? undefined })}
-          w={{ base: '100%', sm: 230 }}
-        />
-        <TextInput
-          label="Event id"
-          value={filters.event_id ?? ''}
-          onChange={(e) => set({ event_id: e.currentTarget.value.trim() || undefined })}
-          w={{ base: '100%', sm: 300 }}
-        />
-        <TextInput
-          label="Order id"
-          value={filters.order_id ?? ''}
-          onChange={(e) => set({ order_id: e.currentTarget.value.trim() || undefined })}
-          w={{ base: '100%', sm: 300 }}
-        />
-        <TextInput
-          label="Created since"
-          w={{ base: '100%', sm: 'auto' }}
-          type="datetime-local"
-          value={since}
-          onChange={(e) => {
-            setCursors([])
-            setSince(e.currentTarget.value)
-          }}
-        />
-        <TextInput
-          label="Created until"
-          w={{ base: '100%', sm: 'auto' }}
-          type="datetime-local"
-          value={until}
-          onChange={(e) => {
-            setCursors([])
-            setUntil(e.currentTarget.value)
-          }}
-        />
+        <PhoneFilters
+          active={
+            [filters.status, filters.event_type, filters.event_id, filters.order_id, since, until].filter(
+              Boolean,
+            ).length
+          }
+        >
+          <Select
+            label="Status"
+            placeholder="Any"
+            clearable
+            data={['pending', 'succeeded', 'failed']}
+            value={filters.status ?? null}
+            onChange={(v) => set({ status: v ?? undefined })}
+            w={{ base: '100%', sm: 140 }}
+          />
+          <Select
+            label="Event type"
+            placeholder="Any"
+            clearable
+            data={EVENT_TYPES as unknown as string[]}
+            value={filters.event_type ?? null}
+            onChange={(v) => set({ event_type: v ?? undefined })}
+            w={{ base: '100%', sm: 230 }}
+          />
+          <TextInput
+            label="Event id"
+            value={filters.event_id ?? ''}
+            onChange={(e) => set({ event_id: e.currentTarget.value.trim() || undefined })}
+            w={{ base: '100%', sm: 300 }}
+          />
+          <TextInput
+            label="Order id"
+            value={filters.order_id ?? ''}
+            onChange={(e) => set({ order_id: e.currentTarget.value.trim() || undefined })}
+            w={{ base: '100%', sm: 300 }}
+          />
+          <TextInput
+            label="Created since"
+            w={{ base: '100%', sm: 'auto' }}
+            type="datetime-local"
+            value={since}
+            onChange={(e) => {
+              setCursors([])
+              setSince(e.currentTarget.value)
+            }}
+          />
+          <TextInput
+            label="Created until"
+            w={{ base: '100%', sm: 'auto' }}
+            type="datetime-local"
+            value={until}
+            onChange={(e) => {
+              setCursors([])
+              setUntil(e.currentTarget.value)
+            }}
+          />
+        </PhoneFilters>
       </Group>
       <ErrorAlert error={log.error ?? redeliver.error} />
       {log.isPending ? (
@@ -134,7 +143,7 @@ export function DeliveryLog({
               <DataCell label="Created">
                 <Time value={d.created_at} exact />
               </DataCell>
-              <DataCell label="Event">
+              <DataCell label="Event" title>
                 <Text size="sm" component="span" display="block">
                   {d.event_type}
                 </Text>
