@@ -1,4 +1,4 @@
-import { Button, Code, Group, Loader, SegmentedControl, Text, TextInput, Title } from '@mantine/core'
+import { Box, Button, Code, Group, Loader, SegmentedControl, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { useSearchParams } from 'react-router'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
@@ -138,7 +138,11 @@ export function Members({ orgId }: { orgId: string }) {
         </Group>
       </form>
       <ErrorAlert error={invite.error} />
-      {invite.data && <InvitationLink email={invite.data.invitation.email} url={invite.data.url} />}
+      {invite.data && (
+        <Box mt="sm">
+          <InvitationLink email={invite.data.invitation.email} url={invite.data.url} />
+        </Box>
+      )}
     </>
   )
 }
