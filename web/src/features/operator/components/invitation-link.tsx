@@ -11,11 +11,20 @@ export function InvitationLink({
   to?: string
 }) {
   return (
-    <Alert color="green" variant="default" role="status" title={`Invitation for ${email}`}>
+    <Alert
+      color="green"
+      variant="default"
+      role="status"
+      title={<span style={{ overflowWrap: 'anywhere' }}>Invitation for {email}</span>}
+    >
       <Stack gap="xs">
         <Text size="sm">Pass this link on to {to}: it works once, for 7 days. It is shown only now.</Text>
-        <Group align="center" wrap="nowrap">
-          <Code block aria-label="Invitation link" style={{ flex: 1, wordBreak: 'break-all' }}>
+        <Group align="center">
+          <Code
+            block
+            aria-label="Invitation link"
+            style={{ flex: '1 1 16rem', minWidth: 0, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}
+          >
             {url}
           </Code>
           <CopyButton value={url}>

@@ -1,7 +1,8 @@
-import { Button, Code, Group, Loader, SegmentedControl, Table, Text, TextInput, Title } from '@mantine/core'
+import { Box, Button, Code, Group, Loader, SegmentedControl, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { useSearchParams } from 'react-router'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
@@ -34,49 +35,47 @@ export function Keys({ orgId }: { orgId: string }) {
       {keys.data?.length === 0 ? (
         <Text c="dimmed">No keys.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={700}>
-          <Table striped aria-label="API keys">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Key</Table.Th>
-                <Table.Th>Environment</Table.Th>
-                <Table.Th>Created by</Table.Th>
-                <Table.Th>Last used</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {keys.data?.map((k) => (
-                <Table.Tr key={k.id}>
-                  <Table.Td>
-                    <Code>{k.key_prefix}…</Code>{' '}
-                    {k.name && (
-                      <Text span size="xs">
-                        {k.name}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>{k.environment}</Table.Td>
-                  <Table.Td>{k.created_by}</Table.Td>
-                  <Table.Td>{k.last_used_at ? <Time value={k.last_used_at} /> : 'Never'}</Table.Td>
-                  <Table.Td>
-                    <StatusBadge color={k.revoked_at ? 'gray' : 'green'}>
-                      {k.revoked_at ? 'Revoked' : 'Active'}
-                    </StatusBadge>
-                  </Table.Td>
-                  <Table.Td>
-                    {!k.revoked_at && (
-                      <Button size="xs" variant="default" color="red" onClick={() => setRevoking(k)}>
-                        Revoke {k.key_prefix}
-                      </Button>
-                    )}
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label="API keys"
+          columns={[
+            'Key',
+            'Environment',
+            'Created by',
+            'Last used',
+            'State',
+            { label: 'Actions', hidden: true },
+          ]}
+        >
+          {keys.data?.map((k) => (
+            <DataRow key={k.id}>
+              <DataCell label="Key" title>
+                <Code>{k.key_prefix}…</Code>{' '}
+                {k.name && (
+                  <Text span size="xs">
+                    {k.name}
+                  </Text>
+                )}
+              </DataCell>
+              <DataCell label="Environment">{k.environment}</DataCell>
+              <DataCell label="Created by">{k.created_by}</DataCell>
+              <DataCell label="Last used">
+                {k.last_used_at ? <Time value={k.last_used_at} /> : 'Never'}
+              </DataCell>
+              <DataCell label="State">
+                <StatusBadge color={k.revoked_at ? 'gray' : 'green'}>
+                  {k.revoked_at ? 'Revoked' : 'Active'}
+                </StatusBadge>
+              </DataCell>
+              <DataCell label="Actions" hideLabel>
+                {!k.revoked_at && (
+                  <Button size="xs" variant="default" color="red" onClick={() => setRevoking(k)}>
+                    Revoke {k.key_prefix}
+                  </Button>
+                )}
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
       <ConfirmModal
         opened={!!revoking}
@@ -109,31 +108,25 @@ export function Members({ orgId }: { orgId: string }) {
       {members.data?.length === 0 ? (
         <Text c="dimmed">No members yet: invite the first owner.</Text>
       ) : (
-        <Table striped aria-label="Members">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>Email</Table.Th>
-              <Table.Th>Role</Table.Th>
-              <Table.Th>Joined</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {members.data?.map((m) => (
-              <Table.Tr key={m.id}>
-                <Table.Td>{m.email}</Table.Td>
-                <Table.Td>{m.role}</Table.Td>
-                <Table.Td>
-                  <Time value={m.created_at} />
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable label="Members" columns={['Email', 'Role', 'Joined']}>
+          {members.data?.map((m) => (
+            <DataRow key={m.id}>
+              <DataCell label="Email" title>
+                {m.email}
+              </DataCell>
+              <DataCell label="Role">{m.role}</DataCell>
+              <DataCell label="Joined">
+                <Time value={m.created_at} />
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
       <form onSubmit={submit}>
         <Group align="flex-end" mt="sm">
           <TextInput
             label="Invite an owner (email)"
+            w={{ base: '100%', sm: 'auto' }}
             type="email"
             required
             value={email}
@@ -145,7 +138,11 @@ export function Members({ orgId }: { orgId: string }) {
         </Group>
       </form>
       <ErrorAlert error={invite.error} />
-      {invite.data && <InvitationLink email={invite.data.invitation.email} url={invite.data.url} />}
+      {invite.data && (
+        <Box mt="sm">
+          <InvitationLink email={invite.data.invitation.email} url={invite.data.url} />
+        </Box>
+      )}
     </>
   )
 }
@@ -160,34 +157,26 @@ export function AutomationRules({ orgId }: { orgId: string }) {
       {rules.data?.rules.length === 0 ? (
         <Text c="dimmed">No automation rules.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={700}>
-          <Table striped aria-label="Automation rules, in the order they run">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>#</Table.Th>
-                <Table.Th>Name</Table.Th>
-                <Table.Th>State</Table.Th>
-                <Table.Th>When</Table.Th>
-                <Table.Th>Then</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rules.data?.rules.map((r) => (
-                <Table.Tr key={r.id}>
-                  <Table.Td>{r.position}</Table.Td>
-                  <Table.Td>{r.name}</Table.Td>
-                  <Table.Td>
-                    <StatusBadge color={r.enabled ? 'green' : 'gray'}>
-                      {r.enabled ? 'Enabled' : 'Disabled'}
-                    </StatusBadge>
-                  </Table.Td>
-                  <Table.Td>{r.description}</Table.Td>
-                  <Table.Td>{describeActions(r.actions)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label="Automation rules, in the order they run"
+          columns={['#', 'Name', 'State', 'When', 'Then']}
+        >
+          {rules.data?.rules.map((r) => (
+            <DataRow key={r.id}>
+              <DataCell label="Position">{r.position}</DataCell>
+              <DataCell label="Name" title>
+                {r.name}
+              </DataCell>
+              <DataCell label="State">
+                <StatusBadge color={r.enabled ? 'green' : 'gray'}>
+                  {r.enabled ? 'Enabled' : 'Disabled'}
+                </StatusBadge>
+              </DataCell>
+              <DataCell label="When">{r.description}</DataCell>
+              <DataCell label="Then">{describeActions(r.actions)}</DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
     </>
   )
@@ -221,34 +210,31 @@ export function Webhooks({ orgId }: { orgId: string }) {
       {endpoints.data?.length === 0 ? (
         <Text c="dimmed">No {environment} endpoints.</Text>
       ) : (
-        <Table striped aria-label={`Webhook endpoints (${environment})`}>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>URL</Table.Th>
-              <Table.Th>State</Table.Th>
-              <Table.Th>Failures in a row</Table.Th>
-              <Table.Th>Last success</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {endpoints.data?.map((e) => (
-              <Table.Tr key={e.id}>
-                <Table.Td style={{ wordBreak: 'break-all' }}>{e.url}</Table.Td>
-                <Table.Td>
-                  <StatusBadge color={e.is_active ? (e.consecutive_failures ? 'orange' : 'green') : 'gray'}>
-                    {e.is_active
-                      ? e.consecutive_failures
-                        ? 'Failing'
-                        : 'Active'
-                      : (e.disabled_reason ?? 'Deleted')}
-                  </StatusBadge>
-                </Table.Td>
-                <Table.Td>{e.consecutive_failures}</Table.Td>
-                <Table.Td>{e.last_success_at ? <Time value={e.last_success_at} /> : 'Never'}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          label={`Webhook endpoints (${environment})`}
+          columns={['URL', 'State', 'Failures in a row', 'Last success']}
+        >
+          {endpoints.data?.map((e) => (
+            <DataRow key={e.id}>
+              <DataCell label="URL" title>
+                <span style={{ wordBreak: 'break-all' }}>{e.url}</span>
+              </DataCell>
+              <DataCell label="State">
+                <StatusBadge color={e.is_active ? (e.consecutive_failures ? 'orange' : 'green') : 'gray'}>
+                  {e.is_active
+                    ? e.consecutive_failures
+                      ? 'Failing'
+                      : 'Active'
+                    : (e.disabled_reason ?? 'Deleted')}
+                </StatusBadge>
+              </DataCell>
+              <DataCell label="Failures in a row">{e.consecutive_failures}</DataCell>
+              <DataCell label="Last success">
+                {e.last_success_at ? <Time value={e.last_success_at} /> : 'Never'}
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
       <Title order={3} size="h5" mt="md">
         Deliveries ({environment}), newest first
@@ -256,52 +242,48 @@ export function Webhooks({ orgId }: { orgId: string }) {
       {rows.length === 0 ? (
         <Text c="dimmed">No deliveries.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={800}>
-          <Table striped aria-label={`Webhook deliveries (${environment})`}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Event</Table.Th>
-                <Table.Th>Endpoint</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Attempts</Table.Th>
-                <Table.Th>Last answer</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {rows.map((d) => (
-                <Table.Tr key={d.id}>
-                  <Table.Td>
-                    <Time value={d.created_at} exact />
-                  </Table.Td>
-                  <Table.Td>
-                    <Code>{d.event_type}</Code>
-                  </Table.Td>
-                  <Table.Td style={{ wordBreak: 'break-all' }}>
-                    {urlOf.get(d.endpoint_id) ?? d.endpoint_id}
-                  </Table.Td>
-                  <Table.Td>
-                    <DeliveryStatus status={d.status} />
-                  </Table.Td>
-                  <Table.Td>{d.attempts}</Table.Td>
-                  <Table.Td>{d.response_status ?? d.error_code ?? ''}</Table.Td>
-                  <Table.Td>
-                    <Button
-                      size="xs"
-                      variant="default"
-                      loading={redeliver.isPending && redeliver.variables === d.id}
-                      onClick={() => redeliver.mutate(d.id)}
-                      aria-label={`Redeliver ${d.event_type} of ${exactTime(d.created_at)}`}
-                    >
-                      Redeliver
-                    </Button>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label={`Webhook deliveries (${environment})`}
+          columns={[
+            'Created',
+            'Event',
+            'Endpoint',
+            'Status',
+            'Attempts',
+            'Last answer',
+            { label: 'Actions', hidden: true },
+          ]}
+        >
+          {rows.map((d) => (
+            <DataRow key={d.id}>
+              <DataCell label="Created">
+                <Time value={d.created_at} exact />
+              </DataCell>
+              <DataCell label="Event" title>
+                <Code>{d.event_type}</Code>
+              </DataCell>
+              <DataCell label="Endpoint">
+                <span style={{ wordBreak: 'break-all' }}>{urlOf.get(d.endpoint_id) ?? d.endpoint_id}</span>
+              </DataCell>
+              <DataCell label="Status">
+                <DeliveryStatus status={d.status} />
+              </DataCell>
+              <DataCell label="Attempts">{d.attempts}</DataCell>
+              <DataCell label="Last answer">{d.response_status ?? d.error_code ?? ''}</DataCell>
+              <DataCell label="Actions" hideLabel>
+                <Button
+                  size="xs"
+                  variant="default"
+                  loading={redeliver.isPending && redeliver.variables === d.id}
+                  onClick={() => redeliver.mutate(d.id)}
+                  aria-label={`Redeliver ${d.event_type} of ${exactTime(d.created_at)}`}
+                >
+                  Redeliver
+                </Button>
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
       <NextPageButton pages={deliveries}>Show older deliveries</NextPageButton>
     </>

@@ -73,7 +73,7 @@ export function ProductionItemCard({
         <Title order={3} size="h4" id={headingId}>
           Item {position}: {item.name}
         </Title>
-        <Group gap="xl">
+        <Group gap="xl" style={{ rowGap: 'var(--mantine-spacing-xs)' }}>
           <Text size="sm">
             SKU: <strong>{item.sku ?? 'none'}</strong>
           </Text>

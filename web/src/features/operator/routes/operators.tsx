@@ -1,6 +1,7 @@
-import { Badge, Button, Card, Group, Loader, Stack, Table, Text, TextInput, Title } from '@mantine/core'
+import { Badge, Button, Card, Group, Loader, Stack, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
 import { Time } from '../../../components/time.tsx'
@@ -35,7 +36,7 @@ function InviteOperator() {
             required
             value={email}
             onChange={(e) => setEmail(e.currentTarget.value)}
-            w={280}
+            w={{ base: '100%', sm: 280 }}
           />
           <Button type="submit" loading={invite.isPending}>
             Create invitation
@@ -91,43 +92,37 @@ function OperatorAccounts() {
           {remove.data.sessions_ended === 1 ? '' : 's'} ended.
         </Text>
       )}
-      <Table striped>
-        <Table.Caption>Operator accounts, oldest first</Table.Caption>
-        <Table.Thead>
-          <Table.Tr>
-            <Table.Th scope="col">Email</Table.Th>
-            <Table.Th scope="col">Operator since</Table.Th>
-            <Table.Th scope="col">Actions</Table.Th>
-          </Table.Tr>
-        </Table.Thead>
-        <Table.Tbody>
-          {operators.data?.map((o) => (
-            <Table.Tr key={o.id}>
-              <Table.Td>
-                {o.email} {o.id === me?.id && <Badge variant="light">You</Badge>}
-              </Table.Td>
-              <Table.Td>
-                <Time value={o.created_at} />
-              </Table.Td>
-              <Table.Td>
-                {o.id !== me?.id && (
-                  <Button
-                    variant="subtle"
-                    color="red"
-                    aria-label={`Remove ${o.email}`}
-                    onClick={() => {
-                      remove.reset()
-                      setRemoving(o)
-                    }}
-                  >
-                    Remove
-                  </Button>
-                )}
-              </Table.Td>
-            </Table.Tr>
-          ))}
-        </Table.Tbody>
-      </Table>
+      <DataTable
+        label="Operator accounts, oldest first"
+        caption
+        columns={['Email', 'Operator since', { label: 'Actions', hidden: true }]}
+      >
+        {operators.data?.map((o) => (
+          <DataRow key={o.id}>
+            <DataCell label="Email" title>
+              {o.email} {o.id === me?.id && <Badge variant="light">You</Badge>}
+            </DataCell>
+            <DataCell label="Operator since">
+              <Time value={o.created_at} />
+            </DataCell>
+            <DataCell label="Actions" hideLabel>
+              {o.id !== me?.id && (
+                <Button
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Remove ${o.email}`}
+                  onClick={() => {
+                    remove.reset()
+                    setRemoving(o)
+                  }}
+                >
+                  Remove
+                </Button>
+              )}
+            </DataCell>
+          </DataRow>
+        ))}
+      </DataTable>
       <Confirm
         target={removing}
         title="Remove operator"
@@ -154,42 +149,37 @@ function PendingOperatorInvitations() {
       {invitations.isPending ? (
         <Loader aria-label="Loading invitations" />
       ) : invitations.data?.length ? (
-        <Table striped>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">Email</Table.Th>
-              <Table.Th scope="col">Invited</Table.Th>
-              <Table.Th scope="col">Expires</Table.Th>
-              <Table.Th scope="col">Actions</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {invitations.data.map((i) => (
-              <Table.Tr key={i.id}>
-                <Table.Td>{i.email}</Table.Td>
-                <Table.Td>
-                  <Time value={i.created_at} />
-                </Table.Td>
-                <Table.Td>
-                  <Time value={i.expires_at} />
-                </Table.Td>
-                <Table.Td>
-                  <Button
-                    variant="subtle"
-                    color="red"
-                    aria-label={`Revoke the invitation for ${i.email}`}
-                    onClick={() => {
-                      revoke.reset()
-                      setRevoking(i)
-                    }}
-                  >
-                    Revoke
-                  </Button>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DataTable
+          label="Pending operator invitations"
+          columns={['Email', 'Invited', 'Expires', { label: 'Actions', hidden: true }]}
+        >
+          {invitations.data.map((i) => (
+            <DataRow key={i.id}>
+              <DataCell label="Email" title>
+                {i.email}
+              </DataCell>
+              <DataCell label="Invited">
+                <Time value={i.created_at} />
+              </DataCell>
+              <DataCell label="Expires">
+                <Time value={i.expires_at} />
+              </DataCell>
+              <DataCell label="Actions" hideLabel>
+                <Button
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Revoke the invitation for ${i.email}`}
+                  onClick={() => {
+                    revoke.reset()
+                    setRevoking(i)
+                  }}
+                >
+                  Revoke
+                </Button>
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       ) : (
         <Text c="dimmed">No pending operator invitations.</Text>
       )}

@@ -33,7 +33,7 @@ export function OrganizationRoute() {
       ) : (
         <>
           <Card withBorder>
-            <Group gap="xl">
+            <Group gap="xl" style={{ rowGap: 'var(--mantine-spacing-xs)' }}>
               <Text>
                 Live orders today (UTC): <b>{o.live_orders.today.orders_total}</b>
               </Text>

@@ -1,6 +1,7 @@
-import { Anchor, Button, Card, Group, Loader, Table, Text, TextInput, Title } from '@mantine/core'
+import { Anchor, Button, Card, Group, Loader, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { Link } from 'react-router'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
 import { Time } from '../../../components/time.tsx'
@@ -54,6 +55,7 @@ function CreateOrganization() {
           <Group align="flex-end">
             <TextInput
               label="Name"
+              w={{ base: '100%', sm: 'auto' }}
               required
               maxLength={255}
               value={created?.name ?? name}
@@ -62,6 +64,7 @@ function CreateOrganization() {
             />
             <TextInput
               label="First owner's email"
+              w={{ base: '100%', sm: 'auto' }}
               type="email"
               required
               value={email}
@@ -95,43 +98,43 @@ export function OrganizationsRoute() {
       {organizations.isPending ? (
         <Loader aria-label="Loading organizations" />
       ) : (
-        <Table.ScrollContainer minWidth={800}>
-          <Table striped>
-            <Table.Caption>Organizations, oldest first</Table.Caption>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Organization</Table.Th>
-                <Table.Th scope="col">Live orders today (UTC)</Table.Th>
-                <Table.Th scope="col">Live orders, all time</Table.Th>
-                <Table.Th scope="col">In production</Table.Th>
-                <Table.Th scope="col">Webhooks (live)</Table.Th>
-                <Table.Th scope="col">Created</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {organizations.data?.map((o) => (
-                <Table.Tr key={o.id}>
-                  <Table.Th scope="row">
-                    <Anchor component={Link} to={`/operator/organizations/${o.id}`}>
-                      {o.name}
-                    </Anchor>
-                  </Table.Th>
-                  <Table.Td>{formatNumber(o.live_orders.today.orders_total)}</Table.Td>
-                  <Table.Td>{formatNumber(o.live_orders.all_time.orders_total)}</Table.Td>
-                  <Table.Td>
-                    {formatNumber(o.live_orders.all_time.orders_by_status.in_production ?? 0)}
-                  </Table.Td>
-                  <Table.Td>
-                    <WebhookHealth health={o.webhooks.live} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Time value={o.created_at} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label="Organizations, oldest first"
+          caption
+          columns={[
+            'Organization',
+            'Live orders today (UTC)',
+            'Live orders, all time',
+            'In production',
+            'Webhooks (live)',
+            'Created',
+          ]}
+        >
+          {organizations.data?.map((o) => (
+            <DataRow key={o.id}>
+              <DataCell label="Organization" rowHeader>
+                <Anchor component={Link} to={`/operator/organizations/${o.id}`}>
+                  {o.name}
+                </Anchor>
+              </DataCell>
+              <DataCell label="Live orders today (UTC)">
+                {formatNumber(o.live_orders.today.orders_total)}
+              </DataCell>
+              <DataCell label="Live orders, all time">
+                {formatNumber(o.live_orders.all_time.orders_total)}
+              </DataCell>
+              <DataCell label="In production">
+                {formatNumber(o.live_orders.all_time.orders_by_status.in_production ?? 0)}
+              </DataCell>
+              <DataCell label="Webhooks (live)">
+                <WebhookHealth health={o.webhooks.live} />
+              </DataCell>
+              <DataCell label="Created">
+                <Time value={o.created_at} />
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
     </Page>
   )

@@ -1,17 +1,6 @@
-import {
-  Anchor,
-  Badge,
-  Button,
-  Group,
-  Loader,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Table,
-  Text,
-  Title,
-} from '@mantine/core'
+import { Anchor, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { Link, useParams } from 'react-router'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Fact } from '../../../components/fact.tsx'
 import { Page } from '../../../components/page.tsx'
@@ -30,47 +19,34 @@ function History({ sheet }: { sheet: ProductionOrderPage }) {
       <Title order={2} size="h3" id="history-heading" mb="sm">
         History
       </Title>
-      <Table.ScrollContainer minWidth={640}>
-        <Table striped aria-label="History of the order">
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th>When</Table.Th>
-              <Table.Th>What</Table.Th>
-              <Table.Th>Webhook deliveries</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            <Table.Tr>
-              <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                <Time value={order.created_at} exact />
-              </Table.Td>
-              <Table.Td>
-                Order received {order.source === 'shop' ? '(shop order: no events)' : 'through the API'}
-              </Table.Td>
-              <Table.Td />
-            </Table.Tr>
-            {timeline.map((event) => (
-              <Table.Tr key={event.id}>
-                <Table.Td style={{ whiteSpace: 'nowrap' }}>
-                  <Time value={event.created_at} exact />
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm" ff="monospace">
-                    {event.type}
-                  </Text>
-                </Table.Td>
-                <Table.Td>
-                  <Text size="sm">
-                    {event.deliveries.length === 0
-                      ? 'No endpoint received it.'
-                      : event.deliveries.map((d) => `${d.status} (${d.endpoint_url})`).join(', ')}
-                  </Text>
-                </Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
-      </Table.ScrollContainer>
+      <DataTable label="History of the order" columns={['When', 'What', 'Webhook deliveries']}>
+        <DataRow>
+          <DataCell label="When" title style={{ whiteSpace: 'nowrap' }}>
+            <Time value={order.created_at} exact />
+          </DataCell>
+          <DataCell label="What">
+            Order received {order.source === 'shop' ? '(shop order: no events)' : 'through the API'}
+          </DataCell>
+          <DataCell label="Webhook deliveries" />
+        </DataRow>
+        {timeline.map((event) => (
+          <DataRow key={event.id}>
+            <DataCell label="When" title style={{ whiteSpace: 'nowrap' }}>
+              <Time value={event.created_at} exact />
+            </DataCell>
+            <DataCell label="What">
+              <Text size="sm" ff="monospace" component="span">
+                {event.type}
+              </Text>
+            </DataCell>
+            <DataCell label="Webhook deliveries">
+              {event.deliveries.length === 0
+                ? 'No endpoint received it.'
+                : event.deliveries.map((d) => `${d.status} (${d.endpoint_url})`).join(', ')}
+            </DataCell>
+          </DataRow>
+        ))}
+      </DataTable>
     </Paper>
   )
 }

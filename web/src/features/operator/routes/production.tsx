@@ -1,9 +1,11 @@
-import { Anchor, Group, Loader, SegmentedControl, Select, Table, Text, TextInput } from '@mantine/core'
+import { Anchor, Box, Group, Loader, SegmentedControl, Select, Text, TextInput } from '@mantine/core'
 import { useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
+import { DataCell, DataRow, DataTable, useStacked } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { Page } from '../../../components/page.tsx'
+import { PhoneFilters } from '../../../components/phone-filters.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { Time } from '../../../components/time.tsx'
 import { ApiError } from '../../../lib/api.ts'
@@ -87,6 +89,8 @@ export function ProductionRoute() {
   const entries = board.data?.pages.flatMap((p) => p.data) ?? []
   const counts = board.data?.pages[0]?.counts ?? undefined
   const now = Date.now()
+  const stacked = useStacked()
+  const field = { base: '100%', sm: 'auto' }
 
   function act(next: ProductionAction, label: string) {
     setOutcome(null)
@@ -99,12 +103,14 @@ export function ProductionRoute() {
       lead="Live orders by production status, rush orders first, then oldest first; orders an automation rule held for review are apart until a member releases them. Refreshed every 5 seconds; an action on an order another operator changed meanwhile is refused, and nothing is sent twice."
     >
       <Group align="flex-end" wrap="wrap">
-        <div>
+        <Box w={field}>
           <Text size="sm" fw={500} id="board-status-label">
             Production status
           </Text>
           <SegmentedControl
             aria-labelledby="board-status-label"
+            orientation={stacked ? 'vertical' : 'horizontal'}
+            fullWidth={stacked}
             value={filters.status}
             onChange={(v) => setFilters({ status: v as BoardFilters['status'] })}
             data={VIEWS.map(([value, label]) => ({
@@ -112,38 +118,50 @@ export function ProductionRoute() {
               label: countedLabel(counts, value, label),
             }))}
           />
-        </div>
-        <Select
-          label="Organization"
-          data={[
-            { value: '', label: 'All organizations' },
-            ...(organizations.data?.map((o) => ({ value: o.id, label: o.name })) ?? []),
-          ]}
-          value={filters.organization_id}
-          onChange={(v) => setFilters({ organization_id: v ?? '' })}
-          allowDeselect={false}
-          searchable
-        />
-        <Select
-          label="Partner"
-          data={PARTNER}
-          value={filters.partner}
-          onChange={(v) => setFilters({ partner: (v ?? '') as BoardFilters['partner'] })}
-          allowDeselect={false}
-        />
-        <TextInput
-          label="Tag"
-          value={filters.tag}
-          maxLength={40}
-          onChange={(e) => setFilters({ tag: e.currentTarget.value })}
-        />
-        <Select
-          label="Age"
-          data={AGES}
-          value={filters.older_than_minutes}
-          onChange={(v) => setFilters({ older_than_minutes: v ?? '' })}
-          allowDeselect={false}
-        />
+        </Box>
+        <PhoneFilters
+          active={
+            [filters.organization_id, filters.partner, filters.tag, filters.older_than_minutes].filter(
+              Boolean,
+            ).length
+          }
+        >
+          <Select
+            label="Organization"
+            w={field}
+            data={[
+              { value: '', label: 'All organizations' },
+              ...(organizations.data?.map((o) => ({ value: o.id, label: o.name })) ?? []),
+            ]}
+            value={filters.organization_id}
+            onChange={(v) => setFilters({ organization_id: v ?? '' })}
+            allowDeselect={false}
+            searchable
+          />
+          <Select
+            label="Partner"
+            w={field}
+            data={PARTNER}
+            value={filters.partner}
+            onChange={(v) => setFilters({ partner: (v ?? '') as BoardFilters['partner'] })}
+            allowDeselect={false}
+          />
+          <TextInput
+            label="Tag"
+            w={field}
+            value={filters.tag}
+            maxLength={40}
+            onChange={(e) => setFilters({ tag: e.currentTarget.value })}
+          />
+          <Select
+            label="Age"
+            w={field}
+            data={AGES}
+            value={filters.older_than_minutes}
+            onChange={(v) => setFilters({ older_than_minutes: v ?? '' })}
+            allowDeselect={false}
+          />
+        </PhoneFilters>
       </Group>
       <LastAction outcome={outcome} />
       <ErrorAlert
@@ -160,71 +178,69 @@ export function ProductionRoute() {
       ) : entries.length === 0 ? (
         <Text c="dimmed">No live orders {statusLabel(filters.status).toLowerCase()} with these filters.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={1000}>
-          <Table striped verticalSpacing="sm">
-            <Table.Caption>
-              {filters.status === 'held'
-                ? 'Live orders held for review by an automation rule, oldest first: release them on the order page'
-                : `Live orders ${statusLabel(filters.status).toLowerCase()}, rush first, then oldest first`}
-            </Table.Caption>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Order</Table.Th>
-                <Table.Th scope="col">Organization</Table.Th>
-                <Table.Th scope="col">Age</Table.Th>
-                <Table.Th scope="col">Status</Table.Th>
-                <Table.Th scope="col">Items</Table.Th>
-                <Table.Th scope="col">Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {entries.map((e) => (
-                <Table.Tr key={e.production_order.id}>
-                  <Table.Th scope="row">
-                    <Anchor
-                      component={Link}
-                      to={`/operator/production/${e.production_order.id}`}
-                      fw={600}
-                      size="sm"
-                      aria-label={`Open production order ${e.order.external_order_id}`}
-                    >
-                      {e.order.external_order_id}
-                    </Anchor>
-                    <Text size="xs">{e.order.customer_name}</Text>
-                    {e.order.source === 'shop' && <StatusBadge color="gray">shop: no events</StatusBadge>}
-                  </Table.Th>
-                  <Table.Td>{e.organization.name}</Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{age(e.created_at, now)}</Text>
-                    <Text size="xs">
-                      <Time value={e.created_at} exact />
-                    </Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <StatusBadge color={STATUS_COLOR[e.production_order.status] ?? 'gray'}>
-                      {statusLabel(e.production_order.status)}
-                    </StatusBadge>
-                    {e.production_order.produced_by_partner && <Text size="xs">Partner</Text>}
-                    <Group gap={4} mt={4}>
-                      <AutomationBadges held={e.held} priority={e.priority} partner={false} tags={e.tags} />
-                    </Group>
-                    {e.held && e.hold && (
-                      <Text size="xs" mt={4}>
-                        Held for review by rule '{e.hold.name}': {e.hold.reason}
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>
-                    <Items entry={e} act={act} busy={action.isPending} />
-                  </Table.Td>
-                  <Table.Td>
-                    <Actions entry={e} act={act} busy={action.isPending} />
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label={
+            filters.status === 'held'
+              ? 'Live orders held for review by an automation rule, oldest first: release them on the order page'
+              : `Live orders ${statusLabel(filters.status).toLowerCase()}, rush first, then oldest first`
+          }
+          caption
+          verticalSpacing="sm"
+          columns={['Order', 'Organization', 'Age', 'Status', 'Items', 'Actions']}
+        >
+          {entries.map((e) => (
+            <DataRow key={e.production_order.id}>
+              <DataCell label="Order" rowHeader>
+                <Anchor
+                  component={Link}
+                  to={`/operator/production/${e.production_order.id}`}
+                  fw={600}
+                  size="sm"
+                  aria-label={`Open production order ${e.order.external_order_id}`}
+                >
+                  {e.order.external_order_id}
+                </Anchor>
+                <Text size="xs" component="span" display="block">
+                  {e.order.customer_name}
+                </Text>
+                {e.order.source === 'shop' && <StatusBadge color="gray">shop: no events</StatusBadge>}
+              </DataCell>
+              <DataCell label="Organization">{e.organization.name}</DataCell>
+              <DataCell label="Age">
+                <Text size="sm" component="span" display="block">
+                  {age(e.created_at, now)}
+                </Text>
+                <Text size="xs" component="span" display="block">
+                  <Time value={e.created_at} exact />
+                </Text>
+              </DataCell>
+              <DataCell label="Status">
+                <StatusBadge color={STATUS_COLOR[e.production_order.status] ?? 'gray'}>
+                  {statusLabel(e.production_order.status)}
+                </StatusBadge>
+                {e.production_order.produced_by_partner && (
+                  <Text size="xs" component="span" display="block">
+                    Partner
+                  </Text>
+                )}
+                <Group gap={4} mt={4}>
+                  <AutomationBadges held={e.held} priority={e.priority} partner={false} tags={e.tags} />
+                </Group>
+                {e.held && e.hold && (
+                  <Text size="xs" mt={4} component="span" display="block">
+                    Held for review by rule '{e.hold.name}': {e.hold.reason}
+                  </Text>
+                )}
+              </DataCell>
+              <DataCell label="Items" labelAbove>
+                <Items entry={e} act={act} busy={action.isPending} />
+              </DataCell>
+              <DataCell label="Actions" hideLabel>
+                <Actions entry={e} act={act} busy={action.isPending} />
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
       <NextPageButton pages={board}>Show more orders</NextPageButton>
     </Page>

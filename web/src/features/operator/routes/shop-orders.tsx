@@ -4,6 +4,7 @@ import {
   Anchor,
   Button,
   Card,
+  Fieldset,
   Group,
   NumberInput,
   Select,
@@ -16,6 +17,7 @@ import {
 } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { Link } from 'react-router'
+import { useStacked } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
 import { useCreateShopOrder, useOrganizations } from '../api/organizations.ts'
@@ -63,6 +65,7 @@ export function ShopOrdersRoute() {
   }
 
   const result = create.data
+  const wide = { base: '100%', sm: 'auto' }
   return (
     <Page
       title="Shop orders"
@@ -81,6 +84,7 @@ export function ShopOrdersRoute() {
             <Group align="flex-end" wrap="wrap">
               <Select
                 label="Organization"
+                w={wide}
                 required
                 searchable
                 data={organizations.data?.map((o) => ({ value: o.id, label: o.name })) ?? []}
@@ -89,6 +93,7 @@ export function ShopOrdersRoute() {
               />
               <TextInput
                 label="Shop order id (external_order_id)"
+                w={wide}
                 required
                 maxLength={255}
                 value={externalId}
@@ -98,12 +103,14 @@ export function ShopOrdersRoute() {
             <Group align="flex-end" wrap="wrap">
               <TextInput
                 label="Customer name"
+                w={wide}
                 required
                 value={customerName}
                 onChange={(e) => setCustomerName(e.currentTarget.value)}
               />
               <TextInput
                 label="Customer email"
+                w={wide}
                 type="email"
                 required
                 value={customerEmail}
@@ -119,6 +126,7 @@ export function ShopOrdersRoute() {
               />
               <NumberInput
                 label="Total amount"
+                w={wide}
                 required
                 min={0}
                 decimalScale={2}
@@ -126,73 +134,7 @@ export function ShopOrdersRoute() {
                 onChange={setTotal}
               />
             </Group>
-            <Table aria-label="Items of the shop order">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>SKU</Table.Th>
-                  <Table.Th>Name</Table.Th>
-                  <Table.Th>Quantity</Table.Th>
-                  <Table.Th>Unit price</Table.Th>
-                  <Table.Th>
-                    <VisuallyHidden>Remove</VisuallyHidden>
-                  </Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {items.map((item, n) => (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: rows are positions of the form
-                  <Table.Tr key={n}>
-                    <Table.Td>
-                      <TextInput
-                        aria-label={`Item ${n + 1} SKU`}
-                        value={item.sku}
-                        onChange={(e) => setItem(n, { sku: e.currentTarget.value })}
-                      />
-                    </Table.Td>
-                    <Table.Td>
-                      <TextInput
-                        aria-label={`Item ${n + 1} name`}
-                        required
-                        value={item.name}
-                        onChange={(e) => setItem(n, { name: e.currentTarget.value })}
-                      />
-                    </Table.Td>
-                    <Table.Td>
-                      <NumberInput
-                        aria-label={`Item ${n + 1} quantity`}
-                        required
-                        min={1}
-                        allowDecimal={false}
-                        w={100}
-                        value={item.quantity}
-                        onChange={(v) => setItem(n, { quantity: v })}
-                      />
-                    </Table.Td>
-                    <Table.Td>
-                      <NumberInput
-                        aria-label={`Item ${n + 1} unit price`}
-                        min={0}
-                        decimalScale={2}
-                        w={120}
-                        value={item.price}
-                        onChange={(v) => setItem(n, { price: v })}
-                      />
-                    </Table.Td>
-                    <Table.Td>
-                      {items.length > 1 && (
-                        <ActionIcon
-                          variant="default"
-                          aria-label={`Remove item ${n + 1}`}
-                          onClick={() => setItems((all) => all.filter((_, i) => i !== n))}
-                        >
-                          ×
-                        </ActionIcon>
-                      )}
-                    </Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+            <ItemsFields items={items} setItem={setItem} setItems={setItems} />
             <Group>
               <Button variant="default" onClick={() => setItems((all) => [...all, emptyItem()])}>
                 Add an item
@@ -231,5 +173,110 @@ export function ShopOrdersRoute() {
         </Alert>
       )}
     </Page>
+  )
+}
+
+/**
+ * The order's items: a table of inputs on a wide screen; on a phone a group
+ * per item with its fields one under the other, named as in the table.
+ */
+function ItemsFields({
+  items,
+  setItem,
+  setItems,
+}: {
+  items: ItemDraft[]
+  setItem: (n: number, change: Partial<ItemDraft>) => void
+  setItems: (change: (all: ItemDraft[]) => ItemDraft[]) => void
+}) {
+  const stacked = useStacked()
+  const fields = (item: ItemDraft, n: number) => [
+    <TextInput
+      key="sku"
+      label={stacked ? 'SKU' : undefined}
+      aria-label={`Item ${n + 1} SKU`}
+      value={item.sku}
+      onChange={(e) => setItem(n, { sku: e.currentTarget.value })}
+    />,
+    <TextInput
+      key="name"
+      label={stacked ? 'Name' : undefined}
+      aria-label={`Item ${n + 1} name`}
+      required
+      value={item.name}
+      onChange={(e) => setItem(n, { name: e.currentTarget.value })}
+    />,
+    <NumberInput
+      key="quantity"
+      label={stacked ? 'Quantity' : undefined}
+      aria-label={`Item ${n + 1} quantity`}
+      required
+      min={1}
+      allowDecimal={false}
+      w={stacked ? undefined : 100}
+      value={item.quantity}
+      onChange={(v) => setItem(n, { quantity: v })}
+    />,
+    <NumberInput
+      key="price"
+      label={stacked ? 'Unit price' : undefined}
+      aria-label={`Item ${n + 1} unit price`}
+      min={0}
+      decimalScale={2}
+      w={stacked ? undefined : 120}
+      value={item.price}
+      onChange={(v) => setItem(n, { price: v })}
+    />,
+  ]
+  const remove = (n: number) =>
+    items.length > 1 && (
+      <ActionIcon
+        variant="default"
+        aria-label={`Remove item ${n + 1}`}
+        onClick={() => setItems((all) => all.filter((_, i) => i !== n))}
+      >
+        ×
+      </ActionIcon>
+    )
+  if (stacked) {
+    return (
+      <Stack gap="sm">
+        {items.map((item, n) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: items are positions of the form
+          <Fieldset key={n} legend={`Item ${n + 1}`} p="sm">
+            <Stack gap="xs">
+              {fields(item, n)}
+              {remove(n) && <Group justify="flex-end">{remove(n)}</Group>}
+            </Stack>
+          </Fieldset>
+        ))}
+      </Stack>
+    )
+  }
+  return (
+    <Table aria-label="Items of the shop order">
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th>SKU</Table.Th>
+          <Table.Th>Name</Table.Th>
+          <Table.Th>Quantity</Table.Th>
+          <Table.Th>Unit price</Table.Th>
+          <Table.Th>
+            <VisuallyHidden>Remove</VisuallyHidden>
+          </Table.Th>
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {items.map((item, n) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: rows are positions of the form
+          <Table.Tr key={n}>
+            {fields(item, n).map((field) => (
+              <Table.Td key={field.key}>{field}</Table.Td>
+            ))}
+            <Table.Td>{remove(n)}</Table.Td>
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
   )
 }

@@ -24,7 +24,7 @@ export function StatisticsRoute() {
         <Loader aria-label="Loading the statistics" />
       ) : (
         <>
-          <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
+          <SimpleGrid cols={{ base: 2, lg: 4 }}>
             <WindowFigures today={data.today} windows={data.live_orders} />
             <Figure
               label="In production now"

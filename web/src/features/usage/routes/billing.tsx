@@ -1,9 +1,10 @@
 import { Anchor, Group, Loader, Table } from '@mantine/core'
 import { useState } from 'react'
+import { DataCell, DataRow, DataTable, useStacked } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
 import { formatNumber } from '../../../lib/format.ts'
-import { usageCsvUrl, usePlatformUsage } from '../api/usage.ts'
+import { type PlatformUsage, usageCsvUrl, usePlatformUsage } from '../api/usage.ts'
 import { MonthPicker, recentMonths } from '../components/month-picker.tsx'
 import { productsText } from '../components/products-cell.tsx'
 
@@ -27,41 +28,55 @@ export function BillingRoute() {
       {!data ? (
         <Loader aria-label="Loading the usage" />
       ) : (
-        <Table.ScrollContainer minWidth={720}>
-          <Table striped>
-            <Table.Caption>Usage per organization in {data.month}</Table.Caption>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th scope="col">Organization</Table.Th>
-                <Table.Th scope="col">Orders</Table.Th>
-                <Table.Th scope="col">Items</Table.Th>
-                <Table.Th scope="col">Quantity</Table.Th>
-                <Table.Th scope="col">Quantity by product</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {data.organizations.map((o) => (
-                <Table.Tr key={o.id}>
-                  <Table.Th scope="row">{o.name}</Table.Th>
-                  <Table.Td>{formatNumber(o.orders)}</Table.Td>
-                  <Table.Td>{formatNumber(o.items)}</Table.Td>
-                  <Table.Td>{formatNumber(o.quantity)}</Table.Td>
-                  <Table.Td>{productsText(o)}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-            <Table.Tfoot>
-              <Table.Tr>
-                <Table.Th scope="row">Total</Table.Th>
-                <Table.Td>{formatNumber(data.totals.orders)}</Table.Td>
-                <Table.Td>{formatNumber(data.totals.items)}</Table.Td>
-                <Table.Td>{formatNumber(data.totals.quantity)}</Table.Td>
-                <Table.Td />
-              </Table.Tr>
-            </Table.Tfoot>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label={`Usage per organization in ${data.month}`}
+          caption
+          columns={['Organization', 'Orders', 'Items', 'Quantity', 'Quantity by product']}
+          foot={<Totals month={data.month} totals={data.totals} />}
+        >
+          {data.organizations.map((o) => (
+            <DataRow key={o.id}>
+              <DataCell label="Organization" rowHeader>
+                {o.name}
+              </DataCell>
+              <DataCell label="Orders">{formatNumber(o.orders)}</DataCell>
+              <DataCell label="Items">{formatNumber(o.items)}</DataCell>
+              <DataCell label="Quantity">{formatNumber(o.quantity)}</DataCell>
+              <DataCell label="Quantity by product">{productsText(o)}</DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
     </Page>
+  )
+}
+
+/** The month's totals: the table's footer, or on a phone a card of its own after the organizations. */
+function Totals({ month, totals }: { month: string; totals: PlatformUsage['totals'] }) {
+  const stacked = useStacked()
+  const cells = (
+    <>
+      <DataCell label="Total" rowHeader>
+        {stacked ? `Total in ${month}` : 'Total'}
+      </DataCell>
+      <DataCell label="Orders">{formatNumber(totals.orders)}</DataCell>
+      <DataCell label="Items">{formatNumber(totals.items)}</DataCell>
+      <DataCell label="Quantity">{formatNumber(totals.quantity)}</DataCell>
+    </>
+  )
+  if (stacked) {
+    return (
+      <DataTable label={`Total in ${month}`} columns={['Total', 'Orders', 'Items', 'Quantity']}>
+        <DataRow bg="var(--mantine-color-default-hover)">{cells}</DataRow>
+      </DataTable>
+    )
+  }
+  return (
+    <Table.Tfoot>
+      <Table.Tr>
+        {cells}
+        <Table.Td />
+      </Table.Tr>
+    </Table.Tfoot>
   )
 }

@@ -7,14 +7,15 @@ import {
   Paper,
   Select,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
 } from '@mantine/core'
 import { useState } from 'react'
+import { DataCell, DataRow, DataTable, useStacked } from '../../../components/data-table.tsx'
 import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { PhoneFilters } from '../../../components/phone-filters.tsx'
 import { Time } from '../../../components/time.tsx'
 import type { Delivery } from '../../../lib/api.ts'
 import {
@@ -61,54 +62,64 @@ export function DeliveryLog({
         Delivery log
       </Title>
       <Group align="flex-end" mb="sm">
-        <Select
-          label="Status"
-          placeholder="Any"
-          clearable
-          data={['pending', 'succeeded', 'failed']}
-          value={filters.status ?? null}
-          onChange={(v) => set({ status: v ?? undefined })}
-          w={140}
-        />
-        <Select
-          label="Event type"
-          placeholder="Any"
-          clearable
-          data={EVENT_TYPES as unknown as string[]}
-          value={filters.event_type ?? null}
-          onChange={(v) => set({ event_type: v ?? undefined })}
-          w={230}
-        />
-        <TextInput
-          label="Event id"
-          value={filters.event_id ?? ''}
-          onChange={(e) => set({ event_id: e.currentTarget.value.trim() || undefined })}
-          w={300}
-        />
-        <TextInput
-          label="Order id"
-          value={filters.order_id ?? ''}
-          onChange={(e) => set({ order_id: e.currentTarget.value.trim() || undefined })}
-          w={300}
-        />
-        <TextInput
-          label="Created since"
-          type="datetime-local"
-          value={since}
-          onChange={(e) => {
-            setCursors([])
-            setSince(e.currentTarget.value)
-          }}
-        />
-        <TextInput
-          label="Created until"
-          type="datetime-local"
-          value={until}
-          onChange={(e) => {
-            setCursors([])
-            setUntil(e.currentTarget.value)
-          }}
-        />
+        <PhoneFilters
+          active={
+            [filters.status, filters.event_type, filters.event_id, filters.order_id, since, until].filter(
+              Boolean,
+            ).length
+          }
+        >
+          <Select
+            label="Status"
+            placeholder="Any"
+            clearable
+            data={['pending', 'succeeded', 'failed']}
+            value={filters.status ?? null}
+            onChange={(v) => set({ status: v ?? undefined })}
+            w={{ base: '100%', sm: 140 }}
+          />
+          <Select
+            label="Event type"
+            placeholder="Any"
+            clearable
+            data={EVENT_TYPES as unknown as string[]}
+            value={filters.event_type ?? null}
+            onChange={(v) => set({ event_type: v ?? undefined })}
+            w={{ base: '100%', sm: 230 }}
+          />
+          <TextInput
+            label="Event id"
+            value={filters.event_id ?? ''}
+            onChange={(e) => set({ event_id: e.currentTarget.value.trim() || undefined })}
+            w={{ base: '100%', sm: 300 }}
+          />
+          <TextInput
+            label="Order id"
+            value={filters.order_id ?? ''}
+            onChange={(e) => set({ order_id: e.currentTarget.value.trim() || undefined })}
+            w={{ base: '100%', sm: 300 }}
+          />
+          <TextInput
+            label="Created since"
+            w={{ base: '100%', sm: 'auto' }}
+            type="datetime-local"
+            value={since}
+            onChange={(e) => {
+              setCursors([])
+              setSince(e.currentTarget.value)
+            }}
+          />
+          <TextInput
+            label="Created until"
+            w={{ base: '100%', sm: 'auto' }}
+            type="datetime-local"
+            value={until}
+            onChange={(e) => {
+              setCursors([])
+              setUntil(e.currentTarget.value)
+            }}
+          />
+        </PhoneFilters>
       </Group>
       <ErrorAlert error={log.error ?? redeliver.error} />
       {log.isPending ? (
@@ -116,70 +127,74 @@ export function DeliveryLog({
       ) : log.data?.data.length === 0 ? (
         <Text c="dimmed">No deliveries match.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={900}>
-          <Table striped aria-label="Deliveries">
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>Created</Table.Th>
-                <Table.Th>Event</Table.Th>
-                <Table.Th>Status</Table.Th>
-                <Table.Th>Attempts</Table.Th>
-                <Table.Th>Last answer</Table.Th>
-                <Table.Th>Actions</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {log.data?.data.map((d) => (
-                <Table.Tr key={d.id}>
-                  <Table.Td>
-                    <Time value={d.created_at} exact />
-                  </Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{d.event_type}</Text>
-                    <Code>{d.event_id}</Code>
-                    {d.redelivery_of && <Text size="xs">Redelivery</Text>}
-                    {d.replay_id && <Text size="xs">Replay</Text>}
-                  </Table.Td>
-                  <Table.Td>
-                    <DeliveryStatus status={d.status} />
-                    {d.status === 'pending' && d.next_attempt_at && (
-                      <Text size="xs">
-                        Next try <Time value={d.next_attempt_at} exact />
-                      </Text>
-                    )}
-                  </Table.Td>
-                  <Table.Td>{d.attempts}</Table.Td>
-                  <Table.Td>
-                    <Text size="sm">{d.response_status ?? d.error_message ?? '—'}</Text>
-                  </Table.Td>
-                  <Table.Td>
-                    <Group gap="xs" wrap="nowrap">
-                      <Button
-                        variant="default"
-                        size="xs"
-                        aria-label={`Attempts of ${d.event_type} ${d.id}`}
-                        onClick={() => setOpen(d.id)}
-                      >
-                        Attempts
-                      </Button>
-                      {canManage && (
-                        <Button
-                          variant="default"
-                          size="xs"
-                          aria-label={`Redeliver ${d.event_type} ${d.id}`}
-                          loading={redeliver.isPending && redeliver.variables === d.id}
-                          onClick={() => redeliver.mutate(d.id)}
-                        >
-                          Redeliver
-                        </Button>
-                      )}
-                    </Group>
-                  </Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label="Deliveries"
+          columns={[
+            'Created',
+            'Event',
+            'Status',
+            'Attempts',
+            'Last answer',
+            { label: 'Actions', hidden: true },
+          ]}
+        >
+          {log.data?.data.map((d) => (
+            <DataRow key={d.id}>
+              <DataCell label="Created">
+                <Time value={d.created_at} exact />
+              </DataCell>
+              <DataCell label="Event" title>
+                <Text size="sm" component="span" display="block">
+                  {d.event_type}
+                </Text>
+                <Code>{d.event_id}</Code>
+                {d.redelivery_of && (
+                  <Text size="xs" component="span" display="block">
+                    Redelivery
+                  </Text>
+                )}
+                {d.replay_id && (
+                  <Text size="xs" component="span" display="block">
+                    Replay
+                  </Text>
+                )}
+              </DataCell>
+              <DataCell label="Status">
+                <DeliveryStatus status={d.status} />
+                {d.status === 'pending' && d.next_attempt_at && (
+                  <Text size="xs" component="span" display="block">
+                    Next try <Time value={d.next_attempt_at} exact />
+                  </Text>
+                )}
+              </DataCell>
+              <DataCell label="Attempts">{d.attempts}</DataCell>
+              <DataCell label="Last answer">{d.response_status ?? d.error_message ?? '—'}</DataCell>
+              <DataCell label="Actions" hideLabel>
+                <Group gap="xs" wrap="nowrap">
+                  <Button
+                    variant="default"
+                    size="xs"
+                    aria-label={`Attempts of ${d.event_type} ${d.id}`}
+                    onClick={() => setOpen(d.id)}
+                  >
+                    Attempts
+                  </Button>
+                  {canManage && (
+                    <Button
+                      variant="default"
+                      size="xs"
+                      aria-label={`Redeliver ${d.event_type} ${d.id}`}
+                      loading={redeliver.isPending && redeliver.variables === d.id}
+                      onClick={() => redeliver.mutate(d.id)}
+                    >
+                      Redeliver
+                    </Button>
+                  )}
+                </Group>
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
       <Group mt="sm">
         <Button
@@ -212,6 +227,7 @@ export function DeliveryLog({
 function Attempts({ env, id, onClose }: { env: Env; id: string | null; onClose: () => void }) {
   const detail = useDelivery(env, id)
   const delivery: Delivery | undefined = detail.data?.delivery
+  const stacked = useStacked()
   return (
     <Modal
       closeButtonProps={{ 'aria-label': 'Close' }}
@@ -219,6 +235,7 @@ function Attempts({ env, id, onClose }: { env: Env; id: string | null; onClose: 
       onClose={onClose}
       title="Attempts"
       size="xl"
+      fullScreen={stacked}
     >
       {detail.isPending ? (
         <Loader aria-label="Loading attempts" />
@@ -240,36 +257,38 @@ function Attempts({ env, id, onClose }: { env: Env; id: string | null; onClose: 
           {detail.data?.attempts.length === 0 ? (
             <Text c="dimmed">No attempt yet.</Text>
           ) : (
-            <Table aria-label="Attempts of the delivery">
-              <Table.Thead>
-                <Table.Tr>
-                  <Table.Th>#</Table.Th>
-                  <Table.Th>Time</Table.Th>
-                  <Table.Th>Duration</Table.Th>
-                  <Table.Th>Status</Table.Th>
-                  <Table.Th>Response</Table.Th>
-                  <Table.Th>Error</Table.Th>
-                </Table.Tr>
-              </Table.Thead>
-              <Table.Tbody>
-                {detail.data?.attempts.map((a) => (
-                  <Table.Tr key={a.attempt}>
-                    <Table.Td>{a.attempt}</Table.Td>
-                    <Table.Td>
-                      <Time value={a.started_at} exact />
-                    </Table.Td>
-                    <Table.Td>{a.duration_ms === null ? '—' : `${a.duration_ms} ms`}</Table.Td>
-                    <Table.Td>{a.response_status ?? '—'}</Table.Td>
-                    <Table.Td>
-                      <Code block style={{ maxWidth: 320, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
-                        {a.response_snippet ?? ''}
+            <DataTable
+              label="Attempts of the delivery"
+              columns={['#', 'Time', 'Duration', 'Status', 'Response', 'Error']}
+            >
+              {detail.data?.attempts.map((a) => (
+                <DataRow key={a.attempt}>
+                  <DataCell label="Attempt" title>
+                    {stacked ? `Attempt ${a.attempt}` : a.attempt}
+                  </DataCell>
+                  <DataCell label="Time">
+                    <Time value={a.started_at} exact />
+                  </DataCell>
+                  <DataCell label="Duration">{a.duration_ms === null ? '—' : `${a.duration_ms} ms`}</DataCell>
+                  <DataCell label="Status">{a.response_status ?? '—'}</DataCell>
+                  <DataCell label="Response">
+                    {a.response_snippet && (
+                      <Code
+                        block
+                        style={{
+                          maxWidth: stacked ? '100%' : 320,
+                          whiteSpace: 'pre-wrap',
+                          wordBreak: 'break-all',
+                        }}
+                      >
+                        {a.response_snippet}
                       </Code>
-                    </Table.Td>
-                    <Table.Td>{a.error_message ?? '—'}</Table.Td>
-                  </Table.Tr>
-                ))}
-              </Table.Tbody>
-            </Table>
+                    )}
+                  </DataCell>
+                  <DataCell label="Error">{a.error_message ?? '—'}</DataCell>
+                </DataRow>
+              ))}
+            </DataTable>
           )}
         </Stack>
       )}

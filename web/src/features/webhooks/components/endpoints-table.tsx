@@ -1,5 +1,6 @@
-import { Anchor, Loader, Table, Text } from '@mantine/core'
+import { Anchor, Loader, Text } from '@mantine/core'
 import { Link } from 'react-router'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
 import { type Env, useEndpoints } from '../api/webhooks.ts'
@@ -15,44 +16,44 @@ export function EndpointsTable({ env }: { env: Env }) {
       {endpoints.data?.length === 0 ? (
         <Text c="dimmed">No {env} endpoints yet.</Text>
       ) : (
-        <Table.ScrollContainer minWidth={900}>
-          <Table striped aria-label={`Webhook endpoints (${env})`}>
-            <Table.Thead>
-              <Table.Tr>
-                <Table.Th>URL</Table.Th>
-                <Table.Th>Description</Table.Th>
-                <Table.Th>Events</Table.Th>
-                <Table.Th>Health</Table.Th>
-                <Table.Th>Failure streak</Table.Th>
-                <Table.Th>Last success</Table.Th>
-                <Table.Th>Last failure</Table.Th>
-              </Table.Tr>
-            </Table.Thead>
-            <Table.Tbody>
-              {endpoints.data?.map((e) => (
-                <Table.Tr key={e.id}>
-                  <Table.Td>
-                    <Anchor
-                      component={Link}
-                      to={`/webhooks/${e.id}?environment=${env}`}
-                      style={{ wordBreak: 'break-all' }}
-                    >
-                      {e.url}
-                    </Anchor>
-                  </Table.Td>
-                  <Table.Td>{e.description}</Table.Td>
-                  <Table.Td>{describeEvents(e.enabled_events)}</Table.Td>
-                  <Table.Td>
-                    <EndpointHealth endpoint={e} />
-                  </Table.Td>
-                  <Table.Td>{e.consecutive_failures}</Table.Td>
-                  <Table.Td>{e.last_success_at ? <Time value={e.last_success_at} /> : 'Never'}</Table.Td>
-                  <Table.Td>{e.last_failure_at ? <Time value={e.last_failure_at} /> : 'Never'}</Table.Td>
-                </Table.Tr>
-              ))}
-            </Table.Tbody>
-          </Table>
-        </Table.ScrollContainer>
+        <DataTable
+          label={`Webhook endpoints (${env})`}
+          columns={[
+            'URL',
+            'Description',
+            'Events',
+            'Health',
+            'Failure streak',
+            'Last success',
+            'Last failure',
+          ]}
+        >
+          {endpoints.data?.map((e) => (
+            <DataRow key={e.id}>
+              <DataCell label="URL" title>
+                <Anchor
+                  component={Link}
+                  to={`/webhooks/${e.id}?environment=${env}`}
+                  style={{ wordBreak: 'break-all' }}
+                >
+                  {e.url}
+                </Anchor>
+              </DataCell>
+              <DataCell label="Description">{e.description}</DataCell>
+              <DataCell label="Events">{describeEvents(e.enabled_events)}</DataCell>
+              <DataCell label="Health">
+                <EndpointHealth endpoint={e} />
+              </DataCell>
+              <DataCell label="Failure streak">{e.consecutive_failures}</DataCell>
+              <DataCell label="Last success">
+                {e.last_success_at ? <Time value={e.last_success_at} /> : 'Never'}
+              </DataCell>
+              <DataCell label="Last failure">
+                {e.last_failure_at ? <Time value={e.last_failure_at} /> : 'Never'}
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
       )}
     </>
   )

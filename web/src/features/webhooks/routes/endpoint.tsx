@@ -27,7 +27,7 @@ export function EndpointRoute() {
       {endpoint.isPending && <Loader aria-label="Loading the endpoint" />}
       {e && (
         <>
-          <SimpleGrid cols={3}>
+          <SimpleGrid cols={{ base: 1, sm: 3 }}>
             <div>
               <Text size="sm" c="dimmed">
                 Health
