@@ -1,10 +1,10 @@
-import { Loader, SimpleGrid, Table } from '@mantine/core'
+import { Loader, SimpleGrid } from '@mantine/core'
 import { DeliverySuccessChart, OrdersPerDayChart } from '../../../components/daily-charts.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import {
   Figure,
-  TotalsHead,
   TotalsRow,
+  TotalsTable,
   WindowFigures,
   WindowRows,
 } from '../../../components/order-totals.tsx'
@@ -34,26 +34,17 @@ export function StatisticsRoute() {
           </SimpleGrid>
           <OrdersPerDayChart days={data.live_orders_per_day} />
           <DeliverySuccessChart days={data.live_deliveries_per_day} />
-          <Table.ScrollContainer minWidth={800}>
-            <Table striped>
-              <Table.Caption>All organizations: live orders by status</Table.Caption>
-              <TotalsHead first="Period" />
-              <Table.Tbody>
-                <WindowRows windows={data.live_orders} />
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
-          <Table.ScrollContainer minWidth={800}>
-            <Table striped>
-              <Table.Caption>Each organization: live orders of the last 30 days by status</Table.Caption>
-              <TotalsHead first="Organization" />
-              <Table.Tbody>
-                {data.organizations.map((o) => (
-                  <TotalsRow key={o.id} label={o.name} totals={o.live_orders.last_30_days} />
-                ))}
-              </Table.Tbody>
-            </Table>
-          </Table.ScrollContainer>
+          <TotalsTable caption="All organizations: live orders by status" first="Period">
+            <WindowRows windows={data.live_orders} />
+          </TotalsTable>
+          <TotalsTable
+            caption="Each organization: live orders of the last 30 days by status"
+            first="Organization"
+          >
+            {data.organizations.map((o) => (
+              <TotalsRow key={o.id} label={o.name} totals={o.live_orders.last_30_days} first="Organization" />
+            ))}
+          </TotalsTable>
         </>
       )}
     </Page>
