@@ -1,65 +1,116 @@
+import type { ComponentType } from 'react'
 import { createBrowserRouter, Navigate } from 'react-router'
-import { AccountRoute } from '../features/account/routes/account.tsx'
-import { ApiKeysRoute } from '../features/api-keys/routes/api-keys.tsx'
-import { AuditLogRoute } from '../features/audit-log/routes/audit-log.tsx'
-import { AcceptInvitationRoute } from '../features/auth/routes/accept-invitation.tsx'
-import { SignInRoute } from '../features/auth/routes/sign-in.tsx'
-import { AutomationRoute } from '../features/automation/routes/automation.tsx'
-import { HomeRoute } from '../features/home/routes/home.tsx'
-import { MembersRoute } from '../features/members/routes/members.tsx'
-import { PlatformAuditLogRoute } from '../features/operator/routes/audit-log.tsx'
-import { JobSheetRoute } from '../features/operator/routes/job-sheet.tsx'
-import { OperatorsRoute } from '../features/operator/routes/operators.tsx'
-import { OperatorOrderRoute } from '../features/operator/routes/order.tsx'
-import { OrganizationRoute } from '../features/operator/routes/organization.tsx'
-import { OrganizationsRoute } from '../features/operator/routes/organizations.tsx'
-import { ProductionRoute } from '../features/operator/routes/production.tsx'
-import { ProductionOrderRoute } from '../features/operator/routes/production-order.tsx'
-import { ShopOrdersRoute } from '../features/operator/routes/shop-orders.tsx'
-import { StatisticsRoute } from '../features/operator/routes/statistics.tsx'
-import { OrderRoute } from '../features/orders/routes/order.tsx'
-import { OrdersRoute } from '../features/orders/routes/orders.tsx'
-import { ProductsRoute } from '../features/products/routes/products.tsx'
-import { BillingRoute } from '../features/usage/routes/billing.tsx'
-import { UsageRoute } from '../features/usage/routes/usage.tsx'
-import { EndpointRoute } from '../features/webhooks/routes/endpoint.tsx'
-import { WebhooksRoute } from '../features/webhooks/routes/webhooks.tsx'
 import { Shell } from './shell.tsx'
+
+/**
+ * A page loaded when first opened: each page is a chunk of its own, so
+ * opening one parses the shell and that page, not every page and library
+ * (the charts, the QR code, the console) of the dashboard.
+ */
+function page<K extends string>(load: () => Promise<Record<K, ComponentType>>, name: K) {
+  return async () => ({ Component: (await load())[name] })
+}
 
 export const router = createBrowserRouter(
   [
-    { path: '/sign-in', element: <SignInRoute /> },
-    { path: '/invitation', element: <AcceptInvitationRoute /> },
+    { path: '/sign-in', lazy: page(() => import('../features/auth/routes/sign-in.tsx'), 'SignInRoute') },
+    {
+      path: '/invitation',
+      lazy: page(() => import('../features/auth/routes/accept-invitation.tsx'), 'AcceptInvitationRoute'),
+    },
     // Printed at the workbench: outside the shell, so that only the sheet prints.
-    { path: '/operator/production/:productionOrderId/job-sheet', element: <JobSheetRoute /> },
+    {
+      path: '/operator/production/:productionOrderId/job-sheet',
+      lazy: page(() => import('../features/operator/routes/job-sheet.tsx'), 'JobSheetRoute'),
+    },
     {
       path: '/',
       element: <Shell />,
       children: [
         { index: true, element: <Navigate to="/home" replace /> },
-        { path: 'home', element: <HomeRoute /> },
-        { path: 'orders', element: <OrdersRoute /> },
-        { path: 'api-keys', element: <ApiKeysRoute /> },
-        { path: 'webhooks', element: <WebhooksRoute /> },
-        { path: 'webhooks/:endpointId', element: <EndpointRoute /> },
-        { path: 'members', element: <MembersRoute /> },
-        { path: 'orders/:order_id', element: <OrderRoute /> },
-        { path: 'products', element: <ProductsRoute /> },
-        { path: 'automation', element: <AutomationRoute /> },
-        { path: 'usage', element: <UsageRoute /> },
-        { path: 'audit-log', element: <AuditLogRoute /> },
-        { path: 'account', element: <AccountRoute /> },
+        { path: 'home', lazy: page(() => import('../features/home/routes/home.tsx'), 'HomeRoute') },
+        { path: 'orders', lazy: page(() => import('../features/orders/routes/orders.tsx'), 'OrdersRoute') },
+        {
+          path: 'api-keys',
+          lazy: page(() => import('../features/api-keys/routes/api-keys.tsx'), 'ApiKeysRoute'),
+        },
+        {
+          path: 'webhooks',
+          lazy: page(() => import('../features/webhooks/routes/webhooks.tsx'), 'WebhooksRoute'),
+        },
+        {
+          path: 'webhooks/:endpointId',
+          lazy: page(() => import('../features/webhooks/routes/endpoint.tsx'), 'EndpointRoute'),
+        },
+        {
+          path: 'members',
+          lazy: page(() => import('../features/members/routes/members.tsx'), 'MembersRoute'),
+        },
+        {
+          path: 'orders/:order_id',
+          lazy: page(() => import('../features/orders/routes/order.tsx'), 'OrderRoute'),
+        },
+        {
+          path: 'products',
+          lazy: page(() => import('../features/products/routes/products.tsx'), 'ProductsRoute'),
+        },
+        {
+          path: 'automation',
+          lazy: page(() => import('../features/automation/routes/automation.tsx'), 'AutomationRoute'),
+        },
+        { path: 'usage', lazy: page(() => import('../features/usage/routes/usage.tsx'), 'UsageRoute') },
+        {
+          path: 'audit-log',
+          lazy: page(() => import('../features/audit-log/routes/audit-log.tsx'), 'AuditLogRoute'),
+        },
+        {
+          path: 'account',
+          lazy: page(() => import('../features/account/routes/account.tsx'), 'AccountRoute'),
+        },
         // The operator's console (the shell sends members away).
-        { path: 'operator/organizations', element: <OrganizationsRoute /> },
-        { path: 'operator/organizations/:orgId', element: <OrganizationRoute /> },
-        { path: 'operator/production', element: <ProductionRoute /> },
-        { path: 'operator/production/:productionOrderId', element: <ProductionOrderRoute /> },
-        { path: 'operator/orders/:orderId', element: <OperatorOrderRoute /> },
-        { path: 'operator/shop-orders', element: <ShopOrdersRoute /> },
-        { path: 'operator/statistics', element: <StatisticsRoute /> },
-        { path: 'operator/billing', element: <BillingRoute /> },
-        { path: 'operator/operators', element: <OperatorsRoute /> },
-        { path: 'operator/audit-log', element: <PlatformAuditLogRoute /> },
+        {
+          path: 'operator/organizations',
+          lazy: page(() => import('../features/operator/routes/organizations.tsx'), 'OrganizationsRoute'),
+        },
+        {
+          path: 'operator/organizations/:orgId',
+          lazy: page(() => import('../features/operator/routes/organization.tsx'), 'OrganizationRoute'),
+        },
+        {
+          path: 'operator/production',
+          lazy: page(() => import('../features/operator/routes/production.tsx'), 'ProductionRoute'),
+        },
+        {
+          path: 'operator/production/:productionOrderId',
+          lazy: page(
+            () => import('../features/operator/routes/production-order.tsx'),
+            'ProductionOrderRoute',
+          ),
+        },
+        {
+          path: 'operator/orders/:orderId',
+          lazy: page(() => import('../features/operator/routes/order.tsx'), 'OperatorOrderRoute'),
+        },
+        {
+          path: 'operator/shop-orders',
+          lazy: page(() => import('../features/operator/routes/shop-orders.tsx'), 'ShopOrdersRoute'),
+        },
+        {
+          path: 'operator/statistics',
+          lazy: page(() => import('../features/operator/routes/statistics.tsx'), 'StatisticsRoute'),
+        },
+        {
+          path: 'operator/billing',
+          lazy: page(() => import('../features/usage/routes/billing.tsx'), 'BillingRoute'),
+        },
+        {
+          path: 'operator/operators',
+          lazy: page(() => import('../features/operator/routes/operators.tsx'), 'OperatorsRoute'),
+        },
+        {
+          path: 'operator/audit-log',
+          lazy: page(() => import('../features/operator/routes/audit-log.tsx'), 'PlatformAuditLogRoute'),
+        },
         { path: '*', element: <Navigate to="/home" replace /> },
       ],
     },
