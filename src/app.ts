@@ -41,6 +41,7 @@ import { accountsAdminRoutes } from './modules/accounts/accounts.admin.routes.ts
 import { accountsConsoleRoutes } from './modules/accounts/accounts.console.routes.ts'
 import { accountsDashboardRoutes } from './modules/accounts/accounts.dashboard.routes.ts'
 import { createAccountService } from './modules/accounts/accounts.service.ts'
+import type { PasswordCost } from './modules/accounts/passwords.ts'
 import { membersDashboardRoutes } from './modules/accounts/members.dashboard.routes.ts'
 import { operatorsConsoleRoutes } from './modules/accounts/operators.console.routes.ts'
 import { auditConsoleRoutes } from './modules/audit/audit.console.routes.ts'
@@ -119,6 +120,8 @@ export interface AppDeps {
   operatorToken: string
   /** DNS for webhook hosts (tests substitute their own). */
   resolver?: Resolver
+  /** A cheaper scrypt cost for new passwords (tests only; the service always uses PASSWORD_COST). */
+  passwordCost?: PasswordCost
   /** Cache API keys in memory: only for the embedded database (one process). */
   cacheApiKeys?: boolean
   /** Pino options or false; tests pass false. */
@@ -167,6 +170,7 @@ export function createServices(deps: AppDeps) {
       organizations,
       rateLimiter: deps.rateLimiter,
       publicBaseUrl: deps.config.publicBaseUrl,
+      ...(deps.passwordCost ? { passwordCost: deps.passwordCost } : {}),
     }),
     audit: createAuditService({ db: deps.db }),
     system: createSystemService({ db: deps.db }),

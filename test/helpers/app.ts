@@ -104,6 +104,8 @@ export function manualClock(start = new Date('2026-11-22T10:00:00.000Z')) {
   return clock
 }
 
+/** scrypt at 1/32 of the service's cost: a test's members and sign-ins cost milliseconds, not a third of a second. */
+export const TEST_PASSWORD_COST = { N: 1024, r: 8, p: 1 }
 export const OPERATOR_TOKEN = 'op_test_operator_token_for_the_suite_0123456789'
 export const PUBLIC_BASE_URL = 'http://api.test'
 
@@ -190,6 +192,8 @@ export async function createTestApp(
     trustProxy?: TrustProxy
     /** PUBLIC_BASE_URL; http://api.test by default. */
     publicBaseUrl?: string
+    /** Hash new passwords at the service's own scrypt cost (by default a cheaper one: members are made by the hundred). */
+    servicePasswordCost?: boolean
   } = {},
 ): Promise<TestApp> {
   const testDb = options.testDb ?? (await createTestDatabase())
@@ -226,6 +230,7 @@ export async function createTestApp(
     ...(options.listenTimings ? { listenTimings: options.listenTimings } : {}),
     ...(options.metricsOnApiPort === false ? { metricsOnApiPort: false } : {}),
     cacheApiKeys: options.cacheApiKeys ?? false,
+    ...(options.servicePasswordCost ? {} : { passwordCost: TEST_PASSWORD_COST }),
     db,
     listen: testDb.listen,
     storage,

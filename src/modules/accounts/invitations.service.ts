@@ -227,7 +227,7 @@ export function createInvitationService(deps: AccountDeps) {
       password: string,
       meta: RequestMeta,
     ): Promise<{ token: string; account: AccountView }> {
-      const passwordHash = await hashPassword(password)
+      const passwordHash = await hashPassword(password, deps.passwordCost)
       return db.transaction().execute(async (trx) => {
         const now = clock.now()
         const invitation = await lockOpenInvitation(trx, 'invitations', sha256Hex(token), now)

@@ -6,6 +6,10 @@ import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from 'node:c
  * N = 2^15, r = 8, p = 1: 32 MiB and tens of milliseconds per hash.
  */
 const COST = { N: 32_768, r: 8, p: 1 }
+
+/** scrypt's cost parameters: `PASSWORD_COST` for every stored password; tests choose a cheaper one. */
+export type PasswordCost = typeof COST
+export const PASSWORD_COST: PasswordCost = COST
 const KEY_LENGTH = 32
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -18,10 +22,10 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
   })
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: PasswordCost = COST): Promise<string> {
   const salt = randomBytes(16)
-  const key = await derive(password, salt, COST)
-  return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), key.toString('base64url')].join('$')
+  const key = await derive(password, salt, cost)
+  return ['scrypt', cost.N, cost.r, cost.p, salt.toString('base64url'), key.toString('base64url')].join('$')
 }
 
 /**
@@ -38,12 +42,30 @@ const DECOY = [
   '6V_a4ctuBnaSZnSJtlmIElUv10HFWh5ee_3TZJ6qnac',
 ].join('$')
 
+/** Decoys by cost: the constant one for PASSWORD_COST, one made on first use for another (tests). */
+const decoys = new Map<string, Promise<string>>([[`${COST.N}$${COST.r}$${COST.p}`, Promise.resolve(DECOY)]])
+
+function decoyFor(cost: PasswordCost): Promise<string> {
+  const key = `${cost.N}$${cost.r}$${cost.p}`
+  let decoy = decoys.get(key)
+  if (!decoy) {
+    decoy = hashPassword(randomBytes(16).toString('base64url'), cost)
+    decoys.set(key, decoy)
+  }
+  return decoy
+}
+
 /**
  * Whether the password matches the stored hash, compared in constant time.
- * Without a hash (unknown email) a decoy is checked, so both cases take as long.
+ * Without a hash (unknown email) a decoy at the cost new passwords get is
+ * checked, so both cases take as long.
  */
-export async function verifyPassword(password: string, stored: string | undefined): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = (stored ?? DECOY).split('$')
+export async function verifyPassword(
+  password: string,
+  stored: string | undefined,
+  cost: PasswordCost = COST,
+): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = (stored ?? (await decoyFor(cost))).split('$')
   if (scheme !== 'scrypt' || !salt || !hash) return false
   const expected = Buffer.from(hash, 'base64url')
   const key = await derive(password, Buffer.from(salt, 'base64url'), {

@@ -67,7 +67,11 @@ export function createSessionService(deps: AccountDeps) {
       const member = account ? await findMemberOfAccount(db, account.id) : undefined
       const operator = account && !member ? await findOperatorOfAccount(db, account.id) : undefined
       const known = member ?? operator
-      const matches = await verifyPassword(input.password, known ? account?.password_hash : undefined)
+      const matches = await verifyPassword(
+        input.password,
+        known ? account?.password_hash : undefined,
+        deps.passwordCost,
+      )
       if (!account || !known || !matches) throw new AppError('sign_in_failed')
       const token = await db.transaction().execute(async (trx) => {
         await recordAudit(trx, clock, {
@@ -139,7 +143,7 @@ export function createSessionService(deps: AccountDeps) {
       if (!account || !(await verifyPassword(input.current_password, account.password_hash))) {
         throw new AppError('password_incorrect')
       }
-      const hash = await hashPassword(input.new_password)
+      const hash = await hashPassword(input.new_password, deps.passwordCost)
       return db.transaction().execute(async (trx) => {
         const now = clock.now()
         await updatePassword(trx, account.id, hash, now)
