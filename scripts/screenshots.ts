@@ -16,6 +16,7 @@ import { dashboardPages, homeAndOrdersPages } from './screenshots/dashboard.ts'
 import { keysAndWebhooksPages } from './screenshots/keys-webhooks.ts'
 import { orderEditPage } from './screenshots/order-edit.ts'
 import { orderAndProductPages } from './screenshots/order-products.ts'
+import { phonePages } from './screenshots/phone.ts'
 
 const port = await new Promise<number>((resolve) => {
   const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -56,6 +57,7 @@ try {
   const signedIn = await dashboardPages(shots)
   await homeAndOrdersPages(signedIn)
   await orderAndProductPages(shots, signedIn)
+  await phonePages(shots, signedIn)
   const editedOrderId = await orderEditPage(signedIn)
   await keysAndWebhooksPages(shots)
   await consolePages(shots, editedOrderId)
