@@ -6,7 +6,7 @@ import { EVENT_TYPES, type EventType } from './outbox/events.ts'
 import { signatureHeader, standardSignatureHeader } from './signing.ts'
 
 const SIGNING = [
-  'Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8).',
+  'Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8).',
   'Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing.',
   'The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set.',
   'Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.',

@@ -113,6 +113,28 @@ describe('Standard Webhooks headers on real deliveries', () => {
     assert.throws(() => new SvixWebhook(secret).verify(tampered.toString('utf8'), standardSet(req)))
   })
 
+  test('a redelivery carries the same webhook-id, signed afresh, and verifies with the libraries', async () => {
+    const { endpoint, secret } = await createEndpoint(t, tenant.liveKey, receiver.url('/again'))
+    const first = await ping(endpoint.id, '/again')
+    const id = JSON.parse(first.body.toString('utf8')).id as string
+    await waitUntil(async () => {
+      const res = await t.admin('GET', `/admin/v1/webhook-deliveries?endpoint_id=${endpoint.id}`)
+      return res.json().data[0]?.status === 'succeeded'
+    }, 'the first attempt to be recorded')
+    const log = await t.admin('GET', `/admin/v1/webhook-deliveries?endpoint_id=${endpoint.id}`)
+    const original = log.json().data[0] as { id: string }
+    const count = receiver.received.filter((r) => r.url === '/again').length
+    const res = await t.admin('POST', `/admin/v1/webhook-deliveries/${original.id}/redeliver`)
+    assert.equal(res.statusCode, 202, res.body)
+    const again = await waitUntil(
+      () => receiver.received.filter((r) => r.url === '/again')[count],
+      'the redelivery to arrive',
+    )
+    assert.equal(again.headers['webhook-id'], id, 'the same message id: receivers deduplicate on it')
+    assert.deepEqual(again.body, first.body)
+    assert.deepEqual(verdicts(again, secret), { standardwebhooks: id, svix: id, stripe: id })
+  })
+
   test('during a rotation both secrets sign, space-separated; with grace 0 only the new one', async () => {
     const { endpoint, secret: old } = await createEndpoint(t, tenant.liveKey, receiver.url('/rolling'))
     const rotate = async (grace: number) => {

@@ -379,7 +379,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.received`: A live order came in through the API.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderReceived"];
         delete?: never;
@@ -399,7 +399,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.production_started`: Production of the order began.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderProductionStarted"];
         delete?: never;
@@ -419,7 +419,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.production_completed`: Production of the order finished.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderProductionCompleted"];
         delete?: never;
@@ -439,7 +439,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.production_failed`: Production of the order failed.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderProductionFailed"];
         delete?: never;
@@ -459,7 +459,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.cancelled`: The order was cancelled, as a whole or by a production status change.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderCancelled"];
         delete?: never;
@@ -479,7 +479,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order_item.completed`: The production job of one item finished (never for partner orders).
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderItemCompleted"];
         delete?: never;
@@ -499,7 +499,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.updated`: The order was changed in the dashboard after it was accepted.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderUpdated"];
         delete?: never;
@@ -519,7 +519,7 @@ export interface webhooks {
         put?: never;
         /**
          * `ping`: A test event from POST /v1/webhook-endpoints/{id}/test; no order fields.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onPing"];
         delete?: never;
