@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { pathToFileURL } from 'node:url'
 import { SIGNATURE_VECTORS } from '../../packages/client/test/vectors.ts'
 import { createTestApp, orderBody, type TestApp } from '../helpers/app.ts'
 import { loopbackResolver, type Receiver, startReceiver } from '../helpers/https-receiver.ts'
@@ -26,6 +28,8 @@ const hasPython = spawnSync('python3', ['--version']).status === 0
 interface Delivery {
   body: Buffer
   header: string
+  /** The Standard Webhooks headers of the same request. */
+  standard: Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string>
   secret: string
   t: number
 }
@@ -52,6 +56,11 @@ describe('docs/webhooks.md: signature samples against a real delivery', () => {
     delivery = {
       body: req.body,
       header,
+      standard: {
+        'webhook-id': String(req.headers['webhook-id']),
+        'webhook-timestamp': String(req.headers['webhook-timestamp']),
+        'webhook-signature': String(req.headers['webhook-signature']),
+      },
       secret: created.json().data.secret,
       t: Number(/t=(\d+)/.exec(header)![1]),
     }
@@ -164,6 +173,26 @@ describe('docs/webhooks.md: signature samples against a real delivery', () => {
     assert.equal(await receive(delivery.body, headers, `${delivery.secret}x`, queue), 401)
     assert.equal(await receive(delivery.body, {}, delivery.secret, queue), 401)
     assert.equal(queue.length, 1)
+    // The same request with only its Standard Webhooks headers.
+    assert.equal(await receive(delivery.body, delivery.standard, delivery.secret, queue), 200)
+    assert.equal(queue[1]!.id, queue[0]!.id)
+    assert.equal(await receive(delivery.body, delivery.standard, `${delivery.secret}x`, queue), 401)
+  })
+
+  test('the standardwebhooks sample', async () => {
+    const library = pathToFileURL(createRequire(import.meta.url).resolve('standardwebhooks')).href
+    const code = sample('sample:standardwebhooks').replace("'standardwebhooks'", `'${library}'`)
+    const file = join(dir, 'standard-sample.mjs')
+    writeFileSync(file, `${code}\nexport { verifyStandard }\n`)
+    const { verifyStandard } = await import(file)
+    const raw = delivery.body.toString('utf8')
+    assert.deepEqual(verifyStandard(raw, delivery.standard, delivery.secret), JSON.parse(raw))
+    const tampered = raw.replace('Grüße', 'Grusse')
+    assert.throws(() => verifyStandard(tampered, delivery.standard, delivery.secret), /signature/i)
+    assert.throws(() =>
+      verifyStandard(raw, delivery.standard, 'whsec_TWZLUTlyOEdLWXFyVHdqVVBEOElMUFpJbzJMYUxhU3c'),
+    )
+    assert.throws(() => verifyStandard(raw, {}, delivery.secret))
   })
 
   test('the openssl one-liner prints the v1 of the header', () => {

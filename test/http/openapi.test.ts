@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict'
+import { createHmac } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import type { RouteOptions } from 'fastify'
 import { ERROR_CATALOG, ERROR_CODES, type ErrorCode, TOP_LEVEL_CODES } from '../../src/http/errors.ts'
+import { EXAMPLE_SECRET } from '../../src/http/openapi-examples.ts'
 import { routeErrorCodes } from '../../src/http/route-errors.ts'
 import { OrderRequest } from '../../src/modules/orders/orders.schemas.ts'
 import { EVENT_TYPES } from '../../src/modules/webhooks/outbox/events.ts'
@@ -233,11 +235,28 @@ describe('GET /v1/openapi.json', () => {
       const resolved = doc.components.schemas[media.schema.$ref.split('/').pop()]
       assert.deepEqual(resolved.properties.type.enum, [type])
       const headers = Object.fromEntries(op.parameters.map((p: Doc) => [p.name, p]))
-      for (const name of ['X-Service-Signature', 'X-Service-Event-Id', 'X-Service-Event-Type']) {
+      for (const name of [
+        'X-Service-Signature',
+        'X-Service-Event-Id',
+        'X-Service-Event-Type',
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+      ]) {
         assert.ok(headers[name].required, `${type} ${name}`)
         assert.equal(check(headers[name].schema, headers[name].example), undefined, `${type} ${name}`)
       }
       assert.equal(headers['X-Service-Event-Id'].example, media.example.id)
+      // The Standard Webhooks example is signed as the specification says, with the example secret's bytes.
+      const id = headers['webhook-id'].example
+      const ts = headers['webhook-timestamp'].example
+      assert.equal(id, media.example.id)
+      assert.equal(`t=${ts}`, headers['X-Service-Signature'].example.split(',')[0])
+      const key = Buffer.from(EXAMPLE_SECRET.slice('whsec_'.length), 'base64')
+      const mac = createHmac('sha256', key)
+        .update(`${id}.${ts}.${JSON.stringify(media.example)}`)
+        .digest('base64')
+      assert.equal(headers['webhook-signature'].example, `v1,${mac}`, type)
       assert.ok(op.responses['2XX'])
     }
     const union = doc.components.schemas.WebhookEvent

@@ -1,12 +1,19 @@
 /**
- * Webhook signatures: `X-Service-Signature: t=<unix seconds>,v1=<hex>` where
- * v1 is HMAC-SHA256 over `<t>.<raw body>` keyed with the whole `whsec_...`
- * secret as UTF-8. WebCrypto only, so the same code runs in Node 20+ and browsers.
+ * Webhook signatures. Every delivery carries two header sets from one secret:
+ * `X-Service-Signature: t=<unix seconds>,v1=<hex>` where v1 is HMAC-SHA256
+ * over `<t>.<raw body>` keyed with the whole `whsec_...` secret as UTF-8, and
+ * the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and
+ * `webhook-signature: v1,<base64>`, HMAC-SHA256 over `<id>.<t>.<raw body>`
+ * keyed with the base64-decoded part after `whsec_`. WebCrypto only, so the
+ * same code runs in Node 20+ and browsers.
  */
 
 import type { components } from './generated/openapi.ts'
 
 export const SIGNATURE_HEADER = 'x-service-signature'
+export const STANDARD_ID_HEADER = 'webhook-id'
+export const STANDARD_TIMESTAMP_HEADER = 'webhook-timestamp'
+export const STANDARD_SIGNATURE_HEADER = 'webhook-signature'
 /** The receiver's allowed distance between `t` and its own clock, in seconds. */
 export const DEFAULT_TOLERANCE_S = 300
 
@@ -59,23 +66,41 @@ export interface VerifyOptions {
 
 const utf8 = new TextEncoder()
 
-async function hmacHex(secret: string, t: string, body: Uint8Array): Promise<string> {
-  const key = await crypto.subtle.importKey(
+async function hmac(key: Uint8Array, prefix: string, body: Uint8Array): Promise<Uint8Array> {
+  const cryptoKey = await crypto.subtle.importKey(
     'raw',
-    utf8.encode(secret),
+    key as Uint8Array<ArrayBuffer>,
     { name: 'HMAC', hash: 'SHA-256' },
     false,
     ['sign'],
   )
-  const prefix = utf8.encode(`${t}.`)
-  const message = new Uint8Array(prefix.length + body.length)
-  message.set(prefix, 0)
-  message.set(body, prefix.length)
-  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, message))
-  return Array.from(mac, (b) => b.toString(16).padStart(2, '0')).join('')
+  const head = utf8.encode(prefix)
+  const message = new Uint8Array(head.length + body.length)
+  message.set(head, 0)
+  message.set(body, head.length)
+  return new Uint8Array(await crypto.subtle.sign('HMAC', cryptoKey, message))
 }
 
-/** Equal-length strings compared without an early exit; the length (64) is public. */
+const hex = (bytes: Uint8Array) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('')
+const base64 = (bytes: Uint8Array) => btoa(String.fromCharCode(...bytes))
+
+/**
+ * The Standard Webhooks key: the part after `whsec_`, base64-decoded. Secrets
+ * made before they were alphanumeric may hold `-` or `_`: read as base64url.
+ */
+function standardKey(secret: string): Uint8Array {
+  const encoded = secret
+    .replace(/^whsec_/, '')
+    .replace(/-/g, '+')
+    .replace(/_/g, '/')
+  try {
+    return Uint8Array.from(atob(encoded), (c) => c.charCodeAt(0))
+  } catch {
+    throw new WebhookVerificationError('signature_mismatch', 'The secret is not whsec_<base64>')
+  }
+}
+
+/** Equal-length strings compared without an early exit; the length (64 or 44) is public. */
 function constantTimeEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false
   let diff = 0
@@ -110,26 +135,19 @@ function parseHeader(header: string): { t: string; v1: string[] } {
   return { t, v1 }
 }
 
-/**
- * Checks `X-Service-Signature` against the raw body (exactly as received:
- * never JSON parsed and serialized again) and returns the parsed event.
- * Throws WebhookVerificationError when the header is missing or malformed, no
- * v1 matches, or `t` is more than `tolerance` seconds from now.
- */
-export async function verifyWebhook(
-  rawBody: string | Uint8Array | ArrayBuffer,
-  signatureHeader: string | null | undefined,
-  secret: string,
-  options: VerifyOptions = {},
-): Promise<WebhookEvent> {
-  if (!signatureHeader) throw new WebhookVerificationError('missing_header', 'No X-Service-Signature header')
-  const { t, v1 } = parseHeader(signatureHeader)
-  const body = bytesOf(rawBody)
-  const expected = await hmacHex(secret, t, body)
-  let match = false
-  for (const candidate of v1) match = constantTimeEqual(expected, candidate) || match
-  if (!match)
-    throw new WebhookVerificationError('signature_mismatch', 'No v1 signature matches the body and secret')
+/** Request headers as Node (`req.headers`), fetch (`Headers`) or a plain object hold them. */
+export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>
+
+function headerOf(headers: WebhookHeaders, name: string): string | undefined {
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name) ?? undefined
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name) return Array.isArray(value) ? value[0] : value
+  }
+  return undefined
+}
+
+/** A signature that matched, at time `t`: refused when `t` is out of tolerance; else the parsed body. */
+function accept(t: string, body: Uint8Array, options: VerifyOptions): WebhookEvent {
   const tolerance = options.tolerance ?? DEFAULT_TOLERANCE_S
   const now = options.now ?? Math.floor(Date.now() / 1000)
   if (now - Number(t) > tolerance) {
@@ -151,11 +169,99 @@ export async function verifyWebhook(
   }
 }
 
+async function verifyService(body: Uint8Array, header: string, secret: string, options: VerifyOptions) {
+  const { t, v1 } = parseHeader(header)
+  const expected = hex(await hmac(utf8.encode(secret), `${t}.`, body))
+  let match = false
+  for (const candidate of v1) match = constantTimeEqual(expected, candidate) || match
+  if (!match)
+    throw new WebhookVerificationError('signature_mismatch', 'No v1 signature matches the body and secret')
+  return accept(t, body, options)
+}
+
+/** `webhook-signature` holds space-separated `<version>,<base64>`; only v1 counts. */
+async function verifyStandard(
+  body: Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyOptions,
+) {
+  const id = headerOf(headers, STANDARD_ID_HEADER)
+  const t = headerOf(headers, STANDARD_TIMESTAMP_HEADER)
+  const signatures = headerOf(headers, STANDARD_SIGNATURE_HEADER) ?? ''
+  if (!id || !t)
+    throw new WebhookVerificationError('missing_header', 'No webhook-id or webhook-timestamp header')
+  if (!/^\d{1,12}$/.test(t))
+    throw new WebhookVerificationError('malformed_header', 'webhook-timestamp is not Unix seconds')
+  const v1: string[] = []
+  for (const entry of signatures.split(' ').filter(Boolean)) {
+    const comma = entry.indexOf(',')
+    if (comma <= 0)
+      throw new WebhookVerificationError('malformed_header', 'webhook-signature is not v1,<base64>')
+    if (entry.slice(0, comma) === 'v1') v1.push(entry.slice(comma + 1))
+  }
+  if (v1.length === 0)
+    throw new WebhookVerificationError('no_v1_signature', 'webhook-signature has no v1 signature')
+  const expected = base64(await hmac(standardKey(secret), `${id}.${t}.`, body))
+  let match = false
+  for (const candidate of v1) match = constantTimeEqual(expected, candidate) || match
+  if (!match)
+    throw new WebhookVerificationError('signature_mismatch', 'No v1 signature matches the body and secret')
+  return accept(t, body, options)
+}
+
+/**
+ * Checks a delivery against the raw body (exactly as received: never JSON
+ * parsed and serialized again) and returns the parsed event. The second
+ * argument is either the `X-Service-Signature` value or the request's headers:
+ * then `X-Service-Signature` is checked when present, else the Standard
+ * Webhooks headers. Throws WebhookVerificationError when the headers are
+ * missing or malformed, no v1 matches, or the signing time is more than
+ * `tolerance` seconds from now.
+ */
+export async function verifyWebhook(
+  rawBody: string | Uint8Array | ArrayBuffer,
+  signatureHeaderOrHeaders: string | null | undefined | WebhookHeaders,
+  secret: string,
+  options: VerifyOptions = {},
+): Promise<WebhookEvent> {
+  const body = bytesOf(rawBody)
+  if (signatureHeaderOrHeaders !== null && typeof signatureHeaderOrHeaders === 'object') {
+    const headers = signatureHeaderOrHeaders
+    const service = headerOf(headers, SIGNATURE_HEADER)
+    if (service) return verifyService(body, service, secret, options)
+    if (headerOf(headers, STANDARD_SIGNATURE_HEADER)) return verifyStandard(body, headers, secret, options)
+    throw new WebhookVerificationError('missing_header', 'No X-Service-Signature or webhook-signature header')
+  }
+  if (!signatureHeaderOrHeaders)
+    throw new WebhookVerificationError('missing_header', 'No X-Service-Signature header')
+  return verifyService(body, signatureHeaderOrHeaders, secret, options)
+}
+
 /** The header the service sends: for tests of a receiver, and for the listen command. */
 export async function signWebhook(
   rawBody: string | Uint8Array,
   secret: string,
   timestamp = Math.floor(Date.now() / 1000),
 ): Promise<string> {
-  return `t=${timestamp},v1=${await hmacHex(secret, String(timestamp), bytesOf(rawBody))}`
+  return `t=${timestamp},v1=${hex(await hmac(utf8.encode(secret), `${timestamp}.`, bytesOf(rawBody)))}`
+}
+
+/**
+ * Every signature header the service sends, with one `t`: X-Service-Signature
+ * and the Standard Webhooks set, whose `webhook-id` is the event id.
+ */
+export async function webhookHeaders(
+  rawBody: string | Uint8Array,
+  secret: string,
+  { id, timestamp = Math.floor(Date.now() / 1000) }: { id: string; timestamp?: number },
+): Promise<Record<string, string>> {
+  const body = bytesOf(rawBody)
+  const standard = base64(await hmac(standardKey(secret), `${id}.${timestamp}.`, body))
+  return {
+    [SIGNATURE_HEADER]: await signWebhook(body, secret, timestamp),
+    [STANDARD_ID_HEADER]: id,
+    [STANDARD_TIMESTAMP_HEADER]: String(timestamp),
+    [STANDARD_SIGNATURE_HEADER]: `v1,${standard}`,
+  }
 }

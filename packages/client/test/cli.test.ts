@@ -4,6 +4,7 @@ import { once } from 'node:events'
 import type { ServerResponse } from 'node:http'
 import { type AddressInfo, createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
+import { Webhook } from 'standardwebhooks'
 import { USER_AGENT } from '../../../src/modules/webhooks/http-attempt.ts'
 import { verifyWebhook } from '../src/index.ts'
 import { json, type Seen, startFakeServer } from './fake-server.ts'
@@ -121,7 +122,7 @@ describe('order-intake listen', () => {
       'a sample without id does not move the resume point',
     )
 
-    const secret = /signing secret for this session is (whsec_[A-Za-z0-9_-]{43})\b/.exec(cli.output())?.[1]
+    const secret = /signing secret for this session is (whsec_[A-Za-z0-9]{43})\b/.exec(cli.output())?.[1]
     assert.ok(secret, cli.output())
     assert.deepEqual(
       handler.seen.map((r) => r.body.toString('utf8')),
@@ -139,6 +140,18 @@ describe('order-intake listen', () => {
       await assert.rejects(
         verifyWebhook(req.body, req.headers['x-service-signature'] as string, 'whsec_other'),
       )
+      // The Standard Webhooks set, as a registered endpoint gets it, verifies with the same secret.
+      assert.equal(req.headers['webhook-id'], event.id)
+      assert.equal(
+        `t=${req.headers['webhook-timestamp']}`,
+        String(req.headers['x-service-signature']).split(',')[0],
+      )
+      const standard = new Webhook(secret).verify(req.body.toString('utf8'), {
+        'webhook-id': String(req.headers['webhook-id']),
+        'webhook-timestamp': String(req.headers['webhook-timestamp']),
+        'webhook-signature': String(req.headers['webhook-signature']),
+      })
+      assert.deepEqual(standard, event)
     }
     const lines = cli.output().split('\n')
     for (const [raw, status] of [

@@ -1,4 +1,3 @@
-import type { KeyObject } from 'node:crypto'
 import { EventEmitter } from 'node:events'
 import { Agent } from 'undici'
 import type { Clock } from '../../lib/clock.ts'
@@ -7,7 +6,7 @@ import { interimTolerantConnector } from './interim-responses.ts'
 import type { ClaimedDelivery } from './outbox/claim.repo.ts'
 import { pinnedLookup } from './pinned-lookup.ts'
 import { readSnippet } from './response-snippet.ts'
-import { SIGNATURE_HEADER, signatureHeader, signingKey } from './signing.ts'
+import { type SigningKeys, signedHeaders, signingKeys } from './signing.ts'
 import { type AllowedRanges, isBlockedAddress } from './ssrf.ts'
 
 export const USER_AGENT = 'Service-Webhooks/1.0'
@@ -116,12 +115,12 @@ interface Target {
   agent: Agent
   origin: string
   path: string
-  /** The endpoint's encrypted secret, and the signing key derived from it. */
+  /** The endpoint's encrypted secret, and the signing keys derived from it. */
   secret: string | undefined
-  key: KeyObject | undefined
+  keys: SigningKeys | undefined
   /** The same for the secret before a rotation, while one is in its grace period. */
   previousSecret: string | null | undefined
-  previousKey: KeyObject | undefined
+  previousKeys: SigningKeys | undefined
 }
 
 export interface HttpSenderOptions {
@@ -165,28 +164,28 @@ export class HttpSender {
     }
     // The signing keys are derived once per endpoint (and again when a secret differs).
     if (target.secret !== row.secret_encrypted) {
-      target.key = signingKey((await this.#options.secretBox()).open(row.secret_encrypted))
+      target.keys = signingKeys((await this.#options.secretBox()).open(row.secret_encrypted))
       target.secret = row.secret_encrypted
     }
     if (target.previousSecret !== row.previous_secret_encrypted) {
       const sealed = row.previous_secret_encrypted
-      target.previousKey = sealed ? signingKey((await this.#options.secretBox()).open(sealed)) : undefined
+      target.previousKeys = sealed ? signingKeys((await this.#options.secretBox()).open(sealed)) : undefined
       target.previousSecret = sealed
     }
     const body = row.body
     const startedAt = clock.now()
     // A rotated secret signs beside the new one until its grace period ends.
     const previous =
-      target.previousKey !== undefined && startedAt.getTime() < row.previous_secret_expires_ms!
-        ? target.previousKey
+      target.previousKeys !== undefined && startedAt.getTime() < row.previous_secret_expires_ms!
+        ? target.previousKeys
         : undefined
-    // t is taken per attempt, so every retry carries a new t and v1.
+    // t is taken per attempt, so every retry carries a new t and signatures.
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'x-service-event-id': row.event_id,
       'x-service-event-type': row.event_type,
-      [SIGNATURE_HEADER]: signatureHeader(target.key!, body, Math.floor(Date.now() / 1000), previous),
+      ...signedHeaders(target.keys!, row.event_id, body, Math.floor(Date.now() / 1000), previous),
     }
     const started = performance.now()
     // One timer covers connecting, TLS, headers and body; flight.timedOut tells it from shutdown.
@@ -262,9 +261,9 @@ export class HttpSender {
       origin: parsed.origin,
       path,
       secret: undefined,
-      key: undefined,
+      keys: undefined,
       previousSecret: undefined,
-      previousKey: undefined,
+      previousKeys: undefined,
     }
     this.#targets.set(endpointId, target)
     return target

@@ -3,11 +3,12 @@ import { EXAMPLE_CREATED_AT, EXAMPLE_IDS, EXAMPLE_SECRET } from '../../http/open
 import { USER_AGENT } from './http-attempt.ts'
 import { EVENT_DATA, EVENT_SCHEMAS, eventSchemaName } from './outbox/events.schemas.ts'
 import { EVENT_TYPES, type EventType } from './outbox/events.ts'
-import { signatureHeader } from './signing.ts'
+import { signatureHeader, standardSignatureHeader } from './signing.ts'
 
 const SIGNING = [
-  'Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8).',
+  'Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8).',
   'Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing.',
+  'The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set.',
   'Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.',
 ].join(' ')
 
@@ -53,6 +54,24 @@ export function webhooksSection() {
             'The event\u2019s id.',
           ),
           header('X-Service-Event-Type', { type: 'string', enum: [type] }, type, 'The event\u2019s type.'),
+          header(
+            'webhook-id',
+            { type: 'string', format: 'uuid' },
+            example.id,
+            'Standard Webhooks: the event\u2019s id, the same on every attempt.',
+          ),
+          header(
+            'webhook-timestamp',
+            { type: 'string', pattern: '^\\d+$' },
+            String(t),
+            'Standard Webhooks: Unix seconds at signing, the `t` of `X-Service-Signature`.',
+          ),
+          header(
+            'webhook-signature',
+            { type: 'string', pattern: '^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$' },
+            standardSignatureHeader(EXAMPLE_SECRET, example.id, body, t),
+            'Standard Webhooks: `v1,<base64>`, HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the secret after `whsec_`. While the secret is rotated, the previous secret\u2019s signature follows, space-separated.',
+          ),
           header('User-Agent', { type: 'string' }, USER_AGENT, 'The service\u2019s delivery agent.'),
         ],
         requestBody: {

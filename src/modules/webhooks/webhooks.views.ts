@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto'
+import { randomInt } from 'node:crypto'
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 
@@ -15,7 +15,15 @@ export const disabled = (message: string) =>
 export const endpointNotFound = () =>
   new AppError('not_found', { message: 'No webhook endpoint with this id.' })
 
-export const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/**
+ * `whsec_` and 43 random letters and digits (256 bits): the same string in
+ * both base64 alphabets, so Standard Webhooks libraries decode it as the
+ * service does (signing.ts, standardSigningKey).
+ */
+export const newSecret = () =>
+  `whsec_${Array.from({ length: 43 }, () => ALPHANUMERIC[randomInt(ALPHANUMERIC.length)]).join('')}`
 
 /** When the previous secret stops signing, while a rotation of an active endpoint is under way. */
 export function rotationEndsAt(row: WebhookEndpointRow, now: Date): string | null {

@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto'
+import { randomInt } from 'node:crypto'
 import { OrderIntakeError } from '../errors.ts'
-import { signWebhook } from '../webhooks.ts'
+import { webhookHeaders } from '../webhooks.ts'
 import { readEvents } from './sse.ts'
 
 /** The product token the service's own deliveries carry, so a handler sees the same request. */
@@ -26,8 +26,14 @@ export interface ListenOptions {
   log?: (line: string) => void
 }
 
-/** A new session secret: `whsec_` and 43 URL-safe characters, like an endpoint's. */
-export const sessionSecret = () => `whsec_${randomBytes(32).toString('base64url')}`
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
+
+/**
+ * A new session secret like an endpoint's: `whsec_` and 43 random letters and
+ * digits, valid base64, so Standard Webhooks libraries take it as it is.
+ */
+export const sessionSecret = () =>
+  `whsec_${Array.from({ length: 43 }, () => ALPHANUMERIC[randomInt(ALPHANUMERIC.length)]).join('')}`
 
 /** A refusal that reconnecting will not fix (bad key, missing scope, bad filter, too many sessions). */
 export class ListenRefused extends Error {}
@@ -129,7 +135,7 @@ async function forward(target: string, body: string, secret: string): Promise<st
         'user-agent': WEBHOOK_USER_AGENT,
         'x-service-event-id': String(event.id),
         'x-service-event-type': String(event.type),
-        'x-service-signature': await signWebhook(body, secret),
+        ...(await webhookHeaders(body, secret, { id: String(event.id) })),
       },
       body,
       redirect: 'manual',

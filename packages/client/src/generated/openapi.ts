@@ -379,7 +379,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.received`: A live order came in through the API.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderReceived"];
         delete?: never;
@@ -399,7 +399,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.production_started`: Production of the order began.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderProductionStarted"];
         delete?: never;
@@ -419,7 +419,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.production_completed`: Production of the order finished.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderProductionCompleted"];
         delete?: never;
@@ -439,7 +439,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.production_failed`: Production of the order failed.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderProductionFailed"];
         delete?: never;
@@ -459,7 +459,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.cancelled`: The order was cancelled, as a whole or by a production status change.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderCancelled"];
         delete?: never;
@@ -479,7 +479,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order_item.completed`: The production job of one item finished (never for partner orders).
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderItemCompleted"];
         delete?: never;
@@ -499,7 +499,7 @@ export interface webhooks {
         put?: never;
         /**
          * `order.updated`: The order was changed in the dashboard after it was accepted.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onOrderUpdated"];
         delete?: never;
@@ -519,7 +519,7 @@ export interface webhooks {
         put?: never;
         /**
          * `ping`: A test event from POST /v1/webhook-endpoints/{id}/test; no order fields.
-         * @description Check `X-Service-Signature` before anything else: `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
+         * @description Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8). Compute it over the body bytes as received, compare in constant time, and refuse a `t` more than 300 seconds from your clock. On failure answer 401 and process nothing. The same request carries the Standard Webhooks headers `webhook-id`, `webhook-timestamp` and `webhook-signature`, signed with the same secret: `new Webhook(secret)` of the standardwebhooks or svix libraries verifies them; check either set. Deliveries are at least once and in no set order: deduplicate on the event id. Unknown event types and unknown fields may appear; ignore them.
          */
         post: operations["onPing"];
         delete?: never;
@@ -5512,6 +5512,21 @@ export interface operations {
                  */
                 "X-Service-Event-Type": "order.received";
                 /**
+                 * @description Standard Webhooks: the event’s id, the same on every attempt.
+                 * @example 01a2120a-623b-77c5-8742-33e1a9c05d42
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: Unix seconds at signing, the `t` of `X-Service-Signature`.
+                 * @example 1795599001
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the secret after `whsec_`. While the secret is rotated, the previous secret’s signature follows, space-separated.
+                 * @example v1,ZT41tyLjTY2qCY+LDN2B/BKLy02Jw6m96ff85aCJsJ4=
+                 */
+                "webhook-signature": string;
+                /**
                  * @description The service’s delivery agent.
                  * @example Service-Webhooks/1.0
                  */
@@ -5581,6 +5596,21 @@ export interface operations {
                  * @example order.production_started
                  */
                 "X-Service-Event-Type": "order.production_started";
+                /**
+                 * @description Standard Webhooks: the event’s id, the same on every attempt.
+                 * @example 01a2120b-4a01-7e4a-b224-a35d80661eeb
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: Unix seconds at signing, the `t` of `X-Service-Signature`.
+                 * @example 1795599913
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the secret after `whsec_`. While the secret is rotated, the previous secret’s signature follows, space-separated.
+                 * @example v1,1TjFzBlrlOpHxc+u2S0KPciDeyZWm6HGTUXLI74to0g=
+                 */
+                "webhook-signature": string;
                 /**
                  * @description The service’s delivery agent.
                  * @example Service-Webhooks/1.0
@@ -5654,6 +5684,21 @@ export interface operations {
                  */
                 "X-Service-Event-Type": "order.production_completed";
                 /**
+                 * @description Standard Webhooks: the event’s id, the same on every attempt.
+                 * @example 01a2120c-1f77-75b8-8c8b-48464c2b8205
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: Unix seconds at signing, the `t` of `X-Service-Signature`.
+                 * @example 1795600968
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the secret after `whsec_`. While the secret is rotated, the previous secret’s signature follows, space-separated.
+                 * @example v1,Hc3dmPAGrUHzNsoqIEpUZFeUGEK1HVvoD2qYvyAqjCI=
+                 */
+                "webhook-signature": string;
+                /**
                  * @description The service’s delivery agent.
                  * @example Service-Webhooks/1.0
                  */
@@ -5725,6 +5770,21 @@ export interface operations {
                  * @example order.production_failed
                  */
                 "X-Service-Event-Type": "order.production_failed";
+                /**
+                 * @description Standard Webhooks: the event’s id, the same on every attempt.
+                 * @example 01a2120c-1f77-75ff-93f1-9222fbfb250a
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: Unix seconds at signing, the `t` of `X-Service-Signature`.
+                 * @example 1795600968
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the secret after `whsec_`. While the secret is rotated, the previous secret’s signature follows, space-separated.
+                 * @example v1,hCldrr8xPWN0Ij5jNHskEbBxNRr4UmJAGpYQ6d2iKQ0=
+                 */
+                "webhook-signature": string;
                 /**
                  * @description The service’s delivery agent.
                  * @example Service-Webhooks/1.0
@@ -5799,6 +5859,21 @@ export interface operations {
                  */
                 "X-Service-Event-Type": "order.cancelled";
                 /**
+                 * @description Standard Webhooks: the event’s id, the same on every attempt.
+                 * @example 01a2120c-2b5e-7d35-a6bc-2775f0791998
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: Unix seconds at signing, the `t` of `X-Service-Signature`.
+                 * @example 1795601131
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the secret after `whsec_`. While the secret is rotated, the previous secret’s signature follows, space-separated.
+                 * @example v1,poO1KGXxQ7l4FCxDhB5sovKEHoSIBJiyECgwS9EZ930=
+                 */
+                "webhook-signature": string;
+                /**
                  * @description The service’s delivery agent.
                  * @example Service-Webhooks/1.0
                  */
@@ -5869,6 +5944,21 @@ export interface operations {
                  * @example order_item.completed
                  */
                 "X-Service-Event-Type": "order_item.completed";
+                /**
+                 * @description Standard Webhooks: the event’s id, the same on every attempt.
+                 * @example 01a2120b-f3c2-765e-b068-a6835ca46897
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: Unix seconds at signing, the `t` of `X-Service-Signature`.
+                 * @example 1795600684
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the secret after `whsec_`. While the secret is rotated, the previous secret’s signature follows, space-separated.
+                 * @example v1,hJLwZZQ4xZVHwB3rmgGANvJtcsFNP590LgS45s/uBAA=
+                 */
+                "webhook-signature": string;
                 /**
                  * @description The service’s delivery agent.
                  * @example Service-Webhooks/1.0
@@ -5944,6 +6034,21 @@ export interface operations {
                  */
                 "X-Service-Event-Type": "order.updated";
                 /**
+                 * @description Standard Webhooks: the event’s id, the same on every attempt.
+                 * @example 01a2120b-9d41-7a2c-8e55-41c2d7e0a3b6
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: Unix seconds at signing, the `t` of `X-Service-Signature`.
+                 * @example 1795599681
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the secret after `whsec_`. While the secret is rotated, the previous secret’s signature follows, space-separated.
+                 * @example v1,Oxy+v1C9g1IDwh6I7MQvcsCb9PFICZXnYVs5mZS+GYU=
+                 */
+                "webhook-signature": string;
+                /**
                  * @description The service’s delivery agent.
                  * @example Service-Webhooks/1.0
                  */
@@ -6017,6 +6122,21 @@ export interface operations {
                  * @example ping
                  */
                 "X-Service-Event-Type": "ping";
+                /**
+                 * @description Standard Webhooks: the event’s id, the same on every attempt.
+                 * @example 01a2120a-98eb-758e-bd09-71775af569bb
+                 */
+                "webhook-id": string;
+                /**
+                 * @description Standard Webhooks: Unix seconds at signing, the `t` of `X-Service-Signature`.
+                 * @example 1795599010
+                 */
+                "webhook-timestamp": string;
+                /**
+                 * @description Standard Webhooks: `v1,<base64>`, HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>` keyed with the base64-decoded part of the secret after `whsec_`. While the secret is rotated, the previous secret’s signature follows, space-separated.
+                 * @example v1,cMp6VZOmGB5Hq372D/yJ6pgCpx5ycdqgnJDuZegbz3A=
+                 */
+                "webhook-signature": string;
                 /**
                  * @description The service’s delivery agent.
                  * @example Service-Webhooks/1.0
