@@ -34,8 +34,10 @@ interface CatalogSource {
 export const MAX_VALIDATION_ENTRIES = 50
 
 const ALLOW_PRIVATE: EnvName = 'WEBHOOK_ALLOW_PRIVATE_CIDRS'
-/** How to receive webhooks on a developer's machine, where a private target is refused. */
-export const LOCAL_WEBHOOKS = `To receive webhooks on your own machine, run \`npx order-intake listen --forward-to http://localhost:4242/webhooks\` with your API key instead; a service run for development may exempt private ranges with ${ALLOW_PRIVATE}.`
+/** How to receive webhooks on a developer's machine, where an http:// or private target is refused. */
+export const LISTEN_LOCALLY =
+  'To receive webhooks on your own machine, run `npx order-intake listen --forward-to http://localhost:4242/webhooks` with your API key instead'
+export const LOCAL_WEBHOOKS = `${LISTEN_LOCALLY}; a service run for development may exempt private ranges with ${ALLOW_PRIVATE}.`
 
 const NO_RETRY = 'Do not resend the same request unchanged.'
 const FIX_FIELDS = 'Fix the named fields and resend the complete request.'
@@ -108,7 +110,7 @@ export const ERROR_CATALOG = {
     status: 404,
     message: 'Not found.',
     description: (v) =>
-      `Unknown path (a known path with another method is 405 \`method_not_allowed\`), or an id that does not exist or belongs to another organization or environment (never 403). Also an id that cannot exist: one that is not a UUID, longer than ${v.maxParamLength} characters, or not decodable (\`%ZZ\`).`,
+      `Unknown path (a known path with another method is 405 \`method_not_allowed\`), or an id that does not exist or belongs to another organization or environment (never 403). When the id is your organization's in the other environment, the message says so and which key reads it (\`svc_test_\` or \`svc_live_\`); another organization's id gets the plain message. Also an id that cannot exist: one that is not a UUID, longer than ${v.maxParamLength} characters, or not decodable (\`%ZZ\`).`,
     retry: NO_RETRY,
   },
   method_not_allowed: {
@@ -173,7 +175,7 @@ export const ERROR_CATALOG = {
     status: 422,
     message: 'The webhook URL is not a valid https URL.',
     description:
-      'Webhook targets must be https URLs without embedded credentials, on a hostname that resolves.',
+      "Webhook targets must be https URLs without embedded credentials, on a hostname that resolves. An http:// URL is refused whatever the service's settings, and the message says how to receive webhooks on your own machine instead: `npx order-intake listen --forward-to <local URL>`, which forwards them to an http:// or localhost URL.",
     retry: NO_RETRY,
   },
   webhook_target_blocked: {

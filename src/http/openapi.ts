@@ -3,6 +3,7 @@ import Type, { type TSchema } from 'typebox'
 import type { ErrorContext } from './error-handler.ts'
 import { ERROR_CODES, type ErrorCode } from './errors.ts'
 import { finishDocument, type OpenApiDocument, type WebhooksSection } from './openapi-document.ts'
+import { SCOPE_LINES } from './principal.ts'
 import { ERROR_CODES_KEY } from './schemas.ts'
 
 declare module 'fastify' {
@@ -51,6 +52,12 @@ const INTRODUCTION = [
   'Changes are pushed as signed webhooks: the `webhooks` section describes each event type, its body and its headers.',
 ]
 
+/** The key and what each scope permits; each operation names the scope it needs. */
+const KEY_DESCRIPTION = [
+  'An API key: `svc_test_...` reads and writes the test environment, `svc_live_...` the live one. Its scopes (none implies another):',
+  ...SCOPE_LINES.map((line) => `- ${line}`),
+].join('\n')
+
 /**
  * The OpenAPI 3.1 document served at /v1/openapi.json, generated from the same
  * TypeBox schemas that validate requests. Operator routes are left out: they
@@ -75,7 +82,7 @@ export function openApiOptions(
       servers: [{ url: publicBaseUrl }],
       components: {
         securitySchemes: {
-          apiKey: { type: 'http', scheme: 'bearer', description: 'svc_test_... or svc_live_... API key' },
+          apiKey: { type: 'http', scheme: 'bearer', description: KEY_DESCRIPTION },
         },
       },
       tags: [

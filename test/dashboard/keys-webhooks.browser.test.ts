@@ -70,6 +70,19 @@ describe('API keys and webhooks in a browser', { skip: browserSkip, timeout: 600
     await page.getByRole('table', { name: 'API keys' }).waitFor()
     await assertAccessible(page, 'API keys')
 
+    // Scopes are labelled by what they allow: /v1 creates orders but cannot cancel them.
+    const scopes = page.getByRole('group', { name: 'Scopes' })
+    for (const name of [
+      'Read orders (orders:read)',
+      'Create orders (orders:write)',
+      'Upload files (files:write)',
+      'Manage webhooks (webhooks:manage)',
+    ]) {
+      await scopes.getByRole('checkbox', { name, exact: true }).waitFor()
+    }
+    await scopes.getByText('POST /v1/orders; orders cannot be changed or cancelled through the API').waitFor()
+    assert.doesNotMatch((await scopes.textContent()) ?? '', /cancel orders/i)
+
     // The environment switch by keyboard: from Test, the arrow key moves to Live.
     await page.getByRole('radio', { name: 'Test' }).focus()
     await page.keyboard.press('ArrowRight')
@@ -129,6 +142,20 @@ describe('API keys and webhooks in a browser', { skip: browserSkip, timeout: 600
     await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor()
     await page.getByText('No live endpoints yet.').waitFor()
     await assertAccessible(page, 'Webhooks')
+
+    // An http:// address is refused with the way to receive webhooks locally, the command as code.
+    await page.getByRole('textbox', { name: /^URL/ }).fill('http://localhost:4242/webhooks')
+    await page.getByRole('button', { name: 'Add endpoint' }).click()
+    const refused = page.getByRole('alert').filter({ hasText: 'No endpoint was added' })
+    await refused
+      .getByText('Webhook URLs must use https. To receive webhooks on your own machine, run')
+      .waitFor()
+    assert.equal(
+      await refused.locator('code').textContent(),
+      'npx order-intake listen --forward-to http://localhost:4242/webhooks',
+    )
+    await assertAccessible(page, 'Webhooks with a refused URL')
+
     await page.getByRole('textbox', { name: /^URL/ }).fill(receiver.url('/orders'))
     await page.getByLabel('Description (optional)').fill('Order desk')
     await page.getByRole('button', { name: 'Add endpoint' }).click()

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { ENVIRONMENTS } from '../../db/schema.ts'
 import { closed, OrgParams, op, opCreate } from '../../http/admin-route-config.ts'
-import { SCOPES } from '../../http/principal.ts'
+import { SCOPE_LINES, SCOPES } from '../../http/principal.ts'
 import { StringEnum, Text, Timestamp } from '../../http/schemas.ts'
 import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
 import type { ApiKeyService } from './api-keys.service.ts'
@@ -22,7 +22,9 @@ export function apiKeysAdminRoutes(deps: { apiKeys: ApiKeyService }) {
           body: Type.Object(
             {
               environment: StringEnum(ENVIRONMENTS),
-              scopes: Type.Array(StringEnum(SCOPES), { maxItems: SCOPES.length * 2 }),
+              scopes: Type.Array(StringEnum(SCOPES, { description: SCOPE_LINES.join(' ') }), {
+                maxItems: SCOPES.length * 2,
+              }),
               name: Type.Optional(Type.Union([Text({ maxLength: 255 }), Type.Null()])),
               expires_at: Type.Optional(Type.Union([Timestamp, Type.Null()])),
             },

@@ -1,13 +1,13 @@
 import Type, { type Static } from 'typebox'
 import { ENVIRONMENTS } from '../../db/schema.ts'
-import { SCOPES } from '../../http/principal.ts'
+import { SCOPE_LINES, SCOPES } from '../../http/principal.ts'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
 
 const closed = { additionalProperties: false } as const
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
 
 export const Environment = StringEnum(ENVIRONMENTS, { description: 'test or live' })
-export const Scope = StringEnum(SCOPES)
+export const Scope = StringEnum(SCOPES, { description: SCOPE_LINES.join(' ') })
 
 /** An API key as the dashboard lists it: never its plaintext or hash. */
 export const ApiKey = Type.Object({

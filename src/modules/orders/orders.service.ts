@@ -1,5 +1,6 @@
 import type { Environment, OrderRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
+import { type LookupScope, notFoundHere } from '../../http/not-found.ts'
 import { cursorCodec, keysetPage, type Page, type Position } from '../../http/pagination.ts'
 import { csvLine } from '../../lib/csv.ts'
 import { isUuid } from '../../lib/ids.ts'
@@ -64,10 +65,10 @@ export function createOrderService(deps: OrderDeps) {
     ...createOrderStatsService(deps),
     ...createOrderIntakeService(deps, aggregates),
 
-    async get(scope: OrderScope, id: string): Promise<Order> {
+    async get(scope: LookupScope, id: string): Promise<Order> {
       const row = isUuid(id) ? await findOrderById(db, id) : undefined
       if (!row || row.organization_id !== scope.organizationId || row.environment !== scope.environment) {
-        throw new AppError('not_found', { message: 'No order with this id.' })
+        throw notFoundHere('order', scope, row)
       }
       const [aggregate] = await aggregatesFor([row], false)
       return toPublicOrder(aggregate!)

@@ -12,7 +12,9 @@ export const ApiKeyInfo = Type.Object(
   {
     organization: Type.Object({ name: Type.String() }),
     environment: StringEnum(ENVIRONMENTS),
-    scopes: Type.Array(Type.String()),
+    scopes: Type.Array(Type.String(), {
+      description: 'The key\u2019s scopes; the apiKey security scheme says what each permits.',
+    }),
     key_prefix: Type.String({ description: 'Leading part of the key.' }),
     api_version: Type.String(),
   },

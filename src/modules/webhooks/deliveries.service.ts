@@ -1,4 +1,5 @@
 import { AppError } from '../../http/errors.ts'
+import { inScope, notFoundHere } from '../../http/not-found.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { AuditActor } from '../audit/audit.service.ts'
 import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
@@ -29,9 +30,7 @@ export function createDeliveryService(ctx: WebhookContext) {
     /** One log entry of the caller's and its attempts, oldest first; 404 for any other id. */
     async delivery(scope: WebhookScope, id: string) {
       const row = isUuid(id) ? await findDelivery(db, id) : undefined
-      if (!row || row.organization_id !== scope.organizationId || row.environment !== scope.environment) {
-        throw new AppError('not_found', { message: 'No delivery with this id.' })
-      }
+      if (!row || !inScope(scope, row)) throw notFoundHere('delivery', scope, row)
       return { delivery: deliveryView(row), attempts: (await listAttempts(db, row.id)).map(attemptView) }
     },
 
@@ -76,15 +75,15 @@ export function createDeliveryService(ctx: WebhookContext) {
      * retries of the entry it repeats.
      */
     async redeliver(scope: WebhookScope | undefined, deliveryId: string, actor?: AuditActor) {
-      const original = isUuid(deliveryId) ? await findDelivery(db, deliveryId, scope) : undefined
-      if (!original) throw new AppError('not_found', { message: 'No delivery with this id.' })
+      const original = isUuid(deliveryId) ? await findDelivery(db, deliveryId) : undefined
+      if (!original || !inScope(scope, original)) throw notFoundHere('delivery', scope, original)
       if (!(await isEndpointActive(db, original.endpoint_id))) {
         throw AppError.validation(
           [{ code: 'invalid_format', field: 'id', message: 'The endpoint is disabled.' }],
           'The delivery’s endpoint is disabled; it receives nothing further.',
         )
       }
-      const endpoint = actor ? await findEndpoint(db, undefined, original.endpoint_id) : undefined
+      const endpoint = actor ? await findEndpoint(db, original.endpoint_id) : undefined
       const row = await enqueueRedelivery(db, original, clock.now(), (trx, created) =>
         audit(
           trx,

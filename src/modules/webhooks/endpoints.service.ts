@@ -6,6 +6,7 @@ import { webhookDailyOutcomes } from './daily-outcomes.repo.ts'
 import { checkEnabledEvents, parseEnabledEvents } from './enabled-events.ts'
 import {
   deactivateEndpoint,
+  findEndpoint,
   insertEndpoint,
   listEndpoints,
   lockAndCountActive,
@@ -134,7 +135,7 @@ export function createEndpointService(ctx: WebhookContext) {
       const row = await db.transaction().execute(async (trx) => {
         // Locked, so two rotations at once run one after the other: the second keeps the first's secret as previous.
         const current = await lockEndpoint(trx, scope, id)
-        if (!current) throw endpointNotFound()
+        if (!current) throw endpointNotFound(scope, await findEndpoint(trx, id))
         if (!current.is_active) {
           throw AppError.validation(
             [

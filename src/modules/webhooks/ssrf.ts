@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import ipaddr from 'ipaddr.js'
-import { AppError, LOCAL_WEBHOOKS } from '../../http/errors.ts'
+import { AppError, LISTEN_LOCALLY, LOCAL_WEBHOOKS } from '../../http/errors.ts'
 
 /**
  * Webhook targets must be public: every address a host resolves to is checked,
@@ -76,6 +76,12 @@ export async function checkWebhookUrl(
     throw new AppError('webhook_url_invalid', {
       field: 'url',
       message: 'The URL is not a valid absolute URL.',
+    })
+  }
+  if (url.protocol === 'http:') {
+    throw new AppError('webhook_url_invalid', {
+      field: 'url',
+      message: `Webhook URLs must use https. ${LISTEN_LOCALLY}.`,
     })
   }
   if (url.protocol !== 'https:') {

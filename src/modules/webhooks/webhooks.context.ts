@@ -1,5 +1,6 @@
 import type { Database } from '../../db/database.ts'
 import type { WebhookEndpointRow } from '../../db/schema.ts'
+import { inScope } from '../../http/not-found.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
@@ -60,8 +61,9 @@ export function webhookContext(deps: WebhookDeps) {
    * ids alike; without a scope (the operator), any endpoint.
    */
   async function ownEndpoint(scope: WebhookScope | undefined, id: string): Promise<WebhookEndpointRow> {
-    const row = isUuid(id) ? await findEndpoint(db, scope, id) : undefined
-    if (!row) throw endpointNotFound()
+    // Read by id alone, so that a miss can say the id is this organization's other environment's.
+    const row = isUuid(id) ? await findEndpoint(db, id) : undefined
+    if (!row || !inScope(scope, row)) throw endpointNotFound(scope, row)
     return row
   }
 

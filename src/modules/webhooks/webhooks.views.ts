@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto'
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
+import { type LookupScope, notFoundHere } from '../../http/not-found.ts'
 
 /** How webhook rows look in answers, and the errors both halves of the service share. */
 export const iso = (d: Date | null) => d?.toISOString() ?? null
@@ -12,8 +13,9 @@ export const disabled = (message: string) =>
     message,
   )
 
-export const endpointNotFound = () =>
-  new AppError('not_found', { message: 'No webhook endpoint with this id.' })
+/** 404 for an endpoint id that is not the caller's; `found`: the endpoint it names, if read. */
+export const endpointNotFound = (scope?: LookupScope, found?: WebhookEndpointRow) =>
+  notFoundHere('webhook endpoint', scope, found)
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
 

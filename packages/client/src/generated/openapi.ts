@@ -541,6 +541,7 @@ export interface components {
             };
             /** @enum {string} */
             environment: "test" | "live";
+            /** @description The key’s scopes; the apiKey security scheme says what each permits. */
             scopes: string[];
             /** @description Leading part of the key. */
             key_prefix: string;

@@ -197,19 +197,9 @@ export async function failPendingDeliveries(
     group by 1, 2`.execute(trx)
 }
 
-/** A log entry; with `scope`, only one of that organization and environment. */
-export async function findDelivery(
-  db: Database,
-  id: string,
-  scope?: { organizationId: string; environment: Environment },
-): Promise<WebhookDeliveryRow | undefined> {
-  let query = db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id)
-  if (scope) {
-    query = query
-      .where('organization_id', '=', scope.organizationId)
-      .where('environment', '=', scope.environment)
-  }
-  return query.executeTakeFirst()
+/** The delivery with this id, whoever it belongs to: the caller compares. */
+export async function findDelivery(db: Database, id: string): Promise<WebhookDeliveryRow | undefined> {
+  return db.selectFrom('webhook_deliveries').selectAll().where('id', '=', id).executeTakeFirst()
 }
 
 /** What the delivery log can be narrowed to; every filter is optional and they combine. */

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { SCOPES } from '../../../../../src/http/principal.ts'
+import { SCOPE_PERMITS, SCOPES } from '../../../../../src/http/principal.ts'
 import { type CreateApiKeyBody, call, client } from '../../../lib/api.ts'
 
-export { SCOPES }
+export { SCOPE_PERMITS, SCOPES }
 
 const KEYS = ['api-keys'] as const
 

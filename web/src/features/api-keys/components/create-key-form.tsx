@@ -13,14 +13,7 @@ import { type FormEvent, useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
 import { useRememberedEnvironment } from '../../../lib/environment.ts'
-import { SCOPES, useCreateApiKey } from '../api/api-keys.ts'
-
-const SCOPE_TEXT: Record<string, string> = {
-  'orders:read': 'Read orders',
-  'orders:write': 'Create and cancel orders',
-  'files:write': 'Upload files',
-  'webhooks:manage': 'Manage webhooks',
-}
+import { SCOPE_PERMITS, SCOPES, useCreateApiKey } from '../api/api-keys.ts'
 
 /** Developers create keys: the key is shown once, to copy. */
 export function CreateKeyForm() {
@@ -66,11 +59,16 @@ export function CreateKeyForm() {
             />
           </div>
           <Checkbox.Group label="Scopes" value={scopes} onChange={setScopes} withAsterisk>
-            <Group mt="xs">
+            <Stack mt="xs" gap="xs">
               {SCOPES.map((s) => (
-                <Checkbox key={s} value={s} label={`${SCOPE_TEXT[s] ?? s} (${s})`} />
+                <Checkbox
+                  key={s}
+                  value={s}
+                  label={`${SCOPE_PERMITS[s].label} (${s})`}
+                  description={SCOPE_PERMITS[s].permits}
+                />
               ))}
-            </Group>
+            </Stack>
           </Checkbox.Group>
           <Group align="flex-end">
             <TextInput
