@@ -71,8 +71,19 @@ export function openApiOptions(
         title: 'Order Intake and Production Status API',
         version: 'v1',
         description: [...INTRODUCTION, '', '## Error codes', errorTable(context)].join('\n\n'),
+        contact: { name: 'API reference and guides', url: `${publicBaseUrl}/docs` },
+        license: { name: 'Proprietary: use under the service operator\u2019s terms' },
       },
-      servers: [{ url: publicBaseUrl }],
+      // A variable, so that a tool can point a generated client at any installation.
+      servers: [
+        {
+          url: '{base_url}',
+          description: 'The service (its PUBLIC_BASE_URL); paths carry the /v1 prefix.',
+          variables: { base_url: { default: publicBaseUrl, description: 'The service\u2019s address.' } },
+        },
+      ],
+      // Every operation needs a key unless it says `security: []`.
+      security: [{ apiKey: [] }],
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: 'svc_test_... or svc_live_... API key' },
@@ -102,7 +113,7 @@ export function openApiOptions(
       const documented = { ...schema, ...config.openapi } as Record<string, unknown>
       errorCodes.set(String(documented.operationId), responseCodes(documented.response))
       if (config.jsonBody === 'optional') optionalBodies.add(String(documented.operationId))
-      if (config.auth === 'none') return { schema: documented, url }
+      if (config.auth === 'none') return { schema: { ...documented, security: [] }, url }
       const scopes = config.scopes ?? []
       documented.security = [{ apiKey: [] }]
       documented.description = [

@@ -28,7 +28,12 @@ describe('GET /v1/openapi.json', () => {
 
   test('is a valid OpenAPI 3.1 document and needs no key', async () => {
     assert.equal(doc.openapi, '3.1.0')
-    assert.equal(doc.servers[0].url, PUBLIC_BASE_URL)
+    // One server, its address a variable whose default is this installation's.
+    assert.deepEqual(
+      doc.servers.map((s: Doc) => [s.url, s.variables.base_url.default]),
+      [['{base_url}', PUBLIC_BASE_URL]],
+    )
+    assert.ok(doc.info.license.name && doc.info.contact.url === `${PUBLIC_BASE_URL}/docs`)
     const validator = new Validator()
     const result = await validator.validate(structuredClone(doc))
     assert.equal(validator.version, '3.1')
@@ -78,7 +83,21 @@ describe('GET /v1/openapi.json', () => {
       ['signature', true],
     ])
     assert.ok(put.requestBody.content['application/octet-stream'])
-    assert.equal(put.security, undefined, 'the PUT needs no key')
+    assert.deepEqual(put.security, [], 'the PUT needs no key')
+  })
+
+  test('a key is needed by default; the operations that need none, and the webhooks, say so', () => {
+    assert.deepEqual(doc.security, [{ apiKey: [] }])
+    const open = operations(doc)
+      .filter(({ op }) => op.security.length === 0)
+      .map(({ op }) => op.operationId)
+    assert.deepEqual(open.sort(), ['getOpenApiDocument', 'putUploadContent'])
+    for (const { op } of operations(doc).filter(({ op }) => op.security.length)) {
+      assert.deepEqual(op.security, [{ apiKey: [] }], op.operationId)
+    }
+    for (const [type, item] of Object.entries<Doc>(doc.webhooks)) {
+      assert.deepEqual(item.post.security, [], `webhook ${type}: no key, a signature`)
+    }
   })
 
   test('named component schemas are referenced, not copied', () => {

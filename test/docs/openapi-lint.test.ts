@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { test } from 'node:test'
+import { createConfig, lintFromString } from '@redocly/openapi-core'
+import spectralCore from '@stoplight/spectral-core'
+import parsers from '@stoplight/spectral-parsers'
+import rulesets from '@stoplight/spectral-rulesets'
+
+// CommonJS packages: their named exports are read from the default one.
+const { Document, Spectral } = spectralCore
+
+/**
+ * The committed document as third-party tools read it: Redocly's recommended
+ * rules and Spectral's spectral:oas, the two linters integrators run. Any
+ * error fails; warnings are printed so that they stay visible.
+ */
+const FILE = 'docs/openapi.json'
+const source = readFileSync(FILE, 'utf8')
+
+test('Redocly (recommended rules) finds no error in docs/openapi.json', async () => {
+  const config = await createConfig({ extends: ['recommended'] })
+  const problems = await lintFromString({ source, absoluteRef: FILE, config })
+  const line = (p: (typeof problems)[number]) =>
+    `${p.ruleId} at ${p.location[0]?.pointer ?? '?'}: ${p.message}`
+  const warnings = problems.filter((p) => p.severity !== 'error').map(line)
+  if (warnings.length) console.log(`Redocly warnings:\n${warnings.join('\n')}`)
+  assert.deepEqual(problems.filter((p) => p.severity === 'error').map(line), [])
+})
+
+test('Spectral (spectral:oas) finds no error in docs/openapi.json', async () => {
+  const spectral = new Spectral()
+  spectral.setRuleset({ extends: [[rulesets.oas as never, 'recommended']] })
+  const results = await spectral.run(new Document(source, parsers.Json, FILE))
+  const line = (r: (typeof results)[number]) => `${r.code} at /${r.path.join('/')}: ${r.message}`
+  // Spectral's severities: 0 error, 1 warning, 2 information, 3 hint.
+  const warnings = results.filter((r) => r.severity !== 0).map(line)
+  if (warnings.length) console.log(`Spectral warnings:\n${warnings.join('\n')}`)
+  assert.deepEqual(results.filter((r) => r.severity === 0).map(line), [])
+})
