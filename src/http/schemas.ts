@@ -67,10 +67,11 @@ export const ErrorSchema = Type.Object(
       errors: Type.Optional(Type.Array(ValidationEntrySchema, { maxItems: MAX_VALIDATION_ENTRIES })),
     }),
   },
-  { $id: 'Error', title: 'Error', description: 'The body of every failed request.' },
+  // Not `Error`: generated code would shadow the language's own Error class.
+  { $id: 'ErrorResponse', title: 'ErrorResponse', description: 'The body of every failed request.' },
 )
 
-const ERROR_REF = Type.Unsafe({ $ref: 'Error#' })
+const ERROR_REF = Type.Unsafe({ $ref: 'ErrorResponse#' })
 
 /** Where an error response schema lists its codes, for the OpenAPI document (which then drops it). */
 export const ERROR_CODES_KEY = 'x-error-codes'

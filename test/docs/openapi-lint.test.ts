@@ -37,3 +37,24 @@ test('Spectral (spectral:oas) finds no error in docs/openapi.json', async () => 
   if (warnings.length) console.log(`Spectral warnings:\n${warnings.join('\n')}`)
   assert.deepEqual(results.filter((r) => r.severity === 0).map(line), [])
 })
+
+test('no schema name collides in generated code: with a global of JavaScript or the DOM, or with the types generators name after operations', () => {
+  const doc = JSON.parse(source)
+  const globals = ['Error', 'Date', 'Object', 'Array', 'Promise', 'Response', 'Request', 'Headers']
+  globals.push('File', 'Blob', 'Event', 'URL', 'Record', 'Map', 'Set', 'Symbol', 'JSON')
+  // hey-api names an operation's types <OperationId>Data, ...Response(s), ...Error(s); orval similar.
+  const operationIds = [...Object.values(doc.paths), ...Object.values(doc.webhooks)].flatMap((item) =>
+    Object.values(item as Record<string, { operationId: string }>).map((op) => op.operationId),
+  )
+  const generated = operationIds.flatMap((id) =>
+    ['Data', 'Response', 'Responses', 'Error', 'Errors', 'Body', 'Params'].map(
+      (suffix) => `${id[0]!.toUpperCase()}${id.slice(1)}${suffix}`,
+    ),
+  )
+  const names = Object.keys(doc.components.schemas)
+  assert.ok(operationIds.includes('ping') && names.includes('PingEvent'), 'the document is read')
+  assert.deepEqual(
+    names.filter((n) => globals.includes(n) || generated.includes(n)),
+    [],
+  )
+})

@@ -113,11 +113,11 @@ describe('GET /v1/openapi.json', () => {
       'UploadReceipt',
       'WebhookEndpoint',
       'WebhookDelivery',
-      'Error',
+      'ErrorResponse',
       'ValidationEntry',
       'WebhookEvent',
       'OrderReceivedEvent',
-      'PingData',
+      'PingEventData',
     ]) {
       assert.ok(names.includes(name), name)
     }
@@ -234,7 +234,7 @@ describe('GET /v1/openapi.json', () => {
 
   test('documents every error code with its status and reference page', () => {
     assert.deepEqual(
-      [...doc.components.schemas.Error.properties.error.properties.code.enum].sort(),
+      [...doc.components.schemas.ErrorResponse.properties.error.properties.code.enum].sort(),
       [...TOP_LEVEL_CODES].sort(),
     )
     for (const code of ERROR_CODES) {
