@@ -146,6 +146,17 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(documented.properties.customer, { $ref: '#/components/schemas/CustomerRequest' })
   })
 
+  test('an endpoint update offers only what can change: no url (always refused, with its own message)', () => {
+    const patch = doc.paths['/v1/webhook-endpoints/{id}'].patch
+    assert.deepEqual(patch.requestBody.content['application/json'].schema, {
+      $ref: '#/components/schemas/WebhookEndpointUpdate',
+    })
+    const update = doc.components.schemas.WebhookEndpointUpdate
+    assert.deepEqual(Object.keys(update.properties), ['description', 'enabled_events'])
+    assert.equal(update.additionalProperties, false)
+    // The refusal itself: test/modules/webhooks/endpoints.filters.test.ts.
+  })
+
   test('each operation lists the errors its route can answer, one example per code', () => {
     for (const route of routes.filter((r) => r.url.startsWith('/v1/'))) {
       const op = doc.paths[openApiPath(route.url)][String(route.method).toLowerCase()]

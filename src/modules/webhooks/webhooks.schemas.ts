@@ -165,19 +165,25 @@ export const WebhookEndpointRequest = Type.Object(
   { additionalProperties: false, $id: 'WebhookEndpointRequest', title: 'WebhookEndpointRequest' },
 )
 
-export const WebhookEndpointUpdate = Type.Object(
-  {
-    description: Type.Optional(Text({ maxLength: 500 })),
-    enabled_events: Type.Optional(EnabledEvents),
-    url: Type.Optional(
-      Type.String({
-        maxLength: 2048,
-        description:
-          'Not changeable: any value gives 422 validation_failed. For a new URL, register a new endpoint and delete this one.',
-      }),
-    ),
-  },
-  { additionalProperties: false, $id: 'WebhookEndpointUpdate', title: 'WebhookEndpointUpdate' },
+const updatable = {
+  description: Type.Optional(Text({ maxLength: 500 })),
+  enabled_events: Type.Optional(EnabledEvents),
+}
+
+/** What PATCH /v1/webhook-endpoints/{id} documents: the fields that can change. */
+export const WebhookEndpointUpdate = Type.Object(updatable, {
+  additionalProperties: false,
+  $id: 'WebhookEndpointUpdate',
+  title: 'WebhookEndpointUpdate',
+})
+
+/**
+ * What it validates: `url` too, never accepted, so that a new URL is told
+ * what to do (register a new endpoint) rather than only `unknown_field`.
+ */
+export const WebhookEndpointUpdateBody = Type.Object(
+  { ...updatable, url: Type.Optional(Type.String({ maxLength: 2048 })) },
+  { additionalProperties: false },
 )
 
 export const RotateSecretRequest = Type.Object(

@@ -1170,8 +1170,6 @@ export interface components {
             description?: string;
             /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
             enabled_events?: string[];
-            /** @description Not changeable: any value gives 422 validation_failed. For a new URL, register a new endpoint and delete this one. */
-            url?: string;
         };
         /**
          * WebhookEvent
