@@ -11,7 +11,13 @@ declare module 'fastify' {
      * What the document shows of a request its schemas do not validate (the
      * signed upload PUT reads its query and raw body itself).
      */
-    openapi?: { querystring?: TSchema; body?: TSchema; consumes?: string[] }
+    openapi?: {
+      querystring?: TSchema
+      body?: TSchema
+      consumes?: string[]
+      /** Responses the document shows instead of the route's (a stream the serializer never sees). */
+      response?: Record<number, unknown>
+    }
   }
 }
 
@@ -110,7 +116,11 @@ export function openApiOptions(
       ) {
         return { schema: { ...schema, hide: true }, url }
       }
-      const documented = { ...schema, ...config.openapi } as Record<string, unknown>
+      const documented = {
+        ...schema,
+        ...config.openapi,
+        response: { ...(schema?.response as object), ...config.openapi?.response },
+      } as Record<string, unknown>
       errorCodes.set(String(documented.operationId), responseCodes(documented.response))
       if (config.jsonBody === 'optional') optionalBodies.add(String(documented.operationId))
       if (config.auth === 'none') return { schema: { ...documented, security: [] }, url }

@@ -591,6 +591,27 @@ export interface components {
             role?: string;
         };
         /**
+         * ListenMessage
+         * @description One server-sent event of the listen stream.
+         */
+        ListenMessage: {
+            /** @description The resume cursor (send it as Last-Event-ID); absent on `ready` and on triggered samples. */
+            id?: string;
+            /** @description `ready`, then each event’s type. */
+            event: string;
+            data: components["schemas"]["ListenReady"] | components["schemas"]["WebhookEvent"];
+        };
+        /**
+         * ListenReady
+         * @description The first message (`event: ready`).
+         */
+        ListenReady: {
+            /** @enum {string} */
+            environment: "test" | "live";
+            /** @description The event types asked for; null for all. */
+            events: string[] | null;
+        };
+        /**
          * Order
          * @description An order as the service keeps it.
          */
@@ -5135,7 +5156,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event stream; it ends when the service shuts down (reconnect with Last-Event-ID). */
+            /** @description The event stream; it ends when the service shuts down (reconnect with Last-Event-ID). Its schema is one message, as an SSE parser hands it over: `event`, `id`, and `data` parsed as JSON. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5145,7 +5166,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["ListenMessage"];
                 };
             };
             /** @description `malformed_request`: The request is not valid HTTP. */
