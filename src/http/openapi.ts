@@ -2,6 +2,7 @@ import type { SwaggerOptions } from '@fastify/swagger'
 import Type, { type TSchema } from 'typebox'
 import type { ErrorContext } from './error-handler.ts'
 import { ERROR_CODES, type ErrorCode } from './errors.ts'
+import { DEFAULT_BODY_LIMIT } from './json-body.ts'
 import { finishDocument, type OpenApiDocument, type WebhooksSection } from './openapi-document.ts'
 import { ERROR_CODES_KEY } from './schemas.ts'
 
@@ -31,6 +32,9 @@ export const OPENAPI_ROUTE_SCHEMA = {
     200: Type.Object({}, { additionalProperties: true, description: 'The OpenAPI document.' }),
   },
 }
+
+const bytesInWords = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MB` : `${bytes / 1024} KB`
 
 function responseCodes(response: unknown): Record<string, ErrorCode[]> {
   const entries = Object.entries((response ?? {}) as Record<string, Record<string, unknown>>)
@@ -70,6 +74,8 @@ export function openApiOptions(
   const errorCodes = new Map<string, Record<string, ErrorCode[]>>()
   // Operations whose body may be left out (@fastify/swagger marks every body required).
   const optionalBodies = new Set<string>()
+  // The body limit of each operation, for its 413 answer.
+  const bodyLimits = new Map<string, number>()
   return {
     openapi: {
       openapi: '3.1.0',
@@ -123,6 +129,7 @@ export function openApiOptions(
       } as Record<string, unknown>
       errorCodes.set(String(documented.operationId), responseCodes(documented.response))
       if (config.jsonBody === 'optional') optionalBodies.add(String(documented.operationId))
+      bodyLimits.set(String(documented.operationId), route.bodyLimit ?? DEFAULT_BODY_LIMIT)
       if (config.auth === 'none') return { schema: { ...documented, security: [] }, url }
       const scopes = config.scopes ?? []
       documented.security = [{ apiKey: [] }]
@@ -139,7 +146,19 @@ export function openApiOptions(
       for (const op of Object.values(doc.paths).flatMap((methods) => Object.values(methods))) {
         if (op.requestBody && optionalBodies.has(op.operationId ?? '')) op.requestBody.required = false
       }
-      return finishDocument(doc, context, errorCodes, context.webhooks, context.rateLimitPerMinute)
+      const finished = finishDocument(doc, context, errorCodes, context.webhooks, context.rateLimitPerMinute)
+      for (const op of Object.values(finished.paths).flatMap((methods) => Object.values(methods))) {
+        const tooLarge = op.responses['413']
+        const limit = bodyLimits.get(op.operationId ?? '')
+        if (
+          tooLarge &&
+          limit &&
+          errorCodes.get(op.operationId ?? '')?.['413']?.includes('request_too_large')
+        ) {
+          tooLarge.description += `\n\nThis operation takes a body of at most ${limit} bytes (${bytesInWords(limit)}).`
+        }
+      }
+      return finished
     },
   }
 }

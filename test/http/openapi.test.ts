@@ -156,6 +156,27 @@ describe('GET /v1/openapi.json', () => {
     // The refusal itself: test/modules/webhooks/endpoints.filters.test.ts.
   })
 
+  test('each 413 answer states the operation\u2019s body limit, the one the service applies', async () => {
+    const limits = Object.fromEntries(
+      operations(doc)
+        .filter(({ op }) => op.responses['413'] && op.operationId !== 'putUploadContent')
+        .map(({ op }) => [op.operationId, /at most (\d+) bytes/.exec(op.responses['413'].description)?.[1]]),
+    )
+    assert.equal(limits.createOrder, String(10 * 1024 * 1024))
+    assert.equal(limits.createUpload, String(64 * 1024))
+    assert.ok(Object.values(limits).every(Boolean), JSON.stringify(limits))
+    const { testKey } = await t.tenant('limits')
+    const sized = (bytes: number) => {
+      const body = JSON.stringify({ filename: 'a.png', x: '' })
+      return body.replace('""', `"${'x'.repeat(bytes - body.length)}"`)
+    }
+    const at = await t.api(testKey, 'POST', '/v1/uploads', sized(Number(limits.createUpload)))
+    assert.equal(at.statusCode, 422, 'at the limit: read (and refused for the unknown field)')
+    const over = await t.api(testKey, 'POST', '/v1/uploads', sized(Number(limits.createUpload) + 1))
+    assert.equal(over.statusCode, 413)
+    assert.equal(over.json().error.code, 'request_too_large')
+  })
+
   test('each operation lists the errors its route can answer, one example per code', () => {
     for (const route of routes.filter((r) => r.url.startsWith('/v1/'))) {
       const op = doc.paths[openApiPath(route.url)][String(route.method).toLowerCase()]

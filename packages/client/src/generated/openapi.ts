@@ -2074,7 +2074,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
+            /**
+             * @description `request_too_large`: The request body is larger than this endpoint accepts.
+             *
+             *     This operation takes a body of at most 10485760 bytes (10 MB).
+             */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2495,7 +2499,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
+            /**
+             * @description `request_too_large`: The request body is larger than this endpoint accepts.
+             *
+             *     This operation takes a body of at most 65536 bytes (64 KB).
+             */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3082,7 +3090,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
+            /**
+             * @description `request_too_large`: The request body is larger than this endpoint accepts.
+             *
+             *     This operation takes a body of at most 65536 bytes (64 KB).
+             */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3503,7 +3515,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
+            /**
+             * @description `request_too_large`: The request body is larger than this endpoint accepts.
+             *
+             *     This operation takes a body of at most 65536 bytes (64 KB).
+             */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3928,7 +3944,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
+            /**
+             * @description `request_too_large`: The request body is larger than this endpoint accepts.
+             *
+             *     This operation takes a body of at most 65536 bytes (64 KB).
+             */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -4366,7 +4386,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
+            /**
+             * @description `request_too_large`: The request body is larger than this endpoint accepts.
+             *
+             *     This operation takes a body of at most 65536 bytes (64 KB).
+             */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5417,7 +5441,11 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description `request_too_large`: The request body is larger than this endpoint accepts. */
+            /**
+             * @description `request_too_large`: The request body is larger than this endpoint accepts.
+             *
+             *     This operation takes a body of at most 65536 bytes (64 KB).
+             */
             413: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
