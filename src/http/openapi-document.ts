@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { ErrorContext } from './error-handler.ts'
 import { docUrl, type ErrorCode, type ValidationEntry } from './errors.ts'
 import { type OperationExamples, operationExamples } from './openapi-examples.ts'
+import { KNOWN_VALUES_KEY } from './schemas.ts'
 
 type Json = Record<string, unknown>
 interface MediaType {
@@ -84,6 +85,12 @@ function lift(value: unknown, components: Record<string, Json>): unknown {
   if (Array.isArray(value)) return value.map((v) => lift(v, components))
   if (typeof value !== 'object' || value === null) return value
   const copy = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lift(v, components)])) as Json
+  const known = copy[KNOWN_VALUES_KEY]
+  if (Array.isArray(known)) {
+    // An extensible enum: generators type the known values and still accept new ones.
+    const { [KNOWN_VALUES_KEY]: _, description, ...string } = copy
+    return { ...(description ? { description } : {}), anyOf: [{ ...string, enum: known }, string] }
+  }
   const name = copy.$id ?? (isSchema(copy) ? copy.title : undefined)
   if (typeof name !== 'string') return copy
   delete copy.$id

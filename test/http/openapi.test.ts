@@ -177,6 +177,30 @@ describe('GET /v1/openapi.json', () => {
     assert.equal(over.json().error.code, 'request_too_large')
   })
 
+  test('closed sets the reference lets grow are extensible enums: the known values, or any string', () => {
+    const S = doc.components.schemas
+    const known = (schema: Doc) => {
+      const [values, any] = schema.anyOf
+      assert.deepEqual(any, { type: 'string' })
+      return values.enum
+    }
+    assert.deepEqual(known(S.Order.properties.status), [
+      'pending',
+      'in_production',
+      'completed',
+      'failed',
+      'cancelled',
+    ])
+    assert.ok(known(S.OrderItem.properties.production_status.anyOf[0]).includes('in_progress'))
+    assert.deepEqual(known(S.WebhookDelivery.properties.status), ['pending', 'succeeded', 'failed'])
+    assert.deepEqual(known(S.WebhookDelivery.properties.event_type), [...EVENT_TYPES])
+    assert.ok(known(S.WebhookDelivery.properties.error_code.anyOf[0]).includes('endpoint_disabled'))
+    assert.deepEqual(known(S.WebhookEndpoint.properties.disabled_reason.anyOf[0]), ['too_many_failures'])
+    assert.deepEqual(known(S.WebhookReplay.properties.status), ['running', 'completed', 'cancelled'])
+    assert.ok(known(S.ValidationEntry.properties.code).includes('file_not_found'))
+    assert.ok(!JSON.stringify(doc).includes('x-known-values'))
+  })
+
   test('each operation lists the errors its route can answer, one example per code', () => {
     for (const route of routes.filter((r) => r.url.startsWith('/v1/'))) {
       const op = doc.paths[openApiPath(route.url)][String(route.method).toLowerCase()]

@@ -622,7 +622,7 @@ export interface components {
             /** @description Equals external_order_id. */
             order_number: string;
             /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
-            status: string;
+            status: ("pending" | "in_production" | "completed" | "failed" | "cancelled") | string;
             is_test: boolean;
             currency: string | null;
             total_amount: number | null;
@@ -705,7 +705,7 @@ export interface components {
             price: number | null;
             product_linked: boolean;
             /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
-            production_status: string | null;
+            production_status: (("pending" | "in_progress" | "completed" | "failed" | "cancelled") | string) | null;
             personalization: {
                 [key: string]: string | number | boolean | null;
             };
@@ -1087,7 +1087,7 @@ export interface components {
          */
         ValidationEntry: {
             /** @description Specific code, e.g. required, too_long, file_not_found. */
-            code: string;
+            code: ("required" | "invalid_type" | "invalid_format" | "too_short" | "too_long" | "too_small" | "too_large" | "too_few" | "too_many" | "unknown_field" | "file_not_found" | "file_type_not_allowed" | "file_too_complex") | string;
             message: string;
             /** @description Opaque label of the offending field. */
             field: string;
@@ -1114,15 +1114,15 @@ export interface components {
             endpoint_id: string;
             /** Format: uuid */
             event_id: string;
-            event_type: string;
+            event_type: ("order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated" | "ping") | string;
             /** @description pending, succeeded or failed (permanent); tolerate unknown values. */
-            status: string;
+            status: ("pending" | "succeeded" | "failed") | string;
             attempts: number;
             next_attempt_at: string | null;
             last_attempt_at: string | null;
             response_status: number | null;
             response_snippet: string | null;
-            error_code: string | null;
+            error_code: (("timeout" | "connection_error" | "tls_error" | "http_error" | "endpoint_disabled") | string) | null;
             error_message: string | null;
             /**
              * Format: date-time
@@ -1151,7 +1151,7 @@ export interface components {
             duration_ms: number | null;
             response_status: number | null;
             response_snippet: string | null;
-            error_code: string | null;
+            error_code: (("timeout" | "connection_error" | "tls_error" | "http_error") | string) | null;
             error_message: string | null;
         };
         /**
@@ -1166,7 +1166,7 @@ export interface components {
             /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
             enabled_events: string[];
             is_active: boolean;
-            disabled_reason: string | null;
+            disabled_reason: ("too_many_failures" | string) | null;
             consecutive_failures: number;
             last_success_at: string | null;
             last_failure_at: string | null;
@@ -1207,7 +1207,7 @@ export interface components {
             /** Format: uuid */
             endpoint_id: string;
             /** @description running (deliveries are being queued), completed (all were queued) or cancelled (the endpoint was disabled or deleted first); tolerate unknown values. */
-            status: string;
+            status: ("running" | "completed" | "cancelled") | string;
             /**
              * Format: date-time
              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
