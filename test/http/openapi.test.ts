@@ -5,6 +5,7 @@ import type { RouteOptions } from 'fastify'
 import { ERROR_CATALOG, ERROR_CODES, type ErrorCode, TOP_LEVEL_CODES } from '../../src/http/errors.ts'
 import { routeErrorCodes } from '../../src/http/route-errors.ts'
 import { OrderRequest } from '../../src/modules/orders/orders.schemas.ts'
+import { PRODUCTION_STATUSES } from '../../src/modules/production/production.views.ts'
 import { EVENT_TYPES } from '../../src/modules/webhooks/outbox/events.ts'
 import { createTestApp, PUBLIC_BASE_URL, type TestApp } from '../helpers/app.ts'
 import { collectRoutes, type Doc, openApiPath, operations, schemaChecker } from '../helpers/openapi.ts'
@@ -191,7 +192,7 @@ describe('GET /v1/openapi.json', () => {
       'failed',
       'cancelled',
     ])
-    assert.ok(known(S.OrderItem.properties.production_status.anyOf[0]).includes('in_progress'))
+    assert.deepEqual(known(S.OrderItem.properties.production_status.anyOf[0]), [...PRODUCTION_STATUSES])
     assert.deepEqual(known(S.WebhookDelivery.properties.status), ['pending', 'succeeded', 'failed'])
     assert.deepEqual(known(S.WebhookDelivery.properties.event_type), [...EVENT_TYPES])
     assert.ok(known(S.WebhookDelivery.properties.error_code.anyOf[0]).includes('endpoint_disabled'))

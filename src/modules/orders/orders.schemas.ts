@@ -1,6 +1,15 @@
 import Type, { type Static } from 'typebox'
+import type { ProductionStatus } from '../../db/tables/common.ts'
 import { KnownString, Nullable, SAFE_TEXT, Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import { PRODUCTION_STATUSES } from '../production/production.views.ts'
+
+// production.views.ts lists the same (it imports this file: no import back).
+const ITEM_PRODUCTION_STATUSES = [
+  'pending',
+  'in_progress',
+  'completed',
+  'failed',
+  'cancelled',
+] as const satisfies readonly ProductionStatus[]
 
 export const LIMITS = {
   items: 200,
@@ -102,7 +111,7 @@ export const Item = Type.Object(
     quantity: Type.Integer(),
     price: Type.Union([Type.Number(), Type.Null()]),
     product_linked: Type.Boolean(),
-    production_status: Type.Union([KnownString(PRODUCTION_STATUSES), Type.Null()], {
+    production_status: Type.Union([KnownString(ITEM_PRODUCTION_STATUSES), Type.Null()], {
       description: 'Status of the item\u2019s production job; null for test orders. Tolerate unknown values.',
     }),
     personalization: Type.Unsafe<Record<string, string | number | boolean | null>>({

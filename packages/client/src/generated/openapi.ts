@@ -595,7 +595,7 @@ export interface components {
          * @description One server-sent event of the listen stream.
          */
         ListenMessage: {
-            /** @description The resume cursor (send it as Last-Event-ID); absent on `ready` and on triggered samples. */
+            /** @description The resume cursor (send it in Last-Event-ID); absent on `ready` and on triggered samples. */
             id?: string;
             /** @description `ready`, then each event’s type. */
             event: string;
@@ -5180,7 +5180,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event stream; it ends when the service shuts down (reconnect with Last-Event-ID). Its schema is one message, as an SSE parser hands it over: `event`, `id`, and `data` parsed as JSON. */
+            /** @description The event stream; it ends when the service shuts down (reconnect with Last-Event-ID). Its schema is one message, as an SSE parser hands it over: `event`, `id`, and `data`, parsed from JSON. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
