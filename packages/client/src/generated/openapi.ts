@@ -564,11 +564,8 @@ export interface components {
          */
         ErrorResponse: {
             error: {
-                /**
-                 * @description Stable machine identifier; branch on it only.
-                 * @enum {string}
-                 */
-                code: "invalid_api_key" | "insufficient_scope" | "invalid_operator_token" | "invalid_json" | "request_too_large" | "request_timeout" | "validation_failed" | "order_already_exists_with_different_content" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "malformed_request" | "expectation_failed" | "headers_too_large" | "webhook_url_invalid" | "webhook_target_blocked" | "webhook_limit_reached" | "listen_limit_reached" | "replay_in_progress" | "test_key_required" | "product_already_exists" | "upload_url_invalid" | "upload_too_large" | "upload_already_referenced" | "session_required" | "csrf_failed" | "role_required" | "sign_in_failed" | "sign_in_throttled" | "invitation_invalid" | "member_exists" | "production_conflict" | "last_owner" | "operator_self_removal" | "password_incorrect";
+                /** @description Stable machine identifier; branch on it only. */
+                code: ("invalid_api_key" | "insufficient_scope" | "invalid_json" | "request_too_large" | "request_timeout" | "validation_failed" | "order_already_exists_with_different_content" | "not_found" | "rate_limited" | "internal_error" | "service_unavailable" | "malformed_request" | "expectation_failed" | "headers_too_large" | "webhook_url_invalid" | "webhook_target_blocked" | "webhook_limit_reached" | "listen_limit_reached" | "replay_in_progress" | "test_key_required" | "upload_url_invalid" | "upload_too_large" | "upload_already_referenced") | string;
                 /** @description Human-readable English; may change. */
                 message: string;
                 /** @description Reference page of the code. */
