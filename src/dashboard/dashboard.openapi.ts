@@ -3,12 +3,12 @@ import { ErrorSchema } from '../http/schemas.ts'
 
 type Json = Record<string, unknown>
 
-/** Schemas as OpenAPI shows them: no $id, and the shared Error by reference. */
+/** Schemas as OpenAPI shows them: no $id, and the shared ErrorResponse by reference. */
 function plain(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(plain)
   if (!schema || typeof schema !== 'object') return schema
   const { $id: _id, 'x-error-codes': _codes, ...rest } = schema as Json
-  if (rest.$ref === 'Error#') return { ...rest, $ref: '#/components/schemas/Error' }
+  if (rest.$ref === 'ErrorResponse#') return { ...rest, $ref: '#/components/schemas/ErrorResponse' }
   return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, plain(v)]))
 }
 
@@ -95,7 +95,7 @@ export function dashboardOpenApi(options: { cookieName: string; publicBaseUrl: s
         servers: [{ url: options.publicBaseUrl }],
         components: {
           securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: options.cookieName } },
-          schemas: { Error: plain(ErrorSchema) },
+          schemas: { ErrorResponse: plain(ErrorSchema) },
         },
         tags: [{ name: 'dashboard', description: 'Sessions, members, invitations and the audit log' }],
         paths,

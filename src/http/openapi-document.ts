@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { ErrorContext } from './error-handler.ts'
 import { docUrl, type ErrorCode, type ValidationEntry } from './errors.ts'
 import { type OperationExamples, operationExamples } from './openapi-examples.ts'
+import { KNOWN_VALUES_KEY } from './schemas.ts'
 
 type Json = Record<string, unknown>
 interface MediaType {
@@ -84,6 +85,12 @@ function lift(value: unknown, components: Record<string, Json>): unknown {
   if (Array.isArray(value)) return value.map((v) => lift(v, components))
   if (typeof value !== 'object' || value === null) return value
   const copy = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lift(v, components)])) as Json
+  const known = copy[KNOWN_VALUES_KEY]
+  if (Array.isArray(known)) {
+    // An extensible enum: generators type the known values and still accept new ones.
+    const { [KNOWN_VALUES_KEY]: _, description, ...string } = copy
+    return { ...(description ? { description } : {}), anyOf: [{ ...string, enum: known }, string] }
+  }
   const name = copy.$id ?? (isSchema(copy) ? copy.title : undefined)
   if (typeof name !== 'string') return copy
   delete copy.$id
@@ -162,6 +169,27 @@ function liftPaths(doc: OpenApiDocument): void {
   doc.paths = lift(doc.paths, doc.components.schemas) as OpenApiDocument['paths']
 }
 
+/**
+ * ErrorResponse.code lists the codes this document's operations answer (the
+ * dashboard's and the operators' codes are not /v1's), as an extensible enum:
+ * new codes may be added within v1.
+ */
+function surfaceCodes(schemas: Record<string, Json>, errorCodes: Map<string, Record<string, ErrorCode[]>>) {
+  const used = new Set<string>([
+    'not_found',
+    ...[...errorCodes.values()].flatMap((r) => Object.values(r).flat()),
+  ])
+  const error = (schemas.ErrorResponse?.properties as Json | undefined)?.error as Json | undefined
+  const properties = error?.properties as Json | undefined
+  const code = properties?.code as Json | undefined
+  if (!properties || !code || !Array.isArray(code.enum)) return
+  const { enum: all, description, ...string } = code
+  properties.code = {
+    description,
+    anyOf: [{ ...string, enum: (all as string[]).filter((c) => used.has(c)) }, string],
+  }
+}
+
 export function finishDocument(
   doc: OpenApiDocument,
   context: ErrorContext,
@@ -189,6 +217,7 @@ export function finishDocument(
       }
     }
   }
+  surfaceCodes(schemas, errorCodes)
   for (const schema of events.schemas) lift(schema, schemas)
   schemas.WebhookEvent = events.union
   doc.components.schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)))

@@ -431,9 +431,8 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
         events: 'order.received,order.production_completed',
         'last-event-id': `48213.${EXAMPLE_IDS.receivedEvent}`,
       },
-      responses: {
-        200: `event: ready\ndata: {"environment":"live","events":["order.received","order.production_completed"]}\n\n`,
-      },
+      // The stream's messages: listen.routes.ts (one per kind of message).
+      responses: {},
       validation: [
         {
           code: 'invalid_format',

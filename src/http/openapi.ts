@@ -2,6 +2,7 @@ import type { SwaggerOptions } from '@fastify/swagger'
 import Type, { type TSchema } from 'typebox'
 import type { ErrorContext } from './error-handler.ts'
 import { ERROR_CODES, type ErrorCode } from './errors.ts'
+import { DEFAULT_BODY_LIMIT } from './json-body.ts'
 import { finishDocument, type OpenApiDocument, type WebhooksSection } from './openapi-document.ts'
 import { SCOPE_LINES } from './principal.ts'
 import { ERROR_CODES_KEY } from './schemas.ts'
@@ -12,7 +13,13 @@ declare module 'fastify' {
      * What the document shows of a request its schemas do not validate (the
      * signed upload PUT reads its query and raw body itself).
      */
-    openapi?: { querystring?: TSchema; body?: TSchema; consumes?: string[] }
+    openapi?: {
+      querystring?: TSchema
+      body?: TSchema
+      consumes?: string[]
+      /** Responses the document shows instead of the route's (a stream the serializer never sees). */
+      response?: Record<number, unknown>
+    }
   }
 }
 
@@ -26,6 +33,9 @@ export const OPENAPI_ROUTE_SCHEMA = {
     200: Type.Object({}, { additionalProperties: true, description: 'The OpenAPI document.' }),
   },
 }
+
+const bytesInWords = (bytes: number) =>
+  bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MB` : `${bytes / 1024} KB`
 
 function responseCodes(response: unknown): Record<string, ErrorCode[]> {
   const entries = Object.entries((response ?? {}) as Record<string, Record<string, unknown>>)
@@ -47,7 +57,7 @@ function errorTable({ publicBaseUrl, texts }: ErrorContext): string {
 
 const INTRODUCTION = [
   'Orders in, production status out. Every request needs `Authorization: Bearer <API_KEY>` (keys `svc_test_...` or `svc_live_...`) except this document, the error pages and the signed upload PUT.',
-  'Success bodies wrap results in `data`; failures carry a single `error` object (schema `Error`) whose `code` is stable. Ids are UUIDs (version 7, time-ordered); timestamps are ISO 8601 UTC with milliseconds.',
+  'Success bodies wrap results in `data`; failures carry a single `error` object (schema `ErrorResponse`) whose `code` is stable. Ids are UUIDs (version 7, time-ordered); timestamps are ISO 8601 UTC with milliseconds.',
   'Every response carries `X-Request-Id` (yours, if you sent one). Every response to a valid key, except 401, carries the `X-RateLimit-*` headers; a 429 adds `Retry-After`.',
   'Changes are pushed as signed webhooks: the `webhooks` section describes each event type, its body and its headers.',
 ]
@@ -71,6 +81,8 @@ export function openApiOptions(
   const errorCodes = new Map<string, Record<string, ErrorCode[]>>()
   // Operations whose body may be left out (@fastify/swagger marks every body required).
   const optionalBodies = new Set<string>()
+  // The body limit of each operation, for its 413 answer.
+  const bodyLimits = new Map<string, number>()
   return {
     openapi: {
       openapi: '3.1.0',
@@ -78,8 +90,19 @@ export function openApiOptions(
         title: 'Order Intake and Production Status API',
         version: 'v1',
         description: [...INTRODUCTION, '', '## Error codes', errorTable(context)].join('\n\n'),
+        contact: { name: 'API reference and guides', url: `${publicBaseUrl}/docs` },
+        license: { name: 'Proprietary: use under the service operator\u2019s terms' },
       },
-      servers: [{ url: publicBaseUrl }],
+      // A variable, so that a tool can point a generated client at any installation.
+      servers: [
+        {
+          url: '{base_url}',
+          description: 'The service (its PUBLIC_BASE_URL); paths carry the /v1 prefix.',
+          variables: { base_url: { default: publicBaseUrl, description: 'The service\u2019s address.' } },
+        },
+      ],
+      // Every operation needs a key unless it says `security: []`.
+      security: [{ apiKey: [] }],
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: KEY_DESCRIPTION },
@@ -106,10 +129,15 @@ export function openApiOptions(
       ) {
         return { schema: { ...schema, hide: true }, url }
       }
-      const documented = { ...schema, ...config.openapi } as Record<string, unknown>
+      const documented = {
+        ...schema,
+        ...config.openapi,
+        response: { ...(schema?.response as object), ...config.openapi?.response },
+      } as Record<string, unknown>
       errorCodes.set(String(documented.operationId), responseCodes(documented.response))
       if (config.jsonBody === 'optional') optionalBodies.add(String(documented.operationId))
-      if (config.auth === 'none') return { schema: documented, url }
+      bodyLimits.set(String(documented.operationId), route.bodyLimit ?? DEFAULT_BODY_LIMIT)
+      if (config.auth === 'none') return { schema: { ...documented, security: [] }, url }
       const scopes = config.scopes ?? []
       documented.security = [{ apiKey: [] }]
       documented.description = [
@@ -125,7 +153,19 @@ export function openApiOptions(
       for (const op of Object.values(doc.paths).flatMap((methods) => Object.values(methods))) {
         if (op.requestBody && optionalBodies.has(op.operationId ?? '')) op.requestBody.required = false
       }
-      return finishDocument(doc, context, errorCodes, context.webhooks, context.rateLimitPerMinute)
+      const finished = finishDocument(doc, context, errorCodes, context.webhooks, context.rateLimitPerMinute)
+      for (const op of Object.values(finished.paths).flatMap((methods) => Object.values(methods))) {
+        const tooLarge = op.responses['413']
+        const limit = bodyLimits.get(op.operationId ?? '')
+        if (
+          tooLarge &&
+          limit &&
+          errorCodes.get(op.operationId ?? '')?.['413']?.includes('request_too_large')
+        ) {
+          tooLarge.description += `\n\nThis operation takes a body of at most ${limit} bytes (${bytesInWords(limit)}).`
+        }
+      }
+      return finished
     },
   }
 }

@@ -1,5 +1,11 @@
 import Type, { type Static, type TSchema } from 'typebox'
-import { ERROR_CATALOG, type ErrorCode, MAX_VALIDATION_ENTRIES, TOP_LEVEL_CODES } from './errors.ts'
+import {
+  ERROR_CATALOG,
+  ERROR_CODES,
+  type ErrorCode,
+  MAX_VALIDATION_ENTRIES,
+  TOP_LEVEL_CODES,
+} from './errors.ts'
 
 /**
  * Text as PostgreSQL can store it and as integrators expect it back: no NUL
@@ -34,6 +40,18 @@ export function StringEnum<const Values extends readonly string[]>(
   return Type.Unsafe<Values[number]>(Type.String({ ...options, enum: [...values] }))
 }
 
+/** Where a string lists its known values, for the OpenAPI document (which turns it into an extensible enum). */
+export const KNOWN_VALUES_KEY = 'x-known-values'
+
+/**
+ * An answer's string from a set that may grow (the reference: clients
+ * tolerate unknown values). Validated and serialized as a plain string; the
+ * document shows `anyOf: [known values, string]`.
+ */
+export function KnownString(values: readonly string[], options: { description?: string } = {}) {
+  return Type.String({ ...options, [KNOWN_VALUES_KEY]: [...values] })
+}
+
 export const Timestamp = Type.String({
   format: 'date-time',
   description: 'ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z',
@@ -43,7 +61,10 @@ export const Uuid = Type.String({ format: 'uuid' })
 
 export const ValidationEntrySchema = Type.Object(
   {
-    code: Type.String({ description: 'Specific code, e.g. required, too_long, file_not_found.' }),
+    code: KnownString(
+      ERROR_CODES.filter((c) => ERROR_CATALOG[c].kind === 'entry'),
+      { description: 'Specific code, e.g. required, too_long, file_not_found.' },
+    ),
     message: Type.String(),
     field: Type.String({ description: 'Opaque label of the offending field.' }),
   },
@@ -67,10 +88,11 @@ export const ErrorSchema = Type.Object(
       errors: Type.Optional(Type.Array(ValidationEntrySchema, { maxItems: MAX_VALIDATION_ENTRIES })),
     }),
   },
-  { $id: 'Error', title: 'Error', description: 'The body of every failed request.' },
+  // Not `Error`: generated code would shadow the language's own Error class.
+  { $id: 'ErrorResponse', title: 'ErrorResponse', description: 'The body of every failed request.' },
 )
 
-const ERROR_REF = Type.Unsafe({ $ref: 'Error#' })
+const ERROR_REF = Type.Unsafe({ $ref: 'ErrorResponse#' })
 
 /** Where an error response schema lists its codes, for the OpenAPI document (which then drops it). */
 export const ERROR_CODES_KEY = 'x-error-codes'

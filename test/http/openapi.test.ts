@@ -7,6 +7,7 @@ import { ERROR_CATALOG, ERROR_CODES, type ErrorCode, TOP_LEVEL_CODES } from '../
 import { EXAMPLE_SECRET } from '../../src/http/openapi-examples.ts'
 import { routeErrorCodes } from '../../src/http/route-errors.ts'
 import { OrderRequest } from '../../src/modules/orders/orders.schemas.ts'
+import { PRODUCTION_STATUSES } from '../../src/modules/production/production.views.ts'
 import { EVENT_TYPES } from '../../src/modules/webhooks/outbox/events.ts'
 import { createTestApp, PUBLIC_BASE_URL, type TestApp } from '../helpers/app.ts'
 import { collectRoutes, type Doc, openApiPath, operations, schemaChecker } from '../helpers/openapi.ts'
@@ -30,7 +31,12 @@ describe('GET /v1/openapi.json', () => {
 
   test('is a valid OpenAPI 3.1 document and needs no key', async () => {
     assert.equal(doc.openapi, '3.1.0')
-    assert.equal(doc.servers[0].url, PUBLIC_BASE_URL)
+    // One server, its address a variable whose default is this installation's.
+    assert.deepEqual(
+      doc.servers.map((s: Doc) => [s.url, s.variables.base_url.default]),
+      [['{base_url}', PUBLIC_BASE_URL]],
+    )
+    assert.ok(doc.info.license.name && doc.info.contact.url === `${PUBLIC_BASE_URL}/docs`)
     const validator = new Validator()
     const result = await validator.validate(structuredClone(doc))
     assert.equal(validator.version, '3.1')
@@ -80,7 +86,21 @@ describe('GET /v1/openapi.json', () => {
       ['signature', true],
     ])
     assert.ok(put.requestBody.content['application/octet-stream'])
-    assert.equal(put.security, undefined, 'the PUT needs no key')
+    assert.deepEqual(put.security, [], 'the PUT needs no key')
+  })
+
+  test('a key is needed by default; the operations that need none, and the webhooks, say so', () => {
+    assert.deepEqual(doc.security, [{ apiKey: [] }])
+    const open = operations(doc)
+      .filter(({ op }) => op.security.length === 0)
+      .map(({ op }) => op.operationId)
+    assert.deepEqual(open.sort(), ['getOpenApiDocument', 'putUploadContent'])
+    for (const { op } of operations(doc).filter(({ op }) => op.security.length)) {
+      assert.deepEqual(op.security, [{ apiKey: [] }], op.operationId)
+    }
+    for (const [type, item] of Object.entries<Doc>(doc.webhooks)) {
+      assert.deepEqual(item.post.security, [], `webhook ${type}: no key, a signature`)
+    }
   })
 
   test('named component schemas are referenced, not copied', () => {
@@ -96,17 +116,16 @@ describe('GET /v1/openapi.json', () => {
       'UploadReceipt',
       'WebhookEndpoint',
       'WebhookDelivery',
-      'Error',
+      'ErrorResponse',
       'ValidationEntry',
       'WebhookEvent',
       'OrderReceivedEvent',
-      'PingData',
+      'PingEventData',
     ]) {
       assert.ok(names.includes(name), name)
     }
     const text = JSON.stringify(doc)
-    // WebhookEvent, the union of event bodies, is there for code generators.
-    for (const name of names.filter((n) => n !== 'WebhookEvent')) {
+    for (const name of names) {
       assert.ok(text.includes(`"$ref":"#/components/schemas/${name}"`), `${name} is referenced`)
     }
     // No schema shows up inline under its own title besides its component.
@@ -127,6 +146,62 @@ describe('GET /v1/openapi.json', () => {
     }
     assert.deepEqual(Object.keys(documented.properties), Object.keys(validating.properties as object))
     assert.deepEqual(documented.properties.customer, { $ref: '#/components/schemas/CustomerRequest' })
+  })
+
+  test('an endpoint update offers only what can change: no url (always refused, with its own message)', () => {
+    const patch = doc.paths['/v1/webhook-endpoints/{id}'].patch
+    assert.deepEqual(patch.requestBody.content['application/json'].schema, {
+      $ref: '#/components/schemas/WebhookEndpointUpdate',
+    })
+    const update = doc.components.schemas.WebhookEndpointUpdate
+    assert.deepEqual(Object.keys(update.properties), ['description', 'enabled_events'])
+    assert.equal(update.additionalProperties, false)
+    // The refusal itself: test/modules/webhooks/endpoints.filters.test.ts.
+  })
+
+  test('each 413 answer states the operation\u2019s body limit, the one the service applies', async () => {
+    const limits = Object.fromEntries(
+      operations(doc)
+        .filter(({ op }) => op.responses['413'] && op.operationId !== 'putUploadContent')
+        .map(({ op }) => [op.operationId, /at most (\d+) bytes/.exec(op.responses['413'].description)?.[1]]),
+    )
+    assert.equal(limits.createOrder, String(10 * 1024 * 1024))
+    assert.equal(limits.createUpload, String(64 * 1024))
+    assert.ok(Object.values(limits).every(Boolean), JSON.stringify(limits))
+    const { testKey } = await t.tenant('limits')
+    const sized = (bytes: number) => {
+      const body = JSON.stringify({ filename: 'a.png', x: '' })
+      return body.replace('""', `"${'x'.repeat(bytes - body.length)}"`)
+    }
+    const at = await t.api(testKey, 'POST', '/v1/uploads', sized(Number(limits.createUpload)))
+    assert.equal(at.statusCode, 422, 'at the limit: read (and refused for the unknown field)')
+    const over = await t.api(testKey, 'POST', '/v1/uploads', sized(Number(limits.createUpload) + 1))
+    assert.equal(over.statusCode, 413)
+    assert.equal(over.json().error.code, 'request_too_large')
+  })
+
+  test('closed sets the reference lets grow are extensible enums: the known values, or any string', () => {
+    const S = doc.components.schemas
+    const known = (schema: Doc) => {
+      const [values, any] = schema.anyOf
+      assert.deepEqual(any, { type: 'string' })
+      return values.enum
+    }
+    assert.deepEqual(known(S.Order.properties.status), [
+      'pending',
+      'in_production',
+      'completed',
+      'failed',
+      'cancelled',
+    ])
+    assert.deepEqual(known(S.OrderItem.properties.production_status.anyOf[0]), [...PRODUCTION_STATUSES])
+    assert.deepEqual(known(S.WebhookDelivery.properties.status), ['pending', 'succeeded', 'failed'])
+    assert.deepEqual(known(S.WebhookDelivery.properties.event_type), [...EVENT_TYPES])
+    assert.ok(known(S.WebhookDelivery.properties.error_code.anyOf[0]).includes('endpoint_disabled'))
+    assert.deepEqual(known(S.WebhookEndpoint.properties.disabled_reason.anyOf[0]), ['too_many_failures'])
+    assert.deepEqual(known(S.WebhookReplay.properties.status), ['running', 'completed', 'cancelled'])
+    assert.ok(known(S.ValidationEntry.properties.code).includes('file_not_found'))
+    assert.ok(!JSON.stringify(doc).includes('x-known-values'))
   })
 
   test('each operation lists the errors its route can answer, one example per code', () => {
@@ -198,6 +273,10 @@ describe('GET /v1/openapi.json', () => {
         valid(p.schema, p.example, `${op.operationId} parameter ${p.name}`)
       }
       for (const [status, response] of Object.entries<Doc>(op.responses)) {
+        const stream = response.content?.['text/event-stream']
+        for (const [name, ex] of Object.entries<Doc>(stream?.examples ?? {})) {
+          valid(stream.schema, ex.value, `${op.operationId} ${status} ${name}`)
+        }
         const media = response.content?.['application/json']
         if (!media) continue
         if (media.examples) {
@@ -216,9 +295,21 @@ describe('GET /v1/openapi.json', () => {
   })
 
   test('documents every error code with its status and reference page', () => {
-    assert.deepEqual(
-      [...doc.components.schemas.Error.properties.error.properties.code.enum].sort(),
-      [...TOP_LEVEL_CODES].sort(),
+    // The codes /v1 answers (those its operations list, and not_found for an unknown path), and any new one.
+    const [known, any] = doc.components.schemas.ErrorResponse.properties.error.properties.code.anyOf
+    assert.deepEqual(any, { type: 'string' })
+    const answered = new Set(['not_found'])
+    for (const { op } of operations(doc)) {
+      for (const response of Object.values<Doc>(op.responses)) {
+        for (const code of Object.keys(response.content?.['application/json']?.examples ?? {}))
+          answered.add(code)
+      }
+    }
+    assert.deepEqual([...known.enum].sort(), [...answered].sort())
+    assert.ok(known.enum.every((c: ErrorCode) => TOP_LEVEL_CODES.includes(c)))
+    assert.ok(
+      known.enum.length < TOP_LEVEL_CODES.length,
+      'the dashboard\u2019s and operators\u2019 codes are not listed',
     )
     for (const code of ERROR_CODES) {
       assert.ok(doc.info.description.includes(`${PUBLIC_BASE_URL}/developers/errors/${code}`), code)

@@ -20,5 +20,5 @@ export type OrdersPage = JsonOf<operations['listOrders'], 200>
 export type ListOrdersQuery = NonNullable<operations['listOrders']['parameters']['query']>
 export type Ping = JsonOf<operations['ping'], 200>['data']
 export type UploadSlot = JsonOf<operations['createUpload'], 201>['data']
-export type ErrorBody = components['schemas']['Error']['error']
+export type ErrorBody = components['schemas']['ErrorResponse']['error']
 export type ValidationEntry = NonNullable<ErrorBody['errors']>[number]

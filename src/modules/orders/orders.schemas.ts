@@ -1,5 +1,15 @@
 import Type, { type Static } from 'typebox'
-import { Nullable, SAFE_TEXT, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import type { ProductionStatus } from '../../db/tables/common.ts'
+import { KnownString, Nullable, SAFE_TEXT, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+
+// production.views.ts lists the same (it imports this file: no import back).
+const ITEM_PRODUCTION_STATUSES = [
+  'pending',
+  'in_progress',
+  'completed',
+  'failed',
+  'cancelled',
+] as const satisfies readonly ProductionStatus[]
 
 export const LIMITS = {
   items: 200,
@@ -101,7 +111,7 @@ export const Item = Type.Object(
     quantity: Type.Integer(),
     price: Type.Union([Type.Number(), Type.Null()]),
     product_linked: Type.Boolean(),
-    production_status: Type.Union([Type.String(), Type.Null()], {
+    production_status: Type.Union([KnownString(ITEM_PRODUCTION_STATUSES), Type.Null()], {
       description: 'Status of the item\u2019s production job; null for test orders. Tolerate unknown values.',
     }),
     personalization: Type.Unsafe<Record<string, string | number | boolean | null>>({
@@ -129,7 +139,7 @@ const orderProperties = {
   id: Uuid,
   external_order_id: Type.String(),
   order_number: Type.String({ description: 'Equals external_order_id.' }),
-  status: Type.String({
+  status: KnownString(ORDER_STATUSES, {
     description: `One of ${ORDER_STATUSES.join(', ')}; tolerate unknown values.`,
   }),
   is_test: Type.Boolean(),

@@ -40,6 +40,8 @@ export function webhooksSection() {
         tags: ['webhooks'],
         summary: `\`${type}\`: ${(EVENT_DATA[type] as { description?: string }).description}`,
         description: SIGNING,
+        // The service calls you: no API key; the signature header authenticates it.
+        security: [],
         parameters: [
           header(
             'X-Service-Signature',

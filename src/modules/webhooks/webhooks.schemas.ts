@@ -1,5 +1,5 @@
 import Type from 'typebox'
-import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { KnownString, StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
 import { FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './enabled-events.ts'
 import { EVENT_TYPES } from './outbox/events.ts'
 
@@ -36,7 +36,7 @@ export const WebhookEndpoint = Type.Object(
     enabled_events: EnabledEvents,
     is_active: Type.Boolean(),
     disabled_reason: Type.Union([
-      Type.String({ description: '`too_many_failures` when disabled automatically' }),
+      KnownString(['too_many_failures'], { description: '`too_many_failures` when disabled automatically' }),
       Type.Null(),
     ]),
     consecutive_failures: Type.Integer(),
@@ -60,8 +60,8 @@ export const WebhookDelivery = Type.Object(
     id: Uuid,
     endpoint_id: Uuid,
     event_id: Uuid,
-    event_type: Type.String(),
-    status: Type.String({
+    event_type: KnownString(EVENT_TYPES),
+    status: KnownString(['pending', 'succeeded', 'failed'], {
       description: 'pending, succeeded or failed (permanent); tolerate unknown values.',
     }),
     attempts: Type.Integer(),
@@ -73,7 +73,9 @@ export const WebhookDelivery = Type.Object(
       Type.Null(),
     ]),
     error_code: Type.Union([
-      Type.String({ description: 'timeout, connection_error, tls_error, http_error or endpoint_disabled' }),
+      KnownString(['timeout', 'connection_error', 'tls_error', 'http_error', 'endpoint_disabled'], {
+        description: 'timeout, connection_error, tls_error, http_error or endpoint_disabled',
+      }),
       Type.Null(),
     ]),
     error_message: Type.Union([
@@ -116,7 +118,9 @@ export const WebhookDeliveryAttempt = Type.Object(
       Type.Null(),
     ]),
     error_code: Type.Union([
-      Type.String({ description: 'timeout, connection_error, tls_error or http_error' }),
+      KnownString(['timeout', 'connection_error', 'tls_error', 'http_error'], {
+        description: 'timeout, connection_error, tls_error or http_error',
+      }),
       Type.Null({ description: 'The attempt succeeded.' }),
     ]),
     error_message: Type.Union([
@@ -165,19 +169,25 @@ export const WebhookEndpointRequest = Type.Object(
   { additionalProperties: false, $id: 'WebhookEndpointRequest', title: 'WebhookEndpointRequest' },
 )
 
-export const WebhookEndpointUpdate = Type.Object(
-  {
-    description: Type.Optional(Text({ maxLength: 500 })),
-    enabled_events: Type.Optional(EnabledEvents),
-    url: Type.Optional(
-      Type.String({
-        maxLength: 2048,
-        description:
-          'Not changeable: any value gives 422 validation_failed. For a new URL, register a new endpoint and delete this one.',
-      }),
-    ),
-  },
-  { additionalProperties: false, $id: 'WebhookEndpointUpdate', title: 'WebhookEndpointUpdate' },
+const updatable = {
+  description: Type.Optional(Text({ maxLength: 500 })),
+  enabled_events: Type.Optional(EnabledEvents),
+}
+
+/** What PATCH /v1/webhook-endpoints/{id} documents: the fields that can change. */
+export const WebhookEndpointUpdate = Type.Object(updatable, {
+  additionalProperties: false,
+  $id: 'WebhookEndpointUpdate',
+  title: 'WebhookEndpointUpdate',
+})
+
+/**
+ * What it validates: `url` too, never accepted, so that a new URL is told
+ * what to do (register a new endpoint) rather than only `unknown_field`.
+ */
+export const WebhookEndpointUpdateBody = Type.Object(
+  { ...updatable, url: Type.Optional(Type.String({ maxLength: 2048 })) },
+  { additionalProperties: false },
 )
 
 export const RotateSecretRequest = Type.Object(
@@ -201,7 +211,7 @@ export const WebhookReplay = Type.Object(
   {
     id: Uuid,
     endpoint_id: Uuid,
-    status: Type.String({
+    status: KnownString(['running', 'completed', 'cancelled'], {
       description:
         'running (deliveries are being queued), completed (all were queued) or cancelled (the endpoint was disabled or deleted first); tolerate unknown values.',
     }),

@@ -102,9 +102,9 @@ export const OrderUpdatedData = Type.Object(
   named('OrderUpdatedData', 'The order was changed in the dashboard after it was accepted.'),
 )
 
-export const PingData = Type.Object(
+export const PingEventData = Type.Object(
   { message: Type.String() },
-  named('PingData', 'A test event from POST /v1/webhook-endpoints/{id}/test; no order fields.'),
+  named('PingEventData', 'A test event from POST /v1/webhook-endpoints/{id}/test; no order fields.'),
 )
 
 export const EVENT_DATA: Record<EventType, TSchema> = {
@@ -115,7 +115,7 @@ export const EVENT_DATA: Record<EventType, TSchema> = {
   'order.cancelled': OrderCancelledData,
   'order_item.completed': OrderItemCompletedData,
   'order.updated': OrderUpdatedData,
-  ping: PingData,
+  ping: PingEventData,
 }
 
 /** `order_item.completed` -> `OrderItemCompletedEvent`. */
