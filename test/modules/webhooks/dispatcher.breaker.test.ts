@@ -112,6 +112,12 @@ describe('webhook dispatcher: circuit breaker', () => {
     await s.twoWorkers({ retryDelaysMs: [delay, delay, delay, delay], endpointConcurrency: 1 })
     await s.receiver.waitFor(1)
     await sleep(1000)
+    // A probe may be on its way back when the second ends: read at a moment when every attempt made is recorded.
+    await waitUntil(async () => {
+      const made = s.receiver.received.length
+      const counted = (await s.deliveries(endpoint.id)).reduce((n, r) => n + r.attempts, 0)
+      return (await s.endpointRow(endpoint.id)).consecutive_failures === made && counted === made
+    }, 'every attempt made to be recorded')
     const received = s.receiver.received.map((r) => r.at)
     // At most one attempt on its way per worker when the first failure was
     // recorded; after that, one probe per retry delay between the two.
