@@ -90,7 +90,7 @@ export function openApiOptions(
         title: 'Order Intake and Production Status API',
         version: 'v1',
         description: [...INTRODUCTION, '', '## Error codes', errorTable(context)].join('\n\n'),
-        contact: { name: 'API reference and guides', url: `${publicBaseUrl}/docs` },
+        contact: { name: 'The service operator; the API reference and guides are at /docs on this service' },
         license: { name: 'Proprietary: use under the service operator\u2019s terms' },
       },
       // A variable, so that a tool can point a generated client at any installation.
