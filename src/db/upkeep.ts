@@ -1,5 +1,6 @@
-import { sql } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database } from './database.ts'
+import type { DB } from './schema.ts'
 
 /**
  * Gathers the planner's statistics of every table. PostgreSQL's autovacuum
@@ -17,4 +18,15 @@ export async function estimatedOrders(db: Database): Promise<number> {
   const { rows } = await sql<{ n: number }>`
     select greatest(reltuples, 0)::float8 as n from pg_class where oid = to_regclass('orders')`.execute(db)
   return rows[0]?.n ?? 0
+}
+
+/**
+ * Takes, for the rest of the transaction, the advisory lock named `name`
+ * (a background fold's), or answers false at once when another session holds it.
+ */
+export async function tryTransactionLock(trx: Transaction<DB>, name: string): Promise<boolean> {
+  const { rows } = await sql<{
+    locked: boolean
+  }>`select pg_try_advisory_xact_lock(hashtextextended(${name}, 0)) as locked`.execute(trx)
+  return rows[0]!.locked
 }

@@ -1,6 +1,7 @@
 import { type RawBuilder, sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DB } from '../../db/schema.ts'
+import { tryTransactionLock } from '../../db/upkeep.ts'
 import type { OrderStatus } from './orders.schemas.ts'
 
 /**
@@ -122,10 +123,7 @@ const add = (table: string, columns: string[]) =>
  * how many it moved, or null when another instance is folding.
  */
 export async function foldOrderChanges(trx: Transaction<DB>, limit: number): Promise<number | null> {
-  const locked = await sql<{
-    locked: boolean
-  }>`select pg_try_advisory_xact_lock(${FOLD_LOCK}) as locked`.execute(trx)
-  if (!locked.rows[0]!.locked) return null
+  if (!(await tryTransactionLock(trx, 'order_changes'))) return null
   const result = await sql<{ folded: number }>`
     with picked as materialized (
       select ctid from order_changes limit ${limit}::int

@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DB, Environment } from '../../db/schema.ts'
+import { tryTransactionLock } from '../../db/upkeep.ts'
 
 export interface DailyOutcome {
   day: string
@@ -40,19 +41,13 @@ export async function webhookDailyOutcomes(
   }))
 }
 
-/** Folding takes this lock: one instance folds at a time. */
-const FOLD_LOCK = sql`hashtextextended('webhook_outcome_changes', 0)`
-
 /**
  * Moves up to `limit` recorded settlements into webhook_daily_outcomes and
  * deletes them, in one statement. Returns how many rows it moved, or null
  * when another instance is folding.
  */
 export async function foldWebhookOutcomes(trx: Transaction<DB>, limit: number): Promise<number | null> {
-  const locked = await sql<{
-    locked: boolean
-  }>`select pg_try_advisory_xact_lock(${FOLD_LOCK}) as locked`.execute(trx)
-  if (!locked.rows[0]!.locked) return null
+  if (!(await tryTransactionLock(trx, 'webhook_outcome_changes'))) return null
   const result = await sql<{ folded: number }>`
     with picked as materialized (
       select ctid from webhook_outcome_changes limit ${limit}::int
