@@ -43,7 +43,9 @@ export function createRequestRecorder(options: RecorderOptions) {
       try {
         await insertRequestLines(options.db, lines)
       } catch (err) {
-        onError(err, lines.length)
+        // The database refused or is away: what waits goes too, reported once.
+        onError(err, lines.length + waiting.length)
+        waiting = []
       }
     }
     if (dropped > 0) {
