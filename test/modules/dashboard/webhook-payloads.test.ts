@@ -220,7 +220,7 @@ describe('dashboard: delivered payloads and sample events', () => {
     assert.equal(preview.json().data.matched, 0)
   })
 
-  test('a sample of a type the endpoint does not take, or of no known type, is 422; viewers 403; strangers 404; nothing sent', async () => {
+  test('a sample of a type the endpoint does not take, of no known type, or to a deleted endpoint is 422; viewers 403; strangers 404; nothing sent', async () => {
     const { endpoint } = await createEndpoint('test', '/picky', ['order.cancelled'])
     const events = async () => (await rowCounts(t.db)).events
     const before = await events()
@@ -239,6 +239,16 @@ describe('dashboard: delivered payloads and sample events', () => {
       }),
       404,
       'not_found',
+    )
+    const deleted = await developer.client.call(
+      'DELETE',
+      `/webhook-endpoints/${endpoint.id}?environment=test`,
+    )
+    assert.equal(deleted.statusCode, 200, deleted.body)
+    assertError(
+      await developer.client.call('POST', url, { type: 'order.cancelled' }),
+      422,
+      'validation_failed',
     )
     assert.equal(await events(), before, 'no event written')
     assert.ok(!receiver.received.some((r) => r.url === '/picky'))
