@@ -180,8 +180,8 @@ describe('API keys and webhooks in a browser', { skip: browserSkip, timeout: 600
     await first.getByText('succeeded').waitFor() // by polling, no reload
     const eventId = (await first.getByRole('code').textContent())!.trim()
 
-    await first.getByRole('button', { name: /^Attempts of/ }).click()
-    const attempts = page.getByRole('dialog', { name: 'Attempts' })
+    await first.getByRole('button', { name: /^Details of/ }).click()
+    const attempts = page.getByRole('dialog', { name: 'Delivery details' })
     await attempts
       .getByRole('table', { name: 'Attempts of the delivery' })
       .getByRole('cell', { name: '200' })

@@ -147,6 +147,7 @@ export async function settleDelivery(
         at,
         counts: true,
         probeAt: ok ? null : new Date(at.getTime() + 60_000),
+        signedAt: null,
       },
     ],
     25,

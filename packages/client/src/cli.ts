@@ -94,6 +94,8 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     if (err instanceof OrderIntakeError) {
       console.error(`${err.status} ${err.code}: ${err.message}${err.field ? ` (${err.field})` : ''}`)
+      // Each problem the service named: for trigger's unknown type, the list of valid types.
+      for (const entry of err.errors) console.error(`  ${entry.message}`)
     } else if (err instanceof OrderIntakeConnectionError || err instanceof TypeError) {
       console.error(err.message)
     } else {

@@ -226,14 +226,23 @@ describe('order-intake trigger', () => {
     )
     assert.deepEqual(JSON.parse(req.body.toString()), { type: 'order.received' })
 
+    // The service's answer to an unknown type (test/modules/webhooks/listen.trigger.test.ts): the
+    // valid types are in errors[], which the CLI prints under the error line.
+    const valid = 'type must be one of "order.received", "order.cancelled", "ping"'
     service.handle((_req, res) =>
       json(res, 422, {
-        error: { code: 'validation_failed', message: 'Unknown event type.', field: 'type', doc_url: 'x' },
+        error: {
+          code: 'validation_failed',
+          message: 'The request is invalid.',
+          field: 'type',
+          doc_url: 'x',
+          errors: [{ code: 'invalid_format', field: 'type', message: valid }],
+        },
       }),
     )
     const bad = runCli(['trigger', 'order.nope', '--base-url', service.url])
     assert.equal(await bad.exited, 1)
-    assert.equal(bad.output().trim(), '422 validation_failed: Unknown event type. (type)')
+    assert.equal(bad.output().trim(), `422 validation_failed: The request is invalid. (type)\n  ${valid}`)
   })
 
   test('without a key or a type it says what is missing', async () => {

@@ -38,6 +38,8 @@ export interface WebhookEndpointTable {
   disabled_at: Date | null
   /** Its last attempt failed: one probe at a time, from then on; null while its attempts succeed. */
   next_probe_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** When the secret last changed (a rotation); null when it has not since the column exists. */
+  secret_changed_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed'
@@ -79,6 +81,8 @@ export interface WebhookAttemptTable {
   response_snippet: string | null
   error_code: string | null
   error_message: string | null
+  /** The signature's t (unix seconds) of an attempt sent; null when none was sent or before it was recorded. */
+  signature_timestamp: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 /** The attempts still to be made: one row per pending delivery (see migration 0007). */

@@ -34,6 +34,7 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.deleted',
   'webhook_endpoint.secret_rotated',
   'webhook_endpoint.replayed',
+  'webhook_endpoint.sample_sent',
   'webhook_delivery.redelivered',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

@@ -140,6 +140,8 @@ const SENTENCES: Record<AuditAction, Sentence> = {
     const types = list(d.event_types)
     return `${a} replayed ${types.length > 0 ? types.join(', ') : 'all'} events since ${show(d.since)} to ${s}`
   },
+  'webhook_endpoint.sample_sent': (a, s, d) =>
+    `${a} sent a sample ${str(d.event_type) ? `${d.event_type} ` : ''}event to ${s}`,
   'webhook_delivery.redelivered': (a, s, d) =>
     `${a} redelivered ${str(d.event_type) ? `${article(String(d.event_type))} ${d.event_type}` : 'an'} event to ${s}`,
 }

@@ -2,10 +2,17 @@ import { AppError } from '../../http/errors.ts'
 import { inScope, notFoundHere } from '../../http/not-found.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { AuditActor } from '../audit/audit.service.ts'
+import { deliveredHeaders } from './delivered-headers.ts'
 import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
 import { findEndpoint, isEndpointActive } from './endpoints.repo.ts'
 import { orderTimeline } from './order-timeline.repo.ts'
-import { enqueueRedelivery, findDelivery, listAttempts, listDeliveries } from './outbox/outbox.service.ts'
+import {
+  enqueueRedelivery,
+  findDelivery,
+  findEventBody,
+  listAttempts,
+  listDeliveries,
+} from './outbox/outbox.service.ts'
 import { latestReplay } from './replays.repo.ts'
 import { previewReplay, type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
 import type { WebhookContext, WebhookScope } from './webhooks.context.ts'
@@ -13,7 +20,7 @@ import { deliveryView, operatorDeliveryView } from './webhooks.views.ts'
 
 /** The delivery log, an order's timeline, redelivery and replays. */
 export function createDeliveryService(ctx: WebhookContext) {
-  const { db, clock, audit, ownEndpoint } = ctx
+  const { db, clock, audit, ownEndpoint, secretBox } = ctx
 
   return {
     /** The delivery log, newest first, narrowed by the query's filters; next_cursor pages on. */
@@ -32,6 +39,37 @@ export function createDeliveryService(ctx: WebhookContext) {
       const row = isUuid(id) ? await findDelivery(db, id) : undefined
       if (!row || !inScope(scope, row)) throw notFoundHere('delivery', scope, row)
       return { delivery: deliveryView(row), attempts: (await listAttempts(db, row.id)).map(attemptView) }
+    },
+
+    /**
+     * What a log entry of the caller's delivered: its event's body (the exact
+     * bytes signed) and, per attempt, the headers sent, rebuilt from the
+     * signing time (delivered-headers.ts); 404 for any other id.
+     */
+    async deliveryPayload(scope: WebhookScope, id: string) {
+      const row = isUuid(id) ? await findDelivery(db, id) : undefined
+      if (!row || !inScope(scope, row)) throw notFoundHere('delivery', scope, row)
+      const [event, endpoint, attempts] = await Promise.all([
+        findEventBody(db, row.event_id),
+        findEndpoint(db, row.endpoint_id),
+        listAttempts(db, row.id),
+      ])
+      if (!event || !endpoint) throw notFoundHere('delivery', scope, undefined)
+      const box = attempts.some((a) => a.signature_timestamp !== null) ? await secretBox() : undefined
+      const open = (sealed: string) => box!.open(sealed)
+      return {
+        event: {
+          id: event.id,
+          type: event.type,
+          created_at: event.created_at.toISOString(),
+          body: event.body,
+        },
+        attempts: attempts.map((a) => ({
+          attempt: a.attempt,
+          started_at: a.started_at.toISOString(),
+          ...deliveredHeaders(a, event, endpoint, open),
+        })),
+      }
     },
 
     /**

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DB, Environment, WebhookEndpointRow } from '../../db/schema.ts'
 
@@ -113,7 +113,11 @@ export async function lockEndpoint(
     .executeTakeFirst()
 }
 
-/** Replaces the signing secret; the previous one (or none) signs too until it expires. */
+/**
+ * Replaces the signing secret; the previous one (or none) signs too until it
+ * expires. secret_changed_at takes the database's time, the clock the worker
+ * signs by (the dashboard compares the two: delivered-headers.ts).
+ */
 export async function replaceSecret(
   trx: Transaction<DB>,
   id: string,
@@ -125,7 +129,7 @@ export async function replaceSecret(
 ): Promise<WebhookEndpointRow> {
   return trx
     .updateTable('webhook_endpoints')
-    .set(secrets)
+    .set({ ...secrets, secret_changed_at: sql`now()` })
     .where('id', '=', id)
     .returningAll()
     .executeTakeFirstOrThrow()

@@ -14,7 +14,8 @@ import {
   replaceSecret,
   updateActiveEndpoint,
 } from './endpoints.repo.ts'
-import { eventData, failPendingDeliveries, recordEvent } from './outbox/outbox.service.ts'
+import { sampleEventData } from './listen/sample-events.ts'
+import { type EventType, eventData, failPendingDeliveries, recordEvent } from './outbox/outbox.service.ts'
 import { cancelReplays } from './replays.repo.ts'
 import { checkWebhookUrl } from './ssrf.ts'
 import {
@@ -65,6 +66,7 @@ export function createEndpointService(ctx: WebhookContext) {
         created_at: now,
         disabled_at: null,
         next_probe_at: null,
+        secret_changed_at: null,
       }
       await db.transaction().execute(async (trx) => {
         // Locked per organization, so two simultaneous requests cannot both see four active endpoints.
@@ -231,6 +233,46 @@ export function createEndpointService(ctx: WebhookContext) {
         }),
       )
       return { queued: true }
+    },
+
+    /**
+     * Queues a sample event of the type to one endpoint: the sample builder's
+     * data (`sample: true`, an order that exists nowhere), stored as an event
+     * without an order, so no order, sequence counter or order statistic
+     * changes, and no replay picks it up. The endpoint must take the type.
+     */
+    async sendSample(scope: WebhookScope, id: string, type: Exclude<EventType, 'ping'>, actor?: AuditActor) {
+      const endpoint = await ownEndpoint(scope, id)
+      if (!endpoint.is_active) throw disabled('The endpoint is disabled and cannot receive sample events.')
+      if (!endpoint.enabled_events.includes('*') && !endpoint.enabled_events.includes(type)) {
+        throw AppError.validation(
+          [
+            {
+              code: 'invalid_format',
+              field: 'type',
+              message: `type must be one the endpoint receives: ${endpoint.enabled_events.map((t) => JSON.stringify(t)).join(', ')}`,
+            },
+          ],
+          'The endpoint does not receive events of this type; nothing was sent.',
+        )
+      }
+      const event = await db.transaction().execute(async (trx) => {
+        const recorded = await recordEvent(trx, {
+          organizationId: scope.organizationId,
+          environment: scope.environment,
+          type,
+          orderId: null,
+          data: sampleEventData(type),
+          at: clock.now(),
+          endpointId: endpoint.id,
+        })
+        await audit(trx, actor, scope, 'webhook_endpoint.sample_sent', endpoint, {
+          event_id: recorded.id,
+          event_type: type,
+        })
+        return recorded
+      })
+      return { queued: true, event_id: event.id, type }
     },
   }
 }

@@ -24,6 +24,8 @@ export interface Sent {
   durationMs: number
   startedAt: Date
   at: Date
+  /** The signature's t (unix seconds); null when no request was signed. */
+  signedAt: number | null
 }
 
 const TLS_CODES = /^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|ERR_OSSL)/
@@ -160,6 +162,7 @@ export class HttpSender {
         durationMs: 0,
         startedAt: at,
         at,
+        signedAt: null,
       }
     }
     // The signing keys are derived once per endpoint (and again when a secret differs).
@@ -180,12 +183,13 @@ export class HttpSender {
         ? target.previousKeys
         : undefined
     // t is taken per attempt, so every retry carries a new t and signatures.
+    const signedAt = Math.floor(Date.now() / 1000)
     const headers = {
       'content-type': 'application/json',
       'user-agent': USER_AGENT,
       'x-service-event-id': row.event_id,
       'x-service-event-type': row.event_type,
-      ...signedHeaders(target.keys!, row.event_id, body, Math.floor(Date.now() / 1000), previous),
+      ...signedHeaders(target.keys!, row.event_id, body, signedAt, previous),
     }
     const started = performance.now()
     // One timer covers connecting, TLS, headers and body; flight.timedOut tells it from shutdown.
@@ -222,7 +226,7 @@ export class HttpSender {
     if (flight.aborted && !flight.timedOut) return undefined
     const message =
       outcome === 'succeeded' ? null : describeFailure(outcome, { status, err: failure, timeoutMs })
-    return { outcome, status, snippet, message, durationMs, startedAt, at: clock.now() }
+    return { outcome, status, snippet, message, durationMs, startedAt, at: clock.now(), signedAt }
   }
 
   /** Closes every endpoint's connections. */

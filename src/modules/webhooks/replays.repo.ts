@@ -13,10 +13,11 @@ export interface ReplaySelection {
 
 /**
  * The events a replay of `endpoint` sends, as conditions on `events e`: of
- * the endpoint's organization and environment, never a ping (a ping tests one
- * endpoint), recorded in [since, until), of the asked types, and with
- * `onlyFailed` only those whose every delivery to this endpoint failed (at
- * least one, none pending or succeeded). A delivery's `created_at` is never
+ * the endpoint's organization and environment, never a ping nor another
+ * event without an order (a sample: both test one endpoint), recorded in
+ * [since, until), of the asked types, and with `onlyFailed` only those
+ * whose every delivery to this endpoint failed (at least one, none pending
+ * or succeeded). A delivery's `created_at` is never
  * before its event's, so only deliveries since `since` are read. Further
  * conditions (such as the endpoint's event filter) belong in this list.
  */
@@ -25,6 +26,7 @@ function matching(endpoint: WebhookEndpointRow, selection: ReplaySelection): Raw
     sql`e.organization_id = ${endpoint.organization_id}::uuid`,
     sql`e.environment = ${endpoint.environment}::text`,
     sql`e.type <> 'ping'`,
+    sql`e.order_id is not null`,
     sql`e.created_at >= ${selection.since}::timestamptz`,
   ]
   if (selection.until) conditions.push(sql`e.created_at < ${selection.until}::timestamptz`)

@@ -153,6 +153,7 @@ export function sentResult(
     at: sent.at,
     counts: true,
     probeAt,
+    signedAt: sent.signedAt,
   }
 }
 
@@ -172,5 +173,6 @@ export function disabledResult(row: ClaimedDelivery, at: Date): AttemptResult {
     at,
     counts: false,
     probeAt: null,
+    signedAt: null,
   }
 }

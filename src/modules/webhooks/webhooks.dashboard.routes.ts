@@ -15,6 +15,7 @@ import {
   DeliveryDetail,
   DeliveryPage,
   DeliveryParams,
+  DeliveryPayload,
   DeliveryQuery,
   EndpointAnswer,
   EndpointCreated,
@@ -28,6 +29,8 @@ import {
   ReplayBody,
   ReplayPreview,
   RotateSecretBody,
+  SampleBody,
+  SampleQueued,
   SecretRotated,
   UpdateEndpointBody,
 } from './webhooks.dashboard.schemas.ts'
@@ -160,6 +163,35 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
   )
 
   app.post(
+    '/webhook-endpoints/:endpoint_id/sample',
+    {
+      config: { ...change('developer'), errors: invalid },
+      schema: {
+        operationId: 'dashboardSendWebhookSample',
+        tags,
+        summary: 'Queue a sample event of a type the endpoint receives, to that endpoint only',
+        description:
+          'A well-formed event of the type, with `"sample": true` in `data` and an order that exists nowhere; it is delivered, signed and retried like any event, appears in the delivery log, and is never replayed.',
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        body: SampleBody,
+        response: { 202: SampleQueued },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202)
+      return {
+        data: await webhooks.sendSample(
+          scope(request),
+          request.params.endpoint_id,
+          request.body.type,
+          actor(request),
+        ),
+      }
+    },
+  )
+
+  app.post(
     '/webhook-endpoints/:endpoint_id/rotate-secret',
     {
       config: { ...change('developer'), errors: invalid },
@@ -279,6 +311,24 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
       },
     },
     async (request) => ({ data: await webhooks.delivery(scope(request), request.params.delivery_id) }),
+  )
+
+  app.get(
+    '/webhook-deliveries/:delivery_id/payload',
+    {
+      config: viewer,
+      schema: {
+        operationId: 'dashboardGetWebhookDeliveryPayload',
+        tags,
+        summary: 'What a log entry sent: its event body and, per attempt, the headers with the signing time',
+        params: DeliveryParams,
+        querystring: EnvironmentQuery,
+        response: { 200: DeliveryPayload },
+      },
+    },
+    async (request) => ({
+      data: await webhooks.deliveryPayload(scope(request), request.params.delivery_id),
+    }),
   )
 
   app.post(

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox'
-import { Text } from '../../http/schemas.ts'
+import { StringEnum, Text, Timestamp } from '../../http/schemas.ts'
 import { Environment } from '../auth/api-keys.dashboard.schemas.ts'
+import { FILTERABLE_EVENT_TYPES } from './enabled-events.ts'
 import {
   DeliveryLogFilters,
   DeliveryLogPage,
@@ -85,6 +86,59 @@ export const DeliveryQuery = Type.Object({ ...EnvironmentQuery.properties, ...De
 export const DeliveryPage = DeliveryLogPage
 export const DeliveryDetail = Type.Object({
   data: Type.Object({ delivery: WebhookDelivery, attempts: Type.Array(WebhookDeliveryAttempt) }),
+})
+export const DeliveryPayload = Type.Object({
+  data: Type.Object({
+    event: Type.Object({
+      id: Type.String(),
+      type: Type.String(),
+      created_at: Timestamp,
+      body: Type.String({
+        description:
+          'The request body every attempt sent: the exact bytes signed (pretty-print a copy to read it).',
+      }),
+    }),
+    attempts: Type.Array(
+      Type.Object({
+        attempt: Type.Integer({ minimum: 1 }),
+        started_at: Timestamp,
+        signature_timestamp: Type.Union([
+          Type.Integer({ description: 'The signature\u2019s t (unix seconds), as in webhook-timestamp.' }),
+          Type.Null({
+            description: 'Not recorded: no request was signed, or the attempt predates the record.',
+          }),
+        ]),
+        headers: Type.Union([
+          Type.Record(Type.String(), Type.String(), {
+            description:
+              'The headers the service set on the request (the HTTP client adds host and content-length), rebuilt from the body and the signing time. The signatures are left out when the secret that made them was rotated since.',
+          }),
+          Type.Null(),
+        ]),
+        note: Type.Union([
+          Type.String({ description: 'Why headers or signatures are missing.' }),
+          Type.Null(),
+        ]),
+      }),
+    ),
+  }),
+})
+export const SampleBody = Type.Object(
+  {
+    type: StringEnum(FILTERABLE_EVENT_TYPES, {
+      description: 'The event type of the sample; one the endpoint receives.',
+    }),
+  },
+  closed,
+)
+export const SampleQueued = Type.Object({
+  data: Type.Object({
+    queued: Type.Boolean(),
+    event_id: Type.String({
+      description: 'The sample event\u2019s id: its entry appears in the delivery log.',
+    }),
+    type: Type.String(),
+  }),
 })
 export const DeliveryAnswer = Type.Object({ data: Type.Object({ delivery: WebhookDelivery }) })
 

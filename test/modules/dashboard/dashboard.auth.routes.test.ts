@@ -101,6 +101,7 @@ const BODIES: Record<string, () => unknown> = {
   'POST /dashboard/api/webhook-endpoints': () => ({ url: 'https://webhook.test/generated' }),
   'PATCH /dashboard/api/webhook-endpoints/:endpoint_id': () => ({ description: 'generated' }),
   'POST /dashboard/api/webhook-endpoints/:endpoint_id/rotate-secret': () => ({ grace_period_seconds: 0 }),
+  'POST /dashboard/api/webhook-endpoints/:endpoint_id/sample': () => ({ type: 'order.received' }),
   'POST /dashboard/api/webhook-endpoints/:endpoint_id/replay': () => ({ since: '2026-01-01T00:00:00Z' }),
   'POST /dashboard/api/webhook-endpoints/:endpoint_id/replay/preview': () => ({
     since: '2026-01-01T00:00:00Z',

@@ -109,6 +109,7 @@ describe('webhook dispatcher: claims', () => {
           at: now,
           counts: true,
           probeAt: null,
+          signedAt: null,
         })),
         25,
       )
@@ -171,6 +172,7 @@ describe('webhook dispatcher: claims', () => {
           at: new Date(),
           counts: true,
           probeAt: null,
+          signedAt: null,
         }
         await completeAttempts(trx, 'w', [result], 25)
         assert.equal(await show(trx), 'off')

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { createMemoryRateLimiter } from '../../../src/http/rate-limit.ts'
+import { EVENT_TYPES } from '../../../src/modules/webhooks/outbox/events.ts'
 import { rowCounts } from '../../helpers/app.ts'
 import { openStream, useListenApp } from '../../helpers/sse.ts'
 
@@ -46,8 +47,10 @@ describe('POST /v1/webhook-events/trigger', () => {
       'external_order_id',
       'production_order_id',
       'production_status',
+      'sample',
       'sequence',
     ])
+    assert.equal(body.data.sample, true)
     assert.equal(body.data.production_status, 'in_progress')
     assert.equal(body.data.sequence, 2, 'a sample order\u2019s second event')
 
@@ -61,6 +64,7 @@ describe('POST /v1/webhook-events/trigger', () => {
       'production_job_id',
       'sku',
       'name',
+      'sample',
       'sequence',
     ])
     await tests[0]!.next((f) => f.event === 'order_item.completed')
@@ -90,6 +94,14 @@ describe('POST /v1/webhook-events/trigger', () => {
     const unknown = await trigger(org.testKey, 'order.created')
     assert.equal(unknown.statusCode, 422)
     assert.equal(unknown.json().error.field, 'type')
+    // What `order-intake trigger` prints for an unknown type: the valid ones.
+    assert.deepEqual(unknown.json().error.errors, [
+      {
+        code: 'invalid_format',
+        field: 'type',
+        message: `type must be one of ${EVENT_TYPES.map((t) => JSON.stringify(t)).join(', ')}`,
+      },
+    ])
     const none = await trigger(org.testKey, 'order.cancelled')
     assert.deepEqual(none.json(), { data: { type: 'order.cancelled', sessions: 0 } })
   })

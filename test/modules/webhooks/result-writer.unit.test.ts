@@ -31,6 +31,7 @@ function result(status: AttemptResult['status'] = 'succeeded', counts = true): A
     at,
     counts,
     probeAt: status === 'succeeded' || !counts ? null : at,
+    signedAt: null,
   }
 }
 
@@ -197,6 +198,7 @@ describe('result writer: results of attempts', () => {
     durationMs: 12,
     startedAt: new Date(1_000),
     at: new Date(2_000),
+    signedAt: 1,
   })
 
   test('retries follow the delays plus up to 10 % jitter; none after the last', () => {
@@ -226,6 +228,7 @@ describe('result writer: results of attempts', () => {
       at: new Date(2_000),
       counts: true,
       probeAt: null,
+      signedAt: 1,
     })
     const retried = sentResult(row(1), sent('http_error', 500), [1000])
     assert.equal(retried.status, 'pending')

@@ -42,6 +42,7 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'webhook_endpoint.deleted': 'Webhook endpoint deleted',
   'webhook_endpoint.secret_rotated': 'Webhook secret rotated',
   'webhook_endpoint.replayed': 'Webhook events replayed',
+  'webhook_endpoint.sample_sent': 'Webhook sample event sent',
   'webhook_delivery.redelivered': 'Webhook delivery redelivered',
 }
 

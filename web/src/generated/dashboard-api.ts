@@ -708,6 +708,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints/{endpoint_id}/sample": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a sample event of a type the endpoint receives, to that endpoint only
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardSendWebhookSample"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-endpoints/{endpoint_id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -804,6 +824,26 @@ export interface paths {
          * @description Needs a session; least role: `viewer`.
          */
         get: operations["dashboardGetWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook-deliveries/{delivery_id}/payload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a log entry sent: its event body and, per attempt, the headers with the signing time
+         * @description Needs a session; least role: `viewer`.
+         */
+        get: operations["dashboardGetWebhookDeliveryPayload"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3645,7 +3685,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -3782,7 +3822,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -7821,6 +7861,155 @@ export interface operations {
             };
         };
     };
+    dashboardSendWebhookSample: {
+        parameters: {
+            query?: {
+                environment?: "test" | "live";
+            };
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The event type of the sample; one the endpoint receives.
+                     * @enum {string}
+                     */
+                    type: "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            queued: boolean;
+                            /** @description The sample event’s id: its entry appears in the delivery log. */
+                            event_id: string;
+                            type: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     dashboardRotateWebhookSecret: {
         parameters: {
             query?: {
@@ -8736,6 +8925,156 @@ export interface operations {
                                 response_snippet: string | null;
                                 error_code: string | null;
                                 error_message: string | null;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardGetWebhookDeliveryPayload: {
+        parameters: {
+            query?: {
+                environment?: "test" | "live";
+            };
+            header?: never;
+            path: {
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            event: {
+                                id: string;
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description The request body every attempt sent: the exact bytes signed (pretty-print a copy to read it). */
+                                body: string;
+                            };
+                            attempts: {
+                                attempt: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                started_at: string;
+                                signature_timestamp: number | null;
+                                headers: {
+                                    [key: string]: string;
+                                } | null;
+                                note: string | null;
                             }[];
                         };
                     };
@@ -10623,7 +10962,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -10762,7 +11101,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };

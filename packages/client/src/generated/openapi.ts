@@ -663,6 +663,11 @@ export interface components {
              * @constant
              */
             produced_by_partner?: true;
+            /**
+             * @description Present, and true, only on sample events sent on request (dashboard, trigger operation): the order and ids exist nowhere; ignore or log them.
+             * @constant
+             */
+            sample?: true;
             /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
             sequence: number;
         };
@@ -724,6 +729,11 @@ export interface components {
             production_job_id: string;
             sku: string | null;
             name: string;
+            /**
+             * @description Present, and true, only on sample events sent on request (dashboard, trigger operation): the order and ids exist nowhere; ignore or log them.
+             * @constant
+             */
+            sample?: true;
             /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
             sequence: number;
         };
@@ -791,6 +801,11 @@ export interface components {
              * @constant
              */
             produced_by_partner?: true;
+            /**
+             * @description Present, and true, only on sample events sent on request (dashboard, trigger operation): the order and ids exist nowhere; ignore or log them.
+             * @constant
+             */
+            sample?: true;
             /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
             sequence: number;
         };
@@ -836,6 +851,11 @@ export interface components {
              * @constant
              */
             produced_by_partner?: true;
+            /**
+             * @description Present, and true, only on sample events sent on request (dashboard, trigger operation): the order and ids exist nowhere; ignore or log them.
+             * @constant
+             */
+            sample?: true;
             /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
             sequence: number;
         };
@@ -881,6 +901,11 @@ export interface components {
              * @constant
              */
             produced_by_partner?: true;
+            /**
+             * @description Present, and true, only on sample events sent on request (dashboard, trigger operation): the order and ids exist nowhere; ignore or log them.
+             * @constant
+             */
+            sample?: true;
             /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
             sequence: number;
         };
@@ -917,6 +942,11 @@ export interface components {
             order_id: string;
             /** @description Your order number, as sent. */
             external_order_id: string;
+            /**
+             * @description Present, and true, only on sample events sent on request (dashboard, trigger operation): the order and ids exist nowhere; ignore or log them.
+             * @constant
+             */
+            sample?: true;
             /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
             sequence: number;
         };
@@ -974,6 +1004,11 @@ export interface components {
             external_order_id: string;
             /** @description The fields that changed: `customer.name`, `customer.email`, `customer.phone`, `items[<n>].quantity`, `items[<n>].personalization`, `items[<n>].files` (n: the item’s position in the order, from 0). Read the order (GET /v1/orders/{id}) for the new values; new names may appear. */
             changed: string[];
+            /**
+             * @description Present, and true, only on sample events sent on request (dashboard, trigger operation): the order and ids exist nowhere; ignore or log them.
+             * @constant
+             */
+            sample?: true;
             /** @description This event’s number among the events of its order: 1, 2, 3 ... in the order they were recorded. Of two events of one order, the one with the higher number is newer. */
             sequence: number;
         };
@@ -1038,6 +1073,11 @@ export interface components {
          */
         PingEventData: {
             message: string;
+            /**
+             * @description Present, and true, only on sample events sent on request (dashboard, trigger operation): the order and ids exist nowhere; ignore or log them.
+             * @constant
+             */
+            sample?: true;
         };
         /** RotateSecretRequest */
         RotateSecretRequest: {

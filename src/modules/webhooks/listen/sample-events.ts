@@ -1,5 +1,5 @@
 import { newId } from '../../../lib/ids.ts'
-import { type EventType, eventBody, eventData, sequencedEvent } from '../outbox/events.ts'
+import { type EventType, eventBody, eventData } from '../outbox/events.ts'
 
 /** The production status each production event reports (order.cancelled: the whole-order cancel, without one). */
 const PRODUCTION_STATUS: Partial<Record<EventType, string>> = {
@@ -20,11 +20,13 @@ const SAMPLE_SEQUENCE: Partial<Record<EventType, number>> = {
 }
 
 /**
- * A well-formed event of the type, as a registered endpoint would receive it:
- * the same envelope and data builders as real events, with fresh ids and a
- * sample order. Never stored.
+ * The `data` of a sample event of the type, as a real event's: the same
+ * builders, fresh ids and a sample order that exists nowhere, then
+ * `sample: true`, then (an order event's last field) its `sequence`. The one
+ * builder of samples: POST /v1/webhook-events/trigger (listen sessions) and
+ * the dashboard's "Send a sample event" (one endpoint) both take it.
  */
-export function sampleEventBody(type: EventType, at: Date): string {
+export function sampleEventData(type: EventType): Record<string, unknown> {
   const order = { order_id: newId(), external_order_id: 'SAMPLE-1001' }
   const production = { production_order_id: newId(), produced_by_partner: false }
   const data = (): Record<string, unknown> => {
@@ -51,8 +53,10 @@ export function sampleEventBody(type: EventType, at: Date): string {
     }
   }
   const sequence = SAMPLE_SEQUENCE[type]
-  const body = { id: newId(), type, created_at: at, data: data() }
-  if (sequence === undefined) return eventBody(body)
-  const { body: parts } = sequencedEvent(body)
-  return `${parts[0]}${sequence}${parts[1]}`
+  return { ...data(), sample: true, ...(sequence === undefined ? {} : { sequence }) }
+}
+
+/** A sample event's body, as a registered endpoint would receive it; never stored. */
+export function sampleEventBody(type: EventType, at: Date): string {
+  return eventBody({ id: newId(), type, created_at: at, data: sampleEventData(type) })
 }

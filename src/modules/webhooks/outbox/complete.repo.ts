@@ -29,6 +29,8 @@ export interface AttemptResult {
    * (its retry, or after the first delay when it has none left); else null.
    */
   probeAt: Date | null
+  /** The signature's t (unix seconds) of the request sent; null when none was. */
+  signedAt: number | null
 }
 
 const COMPLETE_SQL = `
@@ -38,12 +40,12 @@ const COMPLETE_SQL = `
              timestamptz 'epoch' + started_ms * interval '1 millisecond' as started_at,
              timestamptz 'epoch' + at_ms * interval '1 millisecond' as at,
              timestamptz 'epoch' + probe_ms * interval '1 millisecond' as probe_at,
-             counts, seq
+             counts, signed_at, seq
       from unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::int[],
-                  $9::int8[], $10::int8[], $11::int8[], $12::boolean[], $14::text[], $15::int8[])
+                  $9::int8[], $10::int8[], $11::int8[], $12::boolean[], $14::text[], $15::int8[], $16::int[])
         with ordinality
         as u(id, endpoint_id, status, error_code, response_status, snippet, duration_ms, next_ms,
-             started_ms, at_ms, counts, error_message, probe_ms, seq)
+             started_ms, at_ms, counts, error_message, probe_ms, signed_at, seq)
     ),
     finished as (
       delete from webhook_queue q
@@ -100,9 +102,9 @@ const COMPLETE_SQL = `
     attempts_log as (
       insert into webhook_attempts
         (delivery_id, attempt, started_at, duration_ms, response_status, response_snippet, error_code,
-         error_message)
+         error_message, signature_timestamp)
       select q.delivery_id, q.attempts, v.started_at, v.duration_ms, v.response_status, v.snippet,
-             v.error_code, v.error_message
+             v.error_code, v.error_message, v.signed_at
       from (select * from finished union all select * from retried) q
       join v on v.id = q.delivery_id
       where v.counts
@@ -198,6 +200,7 @@ export async function completeAttempts(
       disableAfter,
       col((r) => r.errorMessage, true),
       col((r) => r.probeAt?.getTime() ?? null),
+      col((r) => r.signedAt),
     ]),
   )
   return outcome.rows[0]!.ids

@@ -23,6 +23,16 @@ const sequenced = {
   }),
 }
 
+/** Only on sample events (the dashboard's "Send a sample event", the trigger operation): no real order behind them. */
+const sample = {
+  sample: Type.Optional(
+    Type.Literal(true, {
+      description:
+        'Present, and true, only on sample events sent on request (dashboard, trigger operation): the order and ids exist nowhere; ignore or log them.',
+    }),
+  ),
+}
+
 const partner = {
   produced_by_partner: Type.Optional(
     Type.Literal(true, { description: 'Present, and true, only on events of partner orders.' }),
@@ -32,7 +42,7 @@ const partner = {
 const named = (name: string, description: string) => ({ $id: name, title: name, description })
 
 export const OrderReceivedData = Type.Object(
-  { ...orderFields, ...sequenced },
+  { ...orderFields, ...sample, ...sequenced },
   named('OrderReceivedData', 'A live order came in through the API.'),
 )
 
@@ -43,6 +53,7 @@ function productionData(name: string, status: string, description: string) {
       production_order_id: Uuid,
       production_status: StringEnum([status]),
       ...partner,
+      ...sample,
       ...sequenced,
     },
     named(name, description),
@@ -73,6 +84,7 @@ export const OrderCancelledData = Type.Object(
       StringEnum(['cancelled'], { description: 'Only when a status change cancelled the production order.' }),
     ),
     ...partner,
+    ...sample,
     ...sequenced,
   },
   named('OrderCancelledData', 'The order was cancelled, as a whole or by a production status change.'),
@@ -85,6 +97,7 @@ export const OrderItemCompletedData = Type.Object(
     production_job_id: Uuid,
     sku: Type.Union([Type.String(), Type.Null()]),
     name: Type.String(),
+    ...sample,
     ...sequenced,
   },
   named('OrderItemCompletedData', 'The production job of one item finished (never for partner orders).'),
@@ -97,13 +110,14 @@ export const OrderUpdatedData = Type.Object(
       description:
         'The fields that changed: `customer.name`, `customer.email`, `customer.phone`, `items[<n>].quantity`, `items[<n>].personalization`, `items[<n>].files` (n: the item\u2019s position in the order, from 0). Read the order (GET /v1/orders/{id}) for the new values; new names may appear.',
     }),
+    ...sample,
     ...sequenced,
   },
   named('OrderUpdatedData', 'The order was changed in the dashboard after it was accepted.'),
 )
 
 export const PingEventData = Type.Object(
-  { message: Type.String() },
+  { message: Type.String(), ...sample },
   named('PingEventData', 'A test event from POST /v1/webhook-endpoints/{id}/test; no order fields.'),
 )
 

@@ -257,6 +257,18 @@ export async function listDeliveries(db: Database, filter: DeliveryFilter): Prom
   return query.orderBy('d.created_at', 'desc').orderBy('d.id', 'desc').limit(filter.limit).execute()
 }
 
+/** An event's envelope as its deliveries send it (the exact bytes signed), or undefined. */
+export async function findEventBody(
+  db: Database,
+  id: string,
+): Promise<{ id: string; type: string; created_at: Date; body: string } | undefined> {
+  return db
+    .selectFrom('events')
+    .select(['id', 'type', 'created_at', 'body'])
+    .where('id', '=', id)
+    .executeTakeFirst()
+}
+
 /** The attempts made for a delivery, oldest first. */
 export async function listAttempts(db: Database, deliveryId: string): Promise<WebhookAttemptRow[]> {
   return db

@@ -25,6 +25,7 @@ export {
   ENDPOINT_DISABLED_MESSAGE,
   failPendingDeliveries,
   findDelivery,
+  findEventBody,
   listAttempts,
   listDeliveries,
   notifyReplays,

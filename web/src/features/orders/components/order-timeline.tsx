@@ -1,7 +1,9 @@
-import { Badge, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core'
+import { Badge, Button, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core'
+import { useState } from 'react'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
+import { DeliveryDialog } from '../../webhooks/components/delivery-detail.tsx'
 import { useOrderTimeline } from '../api/order.ts'
 import { type Editor, type HistoryEntry, useOrderHistory } from '../api/order-edit.ts'
 
@@ -43,6 +45,7 @@ export function OrderTimeline({
   who?: Editor
 }) {
   const timeline = useOrderTimeline(orderId, who === 'member')
+  const [open, setOpen] = useState<string | null>(null)
   const history = useOrderHistory(who, orderId)
   const rows = [
     ...(timeline.data ?? []).map((event) => ({ at: event.created_at, event, change: null })),
@@ -138,6 +141,14 @@ export function OrderTimeline({
                             )}
                             {d.error_message ? `: ${d.error_message}` : ''}
                           </Text>
+                          <Button
+                            variant="default"
+                            size="compact-xs"
+                            aria-label={`Payload and headers of ${event!.type} to ${d.endpoint_url}${d.redelivery_of ? ' (redelivery)' : ''}`}
+                            onClick={() => setOpen(d.id)}
+                          >
+                            Payload and headers
+                          </Button>
                         </div>
                       ))}
                     </Stack>
@@ -148,6 +159,7 @@ export function OrderTimeline({
           )}
         </DataTable>
       )}
+      <DeliveryDialog env={isTest ? 'test' : 'live'} id={open} onClose={() => setOpen(null)} />
     </Paper>
   )
 }

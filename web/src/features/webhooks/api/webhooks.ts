@@ -174,6 +174,31 @@ export function useDelivery(env: Env, id: string | null) {
   })
 }
 
+/** What a delivery sent: its event body and each attempt's headers (read again while the dialog is open). */
+export function useDeliveryPayload(env: Env, id: string | null) {
+  return useQuery({
+    queryKey: ['webhook-delivery-payload', env, id],
+    queryFn: () =>
+      call(client.GET('/webhook-deliveries/{delivery_id}/payload', delivery(env, id ?? ''))).then(
+        (r) => r.data,
+      ),
+    enabled: id !== null,
+    refetchInterval: POLL_MS,
+  })
+}
+
+/** Queues a sample event of a type to the endpoint; its entry appears in the delivery log. */
+export function useSendSample(env: Env, id: string) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (type: Input<'/webhook-endpoints/{endpoint_id}/sample', 'post'>['type']) =>
+      call(
+        client.POST('/webhook-endpoints/{endpoint_id}/sample', { ...endpoint(env, id), body: { type } }),
+      ).then((r) => r.data),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: ['webhook-deliveries'] }),
+  })
+}
+
 export function useRedeliver(env: Env) {
   const queryClient = useQueryClient()
   return useMutation({

@@ -1,34 +1,15 @@
-import {
-  Button,
-  Code,
-  Group,
-  Loader,
-  Modal,
-  Paper,
-  Select,
-  Stack,
-  Text,
-  TextInput,
-  Title,
-} from '@mantine/core'
+import { Button, Code, Group, Loader, Paper, Select, Text, TextInput, Title } from '@mantine/core'
 import { useState } from 'react'
-import { DataCell, DataRow, DataTable, useStacked } from '../../../components/data-table.tsx'
+import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { PhoneFilters } from '../../../components/phone-filters.tsx'
 import { Time } from '../../../components/time.tsx'
-import type { Delivery } from '../../../lib/api.ts'
-import {
-  type Env,
-  EVENT_TYPES,
-  type LogFilters,
-  useDeliveries,
-  useDelivery,
-  useRedeliver,
-} from '../api/webhooks.ts'
+import { type Env, EVENT_TYPES, type LogFilters, useDeliveries, useRedeliver } from '../api/webhooks.ts'
+import { DeliveryDialog } from './delivery-detail.tsx'
 import { localToIso } from './replay-form.tsx'
 
-/** The endpoint's delivery log, newest first, read again every 5 s; an entry opens its attempts. */
+/** The endpoint's delivery log, newest first, read again every 5 s; an entry opens its attempts, payload and headers. */
 export function DeliveryLog({
   env,
   endpointId,
@@ -174,10 +155,10 @@ export function DeliveryLog({
                   <Button
                     variant="default"
                     size="xs"
-                    aria-label={`Attempts of ${d.event_type} ${d.id}`}
+                    aria-label={`Details of ${d.event_type} ${d.id}`}
                     onClick={() => setOpen(d.id)}
                   >
-                    Attempts
+                    Details
                   </Button>
                   {canManage && (
                     <Button
@@ -219,79 +200,7 @@ export function DeliveryLog({
           </Text>
         )}
       </Group>
-      <Attempts env={env} id={open} onClose={() => setOpen(null)} />
+      <DeliveryDialog env={env} id={open} onClose={() => setOpen(null)} />
     </Paper>
-  )
-}
-
-function Attempts({ env, id, onClose }: { env: Env; id: string | null; onClose: () => void }) {
-  const detail = useDelivery(env, id)
-  const delivery: Delivery | undefined = detail.data?.delivery
-  const stacked = useStacked()
-  return (
-    <Modal
-      closeButtonProps={{ 'aria-label': 'Close' }}
-      opened={id !== null}
-      onClose={onClose}
-      title="Attempts"
-      size="xl"
-      fullScreen={stacked}
-    >
-      {detail.isPending ? (
-        <Loader aria-label="Loading attempts" />
-      ) : (
-        <Stack>
-          <ErrorAlert error={detail.error} />
-          {delivery && (
-            <Text size="sm">
-              {delivery.event_type} <Code>{delivery.event_id}</Code>{' '}
-              <DeliveryStatus status={delivery.status} />
-              {delivery.next_attempt_at && (
-                <>
-                  {' '}
-                  Next attempt <Time value={delivery.next_attempt_at} />.
-                </>
-              )}
-            </Text>
-          )}
-          {detail.data?.attempts.length === 0 ? (
-            <Text c="dimmed">No attempt yet.</Text>
-          ) : (
-            <DataTable
-              label="Attempts of the delivery"
-              columns={['#', 'Time', 'Duration', 'Status', 'Response', 'Error']}
-            >
-              {detail.data?.attempts.map((a) => (
-                <DataRow key={a.attempt}>
-                  <DataCell label="Attempt" title>
-                    {stacked ? `Attempt ${a.attempt}` : a.attempt}
-                  </DataCell>
-                  <DataCell label="Time">
-                    <Time value={a.started_at} exact />
-                  </DataCell>
-                  <DataCell label="Duration">{a.duration_ms === null ? '—' : `${a.duration_ms} ms`}</DataCell>
-                  <DataCell label="Status">{a.response_status ?? '—'}</DataCell>
-                  <DataCell label="Response">
-                    {a.response_snippet && (
-                      <Code
-                        block
-                        style={{
-                          maxWidth: stacked ? '100%' : 320,
-                          whiteSpace: 'pre-wrap',
-                          wordBreak: 'break-all',
-                        }}
-                      >
-                        {a.response_snippet}
-                      </Code>
-                    )}
-                  </DataCell>
-                  <DataCell label="Error">{a.error_message ?? '—'}</DataCell>
-                </DataRow>
-              ))}
-            </DataTable>
-          )}
-        </Stack>
-      )}
-    </Modal>
   )
 }

@@ -5,7 +5,15 @@ import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
 import type { Endpoint } from '../../../lib/api.ts'
 import { exactTime } from '../../../lib/format.ts'
-import { type Env, useDeleteEndpoint, usePing, useRotateSecret, useUpdateEndpoint } from '../api/webhooks.ts'
+import {
+  type Env,
+  FILTERABLE_TYPES,
+  useDeleteEndpoint,
+  usePing,
+  useRotateSecret,
+  useSendSample,
+  useUpdateEndpoint,
+} from '../api/webhooks.ts'
 import { EventsPicker } from './events-picker.tsx'
 
 /** Description and event filter (PATCH); the URL is fixed. */
@@ -55,11 +63,18 @@ const GRACE = [
   { value: '604800', label: '7 days' },
 ]
 
-/** A test ping and a new secret (with a grace period). */
+type SampleType = (typeof FILTERABLE_TYPES)[number]
+
+/** A test ping, a sample event of a type the endpoint takes, and a new secret (with a grace period). */
 export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoint }) {
   const ping = usePing(env, endpoint.id)
+  const sample = useSendSample(env, endpoint.id)
   const rotate = useRotateSecret(env, endpoint.id)
   const [grace, setGrace] = useState('86400')
+  const takes = FILTERABLE_TYPES.filter(
+    (type) => endpoint.enabled_events.includes('*') || endpoint.enabled_events.includes(type),
+  )
+  const [sampleType, setSampleType] = useState<SampleType | null>(takes[0] ?? null)
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="actions-heading">
       <Title order={2} size="h3" id="actions-heading" mb="sm">
@@ -73,6 +88,34 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
           {ping.isSuccess && (
             <Text size="sm" role="status">
               Ping queued: it appears in the delivery log below.
+            </Text>
+          )}
+        </Group>
+        <Text size="sm">
+          A sample is an event built like a real one, with <Code>"sample": true</Code> in its data and an
+          order that exists nowhere; it goes to this endpoint only.
+        </Text>
+        <Group align="flex-end">
+          <Select
+            label="Sample event type"
+            data={takes}
+            value={sampleType}
+            allowDeselect={false}
+            onChange={(v) => setSampleType(v as SampleType | null)}
+            w={280}
+            maw="100%"
+          />
+          <Button
+            variant="default"
+            loading={sample.isPending}
+            disabled={!sampleType}
+            onClick={() => sampleType && sample.mutate(sampleType)}
+          >
+            Send sample event
+          </Button>
+          {sample.data && (
+            <Text size="sm" role="status">
+              Sample {sample.data.type} queued: it appears in the delivery log below.
             </Text>
           )}
         </Group>
@@ -97,7 +140,7 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
             value={rotate.data.secret}
           />
         )}
-        <ErrorAlert error={ping.error ?? rotate.error} />
+        <ErrorAlert error={ping.error ?? sample.error ?? rotate.error} />
       </Stack>
     </Paper>
   )

@@ -1,0 +1,299 @@
+import assert from 'node:assert/strict'
+import { after, before, describe, test } from 'node:test'
+import { sql } from 'kysely'
+import { SECRET_ROTATED } from '../../../src/modules/webhooks/delivered-headers.ts'
+import { signatureHeader, standardSignatureHeader } from '../../../src/modules/webhooks/signing.ts'
+import { createTestApp, orderBody, rowCounts, type TestApp } from '../../helpers/app.ts'
+import { memberOf } from '../../helpers/dashboard.ts'
+import { assertError } from '../../helpers/errors.ts'
+import { loopbackResolver, type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
+import { type Doc, schemaChecker } from '../../helpers/openapi.ts'
+import { waitUntil } from '../../helpers/wait.ts'
+
+/**
+ * The dashboard's view of what a delivery sent (its event body and each
+ * attempt's headers, rebuilt at read time) against what a local receiver got,
+ * and "Send a sample event" to one endpoint.
+ */
+type Received = Receiver['received'][number]
+const SENT_HEADERS = [
+  'content-type',
+  'user-agent',
+  'x-service-event-id',
+  'x-service-event-type',
+  'x-service-signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'webhook-signature',
+]
+const sentHeaders = (req: Received) =>
+  Object.fromEntries(SENT_HEADERS.map((name) => [name, String(req.headers[name])]))
+
+interface Payload {
+  event: { id: string; type: string; created_at: string; body: string }
+  attempts: {
+    attempt: number
+    started_at: string
+    signature_timestamp: number | null
+    headers: Record<string, string> | null
+    note: string | null
+  }[]
+}
+
+describe('dashboard: delivered payloads and sample events', () => {
+  let t: TestApp
+  let receiver: Receiver
+  let doc: Doc
+  let orgId: string
+  let liveKey: string
+  let developer: Awaited<ReturnType<typeof memberOf>>
+  let viewer: Awaited<ReturnType<typeof memberOf>>
+  let stranger: Awaited<ReturnType<typeof memberOf>>
+
+  before(async () => {
+    receiver = await startReceiver()
+    t = await createTestApp({ resolver: loopbackResolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
+    await t.startDispatcher({ ca: receiver.ca })
+    doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json()
+    orgId = (await t.createOrganization('Payload Org')).id
+    liveKey = (await t.createKey(orgId, { environment: 'live' })).key
+    developer = await memberOf(t, orgId, 'developer')
+    viewer = await memberOf(t, orgId, 'viewer')
+    stranger = await memberOf(t, (await t.createOrganization('Payload Stranger')).id, 'owner')
+  })
+  after(async () => {
+    await t.close()
+    await receiver.close()
+  })
+
+  async function createEndpoint(env: 'test' | 'live', path: string, enabled_events?: string[]) {
+    const res = await developer.client.call('POST', `/webhook-endpoints?environment=${env}`, {
+      url: receiver.url(path),
+      ...(enabled_events ? { enabled_events } : {}),
+    })
+    assert.equal(res.statusCode, 201, res.body)
+    return res.json().data as { endpoint: { id: string }; secret: string }
+  }
+  const arrived = (path: string, eventId: string) =>
+    waitUntil(
+      () => receiver.received.find((r) => r.url === path && r.headers['x-service-event-id'] === eventId),
+      `${eventId} to arrive at ${path}`,
+    )
+  async function payload(env: string, deliveryId: string, client = developer.client): Promise<Payload> {
+    const res = await client.call('GET', `/webhook-deliveries/${deliveryId}/payload?environment=${env}`)
+    assert.equal(res.statusCode, 200, res.body)
+    return res.json().data
+  }
+  async function onlyDelivery(env: string, endpointId: string) {
+    const log = await developer.client.call(
+      'GET',
+      `/webhook-deliveries?environment=${env}&endpoint_id=${endpointId}`,
+    )
+    assert.equal(log.statusCode, 200, log.body)
+    return log.json().data as { id: string; event_id: string; event_type: string; status: string }[]
+  }
+  const settled = (env: string, endpointId: string) =>
+    waitUntil(async () => {
+      const entries = await onlyDelivery(env, endpointId)
+      return entries.every((d) => d.status === 'succeeded') && entries.length > 0 && entries
+    }, 'the deliveries to be recorded')
+
+  test("an order's delivery: the body and headers the receiver got, for every role; another organization's is 404", async () => {
+    const { endpoint, secret } = await createEndpoint('live', '/orders')
+    const order = await t.api(liveKey, 'POST', '/v1/orders', orderBody())
+    assert.equal(order.statusCode, 201, order.body)
+    const [entry] = await settled('live', endpoint.id)
+    const got = await arrived('/orders', entry!.event_id)
+
+    const seen = await payload('live', entry!.id)
+    assert.equal(seen.event.body, got.body.toString('utf8'), 'the exact bytes sent')
+    assert.equal(seen.event.type, 'order.received')
+    assert.equal(seen.attempts.length, 1)
+    const [attempt] = seen.attempts
+    assert.deepEqual(attempt!.headers, sentHeaders(got))
+    assert.equal(attempt!.signature_timestamp, Number(got.headers['webhook-timestamp']))
+    assert.equal(attempt!.note, null)
+    // The rebuilt signatures verify with the endpoint's secret, as the received ones do.
+    const t0 = attempt!.signature_timestamp!
+    assert.equal(attempt!.headers!['x-service-signature'], signatureHeader(secret, seen.event.body, t0))
+    assert.ok(!JSON.stringify(seen).includes(secret), 'never the secret')
+
+    assert.deepEqual(await payload('live', entry!.id, viewer.client), seen, 'a viewer sees the same')
+    assertError(
+      await stranger.client.call('GET', `/webhook-deliveries/${entry!.id}/payload?environment=live`),
+      404,
+      'not_found',
+    )
+    assertError(
+      await developer.client.call('GET', `/webhook-deliveries/${entry!.id}/payload?environment=test`),
+      404,
+      'not_found',
+    )
+    assertError(
+      await developer.client.call('GET', '/webhook-deliveries/not-an-id/payload?environment=live'),
+      404,
+      'not_found',
+    )
+  })
+
+  test('a sample event: built like a real one, marked sample, to one endpoint only, logged and audited; no order', async () => {
+    const { endpoint, secret } = await createEndpoint('test', '/sample', [
+      'order.production_started',
+      'order_item.completed',
+    ])
+    const other = await createEndpoint('test', '/other')
+    const before = await rowCounts(t.db)
+    const statistics = () =>
+      sql<{ counters: number; stats: number; changes: number }>`select
+        (select count(*)::int from order_event_counters) as counters,
+        (select count(*)::int from order_daily_stats) as stats,
+        (select count(*)::int from order_changes) as changes`.execute(t.db)
+    const counted = (await statistics()).rows
+
+    const sent = await developer.client.call(
+      'POST',
+      `/webhook-endpoints/${endpoint.id}/sample?environment=test`,
+      {
+        type: 'order.production_started',
+      },
+    )
+    assert.equal(sent.statusCode, 202, sent.body)
+    const { event_id: eventId } = sent.json().data
+    assert.deepEqual(sent.json().data, { queued: true, event_id: eventId, type: 'order.production_started' })
+
+    const got = await arrived('/sample', eventId)
+    const body = JSON.parse(got.body.toString('utf8'))
+    assert.equal(body.type, 'order.production_started')
+    assert.equal(body.data.sample, true)
+    assert.equal(body.data.external_order_id, 'SAMPLE-1001')
+    assert.equal(body.data.production_status, 'in_progress')
+    assert.equal(Object.keys(body.data).at(-1), 'sequence', "an order event's data ends with its sequence")
+    const check = schemaChecker(doc)
+    const schema =
+      doc.webhooks['order.production_started'].post.requestBody.content['application/json'].schema
+    assert.equal(check(schema, body), undefined, 'valid against the documented event')
+    assert.ok(
+      doc.components.schemas.OrderProductionStartedData.properties.sample,
+      '`sample` is documented on the data',
+    )
+    // Signed like any delivery.
+    assert.equal(
+      got.headers['x-service-signature'],
+      signatureHeader(secret, got.body.toString('utf8'), Number(got.headers['webhook-timestamp'])),
+    )
+
+    const [entry] = await settled('test', endpoint.id)
+    assert.equal(entry!.event_id, eventId)
+    assert.deepEqual(await onlyDelivery('test', other.endpoint.id), [], 'no other endpoint got it')
+    assert.ok(!receiver.received.some((r) => r.url === '/other'))
+    const seen = await payload('test', entry!.id)
+    assert.equal(seen.event.body, got.body.toString('utf8'))
+    assert.deepEqual(seen.attempts[0]!.headers, sentHeaders(got))
+
+    const after = await rowCounts(t.db)
+    assert.deepEqual(
+      after,
+      { ...before, events: before.events! + 1 },
+      'one event, no order or production row',
+    )
+    assert.deepEqual((await statistics()).rows, counted, 'no order counter, statistic or change')
+
+    const audit = await developer.client.call('GET', '/audit-log?limit=100')
+    const entryAudit = audit
+      .json()
+      .data.find((e: { action: string }) => e.action === 'webhook_endpoint.sample_sent')
+    assert.ok(entryAudit, 'audited')
+    assert.deepEqual(entryAudit.details, {
+      endpoint_id: endpoint.id,
+      event_id: eventId,
+      event_type: 'order.production_started',
+    })
+    assert.equal(entryAudit.actor, developer.email)
+
+    // A replay of the endpoint never sends a sample again.
+    const preview = await developer.client.call(
+      'POST',
+      `/webhook-endpoints/${endpoint.id}/replay/preview?environment=test`,
+      { since: new Date(Date.now() - 3600_000).toISOString() },
+    )
+    assert.equal(preview.statusCode, 200, preview.body)
+    assert.equal(preview.json().data.matched, 0)
+  })
+
+  test('a sample of a type the endpoint does not take, of no known type, or to a deleted endpoint is 422; viewers 403; strangers 404; nothing sent', async () => {
+    const { endpoint } = await createEndpoint('test', '/picky', ['order.cancelled'])
+    const events = async () => (await rowCounts(t.db)).events
+    const before = await events()
+    const url = `/webhook-endpoints/${endpoint.id}/sample?environment=test`
+    const wrong = await developer.client.call('POST', url, { type: 'order.received' })
+    assertError(wrong, 422, 'validation_failed')
+    assert.equal(wrong.json().error.errors[0].field, 'type')
+    assert.match(wrong.json().error.errors[0].message, /"order\.cancelled"/)
+    assertError(await developer.client.call('POST', url, { type: 'order.nope' }), 422, 'validation_failed')
+    assertError(await developer.client.call('POST', url, { type: 'ping' }), 422, 'validation_failed')
+    assertError(await viewer.client.call('POST', url, { type: 'order.cancelled' }), 403, 'role_required')
+    assertError(await stranger.client.call('POST', url, { type: 'order.cancelled' }), 404, 'not_found')
+    assertError(
+      await developer.client.call('POST', `/webhook-endpoints/${endpoint.id}/sample?environment=live`, {
+        type: 'order.cancelled',
+      }),
+      404,
+      'not_found',
+    )
+    const deleted = await developer.client.call(
+      'DELETE',
+      `/webhook-endpoints/${endpoint.id}?environment=test`,
+    )
+    assert.equal(deleted.statusCode, 200, deleted.body)
+    assertError(
+      await developer.client.call('POST', url, { type: 'order.cancelled' }),
+      422,
+      'validation_failed',
+    )
+    assert.equal(await events(), before, 'no event written')
+    assert.ok(!receiver.received.some((r) => r.url === '/picky'))
+  })
+
+  test('after a rotation the signatures are not rebuilt with the new secret; later attempts show both v1s of the grace period', async () => {
+    const { endpoint, secret: old } = await createEndpoint('test', '/rotating')
+    const sample = (type: string) =>
+      developer.client.call('POST', `/webhook-endpoints/${endpoint.id}/sample?environment=test`, { type })
+    const first = (await sample('order.received')).json().data.event_id
+    const [before] = await settled('test', endpoint.id)
+    await arrived('/rotating', first)
+
+    const rotated = await developer.client.call(
+      'POST',
+      `/webhook-endpoints/${endpoint.id}/rotate-secret?environment=test`,
+      { grace_period_seconds: 3600 },
+    )
+    assert.equal(rotated.statusCode, 200, rotated.body)
+    const secret = rotated.json().data.secret
+    const earlier = await payload('test', before!.id)
+    const headers = earlier.attempts[0]!.headers!
+    assert.equal(earlier.attempts[0]!.note, SECRET_ROTATED)
+    assert.equal(headers['x-service-signature'], undefined, 'no signature made with the wrong secret')
+    assert.equal(headers['webhook-signature'], undefined)
+    assert.equal(headers['webhook-timestamp'], String(earlier.attempts[0]!.signature_timestamp))
+
+    // The rotation as if it were 20 minutes old: the worker signs with both secrets now.
+    await sql`update webhook_endpoints set secret_changed_at = now() - interval '20 minutes' where id = ${endpoint.id}::uuid`.execute(
+      t.db,
+    )
+    const second = (await sample('order.received')).json().data.event_id
+    const got = await arrived('/rotating', second)
+    const entry = (await settled('test', endpoint.id)).find((d) => d.event_id === second)!
+    const seen = await payload('test', entry.id)
+    assert.equal(seen.attempts[0]!.note, null)
+    assert.deepEqual(seen.attempts[0]!.headers, sentHeaders(got))
+    const t0 = seen.attempts[0]!.signature_timestamp!
+    assert.equal(
+      seen.attempts[0]!.headers!['x-service-signature'],
+      signatureHeader(secret, seen.event.body, t0, old),
+    )
+    assert.equal(
+      seen.attempts[0]!.headers!['webhook-signature'],
+      standardSignatureHeader(secret, second, seen.event.body, t0, old),
+    )
+  })
+})
