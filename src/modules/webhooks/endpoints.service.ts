@@ -236,13 +236,28 @@ export function createEndpointService(ctx: WebhookContext) {
     },
 
     /**
-     * Queues a sample event of the type to one endpoint: the sample builder's
+     * Queues a sample event of the type to one live endpoint (test endpoints
+     * receive pings only): the sample builder's
      * data (`sample: true`, an order that exists nowhere), stored as an event
      * without an order, so no order, sequence counter or order statistic
      * changes, and no replay picks it up. The endpoint must take the type.
      */
     async sendSample(scope: WebhookScope, id: string, type: Exclude<EventType, 'ping'>, actor?: AuditActor) {
       const endpoint = await ownEndpoint(scope, id)
+      // Test endpoints receive pings only (as with real orders); test mode's samples go to `listen`.
+      if (endpoint.environment === 'test') {
+        throw AppError.validation(
+          [
+            {
+              code: 'invalid_format',
+              field: 'endpoint_id',
+              message:
+                'Test endpoints receive ping events only. Send samples to a live endpoint, or to your machine with listen and trigger and a test key.',
+            },
+          ],
+          'Sample events go to live endpoints only; nothing was sent.',
+        )
+      }
       if (!endpoint.is_active) throw disabled('The endpoint is disabled and cannot receive sample events.')
       if (!endpoint.enabled_events.includes('*') && !endpoint.enabled_events.includes(type)) {
         throw AppError.validation(

@@ -137,11 +137,11 @@ describe('dashboard: delivered payloads and sample events', () => {
   })
 
   test('a sample event: built like a real one, marked sample, to one endpoint only, logged and audited; no order', async () => {
-    const { endpoint, secret } = await createEndpoint('test', '/sample', [
+    const { endpoint, secret } = await createEndpoint('live', '/sample', [
       'order.production_started',
       'order_item.completed',
     ])
-    const other = await createEndpoint('test', '/other')
+    const other = await createEndpoint('live', '/other')
     const before = await rowCounts(t.db)
     const statistics = () =>
       sql<{ counters: number; stats: number; changes: number }>`select
@@ -152,7 +152,7 @@ describe('dashboard: delivered payloads and sample events', () => {
 
     const sent = await developer.client.call(
       'POST',
-      `/webhook-endpoints/${endpoint.id}/sample?environment=test`,
+      `/webhook-endpoints/${endpoint.id}/sample?environment=live`,
       {
         type: 'order.production_started',
       },
@@ -182,11 +182,11 @@ describe('dashboard: delivered payloads and sample events', () => {
       signatureHeader(secret, got.body.toString('utf8'), Number(got.headers['webhook-timestamp'])),
     )
 
-    const [entry] = await settled('test', endpoint.id)
+    const [entry] = await settled('live', endpoint.id)
     assert.equal(entry!.event_id, eventId)
-    assert.deepEqual(await onlyDelivery('test', other.endpoint.id), [], 'no other endpoint got it')
+    assert.deepEqual(await onlyDelivery('live', other.endpoint.id), [], 'no other endpoint got it')
     assert.ok(!receiver.received.some((r) => r.url === '/other'))
-    const seen = await payload('test', entry!.id)
+    const seen = await payload('live', entry!.id)
     assert.equal(seen.event.body, got.body.toString('utf8'))
     assert.deepEqual(seen.attempts[0]!.headers, sentHeaders(got))
 
@@ -213,18 +213,18 @@ describe('dashboard: delivered payloads and sample events', () => {
     // A replay of the endpoint never sends a sample again.
     const preview = await developer.client.call(
       'POST',
-      `/webhook-endpoints/${endpoint.id}/replay/preview?environment=test`,
+      `/webhook-endpoints/${endpoint.id}/replay/preview?environment=live`,
       { since: new Date(Date.now() - 3600_000).toISOString() },
     )
     assert.equal(preview.statusCode, 200, preview.body)
     assert.equal(preview.json().data.matched, 0)
   })
 
-  test('a sample of a type the endpoint does not take, of no known type, or to a deleted endpoint is 422; viewers 403; strangers 404; nothing sent', async () => {
-    const { endpoint } = await createEndpoint('test', '/picky', ['order.cancelled'])
+  test('a sample to a test endpoint, of a type the endpoint does not take, of no known type, or to a deleted endpoint is 422; viewers 403; strangers 404; nothing sent', async () => {
+    const { endpoint } = await createEndpoint('live', '/picky', ['order.cancelled'])
     const events = async () => (await rowCounts(t.db)).events
     const before = await events()
-    const url = `/webhook-endpoints/${endpoint.id}/sample?environment=test`
+    const url = `/webhook-endpoints/${endpoint.id}/sample?environment=live`
     const wrong = await developer.client.call('POST', url, { type: 'order.received' })
     assertError(wrong, 422, 'validation_failed')
     assert.equal(wrong.json().error.errors[0].field, 'type')
@@ -234,7 +234,7 @@ describe('dashboard: delivered payloads and sample events', () => {
     assertError(await viewer.client.call('POST', url, { type: 'order.cancelled' }), 403, 'role_required')
     assertError(await stranger.client.call('POST', url, { type: 'order.cancelled' }), 404, 'not_found')
     assertError(
-      await developer.client.call('POST', `/webhook-endpoints/${endpoint.id}/sample?environment=live`, {
+      await developer.client.call('POST', `/webhook-endpoints/${endpoint.id}/sample?environment=test`, {
         type: 'order.cancelled',
       }),
       404,
@@ -242,7 +242,7 @@ describe('dashboard: delivered payloads and sample events', () => {
     )
     const deleted = await developer.client.call(
       'DELETE',
-      `/webhook-endpoints/${endpoint.id}?environment=test`,
+      `/webhook-endpoints/${endpoint.id}?environment=live`,
     )
     assert.equal(deleted.statusCode, 200, deleted.body)
     assertError(
@@ -250,26 +250,38 @@ describe('dashboard: delivered payloads and sample events', () => {
       422,
       'validation_failed',
     )
+    const testEndpoint = (await createEndpoint('test', '/test-mode')).endpoint
+    const refused = await developer.client.call(
+      'POST',
+      `/webhook-endpoints/${testEndpoint.id}/sample?environment=test`,
+      { type: 'order.received' },
+    )
+    assertError(refused, 422, 'validation_failed')
+    assert.match(
+      refused.json().error.errors[0].message,
+      /Test endpoints receive ping events only.*listen and trigger/,
+    )
     assert.equal(await events(), before, 'no event written')
+    assert.ok(!receiver.received.some((r) => r.url === '/test-mode'))
     assert.ok(!receiver.received.some((r) => r.url === '/picky'))
   })
 
   test('after a rotation the signatures are not rebuilt with the new secret; later attempts show both v1s of the grace period', async () => {
-    const { endpoint, secret: old } = await createEndpoint('test', '/rotating')
+    const { endpoint, secret: old } = await createEndpoint('live', '/rotating')
     const sample = (type: string) =>
-      developer.client.call('POST', `/webhook-endpoints/${endpoint.id}/sample?environment=test`, { type })
+      developer.client.call('POST', `/webhook-endpoints/${endpoint.id}/sample?environment=live`, { type })
     const first = (await sample('order.received')).json().data.event_id
-    const [before] = await settled('test', endpoint.id)
+    const [before] = await settled('live', endpoint.id)
     await arrived('/rotating', first)
 
     const rotated = await developer.client.call(
       'POST',
-      `/webhook-endpoints/${endpoint.id}/rotate-secret?environment=test`,
+      `/webhook-endpoints/${endpoint.id}/rotate-secret?environment=live`,
       { grace_period_seconds: 3600 },
     )
     assert.equal(rotated.statusCode, 200, rotated.body)
     const secret = rotated.json().data.secret
-    const earlier = await payload('test', before!.id)
+    const earlier = await payload('live', before!.id)
     const headers = earlier.attempts[0]!.headers!
     assert.equal(earlier.attempts[0]!.note, SECRET_ROTATED)
     assert.equal(headers['x-service-signature'], undefined, 'no signature made with the wrong secret')
@@ -282,8 +294,8 @@ describe('dashboard: delivered payloads and sample events', () => {
     )
     const second = (await sample('order.received')).json().data.event_id
     const got = await arrived('/rotating', second)
-    const entry = (await settled('test', endpoint.id)).find((d) => d.event_id === second)!
-    const seen = await payload('test', entry.id)
+    const entry = (await settled('live', endpoint.id)).find((d) => d.event_id === second)!
+    const seen = await payload('live', entry.id)
     assert.equal(seen.attempts[0]!.note, null)
     assert.deepEqual(seen.attempts[0]!.headers, sentHeaders(got))
     const t0 = seen.attempts[0]!.signature_timestamp!

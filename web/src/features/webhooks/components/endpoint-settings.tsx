@@ -91,34 +91,43 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
             </Text>
           )}
         </Group>
-        <Text size="sm">
-          A sample is an event built like a real one, with <Code>"sample": true</Code> in its data and an
-          order that exists nowhere; it goes to this endpoint only.
-        </Text>
-        <Group align="flex-end">
-          <Select
-            label="Sample event type"
-            data={takes}
-            value={sampleType}
-            allowDeselect={false}
-            onChange={(v) => setSampleType(v as SampleType | null)}
-            w={280}
-            maw="100%"
-          />
-          <Button
-            variant="default"
-            loading={sample.isPending}
-            disabled={!sampleType}
-            onClick={() => sampleType && sample.mutate(sampleType)}
-          >
-            Send sample event
-          </Button>
-          {sample.data && (
-            <Text size="sm" role="status">
-              Sample {sample.data.type} queued: it appears in the delivery log below.
+        {env === 'live' ? (
+          <>
+            <Text size="sm">
+              A sample is an event built like a real one, with <Code>"sample": true</Code> in its data and an
+              order that exists nowhere; it goes to this endpoint only.
             </Text>
-          )}
-        </Group>
+            <Group align="flex-end">
+              <Select
+                label="Sample event type"
+                data={takes}
+                value={sampleType}
+                allowDeselect={false}
+                onChange={(v) => setSampleType(v as SampleType | null)}
+                w={280}
+                maw="100%"
+              />
+              <Button
+                variant="default"
+                loading={sample.isPending}
+                disabled={!sampleType}
+                onClick={() => sampleType && sample.mutate(sampleType)}
+              >
+                Send sample event
+              </Button>
+              {sample.data && (
+                <Text size="sm" role="status">
+                  Sample {sample.data.type} queued: it appears in the delivery log below.
+                </Text>
+              )}
+            </Group>
+          </>
+        ) : (
+          <Text size="sm">
+            Test endpoints receive pings only. Send sample events to a live endpoint, or to your machine with{' '}
+            <Code>listen</Code> and <Code>trigger</Code> and a test key.
+          </Text>
+        )}
         <Group align="flex-end">
           <Select
             label="Old secret keeps signing for"
