@@ -292,6 +292,123 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/requests": {
+        parameters: { query?: never; header?: never; path?: never; cookie?: never };
+        get: {
+            parameters: {
+                query?: {
+                    environment?: "live" | "test";
+                    status_class?: "2xx" | "3xx" | "4xx" | "5xx";
+                    error_code?: string;
+                    method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                    path?: string;
+                    key_id?: string;
+                    request_id?: string;
+                    order_id?: string;
+                    created_since?: string;
+                    created_until?: string;
+                    limit?: number;
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: { [name: string]: unknown };
+                    content: {
+                        "application/json": {
+                            data: {
+                                id: string;
+                                created_at: string;
+                                /** @enum {string} */
+                                environment: "live" | "test";
+                                key_id: string;
+                                key_prefix: string;
+                                method: string;
+                                path: string;
+                                status: number;
+                                error_code: string | null;
+                                duration_ms: number;
+                                request_id: string;
+                                order_id: string | null;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                422: {
+                    headers: { [name: string]: unknown };
+                    content: { "application/json": components["schemas"]["ErrorResponse"] };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/requests/{request_line_id}": {
+        parameters: { query?: never; header?: never; path?: never; cookie?: never };
+        get: {
+            parameters: {
+                query?: { environment?: "live" | "test" };
+                header?: never;
+                path: { request_line_id: string };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: { [name: string]: unknown };
+                    content: {
+                        "application/json": {
+                            data: {
+                                request: {
+                                id: string;
+                                created_at: string;
+                                /** @enum {string} */
+                                environment: "live" | "test";
+                                key_id: string;
+                                key_prefix: string;
+                                method: string;
+                                path: string;
+                                status: number;
+                                error_code: string | null;
+                                duration_ms: number;
+                                request_id: string;
+                                order_id: string | null;
+                                    content_type: string | null;
+                                    request_body: string | null;
+                                    request_body_bytes: number | null;
+                                    request_body_truncated: boolean;
+                                    response_body: string | null;
+                                    bodies_hidden: boolean;
+                                    curl: string;
+                                };
+                            };
+                        };
+                    };
+                };
+                404: {
+                    headers: { [name: string]: unknown };
+                    content: { "application/json": components["schemas"]["ErrorResponse"] };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/search": {
         parameters: {
             query?: never;
@@ -3898,6 +4015,16 @@ export interface operations {
                                 environment: "live" | "test";
                                 name: string | null;
                                 revoked: boolean;
+                            }[];
+                            requests: {
+                                id: string;
+                                request_id: string;
+                                /** @enum {string} */
+                                environment: "live" | "test";
+                                method: string;
+                                path: string;
+                                status: number;
+                                created_at: string;
                             }[];
                         };
                     };
