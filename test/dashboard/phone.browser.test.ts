@@ -91,20 +91,16 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
     const view = await t.admin('GET', `/admin/v1/orders/${ids.order}`)
     ids.production = view.json().data.order.production_order.id
     await waitUntil(() => receiver.received.length >= 4, 'the order.created deliveries')
-    // The request that created the order, once the log (written after the answer) has it.
-    ids.request = await waitUntil(
-      async () =>
-        (
-          await t.db
-            .selectFrom('api_requests')
-            .select('id')
-            .where('order_id', '=', ids.order)
-            .where('status', '=', 201)
-            .executeTakeFirst()
-        )?.id,
-      'the order’s request logged',
-    )
-
+    // The request that created the order (the log is written after the answer: now).
+    await t.services.requests.recorder.flush()
+    ids.request = (
+      await t.db
+        .selectFrom('api_requests')
+        .select('id')
+        .where('order_id', '=', ids.order)
+        .where('status', '=', 201)
+        .executeTakeFirstOrThrow()
+    ).id
     const owner = await memberOf(t, org.orgId, 'owner')
     member = await browser.newContext(PHONE)
     member.setDefaultTimeout(60_000)
