@@ -76,6 +76,10 @@ import { createProductionService } from './modules/production/production.service
 import { productsAdminRoutes } from './modules/products/products.admin.routes.ts'
 import { productsDashboardRoutes } from './modules/products/products.dashboard.routes.ts'
 import { createProductService } from './modules/products/products.service.ts'
+import { registerRequestLog } from './modules/requests/request-log.capture.ts'
+import { createRequestRecorder } from './modules/requests/request-log.recorder.ts'
+import { createRequestLogService } from './modules/requests/request-log.service.ts'
+import { requestsDashboardRoutes } from './modules/requests/requests.dashboard.routes.ts'
 import { searchDashboardRoutes } from './modules/search/search.dashboard.routes.ts'
 import { createSearchService } from './modules/search/search.service.ts'
 import { pingRoutes, systemRoutes } from './modules/system/system.routes.ts'
@@ -190,6 +194,12 @@ export function createServices(deps: AppDeps) {
       production,
     }),
     usage: createUsageService({ db: deps.db, clock: deps.clock, organizations }),
+    requests: createRequestLogService({
+      db: deps.db,
+      clock: deps.clock,
+      recorder: createRequestRecorder({ db: deps.db }),
+      publicBaseUrl: deps.config.publicBaseUrl,
+    }),
     webhooks: createWebhookService({
       db: deps.db,
       clock: deps.clock,
@@ -253,7 +263,7 @@ export async function buildApp(
   registerErrorHandler(app, errors)
 
   const { system, docs, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
-  const { accounts, audit, usage, orderEdits, automation } = services
+  const { accounts, audit, usage, orderEdits, automation, requests } = services
   const cookies = dashboardCookies(deps.config.publicBaseUrl)
 
   registerAuth(app, {
@@ -280,6 +290,9 @@ export async function buildApp(
   app.addHook('preClose', () => listen.close())
   // The last minute's last_used_at writes land before the database closes.
   app.addHook('onClose', () => apiKeys.flushUsage())
+  requests.recorder.reportTo((err, lost) => app.log.error({ err, lost }, 'request log lines lost'))
+  registerRequestLog(app, { recorder: requests.recorder, clock: deps.clock, secrets: [deps.operatorToken] })
+  app.addHook('onClose', () => requests.recorder.close())
   await app.register(systemRoutes({ system, errors }))
   await app.register(docsRoutes({ docs }))
   await app.register(
@@ -320,7 +333,8 @@ export async function buildApp(
         (app) => accountsDashboardRoutes(app, { accounts, cookies }),
         (app) => membersDashboardRoutes(app, { accounts }),
         (app) => auditDashboardRoutes(app, { audit }),
-        (app) => searchDashboardRoutes(app, { search: createSearchService({ db: deps.db }) }),
+        (app) => searchDashboardRoutes(app, { search: createSearchService({ db: deps.db }), requests }),
+        (app) => requestsDashboardRoutes(app, { requests }),
         (app) => homeDashboardRoutes(app, { orders, webhooks }),
         (app) => ordersDashboardRoutes(app, { orders }),
         (app) => orderDashboardRoutes(app, { orders, webhooks, orderEdits, audit }),

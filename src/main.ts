@@ -29,6 +29,8 @@ const EXIT_DATA_DIR_IN_USE = 3
 
 /** How often each instance removes expired unreferenced uploads. */
 const SWEEP_INTERVAL_MS = 60_000
+/** How often the request log is pruned (it is read newest first, so late pruning costs only disk). */
+const PRUNE_INTERVAL_MS = 10 * 60_000
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>
@@ -132,6 +134,14 @@ async function main(): Promise<void> {
       .catch((err) => app.log.error({ err }, 'upload sweep failed'))
   }, SWEEP_INTERVAL_MS)
   sweeper.unref()
+  // The request log keeps 30 days and a cap per organization; any instance prunes it.
+  const pruneRequests = () =>
+    services.requests
+      .prune()
+      .then((n) => n > 0 && app.log.info({ deleted: n }, 'old request log lines removed'))
+      .catch((err) => app.log.error({ err }, 'request log pruning failed'))
+  const pruner = setInterval(pruneRequests, PRUNE_INTERVAL_MS)
+  pruner.unref()
   // Order statistics, unmatched skus and webhook outcomes are counted here, off the order and delivery paths.
   const folding = startOrderChangeFolding({
     db,
@@ -177,6 +187,7 @@ async function main(): Promise<void> {
     else if (signal) app.log.info({ signal }, 'shutting down: draining in-flight requests')
     // Stops accepting connections and waits for in-flight requests to finish.
     clearInterval(sweeper)
+    clearInterval(pruner)
     // A keep-alive connection whose request was in flight when closing began
     // stays open after its response (until keepAliveTimeout, past the forced
     // exit): close such connections as soon as they are idle.

@@ -56,6 +56,7 @@ const OWNERS: Record<string, string[]> = {
   invitations: ['accounts'],
   dashboard_sessions: ['accounts'],
   audit_log: ['audit'],
+  api_requests: ['requests'],
   operators: ['accounts'],
   operator_invitations: ['accounts'],
   order_event_counters: ['webhooks'],

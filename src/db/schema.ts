@@ -43,7 +43,16 @@ import type {
 } from './tables/webhooks.ts'
 
 export * from './tables/accounts.ts'
-export { ENVIRONMENTS, type Environment, ORDER_SOURCES, type OrderSource } from './tables/common.ts'
+export {
+  type ApiRequestTable,
+  ENVIRONMENTS,
+  type Environment,
+  ORDER_SOURCES,
+  type OrderSource,
+} from './tables/common.ts'
+
+import type { ApiRequestTable } from './tables/common.ts'
+
 export * from './tables/orders.ts'
 export * from './tables/webhooks.ts'
 
@@ -83,6 +92,7 @@ export interface DB {
   monthly_product_usage: MonthlyProductUsageTable
   operators: OperatorTable
   operator_invitations: OperatorInvitationTable
+  api_requests: ApiRequestTable
 }
 
 export type OrganizationRow = Selectable<OrganizationTable>
@@ -91,6 +101,7 @@ export type OrderRow = Selectable<OrderTable>
 export type ApiKeyRow = Selectable<ApiKeyTable>
 export type ProductionOrderRow = Selectable<ProductionOrderTable>
 export type UploadRow = Selectable<UploadTable>
+export type ApiRequestRow = Selectable<ApiRequestTable>
 export type WebhookEndpointRow = Selectable<WebhookEndpointTable>
 export type WebhookDeliveryRow = Selectable<WebhookDeliveryTable>
 export type WebhookAttemptRow = Selectable<WebhookAttemptTable>

@@ -6,6 +6,13 @@ import { AppError, MAX_VALIDATION_ENTRIES } from './errors.ts'
 import { invalidJson } from './json-errors.ts'
 import { validateBody } from './validation.ts'
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The JSON body as it arrived, for the request log (valid or not). */
+    rawJsonBody: Buffer | undefined
+  }
+}
+
 /** POST /v1/orders and the operator's shop orders: a valid order of long strings reaches this. */
 export const ORDER_BODY_LIMIT = 10 * 1024 * 1024
 /** Every other endpoint: its largest valid body, every character escaped, fits several times over. */
@@ -19,12 +26,14 @@ export const DEFAULT_BODY_LIMIT = 64 * 1024
  * linear pass, not seconds of parsing and validation.
  */
 export function registerJsonBodyParser(app: FastifyInstance): void {
+  app.decorateRequest('rawJsonBody', undefined)
   const parseJson = app.getDefaultJsonParser('error', 'error')
   // Checked before; this decoder also drops a leading byte order mark.
   const utf8 = new TextDecoder('utf-8')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, raw, done) => {
     const body = raw as Buffer
+    request.rawJsonBody = body
     const schema = request.routeOptions.schema?.body as object | undefined
     // Some clients send Content-Type: application/json on every POST, bodyless
     // ones too: an empty body is no body where the route does not require one.

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before } from 'node:test'
 import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { buildApp } from '../../src/app.ts'
+import { type AppDeps, buildApp, createServices, type Services } from '../../src/app.ts'
 import { DEFAULT_CONFIG, type TrustProxy } from '../../src/config.ts'
 import { type Database, type Listen, openDatabase, type PoolStats } from '../../src/db/database.ts'
 import {
@@ -111,6 +111,8 @@ export const PUBLIC_BASE_URL = 'http://api.test'
 
 export interface TestApp {
   app: FastifyInstance
+  /** The app's services (the request log's recorder, for one). */
+  services: Services
   db: Database
   storage: FileStorage
   testDb: TestDatabase
@@ -213,7 +215,7 @@ export async function createTestApp(
   }
   const filesDir = options.storage ? undefined : await mkdtemp(join(tmpdir(), 'svc-files-'))
   const storage = options.storage ?? createLocalStorage({ root: filesDir! })
-  const app = await buildApp({
+  const deps: AppDeps = {
     config: {
       publicBaseUrl: options.publicBaseUrl ?? PUBLIC_BASE_URL,
       logLevel: 'silent',
@@ -238,7 +240,9 @@ export async function createTestApp(
     rateLimiter,
     operatorToken: OPERATOR_TOKEN,
     ...(options.http ? { http: options.http } : {}),
-  })
+  }
+  const services = createServices(deps)
+  const app = await buildApp(deps, services)
   await app.ready()
 
   const inject = (
@@ -259,6 +263,7 @@ export async function createTestApp(
   const dispatchers: Dispatcher[] = []
   const self: TestApp = {
     app,
+    services,
     db,
     storage,
     testDb,

@@ -27,6 +27,7 @@ import * as monthlyUsage from './2026-11-29-0028-monthly-usage.ts'
 import * as automation from './2026-11-29-0029-automation.ts'
 import * as auditLogFilters from './2026-11-29-0030-audit-log-filters.ts'
 import * as webhookDailyOutcomes from './2026-11-29-0031-webhook-daily-outcomes.ts'
+import * as requestLog from './2026-11-29-0032-request-log.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -59,6 +60,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-29-0029-automation': automation,
   '2026-11-29-0030-audit-log-filters': auditLogFilters,
   '2026-11-29-0031-webhook-daily-outcomes': webhookDailyOutcomes,
+  '2026-11-29-0032-request-log': requestLog,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -47,6 +47,7 @@ export function ordersRoutes(deps: { orders: OrderService }) {
       async (request, reply) => {
         const result = await deps.orders.create(request.principal!, request.body)
         reply.code(result.created ? 201 : 200)
+        request.orderForLog = result.order.id
         return { data: { order: result.order, warnings: result.warnings } }
       },
     )

@@ -1,6 +1,7 @@
 import Type from 'typebox'
 import { ctx, DASHBOARD_TAG, type DashboardArea, operatorOnly, viewer } from '../../dashboard/route-config.ts'
 import { StringEnum, Text, Uuid } from '../../http/schemas.ts'
+import type { RequestLogService } from '../requests/request-log.service.ts'
 import type { SearchService } from './search.service.ts'
 
 const Environment = StringEnum(['live', 'test'] as const)
@@ -38,6 +39,18 @@ const SearchAnswer = Type.Object({
         name: Type.Union([Type.String(), Type.Null()]),
         revoked: Type.Boolean(),
       }),
+    ),
+    requests: Type.Array(
+      Type.Object({
+        id: Uuid,
+        request_id: Type.String(),
+        environment: Environment,
+        method: Type.String(),
+        path: Type.String(),
+        status: Type.Integer(),
+        created_at: Type.String({ format: 'date-time' }),
+      }),
+      { description: 'Requests of the request log answered with this X-Request-Id (the whole id).' },
     ),
   }),
 })
@@ -81,8 +94,11 @@ const ConsoleSearchAnswer = Type.Object({
   }),
 })
 
-/** The header's search box: orders, webhook endpoints and API keys of the member's organization. */
-export const searchDashboardRoutes: DashboardArea<{ search: SearchService }> = (app, { search }) => {
+/** The header's search box: orders, webhook endpoints, API keys and requests of the member's organization. */
+export const searchDashboardRoutes: DashboardArea<{
+  search: SearchService
+  requests: Pick<RequestLogService, 'byRequestId'>
+}> = (app, { search, requests }) => {
   app.get(
     '/search',
     {
@@ -91,12 +107,32 @@ export const searchDashboardRoutes: DashboardArea<{ search: SearchService }> = (
         operationId: 'dashboardSearch',
         tags: [DASHBOARD_TAG],
         summary:
-          'Find an order, a webhook endpoint or an API key; at most five of each (orders: five per environment)',
+          'Find an order, a webhook endpoint, an API key or a request by its X-Request-Id; at most five of each (orders: five per environment)',
         querystring: SearchQuery,
         response: { 200: SearchAnswer },
       },
     },
-    async (request) => ({ data: await search.search(ctx(request).member.organization_id, request.query.q) }),
+    async (request) => {
+      const organizationId = ctx(request).member.organization_id
+      const [found, lines] = await Promise.all([
+        search.search(organizationId, request.query.q),
+        requests.byRequestId(organizationId, request.query.q.trim()),
+      ])
+      return {
+        data: {
+          ...found,
+          requests: lines.map(({ id, request_id, environment, method, path, status, created_at }) => ({
+            id,
+            request_id,
+            environment,
+            method,
+            path,
+            status,
+            created_at,
+          })),
+        },
+      }
+    },
   )
 
   app.get(

@@ -83,6 +83,7 @@ const generatedRule = { name: 'Generated', actions: [{ type: 'tag', value: 'gene
 
 /** A valid query for each GET route that requires one. */
 const QUERIES: Record<string, string> = {
+  'GET /dashboard/api/requests/:request_line_id': '?environment=live',
   'GET /dashboard/api/search': '?q=generated',
   'GET /dashboard/api/operator/search': '?q=generated',
 }
@@ -156,6 +157,8 @@ let jobId: string
 let invitationId: string
 let operatorId: string
 let ruleId: string
+/** The request log's line of the order's creation (live). */
+let requestLineId: string
 const byRole: Record<string, Awaited<ReturnType<typeof memberOf>>> = {}
 
 before(async () => {
@@ -200,6 +203,14 @@ before(async () => {
   const rule = await owner.client.call('POST', '/automation/rules', generatedRule)
   assert.equal(rule.statusCode, 201, rule.body)
   ruleId = rule.json().data.rule.id
+  await t.services.requests.recorder.flush()
+  requestLineId = (
+    await t.db
+      .selectFrom('api_requests')
+      .select('id')
+      .where('order_id', '=', created.id)
+      .executeTakeFirstOrThrow()
+  ).id
   deliveryId = (
     await t.db
       .selectFrom('webhook_deliveries')
@@ -221,6 +232,7 @@ const ids = () => ({
   invitation_id: invitationId,
   operator_id: operatorId,
   rule_id: ruleId,
+  request_line_id: requestLineId,
 })
 
 async function call(

@@ -79,7 +79,12 @@ describe('the header search (GET /dashboard/api/search)', () => {
       byPrefix.api_keys.map((k: { key_prefix: string }) => k.key_prefix),
       [keyPrefix],
     )
-    assert.deepEqual(await find('nothing-like-this'), { orders: [], webhook_endpoints: [], api_keys: [] })
+    assert.deepEqual(await find('nothing-like-this'), {
+      orders: [],
+      webhook_endpoints: [],
+      api_keys: [],
+      requests: [],
+    })
   })
 
   test('a query shorter than two characters is 422', async () => {

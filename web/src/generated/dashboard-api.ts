@@ -292,123 +292,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/requests": {
-        parameters: { query?: never; header?: never; path?: never; cookie?: never };
-        get: {
-            parameters: {
-                query?: {
-                    environment?: "live" | "test";
-                    status_class?: "2xx" | "3xx" | "4xx" | "5xx";
-                    error_code?: string;
-                    method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
-                    path?: string;
-                    key_id?: string;
-                    request_id?: string;
-                    order_id?: string;
-                    created_since?: string;
-                    created_until?: string;
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                200: {
-                    headers: { [name: string]: unknown };
-                    content: {
-                        "application/json": {
-                            data: {
-                                id: string;
-                                created_at: string;
-                                /** @enum {string} */
-                                environment: "live" | "test";
-                                key_id: string;
-                                key_prefix: string;
-                                method: string;
-                                path: string;
-                                status: number;
-                                error_code: string | null;
-                                duration_ms: number;
-                                request_id: string;
-                                order_id: string | null;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-                422: {
-                    headers: { [name: string]: unknown };
-                    content: { "application/json": components["schemas"]["ErrorResponse"] };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/requests/{request_line_id}": {
-        parameters: { query?: never; header?: never; path?: never; cookie?: never };
-        get: {
-            parameters: {
-                query?: { environment?: "live" | "test" };
-                header?: never;
-                path: { request_line_id: string };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                200: {
-                    headers: { [name: string]: unknown };
-                    content: {
-                        "application/json": {
-                            data: {
-                                request: {
-                                id: string;
-                                created_at: string;
-                                /** @enum {string} */
-                                environment: "live" | "test";
-                                key_id: string;
-                                key_prefix: string;
-                                method: string;
-                                path: string;
-                                status: number;
-                                error_code: string | null;
-                                duration_ms: number;
-                                request_id: string;
-                                order_id: string | null;
-                                    content_type: string | null;
-                                    request_body: string | null;
-                                    request_body_bytes: number | null;
-                                    request_body_truncated: boolean;
-                                    response_body: string | null;
-                                    bodies_hidden: boolean;
-                                    curl: string;
-                                };
-                            };
-                        };
-                    };
-                };
-                404: {
-                    headers: { [name: string]: unknown };
-                    content: { "application/json": components["schemas"]["ErrorResponse"] };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/search": {
         parameters: {
             query?: never;
@@ -417,7 +300,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Find an order, a webhook endpoint or an API key; at most five of each (orders: five per environment)
+         * Find an order, a webhook endpoint, an API key or a request by its X-Request-Id; at most five of each (orders: five per environment)
          * @description Needs a session; least role: `viewer`.
          */
         get: operations["dashboardSearch"];
@@ -441,6 +324,46 @@ export interface paths {
          * @description Needs a session; least role: `undefined`.
          */
         get: operations["dashboardOperatorSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The request log, newest first (next_cursor pages on)
+         * @description Needs a session; least role: `viewer`.
+         */
+        get: operations["dashboardListRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/requests/{request_line_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One request with its body and answer (bodies only for owners and developers)
+         * @description Needs a session; least role: `viewer`.
+         */
+        get: operations["dashboardGetRequest"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4016,7 +3939,9 @@ export interface operations {
                                 name: string | null;
                                 revoked: boolean;
                             }[];
+                            /** @description Requests of the request log answered with this X-Request-Id (the whole id). */
                             requests: {
+                                /** Format: uuid */
                                 id: string;
                                 request_id: string;
                                 /** @enum {string} */
@@ -4024,6 +3949,7 @@ export interface operations {
                                 method: string;
                                 path: string;
                                 status: number;
+                                /** Format: date-time */
                                 created_at: string;
                             }[];
                         };
@@ -4211,6 +4137,321 @@ export interface operations {
             };
             /** @description Error: role_required */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardListRequests: {
+        parameters: {
+            query?: {
+                environment?: "test" | "live";
+                status_class?: "2xx" | "3xx" | "4xx" | "5xx";
+                error_code?: string;
+                method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+                path?: string;
+                key_id?: string;
+                request_id?: string;
+                order_id?: string;
+                created_since?: string;
+                created_until?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: date-time
+                             * @description When the request arrived.
+                             */
+                            created_at: string;
+                            /**
+                             * @description test or live
+                             * @enum {string}
+                             */
+                            environment: "test" | "live";
+                            /** Format: uuid */
+                            key_id: string;
+                            /** @description The start of the key, as the API keys page shows it. */
+                            key_prefix: string;
+                            method: string;
+                            /** @description The path and query string; signatures and secrets replaced. */
+                            path: string;
+                            status: number;
+                            error_code: string | null;
+                            duration_ms: number;
+                            /** @description The X-Request-Id of the answer. */
+                            request_id: string;
+                            order_id: string | null;
+                        }[];
+                        /** @description null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardGetRequest: {
+        parameters: {
+            query?: {
+                environment?: "test" | "live";
+            };
+            header?: never;
+            path: {
+                request_line_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            request: {
+                                /** Format: uuid */
+                                id: string;
+                                /**
+                                 * Format: date-time
+                                 * @description When the request arrived.
+                                 */
+                                created_at: string;
+                                /**
+                                 * @description test or live
+                                 * @enum {string}
+                                 */
+                                environment: "test" | "live";
+                                /** Format: uuid */
+                                key_id: string;
+                                /** @description The start of the key, as the API keys page shows it. */
+                                key_prefix: string;
+                                method: string;
+                                /** @description The path and query string; signatures and secrets replaced. */
+                                path: string;
+                                status: number;
+                                error_code: string | null;
+                                duration_ms: number;
+                                /** @description The X-Request-Id of the answer. */
+                                request_id: string;
+                                order_id: string | null;
+                                content_type: string | null;
+                                request_body: string | null;
+                                request_body_bytes: number | null;
+                                request_body_truncated: boolean;
+                                response_body: string | null;
+                                /** @description true for viewers: bodies are shown to owners and developers. */
+                                bodies_hidden: boolean;
+                                /** @description A curl command repeating the request, the key read from $SERVICE_API_KEY. */
+                                curl: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict'
+import { describe, test } from 'node:test'
+import type { Database } from '../../../src/db/database.ts'
+import {
+  createRequestRecorder,
+  type RequestLine,
+} from '../../../src/modules/requests/request-log.recorder.ts'
+
+/** A database whose inserts are counted (and fail while `failing`). */
+function fakeDb() {
+  const statements: number[] = []
+  const state = { failing: false, statements }
+  const db = {
+    insertInto: () => ({
+      values: (rows: unknown[]) => ({
+        execute: async () => {
+          if (state.failing) throw new Error('database away')
+          statements.push(rows.length)
+        },
+      }),
+    }),
+  } as unknown as Database
+  return { db, state }
+}
+
+const line = (n: number) => ({ id: String(n) }) as unknown as RequestLine
+
+describe('the request log recorder', () => {
+  test('record returns at once; lines are written together on the timer, a full batch at once', async () => {
+    const { db, state } = fakeDb()
+    const recorder = createRequestRecorder({ db, flushIntervalMs: 30, batch: 4 })
+    for (let n = 0; n < 3; n++) recorder.record(line(n))
+    assert.deepEqual(state.statements, [], 'nothing is written on the caller\u2019s path')
+    await new Promise((resolve) => setTimeout(resolve, 80))
+    assert.deepEqual(state.statements, [3], 'one statement for the three')
+    for (let n = 0; n < 4; n++) recorder.record(line(n))
+    await recorder.flush()
+    assert.deepEqual(state.statements, [3, 4])
+    for (let n = 0; n < 9; n++) recorder.record(line(n))
+    await recorder.flush()
+    assert.deepEqual(state.statements, [3, 4, 4, 4, 1], 'at most a batch a statement')
+  })
+
+  test('a failed write loses what waits, reported once; the next lines are written again', async () => {
+    const { db, state } = fakeDb()
+    const reports: number[] = []
+    const recorder = createRequestRecorder({ db, batch: 2, flushIntervalMs: 10_000 })
+    recorder.reportTo((_err, lost) => reports.push(lost))
+    state.failing = true
+    recorder.record(line(1))
+    for (let n = 0; n < 4; n++) recorder.record(line(n))
+    await recorder.flush()
+    assert.deepEqual(reports, [5])
+    state.failing = false
+    recorder.record(line(9))
+    await recorder.flush()
+    assert.deepEqual(state.statements, [1])
+  })
+
+  test('past maxWaiting new lines are dropped and counted; after close nothing is recorded', async () => {
+    const { db, state } = fakeDb()
+    const reports: number[] = []
+    const recorder = createRequestRecorder({
+      db,
+      batch: 100,
+      maxWaiting: 3,
+      flushIntervalMs: 10_000,
+      onError: (_err, lost) => reports.push(lost),
+    })
+    for (let n = 0; n < 5; n++) recorder.record(line(n))
+    await recorder.close()
+    assert.deepEqual(state.statements, [3])
+    assert.deepEqual(reports, [2])
+    recorder.record(line(6))
+    await recorder.flush()
+    assert.deepEqual(state.statements, [3])
+  })
+})
