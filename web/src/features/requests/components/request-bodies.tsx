@@ -33,7 +33,7 @@ function Body({
         </Text>
       ))}
       {text !== null && (
-        <Code block aria-label={title} style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+        <Code block aria-label={title} style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
           {pretty(text)}
         </Code>
       )}

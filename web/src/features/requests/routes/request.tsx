@@ -92,7 +92,7 @@ export function RequestRoute() {
             The key is read from <Code>$SERVICE_API_KEY</Code>: the log never holds it.
           </Text>
         </Group>
-        <Code block aria-label="curl command" style={{ whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>
+        <Code block aria-label="curl command" style={{ whiteSpace: 'pre-wrap', overflowWrap: 'anywhere' }}>
           {r.curl}
         </Code>
       </Stack>
