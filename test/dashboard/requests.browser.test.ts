@@ -16,10 +16,11 @@ import { waitUntil } from '../helpers/wait.ts'
 /**
  * The request log as members read it, in headless Chromium, after real /v1
  * requests with a test key (an order created, a refused order with a body
- * over 16 KB, a read): the list and its filters (kept in the address), one
+ * over 16 KB, a read; and 26 reads with a live key): the list, its
+ * environments, its pages and its filters (kept in the address), one
  * request with its body and answer and the curl command to copy, the order
  * page's link to the request that created it, a request id pasted into the
- * header search, and a viewer who sees the lines without bodies. Every page
+ * header search, and a viewer who sees a request without its bodies. Every page
  * passes axe.
  */
 describe('the request log in a browser', { skip: browserSkip, timeout: 120_000 }, () => {
@@ -49,6 +50,11 @@ describe('the request log in a browser', { skip: browserSkip, timeout: 120_000 }
     sent.refusedRequestId = String(refused.headers['x-request-id'])
     const read = await t.api(org.testKey, 'GET', `/v1/orders/${sent.orderId}`)
     assert.equal(read.statusCode, 200, read.body)
+    // 26 reads with the live key: more than a page (25) of the live list.
+    for (let n = 0; n < 26; n++) {
+      const live = await t.api(org.liveKey, 'GET', `/v1/orders?limit=${n + 1}`)
+      assert.equal(live.statusCode, 200, live.body)
+    }
     // The log is written after the answers, off the request path: now, rather than within the second.
     await t.services.requests.recorder.flush()
     const developer = await memberOf(t, org.orgId, 'developer')
@@ -65,7 +71,7 @@ describe('the request log in a browser', { skip: browserSkip, timeout: 120_000 }
       .getByRole('row')
       .filter({ has: page.getByRole('link') })
 
-  test('the list shows the requests, newest first; the filters narrow it and live in the address', async () => {
+  test('the list shows the requests, newest first; filters, environment and pages live in the address', async () => {
     // A link with a filter opens the list filtered.
     await page.goto(`${origin}/dashboard/requests?environment=test&path=/v1/orders/`)
     await page.getByRole('heading', { name: 'Requests', level: 1 }).waitFor()
@@ -108,6 +114,17 @@ describe('the request log in a browser', { skip: browserSkip, timeout: 120_000 }
       keys.map((k) => k.slice(0, 9)),
       ['Any key', 'svc_test_'],
     )
+
+    // Live: the live key's reads, a page of 25 and then the oldest.
+    await page.getByText('Live', { exact: true }).click()
+    const live = page.getByRole('table', { name: 'Live requests, newest first' }).getByRole('link')
+    await waitUntil(async () => (await live.count()) === 25, 'a page of live requests')
+    assert.match(page.url(), /environment=live/)
+    assert.equal(await live.first().textContent(), 'GET /v1/orders?limit=26')
+    await page.getByRole('button', { name: 'Show older requests' }).click()
+    await waitUntil(async () => (await live.count()) === 26, 'the older one')
+    assert.equal(await live.last().textContent(), 'GET /v1/orders?limit=1')
+    await page.getByRole('button', { name: 'Show older requests' }).waitFor({ state: 'hidden' })
   })
 
   test('a refused request: its body pretty-printed and cut at 16 KB, the error answer beside it, curl to copy', async () => {
