@@ -17,6 +17,7 @@ import { keysAndWebhooksPages } from './screenshots/keys-webhooks.ts'
 import { orderEditPage } from './screenshots/order-edit.ts'
 import { orderAndProductPages } from './screenshots/order-products.ts'
 import { phonePages } from './screenshots/phone.ts'
+import { requestsPages } from './screenshots/requests.ts'
 
 const port = await new Promise<number>((resolve) => {
   const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -59,7 +60,7 @@ try {
   await orderAndProductPages(shots, signedIn)
   await phonePages(shots, signedIn)
   const editedOrderId = await orderEditPage(signedIn)
-  await keysAndWebhooksPages(shots)
+  await requestsPages(await keysAndWebhooksPages(shots))
   await consolePages(shots, editedOrderId)
   await automationPage(signedIn)
 } finally {

@@ -86,4 +86,5 @@ export async function keysAndWebhooksPages({ port, dataDir, browser }: Shots) {
   await page.mouse.move(1279, 719)
   await page.screenshot({ path: 'docs/images/dashboard-webhook-endpoint.png', fullPage: true })
   console.log('wrote docs/images/dashboard-webhook-endpoint.png')
+  return { page, base, live }
 }

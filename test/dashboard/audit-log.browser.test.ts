@@ -156,7 +156,7 @@ describe('the audit logs in a browser', { skip: browserSkip, timeout: 300_000, c
   test('the header search finds an order and a key; arrows and Enter open the order', async () => {
     const box = page
       .getByRole('search', { name: 'Find anything' })
-      .getByLabel('Find an order, endpoint or key')
+      .getByLabel('Find an order, endpoint, key or request id')
     await box.fill(keyPrefix.slice(0, 12))
     const keys = page.getByRole('region', { name: 'API keys' })
     await keys.getByRole('link', { name: new RegExp(`^${keyPrefix}… · live`) }).waitFor()

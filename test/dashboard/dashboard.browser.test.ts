@@ -77,7 +77,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, 
     await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
     await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
 
-    const stops = await tabStops(page, 12)
+    const stops = await tabStops(page, 13)
     for (const name of ['Sign out', 'Members', 'Audit log', 'Account']) {
       assert.ok(stops.includes(name), `Tab reaches ${name}: ${stops.join(' | ')}`)
     }

@@ -38,7 +38,8 @@ function sideways(page: Page): Promise<string[]> {
  * Every page of the dashboard and of the operator's console on a phone, in
  * headless Chromium at 390 × 844: nothing needs sideways scrolling, tables are
  * stacked rows with the same information (an order's customer email, total
- * and creation time in Orders; an order's deliveries on its timeline), the
+ * and creation time in Orders; an order's deliveries on its timeline; a
+ * request's status and key in Requests), the
  * menu opens from the burger, and axe finds nothing serious.
  */
 describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () => {
@@ -48,7 +49,7 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
   let member: BrowserContext
   let operator: BrowserContext
   let receiver: Awaited<ReturnType<typeof startReceiver>>
-  const ids = { org: '', order: '', external: '', endpoint: '', production: '' }
+  const ids = { org: '', order: '', external: '', endpoint: '', production: '', request: '' }
 
   before(async () => {
     ;({ t, origin, browser } = await startBrowserApp({
@@ -90,7 +91,16 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
     const view = await t.admin('GET', `/admin/v1/orders/${ids.order}`)
     ids.production = view.json().data.order.production_order.id
     await waitUntil(() => receiver.received.length >= 4, 'the order.created deliveries')
-
+    // The request that created the order (the log is written after the answer: now).
+    await t.services.requests.recorder.flush()
+    ids.request = (
+      await t.db
+        .selectFrom('api_requests')
+        .select('id')
+        .where('order_id', '=', ids.order)
+        .where('status', '=', 201)
+        .executeTakeFirstOrThrow()
+    ).id
     const owner = await memberOf(t, org.orgId, 'owner')
     member = await browser.newContext(PHONE)
     member.setDefaultTimeout(60_000)
@@ -192,6 +202,30 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
     { path: '/api-keys', heading: 'API keys' },
     { path: '/webhooks', heading: 'Webhooks' },
     { path: '/webhooks/:endpoint', heading: /Shop backend|webhook/i },
+    {
+      path: '/requests',
+      heading: 'Requests',
+      // Each request a card: the method and path (a link), the status, the key.
+      shows: async (page) => {
+        const card = page
+          .getByRole('list', { name: 'Live requests, newest first' })
+          .getByRole('listitem')
+          .filter({ hasText: 'POST /v1/orders' })
+          .first()
+        await onScreen(card.getByRole('link', { name: 'POST /v1/orders' }), 'the request link')
+        await onScreen(card.getByText('201', { exact: true }), 'the status')
+        await onScreen(card.getByText(/^svc_live_/), 'the key')
+      },
+    },
+    {
+      path: '/requests/:request',
+      heading: 'POST /v1/orders',
+      // The body and the answer one above the other, the body within the screen.
+      shows: async (page) => {
+        await onScreen(page.getByRole('region', { name: 'Request body' }), 'the request body')
+        await onScreen(page.getByRole('region', { name: 'Answer' }), 'the answer')
+      },
+    },
     { path: '/products', heading: 'Products' },
     { path: '/automation', heading: 'Automation' },
     { path: '/usage', heading: 'Usage' },

@@ -43,6 +43,14 @@ export const router = createBrowserRouter(
           lazy: page(() => import('../features/webhooks/routes/endpoint.tsx'), 'EndpointRoute'),
         },
         {
+          path: 'requests',
+          lazy: page(() => import('../features/requests/routes/requests.tsx'), 'RequestsRoute'),
+        },
+        {
+          path: 'requests/:request_line_id',
+          lazy: page(() => import('../features/requests/routes/request.tsx'), 'RequestRoute'),
+        },
+        {
           path: 'members',
           lazy: page(() => import('../features/members/routes/members.tsx'), 'MembersRoute'),
         },

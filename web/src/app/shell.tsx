@@ -12,6 +12,7 @@ const SECTIONS = [
   { to: '/orders', label: 'Orders' },
   { to: '/api-keys', label: 'API keys' },
   { to: '/webhooks', label: 'Webhooks' },
+  { to: '/requests', label: 'Requests' },
   { to: '/products', label: 'Products' },
   { to: '/automation', label: 'Automation' },
   { to: '/usage', label: 'Usage', owners: true },

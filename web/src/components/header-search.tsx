@@ -82,12 +82,15 @@ function SearchBox<T>({ label, placeholder, queryKey, find, results: groups }: S
   )
 }
 
-/** The member's search: orders (external id, id, customer email or name), webhook endpoints (URL), API keys (prefix). */
+/**
+ * The member's search: orders (external id, id, customer email or name),
+ * webhook endpoints (URL), API keys (prefix), requests (a whole X-Request-Id).
+ */
 export function HeaderSearch() {
   return (
     <SearchBox
-      label="Find an order, endpoint or key"
-      placeholder="Find an order, endpoint, key"
+      label="Find an order, endpoint, key or request id"
+      placeholder="Find an order, key, request id"
       queryKey="search"
       find={async (q) => (await call(client.GET('/search', { params: { query: { q } } }))).data}
       results={(data, close) => [
@@ -117,6 +120,21 @@ export function HeaderSearch() {
                 {k.key_prefix}… · {k.environment}
                 {k.name ? ` · ${k.name}` : ''}
                 {k.revoked ? ' · revoked' : ''}
+              </Anchor>
+            ))}
+          </Group>
+        ),
+        data.requests.length > 0 && (
+          <Group key="requests" title="Requests">
+            {data.requests.map((r) => (
+              <Anchor
+                key={r.id}
+                component={Link}
+                to={`/requests/${r.id}?environment=${r.environment}`}
+                onClick={close}
+                size="sm"
+              >
+                {r.method} {r.path} · {r.status} · {r.environment}
               </Anchor>
             ))}
           </Group>

@@ -9,7 +9,8 @@ export function Page({ title, lead, children }: { title: string; lead?: string; 
   return (
     <Stack gap="lg">
       <div>
-        <Title order={1} size="h2">
+        {/* A long word (a request's path, an order id) wraps rather than widening a phone's page. */}
+        <Title order={1} size="h2" style={{ overflowWrap: 'anywhere' }}>
           {title}
         </Title>
         {lead && <Text c="dimmed">{lead}</Text>}

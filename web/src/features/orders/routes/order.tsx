@@ -4,6 +4,7 @@ import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
 import { exactTime } from '../../../lib/format.ts'
 import { useSession } from '../../auth/api/session.ts'
+import { CreatedByRequest } from '../../requests/components/created-by-request.tsx'
 import { useOrder } from '../api/order.ts'
 import { OrderDetails } from '../components/order-details.tsx'
 
@@ -38,6 +39,11 @@ export function OrderRoute() {
       lead={`${order.is_test ? 'Test' : 'Live'} order, received ${exactTime(order.created_at)}`}
     >
       <ErrorAlert error={query.error} title="The order could not be refreshed" />
+      <CreatedByRequest
+        orderId={order.id}
+        env={order.is_test ? 'test' : 'live'}
+        enabled={order.source !== 'shop'}
+      />
       <OrderDetails order={order} who="member" canChange={member} canCreateProduct={member} />
     </Page>
   )
