@@ -190,6 +190,42 @@ function surfaceCodes(schemas: Record<string, Json>, errorCodes: Map<string, Rec
   }
 }
 
+/**
+ * validation_failed always lists its problems: ValidationErrorResponse is
+ * ErrorResponse with `code` fixed and `errors` required, so a generated client
+ * reads `errors` without a check. A 422 that is only validation_failed
+ * references it; one that also has other codes offers both. Only the document
+ * changes: the answers are serialized with ErrorResponse, as every error.
+ */
+function validationErrors(doc: OpenApiDocument, errorCodes: Map<string, Record<string, ErrorCode[]>>) {
+  const schemas = doc.components.schemas
+  const error = structuredClone((schemas.ErrorResponse?.properties as Json).error) as Json
+  const properties = error.properties as Json
+  properties.code = { type: 'string', const: 'validation_failed', description: 'Always validation_failed.' }
+  properties.errors = { ...(properties.errors as Json), description: 'Every problem found.' }
+  error.required = [...(error.required as string[]), 'errors']
+  schemas.ValidationErrorResponse = {
+    type: 'object',
+    required: ['error'],
+    properties: { error },
+    title: 'ValidationErrorResponse',
+    description: 'The body of a 422 validation_failed: errors[] lists every problem.',
+  }
+  // For validators, where a 422 offers both: a validation_failed matches ErrorResponse only with errors.
+  Object.assign(schemas.ErrorResponse!, {
+    if: { properties: { error: { properties: { code: { const: 'validation_failed' } } } } },
+    then: { properties: { error: { required: ['errors'], properties: { errors: properties.errors } } } },
+  })
+  const validation = { $ref: '#/components/schemas/ValidationErrorResponse' }
+  const any = { $ref: '#/components/schemas/ErrorResponse' }
+  for (const op of Object.values(doc.paths).flatMap((methods) => Object.values(methods))) {
+    const codes = errorCodes.get(op.operationId ?? '')?.['422']
+    const media = op.responses['422']?.content?.['application/json']
+    if (!media || !codes?.includes('validation_failed')) continue
+    media.schema = codes.length === 1 ? validation : { anyOf: [validation, any] }
+  }
+}
+
 export function finishDocument(
   doc: OpenApiDocument,
   context: ErrorContext,
@@ -218,6 +254,7 @@ export function finishDocument(
     }
   }
   surfaceCodes(schemas, errorCodes)
+  validationErrors(doc, errorCodes)
   for (const schema of events.schemas) lift(schema, schemas)
   schemas.WebhookEvent = events.union
   doc.components.schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)))

@@ -316,6 +316,45 @@ describe('GET /v1/openapi.json', () => {
     }
   })
 
+  test('a 422 validation_failed is ValidationErrorResponse: errors required, on every operation that answers it', () => {
+    const S = doc.components.schemas
+    assert.deepEqual(S.ValidationErrorResponse.properties.error.required, [
+      'code',
+      'message',
+      'doc_url',
+      'errors',
+    ])
+    assert.equal(S.ValidationErrorResponse.properties.error.properties.code.const, 'validation_failed')
+    const ref = { $ref: '#/components/schemas/ValidationErrorResponse' }
+    let count = 0
+    for (const { op } of operations(doc)) {
+      const media = op.responses['422']?.content['application/json']
+      const codes = Object.keys(media?.examples ?? {})
+      if (!codes.includes('validation_failed')) continue
+      count++
+      const expected =
+        codes.length === 1 ? ref : { anyOf: [ref, { $ref: '#/components/schemas/ErrorResponse' }] }
+      assert.deepEqual(media.schema, expected, op.operationId)
+    }
+    assert.ok(count >= 10, `${count} operations`)
+    const error = (code: string, errors?: unknown[]) => ({
+      error: { code, message: 'm', doc_url: 'u', ...(errors ? { errors } : {}) },
+    })
+    const entry = { code: 'required', field: 'url', message: 'url is required' }
+    const createOrder = doc.paths['/v1/orders'].post.responses['422'].content['application/json'].schema
+    const createEndpoint =
+      doc.paths['/v1/webhook-endpoints'].post.responses['422'].content['application/json'].schema
+    for (const schema of [createOrder, createEndpoint]) {
+      assert.equal(check(schema, error('validation_failed', [entry])), undefined)
+      assert.ok(check(schema, error('validation_failed')), 'validation_failed without errors fails')
+    }
+    assert.equal(check(createEndpoint, error('webhook_url_invalid')), undefined)
+    assert.ok(
+      check(createOrder, error('webhook_url_invalid')),
+      'createOrder answers 422 with validation_failed only',
+    )
+  })
+
   test('webhooks: one typed entry per event type, with its signed headers and a valid example', () => {
     assert.deepEqual(Object.keys(doc.webhooks).sort(), [...EVENT_TYPES].sort())
     for (const type of EVENT_TYPES) {

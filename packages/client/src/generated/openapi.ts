@@ -1091,6 +1091,26 @@ export interface components {
             field: string;
         };
         /**
+         * ValidationErrorResponse
+         * @description The body of a 422 validation_failed: errors[] lists every problem.
+         */
+        ValidationErrorResponse: {
+            error: {
+                /**
+                 * @description Always validation_failed.
+                 * @constant
+                 */
+                code: "validation_failed";
+                /** @description Human-readable English; may change. */
+                message: string;
+                /** @description Reference page of the code. */
+                doc_url: string;
+                field?: string;
+                /** @description Every problem found. */
+                errors: components["schemas"]["ValidationEntry"][];
+            };
+        };
+        /**
          * Warning
          * @description Accepted, but worth a look: the order was still created.
          */
@@ -1736,7 +1756,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -2112,7 +2132,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -2537,7 +2557,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -3136,7 +3156,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -3553,7 +3573,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -3741,7 +3761,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -3982,7 +4002,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -4424,7 +4444,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -4629,7 +4649,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -4872,7 +4892,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -5267,7 +5287,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -5479,7 +5499,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
