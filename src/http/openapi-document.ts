@@ -3,7 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { ErrorContext } from './error-handler.ts'
 import { docUrl, type ErrorCode, type ValidationEntry } from './errors.ts'
 import { type OperationExamples, operationExamples } from './openapi-examples.ts'
-import { KNOWN_VALUES_KEY } from './schemas.ts'
+import { ACCEPTED_VALUES_KEY, KNOWN_VALUES_KEY } from './schemas.ts'
 
 type Json = Record<string, unknown>
 interface MediaType {
@@ -90,6 +90,12 @@ function lift(value: unknown, components: Record<string, Json>): unknown {
     // An extensible enum: generators type the known values and still accept new ones.
     const { [KNOWN_VALUES_KEY]: _, description, ...string } = copy
     return { ...(description ? { description } : {}), anyOf: [{ ...string, enum: known }, string] }
+  }
+  const accepted = copy[ACCEPTED_VALUES_KEY]
+  if (Array.isArray(accepted)) {
+    // A closed set of a request: generators type the values, validators refuse others, as the service does.
+    const { [ACCEPTED_VALUES_KEY]: _, ...string } = copy
+    return { ...string, enum: accepted }
   }
   const name = copy.$id ?? (isSchema(copy) ? copy.title : undefined)
   if (typeof name !== 'string') return copy
@@ -199,7 +205,8 @@ function surfaceCodes(schemas: Record<string, Json>, errorCodes: Map<string, Rec
  */
 function validationErrors(doc: OpenApiDocument, errorCodes: Map<string, Record<string, ErrorCode[]>>) {
   const schemas = doc.components.schemas
-  const error = structuredClone((schemas.ErrorResponse?.properties as Json).error) as Json
+  const errorResponse = schemas.ErrorResponse as Json & { properties: { error: Json } }
+  const error = structuredClone(errorResponse.properties.error)
   const properties = error.properties as Json
   properties.code = { type: 'string', const: 'validation_failed', description: 'Always validation_failed.' }
   properties.errors = { ...(properties.errors as Json), description: 'Every problem found.' }
@@ -212,10 +219,11 @@ function validationErrors(doc: OpenApiDocument, errorCodes: Map<string, Record<s
     description: 'The body of a 422 validation_failed: errors[] lists every problem.',
   }
   // For validators, where a 422 offers both: a validation_failed matches ErrorResponse only with errors.
-  Object.assign(schemas.ErrorResponse!, {
-    if: { properties: { error: { properties: { code: { const: 'validation_failed' } } } } },
-    then: { properties: { error: { required: ['errors'], properties: { errors: properties.errors } } } },
-  })
+  errorResponse.if = { properties: { error: { properties: { code: { const: 'validation_failed' } } } } }
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's keyword, not a thenable
+  errorResponse.then = {
+    properties: { error: { required: ['errors'], properties: { errors: properties.errors } } },
+  }
   const validation = { $ref: '#/components/schemas/ValidationErrorResponse' }
   const any = { $ref: '#/components/schemas/ErrorResponse' }
   for (const op of Object.values(doc.paths).flatMap((methods) => Object.values(methods))) {

@@ -201,7 +201,11 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(known(S.WebhookEndpoint.properties.disabled_reason.anyOf[0]), ['too_many_failures'])
     assert.deepEqual(known(S.WebhookReplay.properties.status), ['running', 'completed', 'cancelled'])
     assert.ok(known(S.ValidationEntry.properties.code).includes('file_not_found'))
+    assert.ok(known(S.WebhookEndpoint.properties.enabled_events.items).includes('*'))
     assert.ok(!JSON.stringify(doc).includes('x-known-values'))
+    // A request's closed set is a plain enum (enabled_events: test/modules/webhooks/endpoints.filters.test.ts).
+    assert.ok(S.WebhookEndpointRequest.properties.enabled_events.items.enum.includes('*'))
+    assert.ok(!JSON.stringify(doc).includes('x-accepted-values'))
   })
 
   test('each operation lists the errors its route can answer, one example per code', () => {

@@ -1182,7 +1182,7 @@ export interface components {
             url: string;
             description: string;
             /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
-            enabled_events: string[];
+            enabled_events: (("*" | "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated") | string)[];
             is_active: boolean;
             disabled_reason: ("too_many_failures" | string) | null;
             consecutive_failures: number;
@@ -1202,13 +1202,13 @@ export interface components {
             url: string;
             description?: string;
             /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
-            enabled_events?: string[];
+            enabled_events?: ("*" | "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated")[];
         };
         /** WebhookEndpointUpdate */
         WebhookEndpointUpdate: {
             description?: string;
             /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
-            enabled_events?: string[];
+            enabled_events?: ("*" | "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated")[];
         };
         /**
          * WebhookEvent
