@@ -245,6 +245,17 @@ describe('GET /v1/openapi.json', () => {
       assert.ok(put.includes(code), code)
     }
     assert.ok(!put.includes('invalid_api_key'))
+    // Generators build this operation from its parts: the document says upload_url is whole and opaque.
+    const uploadUrl = doc.components.schemas.Upload.properties.upload_url
+    assert.equal(uploadUrl.format, 'uri')
+    assert.match(uploadUrl.description, /^Opaque.*Do not build, parse or split it/)
+    const putOp = doc.paths['/v1/uploads/{id}/content'].put
+    assert.match(putOp.description, /exactly as returned.*Never build the URL from its parts/)
+    assert.deepEqual(Object.keys(putOp.requestBody.content), ['application/octet-stream'])
+    assert.deepEqual(
+      putOp.responses['422'].content['application/json'].examples.validation_failed.value.error.field,
+      'Content-Type',
+    )
     assert.ok(!codesOf('/v1/ping', 'get').includes('insufficient_scope'), 'ping needs no scope')
   })
 

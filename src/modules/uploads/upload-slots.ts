@@ -31,7 +31,33 @@ export interface ReceivedPut {
   expires: string | undefined
   signature: string | undefined
   contentLength: number | undefined
+  /** The Content-Type header as sent. */
+  contentType: string | undefined
   body: Readable
+}
+
+/** `application/json` and every `+json` type, with or without parameters. */
+const JSON_MEDIA_TYPE = /^\s*application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i
+
+/**
+ * A JSON body is never a file's bytes: a client generated from the OpenAPI
+ * document that serializes the file (a Blob becomes `{}`) instead of sending
+ * it. Refused before a byte is read, so the slot keeps its earlier bytes, or
+ * none, and takes the correct PUT.
+ */
+function refuseJson(contentType: string | undefined): void {
+  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) return
+  const type = contentType.split(';')[0]!.trim()
+  throw AppError.validation(
+    [
+      {
+        code: 'invalid_format',
+        field: 'Content-Type',
+        message: `Content-Type ${type.slice(0, 100)}: the upload PUT takes the file\u2019s raw bytes, not JSON. Send the file as it is, with its own type or application/octet-stream (a JSON file as text/plain); this upload_url still takes it.`,
+      },
+    ],
+    'The upload PUT takes the file\u2019s raw bytes, not a JSON body; nothing was stored, and errors[] says what to send.',
+  )
 }
 
 /** Upload slots: creating them, and receiving the PUTs of a storage that lets the service receive them. */
@@ -114,6 +140,7 @@ export function createUploadSlots(deps: {
       throw new AppError('upload_url_invalid')
     }
     if (row.referenced_at) throw new AppError('upload_already_referenced')
+    refuseJson(put.contentType)
     if (put.contentLength !== undefined && put.contentLength > MAX_UPLOAD_BYTES) {
       throw new AppError('upload_too_large')
     }

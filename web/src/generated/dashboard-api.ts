@@ -6040,7 +6040,10 @@ export interface operations {
                             upload_id: string;
                             /** @description The sanitized name. */
                             filename: string;
-                            /** @description Short-lived signed address; PUT the raw bytes there, no Authorization. */
+                            /**
+                             * Format: uri
+                             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not as JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
+                             */
                             upload_url: string;
                             /** @enum {string} */
                             method: "PUT";
@@ -15230,7 +15233,10 @@ export interface operations {
                             upload_id: string;
                             /** @description The sanitized name. */
                             filename: string;
-                            /** @description Short-lived signed address; PUT the raw bytes there, no Authorization. */
+                            /**
+                             * Format: uri
+                             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not as JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
+                             */
                             upload_url: string;
                             /** @enum {string} */
                             method: "PUT";

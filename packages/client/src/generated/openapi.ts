@@ -126,7 +126,11 @@ export interface paths {
         get?: never;
         /**
          * Send the bytes of one file to its signed upload URL
-         * @description Call `upload_url` from POST /v1/uploads exactly as returned, with the raw file as body and no Authorization header; any Content-Type is taken as it is. A repeated PUT replaces the bytes until an accepted order references the upload. With S3 storage `upload_url` points at the bucket instead, which answers in its own format.
+         * @description Call `upload_url` from POST /v1/uploads exactly as returned: this path and its query are its form on a service that stores files itself, shown to describe the answers. Never build the URL from its parts, and never send the file as JSON.
+         *
+         *     The body is the raw file, no Authorization header. Any Content-Type is taken as it is, except a JSON one (`application/json`, `+json`): 422 `validation_failed` on field `Content-Type`, nothing stored, and the URL still takes the right PUT. A repeated PUT replaces the bytes until an accepted order references the upload.
+         *
+         *     With S3 storage `upload_url` is a presigned S3 URL: the same PUT of the raw bytes goes to the bucket, which answers in its own format (XML errors) and does not look at the Content-Type; the file is checked when an order references it.
          */
         put: operations["putUploadContent"];
         post?: never;
@@ -1056,7 +1060,10 @@ export interface components {
             upload_id: string;
             /** @description The sanitized name. */
             filename: string;
-            /** @description Short-lived signed address; PUT the raw bytes there, no Authorization. */
+            /**
+             * Format: uri
+             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not as JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
+             */
             upload_url: string;
             /** @enum {string} */
             method: "PUT";
@@ -2764,6 +2771,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `validation_failed`: The request is invalid; errors[] lists every problem. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
