@@ -3,6 +3,7 @@ import { isDeepStrictEqual } from 'node:util'
 import type { ErrorContext } from './error-handler.ts'
 import { docUrl, type ErrorCode, type ValidationEntry } from './errors.ts'
 import { type OperationExamples, operationExamples } from './openapi-examples.ts'
+import { type CodeSample, codeSamples } from './openapi-samples.ts'
 import { ACCEPTED_VALUES_KEY, KNOWN_VALUES_KEY } from './schemas.ts'
 
 type Json = Record<string, unknown>
@@ -18,6 +19,7 @@ interface Response {
 }
 interface Operation {
   operationId?: string
+  'x-codeSamples'?: CodeSample[]
   security?: unknown
   parameters?: Json[]
   requestBody?: { required?: boolean; content: Record<string, MediaType> }
@@ -245,9 +247,12 @@ export function finishDocument(
   liftComponents(schemas)
   liftPaths(doc)
   const examples = operationExamples(context.publicBaseUrl)
+  const samples = codeSamples(context.publicBaseUrl)
   for (const methods of Object.values(doc.paths)) {
     for (const op of Object.values(methods)) {
       const own = op.operationId ? examples[op.operationId] : undefined
+      const sampled = op.operationId ? samples[op.operationId] : undefined
+      if (sampled) op['x-codeSamples'] = sampled
       op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/X-Request-Id' }]
       for (const parameter of op.parameters) {
         const example = own?.parameters?.[parameter.name as string]
