@@ -42,7 +42,7 @@ const JSON_MEDIA_TYPE = /^\s*application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i
 /**
  * A JSON body is never a file's bytes: a client generated from the OpenAPI
  * document that serializes the file (a Blob becomes `{}`) instead of sending
- * it. Refused before a byte is read, so the slot keeps its earlier bytes, or
+ * it. Refused before a byte is stored, so the slot keeps its earlier bytes, or
  * none, and takes the correct PUT.
  */
 function refuseJson(contentType: string | undefined): void {
