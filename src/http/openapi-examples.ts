@@ -63,7 +63,7 @@ const REPLAY = {
   finished_at: null,
 }
 
-const ORDER_REQUEST = {
+export const ORDER_REQUEST = {
   external_order_id: 'WEB-1042',
   customer: { name: 'Jana Novak', email: 'jana.novak@example.com', phone: '+49 30 1234567' },
   currency: 'EUR',

@@ -1,4 +1,4 @@
-import { EXAMPLE_IDS } from './openapi-examples.ts'
+import { EXAMPLE_IDS, ORDER_REQUEST } from './openapi-examples.ts'
 
 /**
  * The `x-codeSamples` of the main /v1 operations, which API references
@@ -35,18 +35,14 @@ const samples = (shell: string, typescript: string): CodeSample[] => [
   { lang: 'TypeScript', label: 'TypeScript client', source: typescript },
 ]
 
-const ORDER_JSON = `{
-    "external_order_id": "SHOP-10482",
-    "customer": { "name": "Mia Schneider", "email": "mia@example.com" },
-    "currency": "EUR",
-    "items": [{
-      "sku": "POSTER-A2",
-      "name": "Poster A2",
-      "quantity": 1,
-      "price": 24.9,
-      "files": [{ "upload_id": "${EXAMPLE_IDS.upload}", "role": "artwork" }]
-    }]
-  }`
+/** A JSON value as a curl sample quotes it, indented under the command. */
+const json = (value: unknown) => JSON.stringify(value, null, 2).replaceAll('\n', '\n  ')
+
+/** The same value as a TypeScript literal: keys unquoted, strings in single quotes (none holds a quote). */
+const literal = (value: unknown) =>
+  JSON.stringify(value, null, 2)
+    .replace(/"(\w+)":/g, '$1:')
+    .replaceAll('"', "'")
 
 export function codeSamples(publicBaseUrl: string): Record<string, CodeSample[]> {
   const v1 = `${publicBaseUrl}/v1`
@@ -61,24 +57,11 @@ export function codeSamples(publicBaseUrl: string): Record<string, CodeSample[]>
       ts([], 'const { organization, environment, scopes } = await client.ping()'),
     ),
     createOrder: samples(
-      curl(`${v1}/orders`, JSON_BODY, `-d '${ORDER_JSON}'`),
+      curl(`${v1}/orders`, JSON_BODY, `-d '${json(ORDER_REQUEST)}'`),
       ts(
         [],
-        `// 201 created it, 200: an identical order was already there (both are success).
-const { order, warnings, created } = await client.orders.create({
-  external_order_id: 'SHOP-10482',
-  customer: { name: 'Mia Schneider', email: 'mia@example.com' },
-  currency: 'EUR',
-  items: [
-    {
-      sku: 'POSTER-A2',
-      name: 'Poster A2',
-      quantity: 1,
-      price: 24.9,
-      files: [{ upload_id: '${EXAMPLE_IDS.upload}', role: 'artwork' }],
-    },
-  ],
-})`,
+        `// 201: created; 200: an identical order was already there. Both are success.
+const { order, warnings, created } = await client.orders.create(${literal(ORDER_REQUEST)})`,
       ),
     ),
     listOrders: samples(
