@@ -6042,7 +6042,7 @@ export interface operations {
                             filename: string;
                             /**
                              * Format: uri
-                             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not as JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
+                             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not wrapped in JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
                              */
                             upload_url: string;
                             /** @enum {string} */
@@ -15235,7 +15235,7 @@ export interface operations {
                             filename: string;
                             /**
                              * Format: uri
-                             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not as JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
+                             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not wrapped in JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
                              */
                             upload_url: string;
                             /** @enum {string} */

@@ -126,7 +126,7 @@ export interface paths {
         get?: never;
         /**
          * Send the bytes of one file to its signed upload URL
-         * @description Call `upload_url` from POST /v1/uploads exactly as returned: this path and its query are its form on a service that stores files itself, shown to describe the answers. Never build the URL from its parts, and never send the file as JSON.
+         * @description Call `upload_url` from POST /v1/uploads exactly as returned: this path and its query are its form on a service that stores files itself, shown to describe the answers. Never build the URL from its parts, and never wrap the file in JSON.
          *
          *     The body is the raw file, no Authorization header. Any Content-Type is taken as it is, except a JSON one (`application/json`, `+json`): 422 `validation_failed` on field `Content-Type`, nothing stored, and the URL still takes the right PUT. A repeated PUT replaces the bytes until an accepted order references the upload.
          *
@@ -1062,7 +1062,7 @@ export interface components {
             filename: string;
             /**
              * Format: uri
-             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not as JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
+             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not wrapped in JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
              */
             upload_url: string;
             /** @enum {string} */
