@@ -8,6 +8,7 @@ import { isUuid, newId } from '../../lib/ids.ts'
 import { secretsEqual } from '../../lib/secrets.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
 import { sanitizeFilename } from './filename.ts'
+import { isSerializedFile, refuseJson, serializedFile } from './json-bodies.ts'
 import { type FileStorage, MAX_UPLOAD_BYTES } from './storage/storage.ts'
 import { findUpload, insertUpload, lockUpload, setStoredObject } from './uploads.repo.ts'
 
@@ -34,30 +35,6 @@ export interface ReceivedPut {
   /** The Content-Type header as sent. */
   contentType: string | undefined
   body: Readable
-}
-
-/** `application/json` and every `+json` type, with or without parameters. */
-const JSON_MEDIA_TYPE = /^\s*application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i
-
-/**
- * A JSON body is never a file's bytes: a client generated from the OpenAPI
- * document that serializes the file (a Blob becomes `{}`) instead of sending
- * it. Refused before a byte is stored, so the slot keeps its earlier bytes, or
- * none, and takes the correct PUT.
- */
-function refuseJson(contentType: string | undefined): void {
-  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) return
-  const type = contentType.split(';')[0]!.trim()
-  throw AppError.validation(
-    [
-      {
-        code: 'invalid_format',
-        field: 'Content-Type',
-        message: `Content-Type ${type.slice(0, 100)}: the upload PUT takes the file\u2019s raw bytes, not JSON. Send the file as it is, with its own type or application/octet-stream (a JSON file as text/plain); this upload_url still takes it.`,
-      },
-    ],
-    'The upload PUT takes the file\u2019s raw bytes, not a JSON body; nothing was stored, and errors[] says what to send.',
-  )
 }
 
 /** Upload slots: creating them, and receiving the PUTs of a storage that lets the service receive them. */
@@ -146,6 +123,10 @@ export function createUploadSlots(deps: {
     }
     const key = `uploads/${row.id}/${newId()}`
     const size = await receivePut(key, put.body, MAX_UPLOAD_BYTES)
+    if (await isSerializedFile(storage, row.filename, key, size)) {
+      await storage.delete(key)
+      throw serializedFile(row.filename)
+    }
     const previous = await db.transaction().execute(async (trx) => {
       const current = await lockUpload(trx, row.id)
       if (!current || current.referenced_at || current.expired_at) return undefined

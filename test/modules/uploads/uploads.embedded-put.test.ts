@@ -129,6 +129,42 @@ for (const variant of storageVariants().filter((v) => v.name === 'embedded')) {
         assert.deepEqual(await u.ts.storage.read((await uploadRow(slot.upload_id))!.storage_key), pdf)
       })
 
+      test('JSON under another Content-Type, for a file named as an image or PDF: 422 on body, the upload unchanged', async () => {
+        const slot = await createSlot(u.t, u.tenant.testKey, 'art.png')
+        const put = (payload: string | Buffer) =>
+          u.t.app.inject({
+            method: 'PUT',
+            url: pathOf(slot.upload_url),
+            payload,
+            headers: { 'content-type': 'application/octet-stream' },
+          })
+        assert.equal((await put(png())).statusCode, 200)
+        const before = await uploadRow(slot.upload_id)
+        const filesBefore = await listFiles(root())
+        for (const body of ['{}', ' [] ', '{"name": "art.png", "size": 2483311, "type": "image/png"}']) {
+          const error = assertError(await put(body), 422, 'validation_failed', body)
+          assert.deepEqual(
+            error.errors.map((e: { code: string; field: string }) => [e.code, e.field]),
+            [['invalid_format', 'body']],
+          )
+          assert.match(
+            error.errors[0].message,
+            /^body is JSON, not the bytes of art\.png: send the file itself/,
+          )
+        }
+        assert.deepEqual(await uploadRow(slot.upload_id), before, 'the earlier bytes stay the upload\u2019s')
+        assert.deepEqual(await listFiles(root()), filesBefore, 'nothing left behind')
+        // Text that is not a JSON object, and JSON in a file not named as an image or PDF, are files.
+        assert.equal((await put('"{}"')).statusCode, 200)
+        const notes = await createSlot(u.t, u.tenant.testKey, 'notes.txt')
+        const json = await u.t.app.inject({
+          method: 'PUT',
+          url: pathOf(notes.upload_url),
+          payload: '{"a": 1}',
+        })
+        assert.equal(json.statusCode, 200, json.body)
+      })
+
       test('exactly 52428800 bytes, streamed, are accepted', async () => {
         const slot = await createSlot(u.t, u.tenant.testKey, 'big.png')
         const res = await httpPut(
