@@ -12,6 +12,17 @@ function plain(schema: unknown): unknown {
   return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, plain(v)]))
 }
 
+/** ErrorResponse with `code` listing only the codes this API answers, not /v1's own. */
+function ownCodes(schema: Json, codes: Set<string>): Json {
+  const error = (schema.properties as { error: Json & { properties: { code: Json } } }).error
+  const code = error.properties.code
+  const listed = ((code.enum as string[]) ?? []).filter((c) => codes.has(c))
+  return {
+    ...schema,
+    properties: { error: { ...error, properties: { ...error.properties, code: { ...code, enum: listed } } } },
+  }
+}
+
 function parameters(schema: unknown, where: 'path' | 'query'): Json[] {
   const { properties = {}, required = [] } = (schema ?? {}) as { properties?: Json; required?: string[] }
   return Object.entries(properties).map(([name, s]) => ({
@@ -30,11 +41,16 @@ function parameters(schema: unknown, where: 'path' | 'query'): Json[] {
  */
 export function dashboardOpenApi(options: { cookieName: string; publicBaseUrl: string }) {
   const paths: Record<string, Record<string, Json>> = {}
+  // The codes this API answers: its routes' (src/http/route-errors.ts), an unknown path's and a wrong method's.
+  const codes = new Set<string>(['not_found', 'method_not_allowed'])
   return {
     /** An onRoute hook of the dashboard plugin: every route it registers. */
     collect(route: RouteOptions) {
       const schema = (route.schema ?? {}) as Json
       if (schema.hide) return
+      for (const response of Object.values((schema.response ?? {}) as Record<string, Json>)) {
+        for (const code of (response['x-error-codes'] as string[] | undefined) ?? []) codes.add(code)
+      }
       const config = (route.config ?? {}) as { auth?: string; role?: string; csrf?: boolean }
       const path = route.url.replace(/:([A-Za-z_]+)/g, '{$1}')
       for (const method of [route.method].flat()) {
@@ -95,7 +111,7 @@ export function dashboardOpenApi(options: { cookieName: string; publicBaseUrl: s
         servers: [{ url: options.publicBaseUrl }],
         components: {
           securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: options.cookieName } },
-          schemas: { ErrorResponse: plain(ErrorSchema) },
+          schemas: { ErrorResponse: ownCodes(plain(ErrorSchema) as Json, codes) },
         },
         tags: [{ name: 'dashboard', description: 'Sessions, members, invitations and the audit log' }],
         paths,

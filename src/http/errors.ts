@@ -94,7 +94,7 @@ export const ERROR_CATALOG = {
     kind: 'error',
     status: 422,
     message: 'The request is invalid; errors[] lists every problem.',
-    description: `\`errors[]\` lists every problem found (up to ${MAX_VALIDATION_ENTRIES}), each with \`code\`, \`message\` and \`field\`. Nothing was created or changed, and the message says which: a refused order, upload slot or webhook endpoint was not created; a refused read (such as invalid query parameters of \`GET /v1/orders\`) changes nothing anyway. Schema problems use dot notation (\`items.0.quantity\`); file checks at acceptance use bracket notation (\`items[0].files[0].upload_id\`). Treat \`field\` as an opaque label. Also returned for a test call on a disabled webhook endpoint.`,
+    description: `\`errors[]\` lists every problem found (up to ${MAX_VALIDATION_ENTRIES}), each with \`code\`, \`message\` and \`field\`. Nothing was created or changed, and the message says which: a refused order, upload slot or webhook endpoint was not created; a refused read (such as invalid query parameters of \`GET /v1/orders\`) changes nothing anyway. Schema problems use dot notation (\`items.0.quantity\`); file checks at acceptance use bracket notation (\`items[0].files[0].upload_id\`). Treat \`field\` as an opaque label. Also returned for a test call on a disabled webhook endpoint, and for an upload PUT sent as JSON (field \`Content-Type\`: send the file\u2019s raw bytes; the upload URL still takes them).`,
     retry: FIX_FIELDS,
   },
   order_already_exists_with_different_content: {

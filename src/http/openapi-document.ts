@@ -3,7 +3,8 @@ import { isDeepStrictEqual } from 'node:util'
 import type { ErrorContext } from './error-handler.ts'
 import { docUrl, type ErrorCode, type ValidationEntry } from './errors.ts'
 import { type OperationExamples, operationExamples } from './openapi-examples.ts'
-import { KNOWN_VALUES_KEY } from './schemas.ts'
+import { type CodeSample, codeSamples } from './openapi-samples.ts'
+import { ACCEPTED_VALUES_KEY, KNOWN_VALUES_KEY } from './schemas.ts'
 
 type Json = Record<string, unknown>
 interface MediaType {
@@ -18,6 +19,7 @@ interface Response {
 }
 interface Operation {
   operationId?: string
+  'x-codeSamples'?: CodeSample[]
   security?: unknown
   parameters?: Json[]
   requestBody?: { required?: boolean; content: Record<string, MediaType> }
@@ -90,6 +92,12 @@ function lift(value: unknown, components: Record<string, Json>): unknown {
     // An extensible enum: generators type the known values and still accept new ones.
     const { [KNOWN_VALUES_KEY]: _, description, ...string } = copy
     return { ...(description ? { description } : {}), anyOf: [{ ...string, enum: known }, string] }
+  }
+  const accepted = copy[ACCEPTED_VALUES_KEY]
+  if (Array.isArray(accepted)) {
+    // A closed set of a request: generators type the values, validators refuse others, as the service does.
+    const { [ACCEPTED_VALUES_KEY]: _, ...string } = copy
+    return { ...string, enum: accepted }
   }
   const name = copy.$id ?? (isSchema(copy) ? copy.title : undefined)
   if (typeof name !== 'string') return copy
@@ -190,6 +198,44 @@ function surfaceCodes(schemas: Record<string, Json>, errorCodes: Map<string, Rec
   }
 }
 
+/**
+ * validation_failed always lists its problems: ValidationErrorResponse is
+ * ErrorResponse with `code` fixed and `errors` required, so a generated client
+ * reads `errors` without a check. A 422 that is only validation_failed
+ * references it; one that also has other codes offers both. Only the document
+ * changes: the answers are serialized with ErrorResponse, as every error.
+ */
+function validationErrors(doc: OpenApiDocument, errorCodes: Map<string, Record<string, ErrorCode[]>>) {
+  const schemas = doc.components.schemas
+  const errorResponse = schemas.ErrorResponse as Json & { properties: { error: Json } }
+  const error = structuredClone(errorResponse.properties.error)
+  const properties = error.properties as Json
+  properties.code = { type: 'string', const: 'validation_failed', description: 'Always validation_failed.' }
+  properties.errors = { ...(properties.errors as Json), description: 'Every problem found.' }
+  error.required = [...(error.required as string[]), 'errors']
+  schemas.ValidationErrorResponse = {
+    type: 'object',
+    required: ['error'],
+    properties: { error },
+    title: 'ValidationErrorResponse',
+    description: 'The body of a 422 validation_failed: errors[] lists every problem.',
+  }
+  // For validators, where a 422 offers both: a validation_failed matches ErrorResponse only with errors.
+  errorResponse.if = { properties: { error: { properties: { code: { const: 'validation_failed' } } } } }
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's keyword, not a thenable
+  errorResponse.then = {
+    properties: { error: { required: ['errors'], properties: { errors: properties.errors } } },
+  }
+  const validation = { $ref: '#/components/schemas/ValidationErrorResponse' }
+  const any = { $ref: '#/components/schemas/ErrorResponse' }
+  for (const op of Object.values(doc.paths).flatMap((methods) => Object.values(methods))) {
+    const codes = errorCodes.get(op.operationId ?? '')?.['422']
+    const media = op.responses['422']?.content?.['application/json']
+    if (!media || !codes?.includes('validation_failed')) continue
+    media.schema = codes.length === 1 ? validation : { anyOf: [validation, any] }
+  }
+}
+
 export function finishDocument(
   doc: OpenApiDocument,
   context: ErrorContext,
@@ -201,9 +247,12 @@ export function finishDocument(
   liftComponents(schemas)
   liftPaths(doc)
   const examples = operationExamples(context.publicBaseUrl)
+  const samples = codeSamples(context.publicBaseUrl)
   for (const methods of Object.values(doc.paths)) {
     for (const op of Object.values(methods)) {
       const own = op.operationId ? examples[op.operationId] : undefined
+      const sampled = op.operationId ? samples[op.operationId] : undefined
+      if (sampled) op['x-codeSamples'] = sampled
       op.parameters = [...(op.parameters ?? []), { $ref: '#/components/parameters/X-Request-Id' }]
       for (const parameter of op.parameters) {
         const example = own?.parameters?.[parameter.name as string]
@@ -218,6 +267,7 @@ export function finishDocument(
     }
   }
   surfaceCodes(schemas, errorCodes)
+  validationErrors(doc, errorCodes)
   for (const schema of events.schemas) lift(schema, schemas)
   schemas.WebhookEvent = events.union
   doc.components.schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)))

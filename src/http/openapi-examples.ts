@@ -63,7 +63,7 @@ const REPLAY = {
   finished_at: null,
 }
 
-const ORDER_REQUEST = {
+export const ORDER_REQUEST = {
   external_order_id: 'WEB-1042',
   customer: { name: 'Jana Novak', email: 'jana.novak@example.com', phone: '+49 30 1234567' },
   currency: 'EUR',
@@ -239,6 +239,14 @@ export function operationExamples(publicBaseUrl: string): Record<string, Operati
         signature: '9f2c4e1a7b3d5f60812a4c6e8b0d2f4a6c8e0b2d4f6a8c0e2b4d6f8a0c2e4b6d',
       },
       responses: { 200: { data: { upload_id: EXAMPLE_IDS.upload, size_bytes: 2483311 } } },
+      validation: [
+        {
+          code: 'invalid_format',
+          field: 'Content-Type',
+          message:
+            'Content-Type application/json: the upload PUT takes the file\u2019s raw bytes, not JSON. Send the file as it is, with its own type or application/octet-stream (a JSON file as text/plain); this upload_url still takes it.',
+        },
+      ],
     },
     createWebhookEndpoint: {
       request: { url: ENDPOINT.url, description: ENDPOINT.description },

@@ -52,6 +52,23 @@ export function KnownString(values: readonly string[], options: { description?: 
   return Type.String({ ...options, [KNOWN_VALUES_KEY]: [...values] })
 }
 
+/** Where a request's string names the values the service accepts, for the OpenAPI document (which shows them as its `enum`). */
+export const ACCEPTED_VALUES_KEY = 'x-accepted-values'
+
+/**
+ * A request's string from a closed set that the service checks itself, so
+ * that its answer names the entry and says why (enabled_events: `ping`
+ * always reaches an endpoint, `*` goes alone), which the schema's enum error
+ * could not. Validated as a plain string; the document shows the plain `enum`
+ * of `values`, the list the service checks against.
+ */
+export function AcceptedString(
+  values: readonly string[],
+  options: { maxLength?: number; description?: string },
+) {
+  return Type.String({ ...options, [ACCEPTED_VALUES_KEY]: [...values] })
+}
+
 export const Timestamp = Type.String({
   format: 'date-time',
   description: 'ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z',

@@ -91,6 +91,13 @@ describe('the OpenAPI document describes what the service really sends', () => {
       payload: png(),
     })
     assert.equal(conforms('PUT', putPath, put).data.size_bytes, png().length)
+    // A generated client that sends the file as JSON.
+    const asJson = await t.app.inject({
+      method: 'PUT',
+      url: slot.upload_url.slice(PUBLIC_BASE_URL.length),
+      payload: {},
+    })
+    assert.equal(conforms('PUT', putPath, asJson).error.errors[0].field, 'Content-Type')
     // Another first character of the signature (one that was '0' stays '1').
     const forged = slot.upload_url
       .slice(PUBLIC_BASE_URL.length)

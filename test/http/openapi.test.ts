@@ -201,7 +201,11 @@ describe('GET /v1/openapi.json', () => {
     assert.deepEqual(known(S.WebhookEndpoint.properties.disabled_reason.anyOf[0]), ['too_many_failures'])
     assert.deepEqual(known(S.WebhookReplay.properties.status), ['running', 'completed', 'cancelled'])
     assert.ok(known(S.ValidationEntry.properties.code).includes('file_not_found'))
+    assert.ok(known(S.WebhookEndpoint.properties.enabled_events.items).includes('*'))
     assert.ok(!JSON.stringify(doc).includes('x-known-values'))
+    // A request's closed set is a plain enum (enabled_events: test/modules/webhooks/endpoints.filters.test.ts).
+    assert.ok(S.WebhookEndpointRequest.properties.enabled_events.items.enum.includes('*'))
+    assert.ok(!JSON.stringify(doc).includes('x-accepted-values'))
   })
 
   test('each operation lists the errors its route can answer, one example per code', () => {
@@ -241,6 +245,17 @@ describe('GET /v1/openapi.json', () => {
       assert.ok(put.includes(code), code)
     }
     assert.ok(!put.includes('invalid_api_key'))
+    // Generators build this operation from its parts: the document says upload_url is whole and opaque.
+    const uploadUrl = doc.components.schemas.Upload.properties.upload_url
+    assert.equal(uploadUrl.format, 'uri')
+    assert.match(uploadUrl.description, /^Opaque.*Do not build, parse or split it/)
+    const putOp = doc.paths['/v1/uploads/{id}/content'].put
+    assert.match(putOp.description, /exactly as returned.*Never build the URL from its parts/)
+    assert.deepEqual(Object.keys(putOp.requestBody.content), ['application/octet-stream'])
+    assert.deepEqual(
+      putOp.responses['422'].content['application/json'].examples.validation_failed.value.error.field,
+      'Content-Type',
+    )
     assert.ok(!codesOf('/v1/ping', 'get').includes('insufficient_scope'), 'ping needs no scope')
   })
 
@@ -314,6 +329,45 @@ describe('GET /v1/openapi.json', () => {
     for (const code of ERROR_CODES) {
       assert.ok(doc.info.description.includes(`${PUBLIC_BASE_URL}/developers/errors/${code}`), code)
     }
+  })
+
+  test('a 422 validation_failed is ValidationErrorResponse: errors required, on every operation that answers it', () => {
+    const S = doc.components.schemas
+    assert.deepEqual(S.ValidationErrorResponse.properties.error.required, [
+      'code',
+      'message',
+      'doc_url',
+      'errors',
+    ])
+    assert.equal(S.ValidationErrorResponse.properties.error.properties.code.const, 'validation_failed')
+    const ref = { $ref: '#/components/schemas/ValidationErrorResponse' }
+    let count = 0
+    for (const { op } of operations(doc)) {
+      const media = op.responses['422']?.content['application/json']
+      const codes = Object.keys(media?.examples ?? {})
+      if (!codes.includes('validation_failed')) continue
+      count++
+      const expected =
+        codes.length === 1 ? ref : { anyOf: [ref, { $ref: '#/components/schemas/ErrorResponse' }] }
+      assert.deepEqual(media.schema, expected, op.operationId)
+    }
+    assert.ok(count >= 10, `${count} operations`)
+    const error = (code: string, errors?: unknown[]) => ({
+      error: { code, message: 'm', doc_url: 'u', ...(errors ? { errors } : {}) },
+    })
+    const entry = { code: 'required', field: 'url', message: 'url is required' }
+    const createOrder = doc.paths['/v1/orders'].post.responses['422'].content['application/json'].schema
+    const createEndpoint =
+      doc.paths['/v1/webhook-endpoints'].post.responses['422'].content['application/json'].schema
+    for (const schema of [createOrder, createEndpoint]) {
+      assert.equal(check(schema, error('validation_failed', [entry])), undefined)
+      assert.ok(check(schema, error('validation_failed')), 'validation_failed without errors fails')
+    }
+    assert.equal(check(createEndpoint, error('webhook_url_invalid')), undefined)
+    assert.ok(
+      check(createOrder, error('webhook_url_invalid')),
+      'createOrder answers 422 with validation_failed only',
+    )
   })
 
   test('webhooks: one typed entry per event type, with its signed headers and a valid example', () => {

@@ -15,7 +15,7 @@ export type UploadContent =
   | AsyncIterable<Uint8Array>
 
 export interface PutOptions {
-  /** Content-Type to send; the service detects the type from the bytes anyway. */
+  /** Content-Type to send; the service detects the type from the bytes anyway, and refuses a JSON type (422). */
   contentType?: string
   /** The stream's length in bytes: sent as Content-Length (object stores require it for streams). */
   size?: number

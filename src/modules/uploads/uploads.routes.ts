@@ -13,7 +13,9 @@ export const UploadSlot = Type.Object(
     upload_id: Uuid,
     filename: Type.String({ maxLength: MAX_FILENAME, description: 'The sanitized name.' }),
     upload_url: Type.String({
-      description: 'Short-lived signed address; PUT the raw bytes there, no Authorization.',
+      format: 'uri',
+      description:
+        'Opaque, short-lived signed address (see expires_in_seconds): PUT the file\u2019s raw bytes to it exactly as returned, without Authorization and not wrapped in JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.',
     }),
     method: StringEnum(['PUT']),
     expires_in_seconds: Type.Integer(),
@@ -82,7 +84,12 @@ export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts
           config: {
             auth: 'none',
             streamedBody: true,
-            errors: ['upload_url_invalid', 'upload_too_large', 'upload_already_referenced'],
+            errors: [
+              'upload_url_invalid',
+              'upload_too_large',
+              'upload_already_referenced',
+              'validation_failed',
+            ],
             openapi: {
               querystring: SignedUrlQuery,
               body: Type.String({
@@ -96,8 +103,11 @@ export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts
             operationId: 'putUploadContent',
             tags: ['uploads'],
             summary: 'Send the bytes of one file to its signed upload URL',
-            description:
-              'Call `upload_url` from POST /v1/uploads exactly as returned, with the raw file as body and no Authorization header; any Content-Type is taken as it is. A repeated PUT replaces the bytes until an accepted order references the upload. With S3 storage `upload_url` points at the bucket instead, which answers in its own format.',
+            description: [
+              'Call `upload_url` from POST /v1/uploads exactly as returned: this path and its query are its form on a service that stores files itself, shown to describe the answers. Never build the URL from its parts, and never wrap the file in JSON.',
+              'The body is the raw file, no Authorization header. Any Content-Type is taken as it is, except a JSON one (`application/json`, `+json`): 422 `validation_failed` on field `Content-Type`. A JSON object or array sent for a file named as an image or PDF is refused too (field `body`). Either way nothing is stored, and the URL still takes the right PUT. A repeated PUT replaces the bytes until an accepted order references the upload.',
+              'With S3 storage `upload_url` is a presigned S3 URL: the same PUT of the raw bytes goes to the bucket, which answers in its own format (XML errors) and does not look at the Content-Type; the file is checked when an order references it.',
+            ].join('\n\n'),
             params: Type.Object({ id: Type.String({ description: 'The upload_id.' }) }),
             response: { 200: Type.Object({ data: UploadReceipt }, { description: 'Stored.' }) },
           },
@@ -113,6 +123,7 @@ export function uploadsRoutes(deps: { uploads: UploadService; timeouts: Timeouts
               expires: single(request.query.expires),
               signature: single(request.query.signature),
               contentLength: length === undefined ? undefined : Number(length),
+              contentType: request.headers['content-type'],
               body,
             })
             return { data: { upload_id: request.params.id, size_bytes: size } }

@@ -1,6 +1,6 @@
 import Type from 'typebox'
-import { KnownString, StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import { FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './enabled-events.ts'
+import { AcceptedString, KnownString, StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { ALL_EVENTS, FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './enabled-events.ts'
 import { EVENT_TYPES } from './outbox/events.ts'
 
 /**
@@ -15,17 +15,22 @@ const DELIVERY_STATUSES = ['pending', 'succeeded', 'failed'] as const
 
 const NullableTimestamp = Type.Union([Timestamp, Type.Null()])
 
+const ENABLED_EVENTS_DESCRIPTION =
+  'The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once.'
+
+/** A request's list: the types the service accepts (enabled-events.ts checks each entry against the same list). */
 export const EnabledEvents = Type.Array(
-  Type.String({
+  AcceptedString([ALL_EVENTS, ...FILTERABLE_EVENT_TYPES], {
     maxLength: 64,
-    description: `An event type (${FILTERABLE_EVENT_TYPES.map((t) => `\`${t}\``).join(', ')}), or \`*\` alone for all.`,
+    description: 'An event type, or `*` alone for all.',
   }),
-  {
-    minItems: 1,
-    maxItems: MAX_ENABLED_EVENTS,
-    description:
-      'The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once.',
-  },
+  { minItems: 1, maxItems: MAX_ENABLED_EVENTS, description: ENABLED_EVENTS_DESCRIPTION },
+)
+
+/** An endpoint's list as answered: types added later may appear (the reference: tolerate unknown values). */
+const EnabledEventsAnswer = Type.Array(
+  KnownString([ALL_EVENTS, ...FILTERABLE_EVENT_TYPES], { description: 'An event type, or `*` for all.' }),
+  { description: ENABLED_EVENTS_DESCRIPTION },
 )
 
 export const WebhookEndpoint = Type.Object(
@@ -33,7 +38,7 @@ export const WebhookEndpoint = Type.Object(
     id: Uuid,
     url: Type.String(),
     description: Type.String(),
-    enabled_events: EnabledEvents,
+    enabled_events: EnabledEventsAnswer,
     is_active: Type.Boolean(),
     disabled_reason: Type.Union([
       KnownString(['too_many_failures'], { description: '`too_many_failures` when disabled automatically' }),

@@ -35,6 +35,35 @@ test('GET /dashboard/api/openapi.json is a valid OpenAPI 3.1 document of every d
     ['200', '400', '401', '403', '404', '408', '409', '413', '417', '422', '429', '431', '500', '503'].sort(),
   )
   assert.equal(doc.components.securitySchemes.session.name, 'dashboard_session')
+
+  // ErrorResponse.code lists the codes this API answers: its routes' (and an unknown path's), not /v1's own.
+  const listed: string[] = doc.components.schemas.ErrorResponse.properties.error.properties.code.enum
+  const answered = new Set(['not_found', 'method_not_allowed'])
+  for (const methods of Object.values<Record<string, { responses: Record<string, { description: string }> }>>(
+    doc.paths,
+  )) {
+    for (const op of Object.values(methods)) {
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (Number(status) < 400) continue
+        // `Error: code, code` (src/http/schemas.ts errorResponses).
+        const codes = /^Error: (.+)$/.exec(response.description)?.[1]?.split(', ') ?? []
+        assert.ok(codes.length > 0, response.description)
+        for (const code of codes) answered.add(code)
+      }
+    }
+  }
+  assert.deepEqual([...listed].sort(), [...answered].sort())
+  for (const code of ['session_required', 'csrf_failed', 'role_required', 'validation_failed']) {
+    assert.ok(listed.includes(code), code)
+  }
+  for (const code of [
+    'invalid_api_key',
+    'insufficient_scope',
+    'upload_url_invalid',
+    'listen_limit_reached',
+  ]) {
+    assert.ok(!listed.includes(code), `${code} is /v1's`)
+  }
 })
 
 test('the public document (/v1/openapi.json) has no dashboard route', async () => {

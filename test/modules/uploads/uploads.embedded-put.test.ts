@@ -74,9 +74,9 @@ for (const variant of storageVariants().filter((v) => v.name === 'embedded')) {
         assert.equal((await inject(u.t.app, pathOf(slot.upload_url))).statusCode, 200)
       })
 
-      test('any Content-Type is taken as raw bytes', async () => {
+      test('any Content-Type but JSON is taken as raw bytes', async () => {
         const csv = Buffer.from('sku,qty\nMUG-01,2\n')
-        for (const contentType of ['text/plain', 'application/json', 'text/csv', 'image/png']) {
+        for (const contentType of ['text/plain', 'text/csv', 'image/png', 'application/jsonl', 'text/json']) {
           const slot = await createSlot(u.t, u.tenant.testKey, 'list.csv')
           const res = await u.t.app.inject({
             method: 'PUT',
@@ -89,6 +89,80 @@ for (const variant of storageVariants().filter((v) => v.name === 'embedded')) {
           assert.equal(Number(row?.size_bytes), csv.length, contentType)
           assert.deepEqual(await u.ts.storage.read(row!.storage_key), csv)
         }
+      })
+
+      test('a JSON body (a client that serialized the file): 422 on Content-Type, nothing stored, the URL still takes the file', async () => {
+        const slot = await createSlot(u.t, u.tenant.testKey, 'art.png')
+        assert.equal((await inject(u.t.app, pathOf(slot.upload_url), png())).statusCode, 200)
+        const before = await uploadRow(slot.upload_id)
+        const filesBefore = await listFiles(root())
+        for (const contentType of [
+          'application/json',
+          'application/json; charset=utf-8',
+          'Application/JSON',
+          'application/merge-patch+json',
+        ]) {
+          const res = await u.t.app.inject({
+            method: 'PUT',
+            url: pathOf(slot.upload_url),
+            payload: '{}',
+            headers: { 'content-type': contentType },
+          })
+          const body = assertError(res, 422, 'validation_failed')
+          assert.match(body.message, /raw bytes, not a JSON body; nothing was stored/)
+          assert.equal(body.field, 'Content-Type')
+          assert.deepEqual(
+            body.errors.map((e: { code: string; field: string }) => [e.code, e.field]),
+            [['invalid_format', 'Content-Type']],
+          )
+          assert.match(
+            body.errors[0].message,
+            /^Content-Type application\/[\w+-]+: .*application\/octet-stream/i,
+          )
+        }
+        assert.deepEqual(await uploadRow(slot.upload_id), before, 'the earlier bytes stay the upload\u2019s')
+        assert.deepEqual(await listFiles(root()), filesBefore, 'nothing written')
+        // The same URL then takes the file.
+        const pdf = Buffer.from(PDF)
+        const put = await inject(u.t.app, pathOf(slot.upload_url), pdf)
+        assert.equal(put.statusCode, 200, put.body)
+        assert.deepEqual(await u.ts.storage.read((await uploadRow(slot.upload_id))!.storage_key), pdf)
+      })
+
+      test('JSON under another Content-Type, for a file named as an image or PDF: 422 on body, the upload unchanged', async () => {
+        const slot = await createSlot(u.t, u.tenant.testKey, 'art.png')
+        const put = (payload: string | Buffer) =>
+          u.t.app.inject({
+            method: 'PUT',
+            url: pathOf(slot.upload_url),
+            payload,
+            headers: { 'content-type': 'application/octet-stream' },
+          })
+        assert.equal((await put(png())).statusCode, 200)
+        const before = await uploadRow(slot.upload_id)
+        const filesBefore = await listFiles(root())
+        for (const body of ['{}', ' [] ', '{"name": "art.png", "size": 2483311, "type": "image/png"}']) {
+          const error = assertError(await put(body), 422, 'validation_failed', body)
+          assert.deepEqual(
+            error.errors.map((e: { code: string; field: string }) => [e.code, e.field]),
+            [['invalid_format', 'body']],
+          )
+          assert.match(
+            error.errors[0].message,
+            /^body is JSON, not the bytes of art\.png: send the file itself/,
+          )
+        }
+        assert.deepEqual(await uploadRow(slot.upload_id), before, 'the earlier bytes stay the upload\u2019s')
+        assert.deepEqual(await listFiles(root()), filesBefore, 'nothing left behind')
+        // Text that is not a JSON object, and JSON in a file not named as an image or PDF, are files.
+        assert.equal((await put('"{}"')).statusCode, 200)
+        const notes = await createSlot(u.t, u.tenant.testKey, 'notes.txt')
+        const json = await u.t.app.inject({
+          method: 'PUT',
+          url: pathOf(notes.upload_url),
+          payload: '{"a": 1}',
+        })
+        assert.equal(json.statusCode, 200, json.body)
       })
 
       test('exactly 52428800 bytes, streamed, are accepted', async () => {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { EVENT_TYPES } from '../../../src/modules/webhooks/outbox/events.ts'
 import { useTestApp } from '../../helpers/app.ts'
 import { assertError, assertValidation } from '../../helpers/errors.ts'
 import { loopbackResolver } from '../../helpers/https-receiver.ts'
@@ -81,6 +82,31 @@ describe('enabled_events on POST /v1/webhook-endpoints', () => {
     ])
     assert.match(ping.errors[0].message, /ping.*always reaches the endpoint/)
     assert.deepEqual(await endpointRows(t, org.orgId), [])
+  })
+
+  test('the OpenAPI document lists as enum exactly what the service accepts, and answers tolerate more', async () => {
+    const org = await t.tenant()
+    const { endpoint } = await createEndpoint(t, org.liveKey, 'https://webhook.test/enum')
+    const schemas = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json().components.schemas
+    const accepted: string[] = schemas.WebhookEndpointRequest.properties.enabled_events.items.enum
+    assert.deepEqual(schemas.WebhookEndpointUpdate.properties.enabled_events.items.enum, accepted)
+    for (const type of accepted) {
+      const res = await patch(org.liveKey, endpoint.id, { enabled_events: [type] })
+      assert.equal(res.statusCode, 200, `${type}: ${res.body}`)
+      assert.deepEqual(res.json().data.endpoint.enabled_events, [type])
+    }
+    // Every type an endpoint can receive is listed; ping (always sent) and unknown ones are refused.
+    assert.deepEqual(
+      [...EVENT_TYPES, '*'].filter((type) => !accepted.includes(type)),
+      ['ping'],
+    )
+    for (const type of ['ping', 'order.shipped']) {
+      assertValidation(await patch(org.liveKey, endpoint.id, { enabled_events: [type] }), [
+        ['invalid_format', 'enabled_events[0]'],
+      ])
+    }
+    const [known, any] = schemas.WebhookEndpoint.properties.enabled_events.items.anyOf
+    assert.deepEqual([known.enum, any], [accepted, { type: 'string' }])
   })
 })
 

@@ -1726,7 +1726,7 @@ export interface components {
                  * @description Stable machine identifier; branch on it only.
                  * @enum {string}
                  */
-                code: "invalid_api_key" | "insufficient_scope" | "invalid_operator_token" | "invalid_json" | "request_too_large" | "request_timeout" | "validation_failed" | "order_already_exists_with_different_content" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "malformed_request" | "expectation_failed" | "headers_too_large" | "webhook_url_invalid" | "webhook_target_blocked" | "webhook_limit_reached" | "listen_limit_reached" | "replay_in_progress" | "test_key_required" | "product_already_exists" | "upload_url_invalid" | "upload_too_large" | "upload_already_referenced" | "session_required" | "csrf_failed" | "role_required" | "sign_in_failed" | "sign_in_throttled" | "invitation_invalid" | "member_exists" | "production_conflict" | "last_owner" | "operator_self_removal" | "password_incorrect";
+                code: "invalid_json" | "request_too_large" | "request_timeout" | "validation_failed" | "order_already_exists_with_different_content" | "not_found" | "method_not_allowed" | "rate_limited" | "internal_error" | "service_unavailable" | "malformed_request" | "expectation_failed" | "headers_too_large" | "webhook_url_invalid" | "webhook_target_blocked" | "webhook_limit_reached" | "replay_in_progress" | "product_already_exists" | "session_required" | "csrf_failed" | "role_required" | "sign_in_failed" | "sign_in_throttled" | "invitation_invalid" | "member_exists" | "production_conflict" | "last_owner" | "operator_self_removal" | "password_incorrect";
                 /** @description Human-readable English; may change. */
                 message: string;
                 /** @description Reference page of the code. */
@@ -6448,7 +6448,10 @@ export interface operations {
                             upload_id: string;
                             /** @description The sanitized name. */
                             filename: string;
-                            /** @description Short-lived signed address; PUT the raw bytes there, no Authorization. */
+                            /**
+                             * Format: uri
+                             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not wrapped in JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
+                             */
                             upload_url: string;
                             /** @enum {string} */
                             method: "PUT";
@@ -15937,7 +15940,10 @@ export interface operations {
                             upload_id: string;
                             /** @description The sanitized name. */
                             filename: string;
-                            /** @description Short-lived signed address; PUT the raw bytes there, no Authorization. */
+                            /**
+                             * Format: uri
+                             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not wrapped in JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
+                             */
                             upload_url: string;
                             /** @enum {string} */
                             method: "PUT";

@@ -126,7 +126,11 @@ export interface paths {
         get?: never;
         /**
          * Send the bytes of one file to its signed upload URL
-         * @description Call `upload_url` from POST /v1/uploads exactly as returned, with the raw file as body and no Authorization header; any Content-Type is taken as it is. A repeated PUT replaces the bytes until an accepted order references the upload. With S3 storage `upload_url` points at the bucket instead, which answers in its own format.
+         * @description Call `upload_url` from POST /v1/uploads exactly as returned: this path and its query are its form on a service that stores files itself, shown to describe the answers. Never build the URL from its parts, and never wrap the file in JSON.
+         *
+         *     The body is the raw file, no Authorization header. Any Content-Type is taken as it is, except a JSON one (`application/json`, `+json`): 422 `validation_failed` on field `Content-Type`. A JSON object or array sent for a file named as an image or PDF is refused too (field `body`). Either way nothing is stored, and the URL still takes the right PUT. A repeated PUT replaces the bytes until an accepted order references the upload.
+         *
+         *     With S3 storage `upload_url` is a presigned S3 URL: the same PUT of the raw bytes goes to the bucket, which answers in its own format (XML errors) and does not look at the Content-Type; the file is checked when an order references it.
          */
         put: operations["putUploadContent"];
         post?: never;
@@ -1096,7 +1100,10 @@ export interface components {
             upload_id: string;
             /** @description The sanitized name. */
             filename: string;
-            /** @description Short-lived signed address; PUT the raw bytes there, no Authorization. */
+            /**
+             * Format: uri
+             * @description Opaque, short-lived signed address (see expires_in_seconds): PUT the file’s raw bytes to it exactly as returned, without Authorization and not wrapped in JSON. Do not build, parse or split it: it points at this service or, with S3 storage, straight at the bucket.
+             */
             upload_url: string;
             /** @enum {string} */
             method: "PUT";
@@ -1129,6 +1136,26 @@ export interface components {
             message: string;
             /** @description Opaque label of the offending field. */
             field: string;
+        };
+        /**
+         * ValidationErrorResponse
+         * @description The body of a 422 validation_failed: errors[] lists every problem.
+         */
+        ValidationErrorResponse: {
+            error: {
+                /**
+                 * @description Always validation_failed.
+                 * @constant
+                 */
+                code: "validation_failed";
+                /** @description Human-readable English; may change. */
+                message: string;
+                /** @description Reference page of the code. */
+                doc_url: string;
+                field?: string;
+                /** @description Every problem found. */
+                errors: components["schemas"]["ValidationEntry"][];
+            };
         };
         /**
          * Warning
@@ -1202,7 +1229,7 @@ export interface components {
             url: string;
             description: string;
             /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
-            enabled_events: string[];
+            enabled_events: (("*" | "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated") | string)[];
             is_active: boolean;
             disabled_reason: ("too_many_failures" | string) | null;
             consecutive_failures: number;
@@ -1222,13 +1249,13 @@ export interface components {
             url: string;
             description?: string;
             /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
-            enabled_events?: string[];
+            enabled_events?: ("*" | "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated")[];
         };
         /** WebhookEndpointUpdate */
         WebhookEndpointUpdate: {
             description?: string;
             /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
-            enabled_events?: string[];
+            enabled_events?: ("*" | "order.received" | "order.production_started" | "order.production_completed" | "order.production_failed" | "order.cancelled" | "order_item.completed" | "order.updated")[];
         };
         /**
          * WebhookEvent
@@ -1776,7 +1803,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -2152,7 +2179,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -2577,7 +2604,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -2784,6 +2811,19 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description `validation_failed`: The request is invalid; errors[] lists every problem. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -3176,7 +3216,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -3593,7 +3633,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -3781,7 +3821,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -4022,7 +4062,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -4464,7 +4504,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -4669,7 +4709,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -4912,7 +4952,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -5307,7 +5347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"] | components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
@@ -5519,7 +5559,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description `rate_limited`: Too many requests for this API key. */
