@@ -78,6 +78,7 @@ import { productsDashboardRoutes } from './modules/products/products.dashboard.r
 import { createProductService } from './modules/products/products.service.ts'
 import { registerRequestLog } from './modules/requests/request-log.capture.ts'
 import { createRequestRecorder } from './modules/requests/request-log.recorder.ts'
+import { insertRequestLines } from './modules/requests/request-log.repo.ts'
 import { createRequestLogService } from './modules/requests/request-log.service.ts'
 import { requestsDashboardRoutes } from './modules/requests/requests.dashboard.routes.ts'
 import { searchDashboardRoutes } from './modules/search/search.dashboard.routes.ts'
@@ -197,7 +198,7 @@ export function createServices(deps: AppDeps) {
     requests: createRequestLogService({
       db: deps.db,
       clock: deps.clock,
-      recorder: createRequestRecorder({ db: deps.db }),
+      recorder: createRequestRecorder({ write: (lines) => insertRequestLines(deps.db, lines) }),
       publicBaseUrl: deps.config.publicBaseUrl,
     }),
     webhooks: createWebhookService({

@@ -86,5 +86,18 @@ export async function keysAndWebhooksPages({ port, dataDir, browser }: Shots) {
   await page.mouse.move(1279, 719)
   await page.screenshot({ path: 'docs/images/dashboard-webhook-endpoint.png', fullPage: true })
   console.log('wrote docs/images/dashboard-webhook-endpoint.png')
+
+  await page
+    .getByRole('table', { name: 'Deliveries' })
+    .getByRole('button', { name: /^Details of order\.received/ })
+    .first()
+    .click()
+  const details = page.getByRole('dialog', { name: 'Delivery details' })
+  await details.getByLabel('Event payload').waitFor()
+  await page.mouse.move(1279, 719)
+  await page.screenshot({ path: 'docs/images/dashboard-delivery-details.png' })
+  console.log('wrote docs/images/dashboard-delivery-details.png')
+  await page.keyboard.press('Escape')
+  await details.waitFor({ state: 'hidden' })
   return { page, base, live }
 }

@@ -1,12 +1,11 @@
 import type { Insertable } from 'kysely'
-import type { Database } from '../../db/database.ts'
 import type { ApiRequestTable } from '../../db/schema.ts'
-import { insertRequestLines } from './request-log.repo.ts'
 
 export type RequestLine = Insertable<ApiRequestTable>
 
 export interface RecorderOptions {
-  db: Database
+  /** Writes lines in one statement (insertRequestLines). */
+  write: (lines: RequestLine[]) => Promise<void>
   /** Told of lines that could not be written (see also reportTo). */
   onError?: (err: unknown, lost: number) => void
   /** How often the lines gathered so far are written (default 1 s). */
@@ -41,7 +40,7 @@ export function createRequestRecorder(options: RecorderOptions) {
       const lines = waiting.slice(0, batch)
       waiting = waiting.slice(lines.length)
       try {
-        await insertRequestLines(options.db, lines)
+        await options.write(lines)
       } catch (err) {
         // The database refused or is away: what waits goes too, reported once.
         onError(err, lines.length + waiting.length)

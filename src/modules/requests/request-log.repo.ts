@@ -2,9 +2,26 @@ import { type Insertable, sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { ApiRequestRow, ApiRequestTable, Environment } from '../../db/schema.ts'
 
-/** Writes lines in one statement. */
+/**
+ * Writes lines in one statement of constant text (a column an array, unnested):
+ * prepared once per connection whatever the number of lines, where a VALUES
+ * list would be a statement of its own for every count.
+ */
 export async function insertRequestLines(db: Database, lines: Insertable<ApiRequestTable>[]): Promise<void> {
-  if (lines.length > 0) await db.insertInto('api_requests').values(lines).execute()
+  if (lines.length === 0) return
+  const column = <K extends keyof ApiRequestTable>(key: K) =>
+    lines.map((line) => (line[key] ?? null) as Insertable<ApiRequestTable>[K] | null)
+  await sql`
+    insert into api_requests (id, organization_id, environment, key_id, key_prefix, created_at, method, path,
+      status, error_code, duration_ms, request_id, order_id, content_type, request_body, request_body_bytes,
+      response_body)
+    select * from unnest(${column('id')}::uuid[], ${column('organization_id')}::uuid[],
+      ${column('environment')}::text[], ${column('key_id')}::uuid[], ${column('key_prefix')}::text[],
+      ${lines.map((l) => new Date(l.created_at as Date).toISOString())}::timestamptz[], ${column('method')}::text[],
+      ${column('path')}::text[], ${column('status')}::smallint[], ${column('error_code')}::text[],
+      ${column('duration_ms')}::real[], ${column('request_id')}::text[], ${column('order_id')}::text[],
+      ${column('content_type')}::text[], ${column('request_body')}::text[],
+      ${column('request_body_bytes')}::integer[], ${column('response_body')}::text[])`.execute(db)
 }
 
 /** What the Requests page narrows the log to; organization and environment always, the rest combine. */

@@ -1,34 +1,27 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { Database } from '../../../src/db/database.ts'
 import {
   createRequestRecorder,
   type RequestLine,
 } from '../../../src/modules/requests/request-log.recorder.ts'
 
-/** A database whose inserts are counted (and fail while `failing`). */
+/** A writer whose statements are counted (and fail while `failing`). */
 function fakeDb() {
   const statements: number[] = []
   const state = { failing: false, statements }
-  const db = {
-    insertInto: () => ({
-      values: (rows: unknown[]) => ({
-        execute: async () => {
-          if (state.failing) throw new Error('database away')
-          statements.push(rows.length)
-        },
-      }),
-    }),
-  } as unknown as Database
-  return { db, state }
+  const write = async (rows: RequestLine[]) => {
+    if (state.failing) throw new Error('database away')
+    statements.push(rows.length)
+  }
+  return { write, state }
 }
 
 const line = (n: number) => ({ id: String(n) }) as unknown as RequestLine
 
 describe('the request log recorder', () => {
   test('record returns at once; lines are written together on the timer, a full batch at once', async () => {
-    const { db, state } = fakeDb()
-    const recorder = createRequestRecorder({ db, flushIntervalMs: 30, batch: 4 })
+    const { write, state } = fakeDb()
+    const recorder = createRequestRecorder({ write, flushIntervalMs: 30, batch: 4 })
     for (let n = 0; n < 3; n++) recorder.record(line(n))
     assert.deepEqual(state.statements, [], 'nothing is written on the caller\u2019s path')
     await new Promise((resolve) => setTimeout(resolve, 80))
@@ -42,9 +35,9 @@ describe('the request log recorder', () => {
   })
 
   test('a failed write loses what waits, reported once; the next lines are written again', async () => {
-    const { db, state } = fakeDb()
+    const { write, state } = fakeDb()
     const reports: number[] = []
-    const recorder = createRequestRecorder({ db, batch: 2, flushIntervalMs: 10_000 })
+    const recorder = createRequestRecorder({ write, batch: 2, flushIntervalMs: 10_000 })
     recorder.reportTo((_err, lost) => reports.push(lost))
     state.failing = true
     recorder.record(line(1))
@@ -58,10 +51,10 @@ describe('the request log recorder', () => {
   })
 
   test('past maxWaiting new lines are dropped and counted; after close nothing is recorded', async () => {
-    const { db, state } = fakeDb()
+    const { write, state } = fakeDb()
     const reports: number[] = []
     const recorder = createRequestRecorder({
-      db,
+      write,
       batch: 100,
       maxWaiting: 3,
       flushIntervalMs: 10_000,
