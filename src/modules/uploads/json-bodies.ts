@@ -13,11 +13,14 @@ const JSON_MEDIA_TYPE = /^\s*application\/(?:[\w.-]+\+)?json\s*(?:;|$)/i
 
 const AGAIN = 'this upload_url still takes it'
 
-/** A PUT sent as JSON: refused before a byte is stored. */
-export function refuseJson(contentType: string | undefined): void {
-  if (contentType === undefined || !JSON_MEDIA_TYPE.test(contentType)) return
+/** Whether a PUT's Content-Type says JSON. */
+export const declaresJson = (contentType: string | undefined): boolean =>
+  contentType !== undefined && JSON_MEDIA_TYPE.test(contentType)
+
+/** What a JSON body sent as JSON gets (a file's bytes under a JSON Content-Type are still stored). */
+export function jsonContentType(contentType: string): AppError {
   const type = contentType.split(';')[0]!.trim().slice(0, 100)
-  throw AppError.validation(
+  return AppError.validation(
     [
       {
         code: 'invalid_format',
@@ -31,21 +34,26 @@ export function refuseJson(contentType: string | undefined): void {
 
 /**
  * Files named as images or PDFs, whose bytes are never JSON. Only the name
- * says what the client meant to send: the order still checks the bytes alone.
+ * (or a JSON Content-Type) says what the client meant to send: the order
+ * still checks the bytes alone.
  */
 const BINARY_EXTENSION = /\.(?:png|jpe?g|webp|gif|tiff?|bmp|hei[cf]|avif|pdf)$/i
 
 /** JSON bodies are looked at up to this size; a serialized file is small. */
 const MAX_SERIALIZED_BYTES = 64 * 1024
 
-/** Whether the bytes stored at `key` for a file named as an image or PDF are a JSON object or array. */
+/**
+ * Whether the bytes stored at `key` are a JSON object or array where a file
+ * was meant: for a file named as an image or PDF, or sent as JSON.
+ */
 export async function isSerializedFile(
   storage: FileStorage,
-  filename: string,
+  file: { filename: string; declaredJson: boolean },
   key: string,
   size: number,
 ): Promise<boolean> {
-  if (!BINARY_EXTENSION.test(filename) || size > MAX_SERIALIZED_BYTES) return false
+  if ((!file.declaredJson && !BINARY_EXTENSION.test(file.filename)) || size > MAX_SERIALIZED_BYTES)
+    return false
   const stored = await storage.head(key, size)
   try {
     const value: unknown = JSON.parse(stored?.head.toString('utf8') ?? '')

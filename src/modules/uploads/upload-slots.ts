@@ -8,7 +8,7 @@ import { isUuid, newId } from '../../lib/ids.ts'
 import { secretsEqual } from '../../lib/secrets.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
 import { sanitizeFilename } from './filename.ts'
-import { isSerializedFile, refuseJson, serializedFile } from './json-bodies.ts'
+import { declaresJson, isSerializedFile, jsonContentType, serializedFile } from './json-bodies.ts'
 import { type FileStorage, MAX_UPLOAD_BYTES } from './storage/storage.ts'
 import { findUpload, insertUpload, lockUpload, setStoredObject } from './uploads.repo.ts'
 
@@ -117,15 +117,15 @@ export function createUploadSlots(deps: {
       throw new AppError('upload_url_invalid')
     }
     if (row.referenced_at) throw new AppError('upload_already_referenced')
-    refuseJson(put.contentType)
     if (put.contentLength !== undefined && put.contentLength > MAX_UPLOAD_BYTES) {
       throw new AppError('upload_too_large')
     }
     const key = `uploads/${row.id}/${newId()}`
     const size = await receivePut(key, put.body, MAX_UPLOAD_BYTES)
-    if (await isSerializedFile(storage, row.filename, key, size)) {
+    const declaredJson = declaresJson(put.contentType)
+    if (await isSerializedFile(storage, { filename: row.filename, declaredJson }, key, size)) {
       await storage.delete(key)
-      throw serializedFile(row.filename)
+      throw declaredJson ? jsonContentType(put.contentType!) : serializedFile(row.filename)
     }
     const previous = await db.transaction().execute(async (trx) => {
       const current = await lockUpload(trx, row.id)

@@ -74,7 +74,7 @@ for (const variant of storageVariants().filter((v) => v.name === 'embedded')) {
         assert.equal((await inject(u.t.app, pathOf(slot.upload_url))).statusCode, 200)
       })
 
-      test('any Content-Type but JSON is taken as raw bytes', async () => {
+      test('any Content-Type is taken as raw bytes, JSON too when the bytes are a file', async () => {
         const csv = Buffer.from('sku,qty\nMUG-01,2\n')
         for (const contentType of ['text/plain', 'text/csv', 'image/png', 'application/jsonl', 'text/json']) {
           const slot = await createSlot(u.t, u.tenant.testKey, 'list.csv')
@@ -89,6 +89,16 @@ for (const variant of storageVariants().filter((v) => v.name === 'embedded')) {
           assert.equal(Number(row?.size_bytes), csv.length, contentType)
           assert.deepEqual(await u.ts.storage.read(row!.storage_key), csv)
         }
+        // A file's bytes under a JSON Content-Type are still the file.
+        const slot = await createSlot(u.t, u.tenant.testKey, 'art.png')
+        const res = await u.t.app.inject({
+          method: 'PUT',
+          url: pathOf(slot.upload_url),
+          payload: png(),
+          headers: { 'content-type': 'application/json' },
+        })
+        assert.equal(res.statusCode, 200, res.body)
+        assert.deepEqual(await u.ts.storage.read((await uploadRow(slot.upload_id))!.storage_key), png())
       })
 
       test('a JSON body (a client that serialized the file): 422 on Content-Type, nothing stored, the URL still takes the file', async () => {

@@ -128,7 +128,7 @@ export interface paths {
          * Send the bytes of one file to its signed upload URL
          * @description Call `upload_url` from POST /v1/uploads exactly as returned: this path and its query are its form on a service that stores files itself, shown to describe the answers. Never build the URL from its parts, and never wrap the file in JSON.
          *
-         *     The body is the raw file, no Authorization header. Any Content-Type is taken as it is, except a JSON one (`application/json`, `+json`): 422 `validation_failed` on field `Content-Type`. A JSON object or array sent for a file named as an image or PDF is refused too (field `body`). Either way nothing is stored, and the URL still takes the right PUT. A repeated PUT replaces the bytes until an accepted order references the upload.
+         *     The body is the raw file, no Authorization header. Any Content-Type is taken as it is. A JSON object or array sent with a JSON Content-Type (`application/json`, `+json`) is refused with 422 `validation_failed` on field `Content-Type`, and one sent under another type for a file named as an image or PDF on field `body`. Either way nothing is stored, and the URL still takes the right PUT. A repeated PUT replaces the bytes until an accepted order references the upload.
          *
          *     With S3 storage `upload_url` is a presigned S3 URL: the same PUT of the raw bytes goes to the bucket, which answers in its own format (XML errors) and does not look at the Content-Type; the file is checked when an order references it.
          */
