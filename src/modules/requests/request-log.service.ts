@@ -4,6 +4,7 @@ import { ENVIRONMENTS } from '../../db/schema.ts'
 import { tryTransactionLock } from '../../db/upkeep.ts'
 import { AppError } from '../../http/errors.ts'
 import { cursorCodec, keysetPage, type Page } from '../../http/pagination.ts'
+import { createdWindow } from '../../http/query-timestamps.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import { KEPT_BODY_BYTES } from './request-log.capture.ts'
@@ -103,17 +104,7 @@ export function createRequestLogService(deps: {
   const { db, recorder } = deps
 
   function filterOf(scope: RequestScope, query: RequestLogQuery): RequestFilter {
-    const since = query.created_since === undefined ? undefined : new Date(query.created_since)
-    const until = query.created_until === undefined ? undefined : new Date(query.created_until)
-    if (since && until && until.getTime() <= since.getTime()) {
-      throw AppError.validation([
-        {
-          code: 'invalid_format',
-          field: 'created_until',
-          message: 'created_until must be later than created_since',
-        },
-      ])
-    }
+    const { since, until } = createdWindow(query)
     const cursor = query.cursor === undefined ? undefined : CURSOR.decode(query.cursor)
     return {
       organizationId: scope.organizationId,

@@ -1,6 +1,6 @@
 import type { DeliveryStatus, WebhookAttemptRow } from '../../db/schema.ts'
-import { AppError } from '../../http/errors.ts'
 import { cursorCodec, keysetPage, type Page } from '../../http/pagination.ts'
+import { createdWindow } from '../../http/query-timestamps.ts'
 import type { DeliveryFilter } from './outbox/outbox.service.ts'
 
 /** GET /webhook-deliveries's query (both APIs); see webhooks.routes.ts for the schema. */
@@ -27,17 +27,7 @@ const LOG_CURSOR = cursorCodec('d1.')
  * checked each value; what it cannot check is the window and the cursor.
  */
 export function logFilter(query: DeliveryLogQuery): DeliveryFilter {
-  const since = query.created_since === undefined ? undefined : new Date(query.created_since)
-  const until = query.created_until === undefined ? undefined : new Date(query.created_until)
-  if (since && until && until.getTime() <= since.getTime()) {
-    throw AppError.validation([
-      {
-        code: 'invalid_format',
-        field: 'created_until',
-        message: 'created_until must be later than created_since',
-      },
-    ])
-  }
+  const { since, until } = createdWindow(query)
   const cursor = query.cursor === undefined ? undefined : LOG_CURSOR.decode(query.cursor)
   const before = cursor && { createdAt: cursor.at, id: cursor.id }
   return {
