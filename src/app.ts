@@ -96,6 +96,7 @@ import { listenRoutes } from './modules/webhooks/listen/listen.routes.ts'
 import { createListenService } from './modules/webhooks/listen/listen.service.ts'
 import { webhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
 import { type Resolver, systemResolver } from './modules/webhooks/ssrf.ts'
+import { webhookDeliveriesDashboardRoutes } from './modules/webhooks/webhook-deliveries.dashboard.routes.ts'
 import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.ts'
 import { webhooksConsoleRoutes } from './modules/webhooks/webhooks.console.routes.ts'
 import { webhooksDashboardRoutes } from './modules/webhooks/webhooks.dashboard.routes.ts'
@@ -341,6 +342,7 @@ export async function buildApp(
         (app) => orderDashboardRoutes(app, { orders, webhooks, orderEdits, audit }),
         (app) => apiKeysDashboardRoutes(app, { apiKeys }),
         (app) => webhooksDashboardRoutes(app, { webhooks }),
+        (app) => webhookDeliveriesDashboardRoutes(app, { webhooks }),
         (app) => productsDashboardRoutes(app, { products }),
         (app) => automationDashboardRoutes(app, { automation }),
         (app) => usageDashboardRoutes(app, { usage }),

@@ -8,15 +8,8 @@ import {
   viewer,
 } from '../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../http/errors.ts'
-import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
 import {
   CreateEndpointBody,
-  DeliveryAnswer,
-  DeliveryDetail,
-  DeliveryPage,
-  DeliveryParams,
-  DeliveryPayload,
-  DeliveryQuery,
   EndpointAnswer,
   EndpointCreated,
   EndpointDeleted,
@@ -36,6 +29,12 @@ import {
 } from './webhooks.dashboard.schemas.ts'
 import type { WebhookScope, WebhookService } from './webhooks.service.ts'
 
+/** The member's organization and the environment of the page's switch (`environment`, test by default). */
+export const webhookScope = (request: FastifyRequest): WebhookScope => ({
+  organizationId: ctx(request).member.organization_id,
+  environment: (request.query as { environment?: 'test' | 'live' }).environment ?? 'test',
+})
+
 /**
  * Webhooks: the same service as /v1's webhook routes, scoped to the member's
  * organization and the environment of the page's test/live switch (the
@@ -45,10 +44,7 @@ import type { WebhookScope, WebhookService } from './webhooks.service.ts'
  */
 export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }> = (app, { webhooks }) => {
   const tags = [DASHBOARD_TAG]
-  const scope = (request: FastifyRequest): WebhookScope => ({
-    organizationId: ctx(request).member.organization_id,
-    environment: (request.query as { environment?: 'test' | 'live' }).environment ?? 'test',
-  })
+  const scope = webhookScope
   const invalid: ErrorCode[] = ['validation_failed']
 
   app.get(
@@ -276,78 +272,5 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
     async (request) => ({
       data: { replay: await webhooks.lastReplay(scope(request), request.params.endpoint_id) },
     }),
-  )
-
-  app.get(
-    '/webhook-deliveries',
-    {
-      config: { ...viewer, errors: ['not_found'] },
-      preValidation: restorePlusInOffsets('created_since', 'created_until'),
-      schema: {
-        operationId: 'dashboardListWebhookDeliveries',
-        tags,
-        summary: 'The delivery log, newest first, with the filters of /v1 (next_cursor pages on)',
-        querystring: DeliveryQuery,
-        response: { 200: DeliveryPage },
-      },
-    },
-    async (request) => {
-      const { environment: _, ...query } = request.query
-      return webhooks.deliveries(scope(request), query)
-    },
-  )
-
-  app.get(
-    '/webhook-deliveries/:delivery_id',
-    {
-      config: viewer,
-      schema: {
-        operationId: 'dashboardGetWebhookDelivery',
-        tags,
-        summary: 'One log entry and its attempts, oldest first',
-        params: DeliveryParams,
-        querystring: EnvironmentQuery,
-        response: { 200: DeliveryDetail },
-      },
-    },
-    async (request) => ({ data: await webhooks.delivery(scope(request), request.params.delivery_id) }),
-  )
-
-  app.get(
-    '/webhook-deliveries/:delivery_id/payload',
-    {
-      config: viewer,
-      schema: {
-        operationId: 'dashboardGetWebhookDeliveryPayload',
-        tags,
-        summary: 'What a log entry sent: its event body and, per attempt, the headers with the signing time',
-        params: DeliveryParams,
-        querystring: EnvironmentQuery,
-        response: { 200: DeliveryPayload },
-      },
-    },
-    async (request) => ({
-      data: await webhooks.deliveryPayload(scope(request), request.params.delivery_id),
-    }),
-  )
-
-  app.post(
-    '/webhook-deliveries/:delivery_id/redeliver',
-    {
-      config: { ...change('developer', false), errors: invalid },
-      schema: {
-        operationId: 'dashboardRedeliverWebhookDelivery',
-        tags,
-        summary: "Send a delivery's event again, as a new log entry",
-        params: DeliveryParams,
-        querystring: EnvironmentQuery,
-        response: { 202: DeliveryAnswer },
-      },
-    },
-    async (request, reply) => {
-      reply.code(202)
-      const delivery = await webhooks.redeliver(scope(request), request.params.delivery_id, actor(request))
-      return { data: { delivery } }
-    },
   )
 }
