@@ -1,13 +1,11 @@
 import { randomUUID } from 'node:crypto'
-import type { ServerOptions } from 'node:http'
 import swagger from '@fastify/swagger'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance } from 'fastify'
+import type { AppDeps } from './app-deps.ts'
 import { catalogValues } from './catalog-values.ts'
-import type { Config } from './config.ts'
 import { dashboardCookies } from './dashboard/cookies.ts'
 import { DASHBOARD_API_PREFIX, dashboardApiRoutes } from './dashboard/dashboard.routes.ts'
 import { dashboardWebRoutes } from './dashboard/web.routes.ts'
-import type { Database, Listen } from './db/database.ts'
 import { routeMethods } from './http/allowed-methods.ts'
 import { registerAuth } from './http/auth.ts'
 import { type ErrorContext, registerErrorHandler } from './http/error-handler.ts'
@@ -23,194 +21,59 @@ import {
   protocolErrorOptions,
   SERVER_OPTIONS,
 } from './http/protocol-errors.ts'
-import type { RateLimiter } from './http/rate-limit.ts'
 import { registerRouteErrors } from './http/route-errors.ts'
 import { ErrorSchema } from './http/schemas.ts'
 import { compileSerializersOnFirstUse } from './http/serializers.ts'
-import {
-  configureServerTimeouts,
-  DEFAULT_TIMEOUTS,
-  registerBodyDeadline,
-  type Timeouts,
-} from './http/timeouts.ts'
+import { configureServerTimeouts, DEFAULT_TIMEOUTS, registerBodyDeadline } from './http/timeouts.ts'
 import { trustProxyOption } from './http/trust-proxy.ts'
 import { validatorCompiler } from './http/validation.ts'
-import type { Clock } from './lib/clock.ts'
-import { createMetrics, type Metrics, observeListenStreams, observeWebhookQueue } from './metrics.ts'
+import { createMetrics, observeListenStreams, observeWebhookQueue } from './metrics.ts'
 import { accountsAdminRoutes } from './modules/accounts/accounts.admin.routes.ts'
 import { accountsConsoleRoutes } from './modules/accounts/accounts.console.routes.ts'
 import { accountsDashboardRoutes } from './modules/accounts/accounts.dashboard.routes.ts'
-import { createAccountService } from './modules/accounts/accounts.service.ts'
 import { membersDashboardRoutes } from './modules/accounts/members.dashboard.routes.ts'
 import { operatorsConsoleRoutes } from './modules/accounts/operators.console.routes.ts'
-import type { PasswordCost } from './modules/accounts/passwords.ts'
 import { auditConsoleRoutes } from './modules/audit/audit.console.routes.ts'
 import { auditDashboardRoutes } from './modules/audit/audit.dashboard.routes.ts'
-import { createAuditService } from './modules/audit/audit.service.ts'
 import { apiKeysAdminRoutes } from './modules/auth/api-keys.admin.routes.ts'
 import { apiKeysConsoleRoutes } from './modules/auth/api-keys.console.routes.ts'
 import { apiKeysDashboardRoutes } from './modules/auth/api-keys.dashboard.routes.ts'
-import { createApiKeyService } from './modules/auth/api-keys.service.ts'
 import { automationAdminRoutes } from './modules/automation/automation.admin.routes.ts'
 import { automationConsoleRoutes } from './modules/automation/automation.console.routes.ts'
 import { automationDashboardRoutes } from './modules/automation/automation.dashboard.routes.ts'
-import { createAutomationService } from './modules/automation/automation.service.ts'
 import { docsRoutes } from './modules/docs/docs.routes.ts'
-import { createDocsService } from './modules/docs/docs.service.ts'
 import { homeDashboardRoutes } from './modules/orders/home.dashboard.routes.ts'
 import { orderDashboardRoutes } from './modules/orders/order.dashboard.routes.ts'
-import { orderAggregates } from './modules/orders/order-aggregates.ts'
-import { createOrderEditService } from './modules/orders/order-edit.service.ts'
 import { ordersAdminRoutes } from './modules/orders/orders.admin.routes.ts'
 import { ordersConsoleRoutes } from './modules/orders/orders.console.routes.ts'
 import { ordersDashboardRoutes } from './modules/orders/orders.dashboard.routes.ts'
 import { ordersRoutes } from './modules/orders/orders.routes.ts'
 import { Order } from './modules/orders/orders.schemas.ts'
-import { createOrderService } from './modules/orders/orders.service.ts'
 import { organizationsAdminRoutes } from './modules/organizations/organizations.admin.routes.ts'
 import { organizationsConsoleRoutes } from './modules/organizations/organizations.console.routes.ts'
-import { createOrganizationService } from './modules/organizations/organizations.service.ts'
 import { productionAdminRoutes } from './modules/production/production.admin.routes.ts'
 import { productionConsoleRoutes } from './modules/production/production.console.routes.ts'
-import { createProductionService } from './modules/production/production.service.ts'
 import { productsAdminRoutes } from './modules/products/products.admin.routes.ts'
 import { productsDashboardRoutes } from './modules/products/products.dashboard.routes.ts'
-import { createProductService } from './modules/products/products.service.ts'
 import { registerRequestLog } from './modules/requests/request-log.capture.ts'
-import { createRequestRecorder } from './modules/requests/request-log.recorder.ts'
-import { insertRequestLines } from './modules/requests/request-log.repo.ts'
-import { createRequestLogService } from './modules/requests/request-log.service.ts'
 import { requestsDashboardRoutes } from './modules/requests/requests.dashboard.routes.ts'
 import { searchDashboardRoutes } from './modules/search/search.dashboard.routes.ts'
 import { createSearchService } from './modules/search/search.service.ts'
 import { pingRoutes, systemRoutes } from './modules/system/system.routes.ts'
-import { createSystemService } from './modules/system/system.service.ts'
-import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { uploadsRoutes } from './modules/uploads/uploads.routes.ts'
-import { createUploadService } from './modules/uploads/uploads.service.ts'
 import { usageAdminRoutes } from './modules/usage/usage.admin.routes.ts'
 import { usageConsoleRoutes } from './modules/usage/usage.console.routes.ts'
 import { usageDashboardRoutes } from './modules/usage/usage.dashboard.routes.ts'
-import { createUsageService } from './modules/usage/usage.service.ts'
 import { listenRoutes } from './modules/webhooks/listen/listen.routes.ts'
 import { createListenService } from './modules/webhooks/listen/listen.service.ts'
 import { webhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
-import { type Resolver, systemResolver } from './modules/webhooks/ssrf.ts'
 import { webhookDeliveriesDashboardRoutes } from './modules/webhooks/webhook-deliveries.dashboard.routes.ts'
 import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.ts'
 import { webhooksConsoleRoutes } from './modules/webhooks/webhooks.console.routes.ts'
 import { webhooksDashboardRoutes } from './modules/webhooks/webhooks.dashboard.routes.ts'
 import { webhooksSection } from './modules/webhooks/webhooks.openapi.ts'
 import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
-import { createWebhookService } from './modules/webhooks/webhooks.service.ts'
-
-export interface AppDeps {
-  config: Pick<
-    Config,
-    | 'publicBaseUrl'
-    | 'logLevel'
-    | 'rateLimitPerMinute'
-    | 'uploadUrlTtlS'
-    | 'uploadRetentionS'
-    | 'webhookAllowPrivateCidrs'
-  > &
-    Partial<Pick<Config, 'trustProxy'>>
-  db: Database
-  /** NOTIFY subscriptions of the database (listen streams wake on committed events). */
-  listen: Listen
-  /** Shorter keepalive and poll intervals of listen streams (tests). */
-  listenTimings?: { keepaliveMs?: number; pollMs?: number }
-  storage: FileStorage
-  clock: Clock
-  rateLimiter: RateLimiter
-  operatorToken: string
-  /** DNS for webhook hosts (tests substitute their own). */
-  resolver?: Resolver
-  /** A cheaper scrypt cost for new passwords (tests only; the service always uses PASSWORD_COST). */
-  passwordCost?: PasswordCost
-  /** Cache API keys in memory: only for the embedded database (one process). */
-  cacheApiKeys?: boolean
-  /** Pino options or false; tests pass false. */
-  logger?: FastifyServerOptions['logger']
-  /** Options of Node's HTTP server (tests check timeouts more often). */
-  http?: ServerOptions
-  /** How long clients may take to send requests (tests shorten them). */
-  timeouts?: Partial<Timeouts>
-  /** Prometheus metrics (a registry of the app's own without). */
-  metrics?: Metrics
-  /** Serve GET /metrics on the API port with the operator token; false when METRICS_PORT serves them. */
-  metricsOnApiPort?: boolean
-}
-
-/** Every feature's service, built once; routes and background work share them. */
-export function createServices(deps: AppDeps) {
-  const uploads = createUploadService({
-    db: deps.db,
-    clock: deps.clock,
-    storage: deps.storage,
-    publicBaseUrl: deps.config.publicBaseUrl,
-    urlTtlSeconds: deps.config.uploadUrlTtlS,
-    retentionSeconds: deps.config.uploadRetentionS,
-  })
-  const organizations = createOrganizationService(deps)
-  const apiKeys = createApiKeyService({
-    db: deps.db,
-    clock: deps.clock,
-    cacheKeys: deps.cacheApiKeys ?? false,
-    organizations,
-  })
-  const automation = createAutomationService({ db: deps.db, clock: deps.clock })
-  const orders = createOrderService({
-    db: deps.db,
-    clock: deps.clock,
-    uploads,
-    organizations,
-    keys: apiKeys,
-    automation,
-  })
-  const production = createProductionService({ db: deps.db, clock: deps.clock, orders })
-  return {
-    accounts: createAccountService({
-      db: deps.db,
-      clock: deps.clock,
-      organizations,
-      rateLimiter: deps.rateLimiter,
-      publicBaseUrl: deps.config.publicBaseUrl,
-      ...(deps.passwordCost ? { passwordCost: deps.passwordCost } : {}),
-    }),
-    audit: createAuditService({ db: deps.db }),
-    system: createSystemService({ db: deps.db }),
-    docs: createDocsService(),
-    apiKeys,
-    organizations,
-    automation,
-    products: createProductService({ db: deps.db, clock: deps.clock, organizations }),
-    uploads,
-    orders,
-    production,
-    orderEdits: createOrderEditService({
-      db: deps.db,
-      clock: deps.clock,
-      uploads,
-      aggregates: orderAggregates({ db: deps.db, uploads }),
-      production,
-    }),
-    usage: createUsageService({ db: deps.db, clock: deps.clock, organizations }),
-    requests: createRequestLogService({
-      db: deps.db,
-      clock: deps.clock,
-      recorder: createRequestRecorder({ write: (lines) => insertRequestLines(deps.db, lines) }),
-      publicBaseUrl: deps.config.publicBaseUrl,
-    }),
-    webhooks: createWebhookService({
-      db: deps.db,
-      clock: deps.clock,
-      resolver: deps.resolver ?? systemResolver,
-      allowPrivateCidrs: deps.config.webhookAllowPrivateCidrs,
-    }),
-  }
-}
-export type Services = ReturnType<typeof createServices>
+import { createServices, type Services } from './services.ts'
 
 const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH }
 

@@ -1,6 +1,6 @@
 import { join } from 'node:path'
 import closeWithGrace from 'close-with-grace'
-import { buildApp, createServices } from './app.ts'
+import { buildApp } from './app.ts'
 import { ConfigError, loadConfig } from './config.ts'
 import { DataDirInUseError } from './db/data-dir-lock.ts'
 import { migrateToLatest, openDatabase } from './db/database.ts'
@@ -22,6 +22,7 @@ import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import { foldWebhookOutcomes } from './modules/webhooks/daily-outcomes.repo.ts'
 import { createDispatcher } from './modules/webhooks/dispatcher.ts'
 import { resolveOperatorToken } from './operator-token.ts'
+import { createServices } from './services.ts'
 import { handleStopRequests, STOP_SIGNALS } from './stop-requests.ts'
 
 /** Exit status of a start refused because another process holds DATA_DIR's embedded database. */

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { after, before } from 'node:test'
 import type { FastifyInstance, FastifyServerOptions, InjectOptions, LightMyRequestResponse } from 'fastify'
-import { type AppDeps, buildApp, createServices, type Services } from '../../src/app.ts'
+import { buildApp } from '../../src/app.ts'
+import type { AppDeps } from '../../src/app-deps.ts'
 import { DEFAULT_CONFIG, type TrustProxy } from '../../src/config.ts'
 import { type Database, type Listen, openDatabase, type PoolStats } from '../../src/db/database.ts'
 import {
@@ -24,6 +25,7 @@ import {
   type DispatcherOptions,
 } from '../../src/modules/webhooks/dispatcher.ts'
 import type { Resolver } from '../../src/modules/webhooks/ssrf.ts'
+import { createServices, type Services } from '../../src/services.ts'
 import { createPgDatabase, pgliteTemplate } from './databases.ts'
 
 /**
