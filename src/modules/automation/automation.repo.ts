@@ -38,25 +38,27 @@ const toRule = (r: RuleRow): StoredRule => ({
   updated_at: r.updated_at,
 })
 
-/** The organization's rules in their order, with the version they were read at (0: never changed). */
+/**
+ * The organization's rules in their order, with the version they were read at
+ * (0: never changed). One statement, so one snapshot: two queries on two
+ * connections could pair a new version with older rules, which the order's
+ * statement, checking the version alone, would then accept.
+ */
 export async function findRuleSet(
   db: Database,
   organizationId: string,
 ): Promise<{ version: number; rules: StoredRule[] }> {
-  const [version, rules] = await Promise.all([
-    db
-      .selectFrom('automation_versions')
-      .select('version')
-      .where('organization_id', '=', organizationId)
-      .executeTakeFirst(),
-    db
-      .selectFrom('automation_rules')
-      .selectAll()
-      .where('organization_id', '=', organizationId)
-      .orderBy('position')
-      .execute(),
-  ])
-  return { version: Number(version?.version ?? 0), rules: rules.map(toRule) }
+  const result = await sql<{ version: string } & { [K in keyof RuleRow]: RuleRow[K] | null }>`
+    select v.version, r.id, r.position, r.name, r.enabled, r.conditions, r.actions, r.created_at, r.updated_at
+    from (select coalesce((select version from automation_versions where organization_id = ${organizationId}::uuid), 0)
+      as version) v
+    left join automation_rules r on r.organization_id = ${organizationId}::uuid
+    order by r.position`.execute(db)
+  const rows = result.rows
+  return {
+    version: Number(rows[0]?.version ?? 0),
+    rules: rows.filter((r): r is typeof r & RuleRow => r.id !== null).map(toRule),
+  }
 }
 
 /** The same in one transaction's snapshot (a change reads what it changes after moving the version). */

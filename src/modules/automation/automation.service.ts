@@ -88,13 +88,32 @@ export function createAutomationService(deps: { db: Database; clock: Clock }) {
     return known
   }
 
-  async function ruleSet(organizationId: string): Promise<RuleSet> {
+  /**
+   * Reads that began before a forget must not refill the cache with what the
+   * forget dropped: each forget takes a new number, and a read keeps its
+   * result only if no forget of its organization came after it began.
+   */
+  let forgets = 0
+  const forgotten = new Map<string, number>()
+
+  function forgetRules(organizationId: string) {
+    if (forgotten.size >= MAX_CACHED) forgotten.clear()
+    forgotten.set(organizationId, ++forgets)
+    cache.delete(organizationId)
+  }
+
+  async function ruleSet(organizationId: string, options: { fresh?: boolean } = {}): Promise<RuleSet> {
     const cached = cache.get(organizationId)
-    if (cached) return cached
+    if (cached && !options.fresh) return cached
+    const began = forgets
     const { version, rules } = await findRuleSet(db, organizationId)
-    if (cache.size >= MAX_CACHED) cache.clear()
     const set = { version, ...compileRules(rules) }
-    cache.set(organizationId, set)
+    // An entry never goes back in version.
+    const current = cache.get(organizationId)
+    if ((forgotten.get(organizationId) ?? 0) <= began && (!current || current.version < version)) {
+      if (cache.size >= MAX_CACHED) cache.clear()
+      cache.set(organizationId, set)
+    }
     return set
   }
 
@@ -113,7 +132,7 @@ export function createAutomationService(deps: { db: Database; clock: Clock }) {
       const { rules } = await lockRuleSet(trx, organizationId)
       return work(trx, rules)
     })
-    cache.delete(organizationId)
+    forgetRules(organizationId)
     return result
   }
 
@@ -231,12 +250,16 @@ export function createAutomationService(deps: { db: Database; clock: Clock }) {
       return { checked: orders.length, matched }
     },
 
-    /** Intake: the rules in force for an organization (from memory; the order's statement checks the version). */
+    /**
+     * Intake: the rules in force for an organization, from memory (the
+     * order's statement checks the version), or `fresh` from the database
+     * (a retry after the statement found them outdated).
+     */
     ruleSet,
 
     /** Intake: the statement found newer rules, or a product for a sku taken as unlinked: read both again. */
     forget(organizationId: string) {
-      cache.delete(organizationId)
+      forgetRules(organizationId)
       links.delete(organizationId)
     },
 

@@ -79,7 +79,8 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
     // Live orders: the organization's rules, applied in the statement that writes the order.
     let automation: { version: number; outcome: Outcome; unlinked: string[] | null } | undefined
     if (ctx.environment === 'live') {
-      const rules = await deps.automation.ruleSet(ctx.organizationId)
+      // A retry reads them from the database: the memory may hold what the statement just refused.
+      const rules = await deps.automation.ruleSet(ctx.organizationId, { fresh: attempt > 1 })
       const evaluated = await deps.automation.evaluate(rules, {
         ...body,
         organizationId: ctx.organizationId,
