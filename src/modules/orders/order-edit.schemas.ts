@@ -58,7 +58,12 @@ export const OrderChangeRequest = Type.Object(
         'The order\u2019s updated_at the page showed; a later change of the order makes this a 409.',
     },
     customer: Type.Optional(LooseCustomer),
-    items: Type.Optional(Type.Array(ItemChange, { maxItems: LIMITS.items })),
+    items: Type.Optional(
+      Type.Array(ItemChange, {
+        maxItems: LIMITS.items,
+        description: 'The items that change, each named once with all its changes.',
+      }),
+    ),
   },
   closed,
 )

@@ -104,6 +104,8 @@ export function createOrderEditService(deps: {
       files: i.files.map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
     }))
     const touched = new Set<number>()
+    /** Where each item was first named in the change. */
+    const named = new Map<number, number>()
     ;(change.items ?? []).forEach((c, k) => {
       const n = byId.get(c.id)
       if (n === undefined) {
@@ -114,6 +116,16 @@ export function createOrderEditService(deps: {
         })
         return
       }
+      const first = named.get(n)
+      if (first !== undefined) {
+        errors.push({
+          code: 'invalid_format',
+          field: `items[${k}].id`,
+          message: `items[${k}] names the same item as items[${first}]: list each item once, with all its changes.`,
+        })
+        return
+      }
+      named.set(n, k)
       const state = states[n]!
       if (c.quantity !== undefined && c.quantity !== state.quantity) {
         state.quantity = c.quantity

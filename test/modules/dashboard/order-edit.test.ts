@@ -224,6 +224,18 @@ describe('a member changes a live API order before production starts', () => {
       items: [{ id: shown.items[1]!.id, add_files: [{ upload_id: text }] }],
     })
     assertValidation(files, [['file_not_found', 'items[1].files[0].upload_id']])
+
+    // One item named twice: which of its changes was meant is not for the service to guess.
+    const twice = await developer.client.call('POST', `/orders/${id}/changes`, {
+      expected_updated_at: shown.updated_at,
+      items: [
+        { id: shown.items[0]!.id, quantity: 4 },
+        { id: shown.items[1]!.id, quantity: 3 },
+        { id: shown.items[0]!.id, quantity: 6 },
+      ],
+    })
+    const duplicate = assertValidation(twice, [['invalid_format', 'items[2].id']])
+    assert.match(duplicate.errors[0]!.message, /same item as items\[0\]/)
     assert.deepEqual(await pageOf(id), shown, 'nothing changed')
     assert.deepEqual(await historyOf(id), [])
   })
