@@ -12,6 +12,7 @@ import {
   type TestDatabase,
 } from '../helpers/app.ts'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
+import { waitUntil } from '../helpers/wait.ts'
 
 // The service reaches PostgreSQL through a proxy that stalls, resets and refuses.
 // Timeouts are short here; the defaults are 5 s each.
@@ -81,6 +82,36 @@ describe('PostgreSQL unreachable, stalled or reset', { skip: !TEST_DATABASE_URL 
     proxy.resume()
     // No restart: connections whose answers were lost have been replaced.
     await assertServing()
+  })
+
+  test('stalled, with the default timeouts: /readyz answers 503 within about a second, saying why', async () => {
+    // The service's default timeouts (DATABASE_STATEMENT_TIMEOUT_MS, DATABASE_CONNECT_TIMEOUT_MS).
+    const timeouts = { connectMs: 5000, statementMs: 5000 }
+    const defaults = (await openDatabase({ url: proxy.url(testDb.url!), poolSize: 2, timeouts })).db
+    const app = await createTestApp({ testDb, db: defaults })
+    try {
+      const probe = () => timed(app.app.inject({ method: 'GET', url: '/readyz' }))
+      assert.equal((await probe()).res.statusCode, 200)
+      proxy.stall()
+      // Probes every few hundred milliseconds, as an orchestrator sends them: each answers in time.
+      for (let i = 0; i < 3; i++) {
+        const { res, ms } = await probe()
+        assert.equal(res.statusCode, 503, res.body)
+        assert.equal(res.json().error.code, 'service_unavailable')
+        assert.match(res.json().error.message, /did not answer within 1000 ms/)
+        assert.ok(ms < 2500, `answered after ${ms.toFixed(0)} ms (the statement timeout is 5 s)`)
+      }
+      proxy.resume()
+      await waitUntil(
+        async () => (await probe()).res.statusCode === 200,
+        'readyz 200 once PostgreSQL answers',
+        20_000,
+      )
+    } finally {
+      proxy.resume()
+      await app.close()
+      await defaults.destroy()
+    }
   })
 
   test('connections refused: 503 service_unavailable, not 500; served again once PostgreSQL accepts', async () => {
