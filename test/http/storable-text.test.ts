@@ -213,3 +213,10 @@ describe('the signed upload URL, checked by hand', () => {
     assert.equal(put.json().data.size_bytes, file.length)
   })
 })
+
+test('the published documents say it', async () => {
+  for (const url of ['/v1/openapi.json', '/dashboard/api/openapi.json']) {
+    const doc = (await t.app.inject({ method: 'GET', url })).json()
+    assert.match(doc.info.description, /NUL character or a lone UTF-16 surrogate/, url)
+  }
+})
