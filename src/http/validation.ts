@@ -7,6 +7,7 @@ import { isStorableInstant } from '../lib/instants.ts'
 import { bodyShape } from './body-shape.ts'
 import { AppError, type ErrorCode, MAX_VALIDATION_ENTRIES, type ValidationEntry } from './errors.ts'
 import { SAFE_TEXT } from './schemas.ts'
+import { storableText } from './storable-text.ts'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv
 
@@ -56,7 +57,9 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
   // A body schema must bound every array and object (see body-shape.ts): checked at startup.
   if (httpPart === 'body') bodyShape(schema as object)
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv
-  return ajv.compile(schema as object) as ReturnType<FastifySchemaCompiler<unknown>>
+  // Path parameters are ids: one holding a NUL cannot exist, and is 404 like any unknown id.
+  const checked = httpPart === 'params' ? (schema as object) : storableText(schema as object)
+  return ajv.compile(checked) as ReturnType<FastifySchemaCompiler<unknown>>
 }
 
 /**
@@ -65,7 +68,7 @@ export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, http
  * the rest.
  */
 export function validateBody(schema: object, data: unknown, leading: ValidationEntry[]): AppError {
-  const validate = bodyAjv.compile(schema)
+  const validate = bodyAjv.compile(storableText(schema))
   validate(data)
   return AppError.validation(toValidationEntries(validate.errors ?? [], leading))
 }
@@ -212,6 +215,6 @@ export function toValidationEntries(
 
 /** What validation_failed would list for this body under the schema, as the route's own check does (none: valid). */
 export function bodyErrors(schema: object, data: unknown): ValidationEntry[] {
-  const validate = bodyAjv.compile(schema)
+  const validate = bodyAjv.compile(storableText(schema))
   return validate(data) ? [] : toValidationEntries(validate.errors ?? [], [])
 }

@@ -71,6 +71,7 @@ describe('input the database would refuse', () => {
       ['year 0', `0000-06-01T00:00:00.000Z|${id}`],
       ['an instant not written as the service writes it', `Nov 22 2026|${id}`],
       ['an id in the urn:uuid: form', `2026-11-22T10:00:00.000Z|urn:uuid:${id}`],
+      ['a NUL once decoded (the cursor itself is plain base64url)', `2026-11-22T10:00:00.000Z|${id}\u0000`],
     ]
     for (const [name, text] of cursors) {
       test(`${name}: 422 invalid_format on cursor, public and operator lists`, async () => {
