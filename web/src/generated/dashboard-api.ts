@@ -5657,6 +5657,7 @@ export interface operations {
                         email?: string | null;
                         phone?: string | null;
                     };
+                    /** @description The items that change, each named once with all its changes. */
                     items?: {
                         /**
                          * Format: uuid
@@ -15394,6 +15395,7 @@ export interface operations {
                         email?: string | null;
                         phone?: string | null;
                     };
+                    /** @description The items that change, each named once with all its changes. */
                     items?: {
                         /**
                          * Format: uuid
