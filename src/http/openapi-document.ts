@@ -4,7 +4,7 @@ import type { ErrorContext } from './error-handler.ts'
 import { docUrl, type ErrorCode, type ValidationEntry } from './errors.ts'
 import { type OperationExamples, operationExamples } from './openapi-examples.ts'
 import { type CodeSample, codeSamples } from './openapi-samples.ts'
-import { ACCEPTED_VALUES_KEY, KNOWN_VALUES_KEY } from './schemas.ts'
+import { ACCEPTED_VALUES_KEY, KNOWN_VALUES_KEY, SANITIZED_KEY } from './schemas.ts'
 
 type Json = Record<string, unknown>
 interface MediaType {
@@ -86,7 +86,11 @@ const isSchema = (value: Json) => 'type' in value || 'properties' in value || 'a
 function lift(value: unknown, components: Record<string, Json>): unknown {
   if (Array.isArray(value)) return value.map((v) => lift(v, components))
   if (typeof value !== 'object' || value === null) return value
-  const copy = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lift(v, components)])) as Json
+  const copy = Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => k !== SANITIZED_KEY)
+      .map(([k, v]) => [k, lift(v, components)]),
+  ) as Json
   const known = copy[KNOWN_VALUES_KEY]
   if (Array.isArray(known)) {
     // An extensible enum: generators type the known values and still accept new ones.

@@ -19,6 +19,17 @@ export function Text(options: { minLength?: number; maxLength: number; descripti
   return Type.String({ ...options, pattern: SAFE_TEXT })
 }
 
+/** Marks a request's string that the service sanitizes instead of refusing what SAFE_TEXT refuses (not in the documents). */
+export const SANITIZED_KEY = 'x-sanitized'
+
+/**
+ * A filename: the reference has unusual characters replaced with `_`, so a
+ * NUL in one is sanitized like any of them rather than refused.
+ */
+export function SanitizedName(options: { minLength?: number; maxLength: number; description?: string }) {
+  return Type.String({ ...options, [SANITIZED_KEY]: true })
+}
+
 /**
  * A scalar that also accepts null ("not sent"). Written as a type array rather
  * than anyOf so that a bad value yields one precise error, not one per branch.

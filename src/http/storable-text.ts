@@ -1,4 +1,4 @@
-import { SAFE_TEXT } from './schemas.ts'
+import { SAFE_TEXT, SANITIZED_KEY } from './schemas.ts'
 
 type Schema = Record<string, unknown>
 
@@ -13,6 +13,7 @@ const admits = (schema: Schema, type: string) =>
 /** The same string schema, also refusing what SAFE_TEXT refuses (beside a pattern of its own, if it has one). */
 function withSafeText(schema: Schema): Schema {
   if (schema.enum !== undefined || schema.const !== undefined || schema.pattern === SAFE_TEXT) return schema
+  if (schema[SANITIZED_KEY] === true) return schema
   if (schema.pattern === undefined) return { ...schema, pattern: SAFE_TEXT }
   return { ...schema, allOf: [...((schema.allOf as Schema[] | undefined) ?? []), { pattern: SAFE_TEXT }] }
 }

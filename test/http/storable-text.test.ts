@@ -195,6 +195,27 @@ describe('a NUL in a path parameter: an id that cannot exist', () => {
   }
 })
 
+test('a filename is sanitized, not refused: a NUL or a lone surrogate becomes _ like any unusual character', async () => {
+  const sanitized = withBody.flatMap((r) =>
+    Object.entries((schemaOf(r).body?.properties ?? {}) as Record<string, { 'x-sanitized'?: boolean }>)
+      .filter(([, sub]) => sub['x-sanitized'])
+      .map(([name]) => `${label(r)} ${name}`),
+  )
+  assert.deepEqual(sanitized.sort(), [
+    'POST /dashboard/api/operator/orders/:order_id/uploads filename',
+    'POST /dashboard/api/orders/:order_id/uploads filename',
+    'POST /v1/uploads filename',
+  ])
+  for (const [filename, expected] of [
+    ['logo\u0000.png', 'logo_.png'],
+    ['logo\ud800.png', 'logo_.png'],
+  ]) {
+    const slot = await t.api(testKey, 'POST', '/v1/uploads', { filename })
+    assert.equal(slot.statusCode, 201, slot.body)
+    assert.equal(slot.json().data.filename, expected)
+  }
+})
+
 describe('the signed upload URL, checked by hand', () => {
   test('a NUL in its query is a URL the service did not sign (403); NUL bytes in the file are content', async () => {
     const slot = await t.api(testKey, 'POST', '/v1/uploads', { filename: 'logo.png' })

@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox'
-import { Timestamp, Uuid } from '../../http/schemas.ts'
+import { SanitizedName, Timestamp, Uuid } from '../../http/schemas.ts'
 import { LIMITS, type Personalization } from './orders.schemas.ts'
 
 /**
@@ -76,7 +76,11 @@ export const CancelRequest = Type.Object(
 
 export const UploadSlotRequest = Type.Object(
   {
-    filename: Type.String({ minLength: 1, maxLength: 4096, description: 'The file\u2019s name; sanitized.' }),
+    filename: SanitizedName({
+      minLength: 1,
+      maxLength: 4096,
+      description: 'The file\u2019s name; sanitized.',
+    }),
   },
   closed,
 )

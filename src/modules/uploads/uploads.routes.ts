@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { StringEnum, Uuid } from '../../http/schemas.ts'
+import { SanitizedName, StringEnum, Uuid } from '../../http/schemas.ts'
 import { closingOnError } from '../../http/streamed-body.ts'
 import { type Timeouts, uploadWatchdog } from '../../http/timeouts.ts'
 import { MAX_FILENAME } from './filename.ts'
@@ -26,7 +26,11 @@ export const UploadSlot = Type.Object(
 
 const UploadRequest = Type.Object(
   {
-    filename: Type.String({ minLength: 1, maxLength: 4096, description: 'The file\u2019s name; sanitized.' }),
+    filename: SanitizedName({
+      minLength: 1,
+      maxLength: 4096,
+      description: 'The file\u2019s name; sanitized.',
+    }),
   },
   { additionalProperties: false, $id: 'UploadRequest', title: 'UploadRequest' },
 )
