@@ -106,7 +106,7 @@ export function dashboardOpenApi(options: { cookieName: string; publicBaseUrl: s
           title: 'Dashboard API',
           version: '1',
           description:
-            'The JSON API of the dashboard at /dashboard, authenticated by its session cookie. It serves the dashboard itself and may change with it; integrations use the public API (/v1). No string, in a query parameter or a body, may hold a NUL character or a lone UTF-16 surrogate (422 validation_failed, invalid_format).',
+            'The JSON API of the dashboard at /dashboard, authenticated by its session cookie. It serves the dashboard itself and may change with it; integrations use the public API (/v1). No string, in a query parameter or a body, may hold a NUL character or a lone UTF-16 surrogate (422 validation_failed, invalid_format), but a filename, which is sanitized.',
         },
         servers: [{ url: options.publicBaseUrl }],
         components: {

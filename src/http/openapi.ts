@@ -57,7 +57,7 @@ function errorTable({ publicBaseUrl, texts }: ErrorContext): string {
 
 const INTRODUCTION = [
   'Orders in, production status out. Every request needs `Authorization: Bearer <API_KEY>` (keys `svc_test_...` or `svc_live_...`) except this document, the error pages and the signed upload PUT.',
-  'Success bodies wrap results in `data`; failures carry a single `error` object (schema `ErrorResponse`) whose `code` is stable. Ids are UUIDs (version 7, time-ordered); timestamps are ISO 8601 UTC with milliseconds. No string, in a query parameter or a body, may hold a NUL character or a lone UTF-16 surrogate (`invalid_format`).',
+  'Success bodies wrap results in `data`; failures carry a single `error` object (schema `ErrorResponse`) whose `code` is stable. Ids are UUIDs (version 7, time-ordered); timestamps are ISO 8601 UTC with milliseconds. No string, in a query parameter or a body, may hold a NUL character or a lone UTF-16 surrogate (`invalid_format`), but a filename, which is sanitized.',
   'Every response carries `X-Request-Id` (yours, if you sent one). Every response to a valid key, except 401, carries the `X-RateLimit-*` headers; a 429 adds `Retry-After`.',
   'Changes are pushed as signed webhooks: the `webhooks` section describes each event type, its body and its headers.',
 ]
