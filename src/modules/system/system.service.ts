@@ -6,14 +6,37 @@ import { pingDatabase } from './system.repo.ts'
 
 const isErrorCode = (code: string): code is ErrorCode => Object.hasOwn(ERROR_CATALOG, code)
 
+/** How long readiness waits for the database: a probe answers within about a second, whatever the statement timeout. */
+export const READY_TIMEOUT_MS = 1000
+
 /** Readiness and the error reference pages. */
-export function createSystemService(deps: { db: Database }) {
+export function createSystemService(deps: { db: Database; readyTimeoutMs?: number }) {
+  const timeoutMs = deps.readyTimeoutMs ?? READY_TIMEOUT_MS
+  /** The ping under way: probes during a stall share it instead of queueing one each for the pool. */
+  let ping: Promise<'ok' | 'failed'> | undefined
+
   return {
-    /** Resolves when the service can serve requests; 503 service_unavailable otherwise. */
+    /** Resolves when the service can serve requests; 503 service_unavailable, with the reason, otherwise. */
     async ready(): Promise<void> {
-      try {
-        await pingDatabase(deps.db)
-      } catch {
+      ping ??= pingDatabase(deps.db).then(
+        () => 'ok' as const,
+        () => 'failed' as const,
+      )
+      const current = ping
+      void current.finally(() => {
+        if (ping === current) ping = undefined
+      })
+      let timer: NodeJS.Timeout | undefined
+      const late = new Promise<'late'>((resolve) => {
+        timer = setTimeout(resolve, timeoutMs, 'late')
+      })
+      const outcome = await Promise.race([current, late]).finally(() => clearTimeout(timer))
+      if (outcome === 'late') {
+        throw new AppError('service_unavailable', {
+          message: `The database did not answer within ${timeoutMs} ms.`,
+        })
+      }
+      if (outcome === 'failed') {
         throw new AppError('service_unavailable', { message: 'The database is not reachable.' })
       }
     },
