@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { redactSecrets } from '../../http/logging.ts'
+import { redactSecrets } from '../../http/redaction.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { RequestLine, RequestRecorder } from './request-log.recorder.ts'
 
