@@ -17,10 +17,14 @@ function pretty(body: string): string {
 
 const wrapped = { whiteSpace: 'pre-wrap', wordBreak: 'break-all' } as const
 
+/** In place of a signature for viewers: with one, a request could be replayed. */
+const HIDDEN = '(hidden: owners and developers only)'
+
 /**
  * One delivery: its attempts, the event payload it sent, pretty-printed, and
- * the headers of each attempt with the signature's timestamp. Opened from the
- * delivery log and from an order's timeline.
+ * the headers of each attempt with the signature's timestamp (the signatures
+ * named, not shown, to viewers). Opened from the delivery log and from an
+ * order's timeline.
  */
 export function DeliveryDialog({ env, id, onClose }: { env: Env; id: string | null; onClose: () => void }) {
   const detail = useDelivery(env, id)
@@ -110,9 +114,10 @@ export function DeliveryDialog({ env, id, onClose }: { env: Env; id: string | nu
                   )}
                   {a.headers && (
                     <Code block aria-label={`Headers sent on attempt ${a.attempt}`} style={wrapped}>
-                      {Object.entries(a.headers)
-                        .map(([name, value]) => `${name}: ${value}`)
-                        .join('\n')}
+                      {[
+                        ...Object.entries(a.headers).map(([name, value]) => `${name}: ${value}`),
+                        ...a.hidden_headers.map((name) => `${name}: ${HIDDEN}`),
+                      ].join('\n')}
                     </Code>
                   )}
                 </section>
