@@ -1,23 +1,6 @@
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import pinoPretty from 'pino-pretty'
-
-const REDACTED = 'REDACTED'
-
-/**
- * Query parameters whose values are secrets: the signature of a signed upload
- * URL (ours and S3's X-Amz-Signature, -Credential, -Security-Token) and any
- * token, key, secret or password a client puts in a URL.
- */
-const SECRET_PARAM = /([?&][^=&\s"]*(?:signature|token|secret|password|credential|key)=)[^&\s"#]*/gi
-
-/** Secrets by their form, wherever they appear in a line: API keys, webhook secrets, bearer tokens. */
-const SECRET_FORMS: [RegExp, string][] = [
-  [/\b(svc_(?:test|live)_)[0-9A-Za-z]+/g, `$1${REDACTED}`],
-  [/\bwhsec_[\w-]+/g, `whsec_${REDACTED}`],
-  [/\b(Bearer\s+)[^\s"]{8,}/gi, `$1${REDACTED}`],
-  [/(\/\/[^/:@\s"]*:)[^/@\s"]+@/g, `$1${REDACTED}@`],
-  [SECRET_PARAM, `$1${REDACTED}`],
-]
+import { REDACTED, redactSecrets } from './redaction.ts'
 
 /** Headers that carry credentials, wherever a header object is logged. */
 const SECRET_HEADERS = ['authorization', 'cookie', 'proxy-authorization', 'x-api-key']
@@ -30,14 +13,6 @@ export interface LoggerSettings {
   secrets: (string | undefined)[]
   /** Where lines go; stdout by default (tests capture them). */
   stream?: NodeJS.WritableStream
-}
-
-/** Replaces every secret in a log line (a JSON string) or URL. */
-export function redactSecrets(line: string, secrets: string[] = []): string {
-  let out = line
-  for (const [pattern, replacement] of SECRET_FORMS) out = out.replace(pattern, replacement)
-  for (const secret of secrets) out = out.replaceAll(secret, REDACTED)
-  return out
 }
 
 /**

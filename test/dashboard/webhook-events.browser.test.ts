@@ -18,7 +18,8 @@ import { waitUntil } from '../helpers/wait.ts'
  * Events as data, in headless Chromium with a worker delivering to a local
  * HTTPS receiver: a delivery's payload (pretty-printed) and the headers each
  * attempt sent, with the signature's timestamp, from the delivery log and
- * from the order's timeline; and a sample event sent from the endpoint's page.
+ * from the order's timeline (a viewer's without the signatures); and a sample
+ * event sent from the endpoint's page.
  */
 describe('webhook payloads, headers and sample events in a browser', {
   skip: browserSkip,
@@ -30,6 +31,7 @@ describe('webhook payloads, headers and sample events in a browser', {
   let receiver: Awaited<ReturnType<typeof startReceiver>>
   let developer: Awaited<ReturnType<typeof memberOf>>
   let liveKey: string
+  let orgId: string
   let page: Page
   let seen: Awaited<ReturnType<typeof watchPage>>
 
@@ -38,7 +40,7 @@ describe('webhook payloads, headers and sample events in a browser', {
       resolver: loopbackResolver,
       webhookAllowPrivateCidrs: ['127.0.0.0/8'],
     }))
-    const orgId = (await t.createOrganization('Event Data Prints')).id
+    orgId = (await t.createOrganization('Event Data Prints')).id
     liveKey = (await t.createKey(orgId, { environment: 'live' })).key
     developer = await memberOf(t, orgId, 'developer')
     receiver = await startReceiver()
@@ -118,5 +120,22 @@ describe('webhook payloads, headers and sample events in a browser', {
     await page.mouse.move(0, 0)
     await assertAccessible(page, 'delivery details from the order')
     assert.deepEqual(seen.cspViolations, [])
+
+    // A viewer reads the same dialog with the signatures named, not shown.
+    const viewer = await memberOf(t, orgId, 'viewer')
+    const viewerPage = await (await signedInContext(browser, viewer.client, origin, 30_000)).newPage()
+    await viewerPage.goto(`${origin}/dashboard/orders/${order.json().data.order.id}`)
+    await viewerPage
+      .getByRole('button', { name: `Payload and headers of order.received to ${receiver.url('/events')}` })
+      .click()
+    const viewed = viewerPage
+      .getByRole('dialog', { name: 'Delivery details' })
+      .getByLabel('Headers sent on attempt 1')
+    await viewed.getByText(`webhook-id: ${eventId}`).waitFor()
+    const viewedLines = (await viewed.textContent())!.split('\n')
+    for (const name of ['x-service-signature', 'webhook-signature']) {
+      assert.ok(viewedLines.includes(`${name}: (hidden: owners and developers only)`), viewedLines.join('\n'))
+      assert.ok(!viewedLines.includes(`${name}: ${got.headers[name]}`))
+    }
   })
 })

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { Writable } from 'node:stream'
 import { after, before, describe, test } from 'node:test'
-import { loggerOptions, redactSecrets } from '../../src/http/logging.ts'
+import { loggerOptions } from '../../src/http/logging.ts'
 import { png } from '../fixtures/files.ts'
 import { createTestApp, OPERATOR_TOKEN, type TestApp } from '../helpers/app.ts'
 
@@ -69,23 +69,6 @@ describe('request logs', () => {
     await t.app.inject({ method: 'GET', url: '/no/such/path' })
     assert.deepEqual(completed('/no/such/path'), { statusCode: 404, code: 'not_found' })
   })
-})
-
-test('secrets are redacted by their form from any text logged', () => {
-  const cases: [string, string][] = [
-    [
-      'https://bucket.s3.amazonaws.com/k?X-Amz-Credential=AKIA123%2F2026&X-Amz-Signature=abcdef&x-id=PutObject',
-      'https://bucket.s3.amazonaws.com/k?X-Amz-Credential=REDACTED&X-Amz-Signature=REDACTED&x-id=PutObject',
-    ],
-    ['postgres://app:pa55word@db:5432/x', 'postgres://app:REDACTED@db:5432/x'],
-    ['{"authorization":"Bearer op_0123456789abcdef"}', '{"authorization":"Bearer REDACTED"}'],
-    ['use it as Bearer token for /admin/v1', 'use it as Bearer token for /admin/v1'],
-    ['secret whsec_AbC-12_x shown', 'secret whsec_REDACTED shown'],
-    ['key svc_live_0123456789abcdefghijABCDEFGHIJ0123 used', 'key svc_live_REDACTED used'],
-    ['/v1/orders?cursor=abc&limit=5', '/v1/orders?cursor=abc&limit=5'],
-  ]
-  for (const [input, expected] of cases) assert.equal(redactSecrets(input), expected)
-  assert.equal(redactSecrets('token is hunter2hunter2!', ['hunter2hunter2']), 'token is REDACTED!')
 })
 
 describe('the client address in request logs', () => {

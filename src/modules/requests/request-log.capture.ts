@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { redactSecrets } from '../../http/logging.ts'
+import { redactSecrets, replaceSpans, secretSpans } from '../../http/redaction.ts'
 import type { Clock } from '../../lib/clock.ts'
 import type { RequestLine, RequestRecorder } from './request-log.recorder.ts'
 
@@ -19,13 +19,55 @@ declare module 'fastify' {
 const READS = new Set(['GET', 'HEAD', 'OPTIONS'])
 const utf8 = new TextDecoder('utf-8')
 
-/** The first KEPT_BODY_BYTES of a body as text, without a character cut in half, secrets replaced. */
+/**
+ * What a read of a body holds past what it may keep: a secret the read's end
+ * runs through begins within these last characters, so they are left out.
+ * LOOKAHEAD covers the forms' heads written with every character escaped
+ * (6 characters each, `\u005f`): `svc_live_`, `Bearer ` and 8 characters, a
+ * URL's `user:password@`; each known secret adds 6 characters per character.
+ */
+export const LOOKAHEAD = 1024
+/** How far a body is read at most to find its first KEPT_BODY_BYTES once its secrets are replaced. */
+const MOST_READ = 16 * KEPT_BODY_BYTES
+
+/** The start of the UTF-8 character at byte `end` (continuation bytes are 10xxxxxx). */
+function charStart(bytes: Uint8Array, end: number): number {
+  while (end > 0 && (bytes[end]! & 0xc0) === 0x80) end--
+  return end
+}
+
+const utf8Encoder = new TextEncoder()
+const encoded = new Uint8Array(KEPT_BODY_BYTES)
+
+/** The text's first KEPT_BODY_BYTES of UTF-8 (encodeInto writes whole characters only); undefined if all of it fits. */
+function cut(text: string): string | undefined {
+  if (text.length * 3 <= KEPT_BODY_BYTES) return undefined
+  const { read } = utf8Encoder.encodeInto(text, encoded)
+  return read < text.length ? text.slice(0, read) : undefined
+}
+
+/**
+ * The first KEPT_BODY_BYTES of a body as text once its secrets are replaced,
+ * without a character cut in half: replacing comes first, so a secret the cut
+ * runs through leaves no part. A body may have 10 MB: only KEPT_BODY_BYTES and
+ * the margin are read, read again twice as far while what is left is shorter
+ * than what is kept (secrets replaced by a shorter word), up to MOST_READ.
+ */
 export function keptBody(raw: Buffer, secrets: string[] = []): string {
-  if (raw.length <= KEPT_BODY_BYTES) return redactSecrets(utf8.decode(raw), secrets)
-  let end = KEPT_BODY_BYTES
-  // Back up to the first byte of a UTF-8 sequence (continuation bytes are 10xxxxxx).
-  while (end > 0 && (raw[end]! & 0xc0) === 0x80) end--
-  return redactSecrets(utf8.decode(raw.subarray(0, end)), secrets)
+  const margin = LOOKAHEAD + 6 * Math.max(0, ...secrets.map((s) => s.length))
+  for (let size = KEPT_BODY_BYTES + margin; ; size *= 2) {
+    if (raw.length <= size) {
+      const redacted = redactSecrets(utf8.decode(raw), secrets)
+      return cut(redacted) ?? redacted
+    }
+    const text = utf8.decode(raw.subarray(0, charStart(raw, size)))
+    let until = text.length - margin
+    // Not between the two halves of a surrogate pair.
+    if ((text.charCodeAt(until) & 0xfc00) === 0xdc00) until--
+    const redacted = replaceSpans(text, secretSpans(text, secrets), until)
+    const kept = cut(redacted)
+    if (kept !== undefined || size >= MOST_READ) return kept ?? redacted
+  }
 }
 
 function contentLength(request: FastifyRequest): number | null {

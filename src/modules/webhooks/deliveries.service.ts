@@ -2,7 +2,7 @@ import { AppError } from '../../http/errors.ts'
 import { inScope, notFoundHere } from '../../http/not-found.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { AuditActor } from '../audit/audit.service.ts'
-import { deliveredHeaders } from './delivered-headers.ts'
+import { deliveredHeaders, withoutSignatures } from './delivered-headers.ts'
 import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
 import { findEndpoint, isEndpointActive } from './endpoints.repo.ts'
 import { orderTimeline } from './order-timeline.repo.ts'
@@ -17,6 +17,11 @@ import { latestReplay } from './replays.repo.ts'
 import { previewReplay, type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
 import type { WebhookContext, WebhookScope } from './webhooks.context.ts'
 import { deliveryView, operatorDeliveryView } from './webhooks.views.ts'
+
+/** Who reads a delivery: viewers read no signatures (enough to replay an attempt within the tolerance). */
+export interface Reader {
+  signatures: boolean
+}
 
 /** The delivery log, an order's timeline, redelivery and replays. */
 export function createDeliveryService(ctx: WebhookContext) {
@@ -34,19 +39,30 @@ export function createDeliveryService(ctx: WebhookContext) {
       return logPage(rows, query.limit ?? DEFAULT_LOG_LIMIT, deliveryView)
     },
 
-    /** One log entry of the caller's and its attempts, oldest first; 404 for any other id. */
-    async delivery(scope: WebhookScope, id: string) {
+    /**
+     * One log entry of the caller's and its attempts, oldest first; 404 for
+     * any other id. Without `signatures` (a viewer), signatures a receiver
+     * echoed in its answer are replaced.
+     */
+    async delivery(scope: WebhookScope, id: string, reader: Reader = { signatures: true }) {
       const row = isUuid(id) ? await findDelivery(db, id) : undefined
       if (!row || !inScope(scope, row)) throw notFoundHere('delivery', scope, row)
-      return { delivery: deliveryView(row), attempts: (await listAttempts(db, row.id)).map(attemptView) }
+      const attempts = (await listAttempts(db, row.id)).map(attemptView)
+      return {
+        delivery: deliveryView(row),
+        attempts: reader.signatures
+          ? attempts
+          : attempts.map((a) => ({ ...a, response_snippet: withoutSignatures(a.response_snippet) })),
+      }
     },
 
     /**
      * What a log entry of the caller's delivered: its event's body (the exact
      * bytes signed) and, per attempt, the headers sent, rebuilt from the
-     * signing time (delivered-headers.ts); 404 for any other id.
+     * signing time (delivered-headers.ts), the signatures only for a reader
+     * with `signatures`; 404 for any other id.
      */
-    async deliveryPayload(scope: WebhookScope, id: string) {
+    async deliveryPayload(scope: WebhookScope, id: string, reader: Reader) {
       const row = isUuid(id) ? await findDelivery(db, id) : undefined
       if (!row || !inScope(scope, row)) throw notFoundHere('delivery', scope, row)
       const [event, endpoint, attempts] = await Promise.all([
@@ -55,8 +71,9 @@ export function createDeliveryService(ctx: WebhookContext) {
         listAttempts(db, row.id),
       ])
       if (!event || !endpoint) throw notFoundHere('delivery', scope, undefined)
-      const box = attempts.some((a) => a.signature_timestamp !== null) ? await secretBox() : undefined
-      const open = (sealed: string) => box!.open(sealed)
+      const signed = reader.signatures && attempts.some((a) => a.signature_timestamp !== null)
+      const box = signed ? await secretBox() : undefined
+      const open = box && ((sealed: string) => box.open(sealed))
       return {
         event: {
           id: event.id,

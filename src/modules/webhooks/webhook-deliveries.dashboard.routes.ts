@@ -1,4 +1,12 @@
-import { actor, change, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
+import type { FastifyRequest } from 'fastify'
+import {
+  actor,
+  change,
+  ctx,
+  DASHBOARD_TAG,
+  type DashboardArea,
+  viewer,
+} from '../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../http/errors.ts'
 import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
 import { webhookScope as scope } from './webhooks.dashboard.routes.ts'
@@ -12,6 +20,9 @@ import {
   EnvironmentQuery,
 } from './webhooks.dashboard.schemas.ts'
 import type { WebhookService } from './webhooks.service.ts'
+
+/** Signatures are for owners and developers: a viewer could replay an attempt with them. */
+const reader = (request: FastifyRequest) => ({ signatures: ctx(request).member.role !== 'viewer' })
 
 /**
  * The delivery log of the member's organization, in the environment of the
@@ -57,7 +68,9 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
         response: { 200: DeliveryDetail },
       },
     },
-    async (request) => ({ data: await webhooks.delivery(scope(request), request.params.delivery_id) }),
+    async (request) => ({
+      data: await webhooks.delivery(scope(request), request.params.delivery_id, reader(request)),
+    }),
   )
 
   app.get(
@@ -74,7 +87,7 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
       },
     },
     async (request) => ({
-      data: await webhooks.deliveryPayload(scope(request), request.params.delivery_id),
+      data: await webhooks.deliveryPayload(scope(request), request.params.delivery_id, reader(request)),
     }),
   )
 

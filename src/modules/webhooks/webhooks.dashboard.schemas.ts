@@ -111,10 +111,14 @@ export const DeliveryPayload = Type.Object({
         headers: Type.Union([
           Type.Record(Type.String(), Type.String(), {
             description:
-              'The headers the service set on the request (the HTTP client adds host and content-length), rebuilt from the body and the signing time. The signatures are left out when the secret that made them was rotated since.',
+              'The headers the service set on the request (the HTTP client adds host and content-length), rebuilt from the body and the signing time. The signatures are left out when the secret that made them was rotated since, and for viewers (see hidden_headers).',
           }),
           Type.Null(),
         ]),
+        hidden_headers: Type.Array(Type.String(), {
+          description:
+            'Headers the attempt sent whose values are not shown to this member: x-service-signature and webhook-signature for viewers (signatures are shown to owners and developers: with one, a request could be replayed within the 300 s tolerance). Empty otherwise.',
+        }),
         note: Type.Union([
           Type.String({ description: 'Why headers or signatures are missing.' }),
           Type.Null(),

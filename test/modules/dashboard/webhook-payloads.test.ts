@@ -36,9 +36,12 @@ interface Payload {
     started_at: string
     signature_timestamp: number | null
     headers: Record<string, string> | null
+    hidden_headers: string[]
     note: string | null
   }[]
 }
+
+const SIGNATURES = ['x-service-signature', 'webhook-signature']
 
 describe('dashboard: delivered payloads and sample events', () => {
   let t: TestApp
@@ -46,6 +49,7 @@ describe('dashboard: delivered payloads and sample events', () => {
   let doc: Doc
   let orgId: string
   let liveKey: string
+  let owner: Awaited<ReturnType<typeof memberOf>>
   let developer: Awaited<ReturnType<typeof memberOf>>
   let viewer: Awaited<ReturnType<typeof memberOf>>
   let stranger: Awaited<ReturnType<typeof memberOf>>
@@ -57,6 +61,7 @@ describe('dashboard: delivered payloads and sample events', () => {
     doc = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json()
     orgId = (await t.createOrganization('Payload Org')).id
     liveKey = (await t.createKey(orgId, { environment: 'live' })).key
+    owner = await memberOf(t, orgId, 'owner')
     developer = await memberOf(t, orgId, 'developer')
     viewer = await memberOf(t, orgId, 'viewer')
     stranger = await memberOf(t, (await t.createOrganization('Payload Stranger')).id, 'owner')
@@ -98,7 +103,7 @@ describe('dashboard: delivered payloads and sample events', () => {
       return entries.every((d) => d.status === 'succeeded') && entries.length > 0 && entries
     }, 'the deliveries to be recorded')
 
-  test("an order's delivery: the body and headers the receiver got, for every role; another organization's is 404", async () => {
+  test("an order's delivery: the body and headers the receiver got, the signatures for owners and developers only; another organization's is 404", async () => {
     const { endpoint, secret } = await createEndpoint('live', '/orders')
     const order = await t.api(liveKey, 'POST', '/v1/orders', orderBody())
     assert.equal(order.statusCode, 201, order.body)
@@ -113,12 +118,27 @@ describe('dashboard: delivered payloads and sample events', () => {
     assert.deepEqual(attempt!.headers, sentHeaders(got))
     assert.equal(attempt!.signature_timestamp, Number(got.headers['webhook-timestamp']))
     assert.equal(attempt!.note, null)
+    assert.deepEqual(attempt!.hidden_headers, [])
     // The rebuilt signatures verify with the endpoint's secret, as the received ones do.
     const t0 = attempt!.signature_timestamp!
     assert.equal(attempt!.headers!['x-service-signature'], signatureHeader(secret, seen.event.body, t0))
     assert.ok(!JSON.stringify(seen).includes(secret), 'never the secret')
 
-    assert.deepEqual(await payload('live', entry!.id, viewer.client), seen, 'a viewer sees the same')
+    assert.deepEqual(await payload('live', entry!.id, owner.client), seen, 'an owner sees the same')
+    // A viewer: everything but the signatures, which are named as hidden.
+    const viewed = await payload('live', entry!.id, viewer.client)
+    const unsigned = Object.fromEntries(
+      Object.entries(sentHeaders(got)).filter(([name]) => !SIGNATURES.includes(name)),
+    )
+    assert.deepEqual(viewed, {
+      ...seen,
+      attempts: [{ ...attempt!, headers: unsigned, hidden_headers: SIGNATURES }],
+    })
+    for (const name of SIGNATURES) {
+      const v1s = String(got.headers[name]).match(/v1[=,]([^,\s]+)/g)!
+      for (const v1 of v1s)
+        assert.ok(!JSON.stringify(viewed).includes(v1), `${name}: ${v1} not shown to a viewer`)
+    }
     assertError(
       await stranger.client.call('GET', `/webhook-deliveries/${entry!.id}/payload?environment=live`),
       404,
@@ -134,6 +154,41 @@ describe('dashboard: delivered payloads and sample events', () => {
       404,
       'not_found',
     )
+  })
+
+  test('a receiver answering with the headers it got: viewers read its answer without the signatures', async () => {
+    receiver.setHandler((req) =>
+      req.url === '/echo' ? { status: 200, body: JSON.stringify({ headers: req.headers }) } : { status: 200 },
+    )
+    const { endpoint } = await createEndpoint('live', '/echo')
+    const sent = await developer.client.call(
+      'POST',
+      `/webhook-endpoints/${endpoint.id}/sample?environment=live`,
+      {
+        type: 'order.received',
+      },
+    )
+    assert.equal(sent.statusCode, 202, sent.body)
+    const got = await arrived('/echo', sent.json().data.event_id)
+    const [entry] = await settled('live', endpoint.id)
+    const snippet = async (client: typeof developer.client) => {
+      const res = await client.call('GET', `/webhook-deliveries/${entry!.id}?environment=live`)
+      assert.equal(res.statusCode, 200, res.body)
+      return res.json().data.attempts[0].response_snippet as string
+    }
+    const answered = JSON.stringify({ headers: got.headers })
+    assert.equal(
+      await snippet(developer.client),
+      answered.slice(0, 1024),
+      'developers read the answer as sent',
+    )
+    const viewed = await snippet(viewer.client)
+    const [, hex] = String(got.headers['x-service-signature']).match(/v1=([0-9a-f]{64})/)!
+    const [, base64] = String(got.headers['webhook-signature']).match(/^v1,(\S{44})/)!
+    assert.ok(!viewed.includes(hex!) && !viewed.includes(base64!), viewed)
+    assert.ok(viewed.includes(`"webhook-id":"${got.headers['webhook-id']}"`), 'the rest as sent')
+    assert.match(viewed, /v1=hidden/)
+    assert.match(viewed, /v1,hidden/)
   })
 
   test('a sample event: built like a real one, marked sample, to one endpoint only, logged and audited; no order', async () => {
@@ -287,6 +342,12 @@ describe('dashboard: delivered payloads and sample events', () => {
     assert.equal(headers['x-service-signature'], undefined, 'no signature made with the wrong secret')
     assert.equal(headers['webhook-signature'], undefined)
     assert.equal(headers['webhook-timestamp'], String(earlier.attempts[0]!.signature_timestamp))
+    assert.deepEqual(earlier.attempts[0]!.hidden_headers, [])
+    assert.deepEqual(
+      await payload('live', before!.id, viewer.client),
+      earlier,
+      'shown to no one: the same note',
+    )
 
     // The rotation as if it were 20 minutes old: the worker signs with both secrets now.
     await sql`update webhook_endpoints set secret_changed_at = now() - interval '20 minutes' where id = ${endpoint.id}::uuid`.execute(
@@ -298,6 +359,10 @@ describe('dashboard: delivered payloads and sample events', () => {
     const seen = await payload('live', entry.id)
     assert.equal(seen.attempts[0]!.note, null)
     assert.deepEqual(seen.attempts[0]!.headers, sentHeaders(got))
+    const viewed = (await payload('live', entry.id, viewer.client)).attempts[0]!
+    assert.deepEqual(viewed.hidden_headers, SIGNATURES)
+    assert.equal(viewed.headers!['x-service-signature'], undefined)
+    assert.equal(viewed.headers!['webhook-signature'], undefined)
     const t0 = seen.attempts[0]!.signature_timestamp!
     assert.equal(
       seen.attempts[0]!.headers!['x-service-signature'],

@@ -6,6 +6,7 @@ import {
   NOT_RECORDED,
   SECRET_CHANGE_MARGIN_MS,
   SECRET_ROTATED,
+  withoutSignatures,
 } from '../../../src/modules/webhooks/delivered-headers.ts'
 import { signedHeaders, signingKeys } from '../../../src/modules/webhooks/signing.ts'
 
@@ -48,6 +49,43 @@ describe('delivered headers', () => {
       'x-service-event-type': event.type,
       ...signedHeaders(signingKeys(CURRENT), event.id, event.body, T),
     })
+    assert.deepEqual(seen.hidden_headers, [])
+  })
+
+  test('for a reader without signatures (a viewer): the other headers, the signatures named, no secret opened', () => {
+    const seen = deliveredHeaders(attempt(T), event, endpoint(), undefined)
+    const {
+      'x-service-signature': _,
+      'webhook-signature': __,
+      ...unsigned
+    } = deliveredHeaders(attempt(T), event, endpoint(), open).headers!
+    assert.deepEqual(seen, {
+      signature_timestamp: T,
+      headers: unsigned,
+      hidden_headers: ['x-service-signature', 'webhook-signature'],
+      note: null,
+    })
+  })
+
+  test("signatures a receiver echoed in its answer are replaced for viewers, whatever the answer's shape", () => {
+    const signed = signedHeaders(signingKeys(CURRENT), event.id, event.body, T, signingKeys(PREVIOUS))
+    const [hex1, hex2] = signed['x-service-signature']!.match(/[0-9a-f]{64}/g)!
+    const [b1, b2] = signed['webhook-signature']!.match(/(?<=v1,)\S{44}/g)!
+    const echoed = [
+      JSON.stringify(signed),
+      JSON.stringify(signed).replaceAll('/', '\\/'),
+      `webhook-id: ${event.id}\nX-Service-Signature: ${signed['x-service-signature']}\nwebhook-signature: ${signed['webhook-signature']}`,
+    ]
+    for (const answer of echoed) {
+      const shown = withoutSignatures(answer)!
+      for (const part of [hex1, hex2, b1, b2, b1!.replaceAll('/', '\\/')])
+        assert.ok(!shown.includes(part!), shown)
+      assert.ok(shown.includes(`t=${T},v1=hidden,v1=hidden`), shown)
+      assert.ok(shown.includes('v1,hidden v1,hidden'), shown)
+      assert.ok(shown.includes(event.id), 'the rest as answered')
+    }
+    assert.equal(withoutSignatures('v1=short, v1,notbase64'), 'v1=short, v1,notbase64')
+    assert.equal(withoutSignatures(null), null)
   })
 
   test('during a grace period the previous secret signs too, until it expires', () => {
@@ -91,6 +129,11 @@ describe('delivered headers', () => {
 
   test('no signing time recorded: no headers, said so, and no secret opened', () => {
     const seen = deliveredHeaders(attempt(null), event, endpoint(), () => assert.fail('opened a secret'))
-    assert.deepEqual(seen, { signature_timestamp: null, headers: null, note: NOT_RECORDED })
+    assert.deepEqual(seen, {
+      signature_timestamp: null,
+      headers: null,
+      hidden_headers: [],
+      note: NOT_RECORDED,
+    })
   })
 })

@@ -9078,6 +9078,8 @@ export interface operations {
                                 headers: {
                                     [key: string]: string;
                                 } | null;
+                                /** @description Headers the attempt sent whose values are not shown to this member: x-service-signature and webhook-signature for viewers (signatures are shown to owners and developers: with one, a request could be replayed within the 300 s tolerance). Empty otherwise. */
+                                hidden_headers: string[];
                                 note: string | null;
                             }[];
                         };
