@@ -305,7 +305,7 @@ export const ERROR_CATALOG = {
     status: 409,
     message: 'The order changed since you saw it; nothing was done.',
     description:
-      'Operator console: a production change carries the status the operator saw (`expected_status`); when another operator changed the order first (or the item\u2019s job is already completed), the change is refused, nothing is written and no event is sent. The message names the current status.',
+      'A production change carries the status its caller saw (`expected_status`: always in the operator console and `npm run admin`, optionally on `POST /admin/v1/production-orders/{id}/status`; the dashboard\u2019s order page sends the time of the order\u2019s last change). When someone changed the order first (another operator, or a member who cancelled it), or the item\u2019s job is already completed, the change is refused: nothing is written and no event is sent. The message names the current status.',
     retry: 'Reload the order and decide again.',
   },
   last_owner: {

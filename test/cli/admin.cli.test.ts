@@ -288,6 +288,27 @@ describe('admin CLI: the operator API', () => {
     const human = await admin(['stats', org.id])
     assert.match(human.stdout, /^Live orders: +2$/m)
     assertAligned(human.stdout.split('\n\n')[1]!, ['STATUS', 'ORDERS'])
+
+    // The status change sends the status it read (or --from): a cancelled order moves only with --from cancelled.
+    const shownPo = await admin(['production', 'show', po])
+    assert.equal(shownPo.status, 0, shownPo.stderr)
+    assert.match(shownPo.stdout, /^Status: +completed$/m)
+    assert.match(shownPo.stdout, new RegExp(`^External id: +${body.external_order_id}$`, 'm'))
+    const secondPo = (await json(['orders', 'show', second.id])).production_order.id
+    const refused = await admin(['production', 'status', secondPo, 'completed'])
+    assert.equal(refused.status, 2, refused.stderr)
+    assert.match(
+      refused.stderr,
+      /is cancelled: its organization's live webhook endpoints were sent order\.cancelled; moving it to completed sends them order\.production_completed after that\. Nothing was done\./,
+    )
+    assert.match(refused.stderr, new RegExp(`production status ${secondPo} completed --from cancelled`))
+    const stale = await admin(['production', 'status', secondPo, 'in_progress', '--from', 'pending'])
+    assert.equal(stale.status, 1)
+    assert.match(stale.stderr, /^Error: 409 production_conflict: .*its production status is now cancelled/)
+    assert.equal((await json(['production', 'show', secondPo])).production_order.status, 'cancelled')
+    const reopened = await admin(['production', 'status', secondPo, 'pending', '--from', 'cancelled'])
+    assert.equal(reopened.status, 0, reopened.stderr)
+    assert.match(reopened.stdout, /is pending \(was cancelled\)$/m)
   })
 
   test('usage: every organization of a month, with totals; a bad month is a usage error (exit 2)', async () => {

@@ -11,7 +11,7 @@ import {
   tabStops,
   watchPage,
 } from '../helpers/browser.ts'
-import { operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
+import { dashboardClient, operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
 
 /**
  * The dashboard as a person uses it, in headless Chromium: an owner accepts
@@ -131,10 +131,29 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, 
       .waitFor()
     await assertAccessible(page, 'audit log')
 
+    // A second session of the owner elsewhere: signing it out asks first.
+    const elsewhere = await dashboardClient(t)
+    const signedIn = await elsewhere.call('POST', '/sign-in', { email: ownerEmail, password: PASSWORD })
+    assert.equal(signedIn.statusCode, 200, signedIn.body)
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Account' }).click()
     await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor()
     await page.getByText('This session').waitFor()
     await assertAccessible(page, 'account')
+    await page.getByRole('button', { name: 'Sign out other sessions' }).click()
+    const signOut = page.getByRole('dialog', { name: 'Sign out your other sessions?' })
+    await signOut
+      .getByText(
+        'Every other browser signed in to your account is signed out at once and must sign in again with the password; this one stays signed in. Nothing is sent to tell them.',
+      )
+      .waitFor()
+    assert.equal(
+      (await elsewhere.call('GET', '/members')).statusCode,
+      200,
+      'not signed out by the first click',
+    )
+    await signOut.getByRole('button', { name: 'Sign out 1 other session' }).click()
+    await page.getByRole('status').filter({ hasText: '1 other session signed out.' }).waitFor()
+    assert.equal((await elsewhere.call('GET', '/members')).statusCode, 401, 'signed out after confirming')
 
     assert.deepEqual(seen.cspViolations, [])
     assert.deepEqual(

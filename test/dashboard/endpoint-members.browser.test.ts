@@ -73,7 +73,24 @@ describe('the endpoint page and Members in a browser', { skip: browserSkip, time
 
     // Rotating: the new secret and its Copy button stay inside the card.
     const card = page.getByRole('region', { name: 'Secret and tests' })
+    const secret = () =>
+      t.db
+        .selectFrom('webhook_endpoints')
+        .select(['secret_encrypted', 'previous_secret_encrypted'])
+        .where('id', '=', endpointId)
+        .executeTakeFirstOrThrow()
+    const before = await secret()
+    // The first click only asks, saying how long the old secret keeps signing.
     await card.getByRole('button', { name: 'Rotate secret' }).click()
+    const rotate = page.getByRole('dialog', { name: 'Rotate the signing secret?' })
+    await rotate
+      .getByText(
+        'A new secret signs every delivery from now on; the old one signs too for 24 hours. The receiver must verify with the new secret by then. Nothing is sent to tell the receiver',
+        { exact: false },
+      )
+      .waitFor()
+    assert.deepEqual(await secret(), before, 'not rotated by the first click')
+    await rotate.getByRole('button', { name: 'Rotate secret' }).click()
     const copy = card.getByRole('button', { name: 'Copy new signing secret' })
     await copy.waitFor()
     const cardBox = (await card.boundingBox())!
@@ -174,11 +191,20 @@ describe('the endpoint page and Members in a browser', { skip: browserSkip, time
     await page.reload()
     await page.getByRole('row').filter({ hasText: second.email }).waitFor()
     await me.getByRole('button', { name: `Remove ${email}` }).waitFor()
-    await page
-      .getByRole('row')
-      .filter({ hasText: second.email })
-      .getByRole('button', { name: `Remove ${second.email}` })
+    // Removing asks first, saying who learns of it; only confirming removes.
+    const secondRow = page.getByRole('row').filter({ hasText: second.email })
+    await secondRow.getByRole('button', { name: `Remove ${second.email}` }).click()
+    const remove = page.getByRole('dialog', { name: 'Remove member' })
+    await remove
+      .getByText(
+        `Remove ${second.email}? Their account ends now and every session of it with it: they are signed out at once, and no message is sent to them.`,
+        { exact: false },
+      )
       .waitFor()
+    assert.equal((await second.client.call('GET', '/members')).statusCode, 200, 'still a member')
+    await remove.getByRole('button', { name: 'Remove member' }).click()
+    await secondRow.waitFor({ state: 'detached' })
+    assert.equal((await second.client.call('GET', '/members')).statusCode, 401, 'signed out')
     await context.close()
   })
 

@@ -126,7 +126,17 @@ describe('API keys and webhooks in a browser', { skip: browserSkip, timeout: 600
 
     await page.getByRole('button', { name: `Revoke ${otherPrefix}` }).click()
     const dialog = page.getByRole('dialog', { name: 'Revoke API key' })
-    await dialog.waitFor()
+    await dialog
+      .getByText(
+        `Revoke ${otherPrefix}…? Every request with it gets 401 from now on, so whatever uses it stops working. Nobody is notified; the revocation is in the audit log.`,
+        { exact: false },
+      )
+      .waitFor()
+    assert.equal(
+      (await t.api(other.key, 'GET', '/v1/orders')).statusCode,
+      200,
+      'not revoked by the first click',
+    )
     await page.mouse.move(0, 0) // axe judges the colors at rest, not under the pointer
     await assertAccessible(page, 'revoke dialog')
     await dialog.getByRole('button', { name: 'Revoke key' }).click()

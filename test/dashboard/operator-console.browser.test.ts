@@ -198,11 +198,125 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     })
     assert.equal(first.statusCode, 200, first.body)
     await page.getByRole('button', { name: `Cancel order: ${body.external_order_id}` }).click()
+    await page
+      .getByRole('dialog', { name: `Cancel order ${body.external_order_id}?` })
+      .getByRole('button', { name: 'Cancel the order' })
+      .click()
     const alert = page.getByRole('alert').filter({ hasText: 'Changed meanwhile' })
     await alert.waitFor()
     await alert.getByText('its production status is now in_progress').waitFor()
     const events = await t.db.selectFrom('events').select('type').where('order_id', '=', order.id).execute()
     assert.deepEqual(events.map((e) => e.type).sort(), ['order.production_started', 'order.received'])
+  })
+
+  test('Mark failed, Cancel order and Reopen order ask first, saying what happens and who is told; only confirming acts', async () => {
+    const body = orderBody()
+    const ref = body.external_order_id
+    const order = await createOrder(t, liveKey, body)
+    const stored = () =>
+      t.db
+        .selectFrom('production_orders')
+        .select(['id', 'status'])
+        .where('order_id', '=', order.id)
+        .executeTakeFirstOrThrow()
+    const events = async () =>
+      (
+        await t.db
+          .selectFrom('events')
+          .select('type')
+          .where('order_id', '=', order.id)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute()
+      ).map((e) => e.type)
+    const started = await operator.client.call(
+      'POST',
+      `/operator/production-orders/${(await stored()).id}/status`,
+      { status: 'in_progress', expected_status: 'pending' },
+    )
+    assert.equal(started.statusCode, 200, started.body)
+    const board = (status: string) =>
+      page.goto(`${origin}/dashboard/operator/production?organization_id=${orgId}&status=${status}`)
+    const row = page.getByRole('row').filter({ hasText: ref })
+    const outcome = page.getByRole('status').filter({ hasText: 'Recorded' })
+    const unchanged = async (status: string, types: string[]) => {
+      assert.equal((await stored()).status, status)
+      assert.deepEqual(await events(), types)
+    }
+
+    // Mark failed: the first click only asks; Escape closes, focus returns, nothing is done.
+    await board('in_progress')
+    await row.waitFor()
+    const markFailed = page.getByRole('button', { name: `Mark failed: ${ref}` })
+    await markFailed.click()
+    const fail = page.getByRole('dialog', { name: `Mark order ${ref} failed?` })
+    await fail
+      .getByText(
+        "Production stops: the order and its unfinished items become failed, and the organization's members see it failed. The organization's live webhook endpoints receive order.production_failed.",
+      )
+      .waitFor()
+    await waitUntil(
+      async () =>
+        (await page.evaluate(() => document.activeElement?.textContent)) === 'Keep it in production',
+      'focus on the button that keeps the order as it is',
+    )
+    await waitUntil(
+      async () => (await fail.evaluate((el) => getComputedStyle(el).opacity)) === '1',
+      'the dialog fully shown',
+    )
+    await assertAccessible(page, 'Mark failed dialog')
+    await page.keyboard.press('Escape')
+    await fail.waitFor({ state: 'hidden' })
+    await waitUntil(
+      () => markFailed.evaluate((el) => el === document.activeElement),
+      'focus back on Mark failed',
+    )
+    await unchanged('in_progress', ['order.received', 'order.production_started'])
+    await markFailed.click()
+    await fail.getByRole('button', { name: 'Mark failed' }).click()
+    await outcome.filter({ hasText: 'order.production_failed' }).waitFor()
+    await unchanged('failed', ['order.received', 'order.production_started', 'order.production_failed'])
+
+    // Cancel order: keeping the order does nothing; confirming cancels it.
+    await board('failed')
+    await row.waitFor()
+    await page.getByRole('button', { name: `Cancel order: ${ref}` }).click()
+    const cancel = page.getByRole('dialog', { name: `Cancel order ${ref}?` })
+    await cancel
+      .getByText(
+        "The organization's live webhook endpoints receive order.cancelled. Only an operator can reopen it, from the Cancelled view.",
+        { exact: false },
+      )
+      .waitFor()
+    await cancel.getByRole('button', { name: 'Keep the order' }).click()
+    await cancel.waitFor({ state: 'hidden' })
+    const failed = ['order.received', 'order.production_started', 'order.production_failed']
+    await unchanged('failed', failed)
+    await page.getByRole('button', { name: `Cancel order: ${ref}` }).click()
+    await cancel.getByRole('button', { name: 'Cancel the order' }).click()
+    await outcome.filter({ hasText: 'order.cancelled' }).waitFor()
+    await unchanged('cancelled', [...failed, 'order.cancelled'])
+
+    // Moving a cancelled order: Reopen asks, says the endpoints already have order.cancelled.
+    await board('cancelled')
+    await row.waitFor()
+    await page.getByRole('button', { name: `Reopen order: ${ref}` }).click()
+    const reopen = page.getByRole('dialog', { name: `Reopen order ${ref}?` })
+    await reopen
+      .getByText(
+        "It was cancelled, and the organization's live webhook endpoints were sent order.cancelled. Reopening moves it back to pending",
+        { exact: false },
+      )
+      .waitFor()
+    await unchanged('cancelled', [...failed, 'order.cancelled'])
+    await reopen.getByRole('button', { name: 'Reopen order' }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Reopen order: ${ref}` })
+      .getByText('Recorded no event')
+      .waitFor()
+    await unchanged('pending', [...failed, 'order.cancelled'])
+    assert.deepEqual(seen.cspViolations, [])
   })
 
   test('Shop orders: created in the form, marked as producing no events', async () => {

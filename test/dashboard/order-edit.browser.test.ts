@@ -115,10 +115,15 @@ describe('changing an order in a browser', { skip: browserSkip, timeout: 300_000
     await timeline.getByText(`Changed by the operator ${operator.email}: items[0].quantity`).waitFor()
 
     await page.getByRole('button', { name: 'Cancel order' }).click()
-    await page
-      .getByRole('dialog', { name: `Cancel order ${order.external}?` })
-      .getByRole('button', { name: 'Cancel the order' })
-      .click()
+    const cancel = page.getByRole('dialog', { name: `Cancel order ${order.external}?` })
+    await cancel
+      .getByText(
+        'Production stops and the order and its unfinished items become cancelled. Your live webhook endpoints receive order.cancelled. You cannot undo this.',
+      )
+      .waitFor()
+    const open = (await t.admin('GET', `/admin/v1/orders/${order.id}`)).json().data.order
+    assert.equal(open.status, 'in_production', 'not cancelled by the first click')
+    await cancel.getByRole('button', { name: 'Cancel the order' }).click()
     await timeline.getByText(`Cancelled by ${developer.email}`).waitFor()
     await timeline.getByText('order.cancelled').waitFor()
     await page.getByText('This order is cancelled: it can no longer be changed.').waitFor()

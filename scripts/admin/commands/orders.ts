@@ -32,6 +32,13 @@ function orderText(o: Json): string {
   return `${head}\n\n${items}`
 }
 
+/** The event a status change sends receivers of live API orders (none for pending). */
+const STATUS_EVENTS: Record<string, string | undefined> = {
+  in_progress: 'order.production_started',
+  completed: 'order.production_completed',
+  failed: 'order.production_failed',
+}
+
 const orderListColumns: Column<Json>[] = [
   ['ID', (o) => o.id],
   ['NUMBER', (o) => o.order_number],
@@ -129,14 +136,72 @@ export const ORDERS_COMMANDS: Command[] = [
     },
   },
   {
+    name: 'production show',
+    args: ['PRODUCTION_ORDER_ID'],
+    summary: 'A production order: its status, partner flag and order',
+    example: 'production show PRODUCTION_ORDER_ID',
+    async run(ctx) {
+      const { data } = await ctx.call('GET', `/production-orders/${ctx.args[0]}`)
+      const po = data.production_order
+      ctx.print(data, () =>
+        [
+          fields([
+            ['Production order', po.id],
+            ['Status', po.status],
+            ['Produced by partner', po.produced_by_partner ? 'yes' : 'no'],
+            ['Organization', `${data.organization.name} (${data.organization.id})`],
+            ['Updated', relativeTime(data.updated_at)],
+          ]),
+          '',
+          orderText(data.order),
+        ].join('\n'),
+      )
+    },
+  },
+  {
     name: 'production status',
     args: ['PRODUCTION_ORDER_ID', 'STATUS'],
-    summary: 'Set a production order to pending, in_progress, completed, failed or cancelled',
+    summary:
+      'Set a production order to pending, in_progress, completed, failed or cancelled, if it still has the status read just before (or --from)',
     example: 'production status PRODUCTION_ORDER_ID in_progress',
+    options: {
+      from: {
+        type: 'string',
+        value: 'STATUS',
+        description:
+          'the status you know it has; another one refuses the change (409). Required to move a cancelled order: --from cancelled',
+      },
+    },
     async run(ctx) {
-      const po = (await ctx.call('POST', `/production-orders/${ctx.args[0]}/status`, { status: ctx.args[1] }))
-        .data.production_order
-      ctx.print(po, () => `Production order ${po.id} is ${po.status}`)
+      const [id, status] = ctx.args as [string, string]
+      let from = str(ctx, 'from')
+      if (from === undefined) {
+        const { data } = await ctx.call('GET', `/production-orders/${id}`)
+        from = data.production_order.status as string
+        if (from === 'cancelled' && status !== 'cancelled') {
+          const event = STATUS_EVENTS[status]
+          const told =
+            data.order.source !== 'api'
+              ? 'it is a shop order, so no event was sent and none will be'
+              : `its organization's live webhook endpoints were sent order.cancelled; ${
+                  event
+                    ? `moving it to ${status} sends them ${event} after that`
+                    : `moving it to ${status} sends them nothing, but lets production start again`
+                }`
+          ctx.usageError(
+            `Production order ${id} is cancelled: ${told}. Nothing was done.\n` +
+              `To move it anyway: npm run admin -- production status ${id} ${status} --from cancelled`,
+          )
+        }
+      }
+      const po = (
+        await ctx.call('POST', `/production-orders/${id}/status`, { status, expected_status: from })
+      ).data.production_order
+      ctx.print(po, () =>
+        from === po.status
+          ? `Production order ${po.id} is ${po.status} (unchanged)`
+          : `Production order ${po.id} is ${po.status} (was ${from})`,
+      )
     },
   },
   {

@@ -13,13 +13,28 @@ export function productionAdminRoutes(deps: { production: ProductionService }) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
     const op = { auth: 'operator' as const }
 
+    app.get('/production-orders/:id', { config: op, schema: { params: IdParams } }, async (request) => ({
+      data: await deps.production.productionOrder(request.params.id),
+    }))
+
     app.post(
       '/production-orders/:id/status',
       {
         config: { ...op, jsonBody: true },
         schema: {
           params: IdParams,
-          body: Type.Object({ status: StringEnum(PRODUCTION_STATUSES) }, { additionalProperties: false }),
+          body: Type.Object(
+            {
+              status: StringEnum(PRODUCTION_STATUSES),
+              expected_status: Type.Optional(
+                StringEnum(PRODUCTION_STATUSES, {
+                  description:
+                    'The status the caller believes the production order has; another one is 409 production_conflict.',
+                }),
+              ),
+            },
+            { additionalProperties: false },
+          ),
         },
       },
       async (request) => ({
@@ -28,6 +43,7 @@ export function productionAdminRoutes(deps: { production: ProductionService }) {
             request.params.id,
             request.body.status,
             OPERATOR_TOKEN_ACTOR,
+            { expectedStatus: request.body.expected_status },
           ),
         },
       }),

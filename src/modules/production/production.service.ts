@@ -299,8 +299,13 @@ export function createProductionService(deps: {
      */
     lockForOrderChange: (trx: Transaction<DB>, orderId: string) => lockProduction(trx, { orderId }),
     /** /admin/v1's answers: the changed object only. */
-    async setStatus(productionOrderId: string, status: ProductionStatus, actor?: AuditActor) {
-      return (await api.changeStatus(productionOrderId, status, actor)).view
+    async setStatus(
+      productionOrderId: string,
+      status: ProductionStatus,
+      actor?: AuditActor,
+      precondition: Pick<ProductionPrecondition, 'expectedStatus'> = {},
+    ) {
+      return (await api.changeStatus(productionOrderId, status, actor, precondition)).view
     },
     async setPartner(productionOrderId: string, producedByPartner: boolean, actor?: AuditActor) {
       return (await api.changePartner(productionOrderId, producedByPartner, actor)).view

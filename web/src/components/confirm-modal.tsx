@@ -1,7 +1,13 @@
-import { Button, Group, Modal, Text } from '@mantine/core'
-import type { ReactNode } from 'react'
+import { Button, Code, Group, Modal, Stack, Text, TextInput } from '@mantine/core'
+import { type FormEvent, type ReactNode, useEffect, useState } from 'react'
 
-/** Asks before something that cannot be undone; `children` says what follows. */
+/**
+ * Asks before something that cannot be undone; `children` says what follows
+ * and who is told. Focus starts on the button that keeps things as they are
+ * (or on the field of a typed confirmation) and returns to the opener on close.
+ * With `typed`, the action waits until that exact text is typed (a deletion
+ * that loses a whole endpoint).
+ */
 export function ConfirmModal({
   opened,
   title,
@@ -11,6 +17,7 @@ export function ConfirmModal({
   confirmColor = 'red.9',
   busy,
   onConfirm,
+  typed,
   children,
 }: {
   opened: boolean
@@ -21,19 +28,47 @@ export function ConfirmModal({
   confirmColor?: string
   busy: boolean
   onConfirm: () => void
+  typed?: { label: string; value: string }
   children: ReactNode
 }) {
+  const [text, setText] = useState('')
+  useEffect(() => {
+    if (opened) setText('')
+  }, [opened])
+  const ready = !typed || text.trim() === typed.value
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    if (ready) onConfirm()
+  }
   return (
     <Modal closeButtonProps={{ 'aria-label': 'Close' }} opened={opened} onClose={onCancel} title={title}>
-      <Text mb="md">{children}</Text>
-      <Group justify="flex-end">
-        <Button variant="default" onClick={onCancel}>
-          {cancelLabel}
-        </Button>
-        <Button color={confirmColor} loading={busy} onClick={onConfirm}>
-          {confirmLabel}
-        </Button>
-      </Group>
+      <form onSubmit={submit}>
+        <Stack gap="md">
+          <Text>{children}</Text>
+          {typed && (
+            <>
+              <Code block style={{ wordBreak: 'break-all' }}>
+                {typed.value}
+              </Code>
+              <TextInput
+                label={typed.label}
+                value={text}
+                onChange={(e) => setText(e.currentTarget.value)}
+                autoComplete="off"
+                data-autofocus
+              />
+            </>
+          )}
+          <Group justify="flex-end">
+            <Button variant="default" onClick={onCancel} data-autofocus={typed ? undefined : true}>
+              {cancelLabel}
+            </Button>
+            <Button type="submit" color={confirmColor} loading={busy} disabled={!ready}>
+              {confirmLabel}
+            </Button>
+          </Group>
+        </Stack>
+      </form>
     </Modal>
   )
 }

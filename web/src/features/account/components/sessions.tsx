@@ -1,4 +1,6 @@
 import { Alert, Badge, Button, Group, Loader, Paper, Text, Title } from '@mantine/core'
+import { useState } from 'react'
+import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { DataCell, DataRow, DataTable, useStacked } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
@@ -9,6 +11,7 @@ export function Sessions() {
   const signOutOthers = useSignOutOthers()
   const stacked = useStacked()
   const others = sessions.data?.filter((s) => !s.current).length ?? 0
+  const [confirming, setConfirming] = useState(false)
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="sessions-heading">
       <Group justify="space-between" mb="sm">
@@ -20,11 +23,22 @@ export function Sessions() {
           color="red"
           disabled={others === 0}
           loading={signOutOthers.isPending}
-          onClick={() => signOutOthers.mutate()}
+          onClick={() => setConfirming(true)}
         >
           Sign out other sessions
         </Button>
       </Group>
+      <ConfirmModal
+        opened={confirming}
+        title="Sign out your other sessions?"
+        onCancel={() => setConfirming(false)}
+        confirmLabel={`Sign out ${others} other session${others === 1 ? '' : 's'}`}
+        busy={signOutOthers.isPending}
+        onConfirm={() => signOutOthers.mutate(undefined, { onSettled: () => setConfirming(false) })}
+      >
+        Every other browser signed in to your account is signed out at once and must sign in again with the
+        password; this one stays signed in. Nothing is sent to tell them.
+      </ConfirmModal>
       <ErrorAlert error={sessions.error ?? signOutOthers.error} />
       {signOutOthers.isSuccess && (
         <Alert color="green" variant="default" role="status" mb="sm">

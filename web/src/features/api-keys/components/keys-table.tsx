@@ -96,7 +96,8 @@ export function KeysTable({ canManage }: { canManage: boolean }) {
         busy={revoke.isPending}
         onConfirm={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
       >
-        Revoke {revoking?.key_prefix}…? Every request with it fails from now on. This cannot be undone.
+        Revoke {revoking?.key_prefix}…? Every request with it gets 401 from now on, so whatever uses it stops
+        working. Nobody is notified; the revocation is in the audit log. This cannot be undone.
       </ConfirmModal>
     </>
   )

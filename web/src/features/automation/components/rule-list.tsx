@@ -123,7 +123,7 @@ export function RuleList({
         onConfirm={() => remove.mutate(deleting!.id, { onSuccess: () => setDeleting(null) })}
       >
         It stops acting on orders arriving from now on; orders it already acted on keep what it did. The rules
-        after it move up.
+        after it move up. No one is notified; the deletion is in the audit log.
       </ConfirmModal>
     </>
   )

@@ -55,8 +55,8 @@ export function PendingInvitations() {
         busy={revoke.isPending}
         onConfirm={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
       >
-        Revoke the invitation for {revoking?.email}? Its link stops working at once; you can invite them
-        again.
+        Revoke the invitation for {revoking?.email}? Its link stops working at once. No message is sent to
+        them: whoever opens the link is told it no longer works. You can invite them again.
       </ConfirmModal>
     </section>
   )

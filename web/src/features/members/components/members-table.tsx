@@ -1,5 +1,6 @@
-import { Badge, Button, Group, Loader, Modal, Select, Text } from '@mantine/core'
+import { Badge, Button, Loader, Select, Text } from '@mantine/core'
 import { useState } from 'react'
+import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
@@ -66,28 +67,17 @@ export function MembersTable({ me, canManage }: { me: Member; canManage: boolean
           </DataRow>
         ))}
       </DataTable>
-      <Modal
-        closeButtonProps={{ 'aria-label': 'Close' }}
+      <ConfirmModal
         opened={removing !== null}
-        onClose={() => setRemoving(null)}
         title="Remove member"
+        onCancel={() => setRemoving(null)}
+        confirmLabel="Remove member"
+        busy={remove.isPending}
+        onConfirm={() => removing && remove.mutate(removing.id, { onSettled: () => setRemoving(null) })}
       >
-        <Text mb="md">
-          Remove {removing?.email}? Their account and every session of it end now. They can be invited again.
-        </Text>
-        <Group justify="flex-end">
-          <Button variant="default" onClick={() => setRemoving(null)}>
-            Cancel
-          </Button>
-          <Button
-            color="red"
-            loading={remove.isPending}
-            onClick={() => removing && remove.mutate(removing.id, { onSettled: () => setRemoving(null) })}
-          >
-            Remove member
-          </Button>
-        </Group>
-      </Modal>
+        Remove {removing?.email}? Their account ends now and every session of it with it: they are signed out
+        at once, and no message is sent to them. The removal is in the audit log; they can be invited again.
+      </ConfirmModal>
     </>
   )
 }

@@ -40,25 +40,39 @@ export function LastAction({ outcome }: { outcome: Outcome | null }) {
   )
 }
 
-export function Actions({
-  entry,
-  act,
-  busy,
-}: {
-  entry: BoardEntry
-  act: (action: ProductionAction, label: string) => void
-  busy: boolean
-}) {
+/** What an action that cannot be undone asks before it is done. */
+export interface Confirmation {
+  title: string
+  text: string
+  confirmLabel: string
+  cancelLabel?: string
+}
+
+/** Asks first (with `confirm`) or acts at once. */
+export type Act = (action: ProductionAction, label: string, confirm?: Confirmation) => void
+
+/** Who hears of an order's change: the organization's live endpoints for API orders; nobody for shop orders. */
+function told(entry: BoardEntry, event: string) {
+  return entry.order.source === 'api'
+    ? `The organization's live webhook endpoints receive ${event}.`
+    : 'A shop order: no event is sent.'
+}
+
+export function Actions({ entry, act, busy }: { entry: BoardEntry; act: Act; busy: boolean }) {
   const p = entry.production_order
   const ref = entry.order.external_order_id
-  const status = (to: ProductionStatus, verb: string) => (
+  const status = (to: ProductionStatus, verb: string, confirm?: Confirmation) => (
     <Button
       size="xs"
-      variant={to === 'failed' ? 'default' : 'filled'}
+      variant={to === 'failed' || to === 'pending' ? 'default' : 'filled'}
       disabled={busy}
       aria-label={`${verb}: ${ref}`}
       onClick={() =>
-        act({ kind: 'status', productionOrderId: p.id, status: to, expected: p.status }, `${verb}: ${ref}`)
+        act(
+          { kind: 'status', productionOrderId: p.id, status: to, expected: p.status },
+          `${verb}: ${ref}`,
+          confirm,
+        )
       }
     >
       {verb}
@@ -79,7 +93,20 @@ export function Actions({
           </Text>
         )}
         {p.status === 'in_progress' && status('completed', 'Mark completed')}
-        {p.status === 'in_progress' && status('failed', 'Mark failed')}
+        {p.status === 'in_progress' &&
+          status('failed', 'Mark failed', {
+            title: `Mark order ${ref} failed?`,
+            text: `Production stops: the order and its unfinished items become failed, and the organization's members see it failed. ${told(entry, 'order.production_failed')} It can be started again from the Failed view.`,
+            confirmLabel: 'Mark failed',
+            cancelLabel: 'Keep it in production',
+          })}
+        {p.status === 'cancelled' &&
+          status('pending', 'Reopen order', {
+            title: `Reopen order ${ref}?`,
+            text: `It was cancelled${entry.order.source === 'api' ? ", and the organization's live webhook endpoints were sent order.cancelled" : ''}. Reopening moves it back to pending, so production can start again, and its members see it pending. ${entry.order.source === 'api' ? 'No event is sent now; starting production sends the endpoints order.production_started after the order.cancelled they have.' : 'A shop order: no event is sent.'}`,
+            confirmLabel: 'Reopen order',
+            cancelLabel: 'Keep it cancelled',
+          })}
         {p.status !== 'cancelled' && (
           <Button
             size="xs"
@@ -88,7 +115,12 @@ export function Actions({
             disabled={busy}
             aria-label={`Cancel order: ${ref}`}
             onClick={() =>
-              act({ kind: 'cancel', orderId: entry.order.id, expected: p.status }, `Cancel order: ${ref}`)
+              act({ kind: 'cancel', orderId: entry.order.id, expected: p.status }, `Cancel order: ${ref}`, {
+                title: `Cancel order ${ref}?`,
+                text: `Production stops and the order and its unfinished items become cancelled; the organization's members see it cancelled. ${told(entry, 'order.cancelled')} Only an operator can reopen it, from the Cancelled view.`,
+                confirmLabel: 'Cancel the order',
+                cancelLabel: 'Keep the order',
+              })
             }
           >
             Cancel order
@@ -112,15 +144,7 @@ export function Actions({
   )
 }
 
-export function Items({
-  entry,
-  act,
-  busy,
-}: {
-  entry: BoardEntry
-  act: (action: ProductionAction, label: string) => void
-  busy: boolean
-}) {
+export function Items({ entry, act, busy }: { entry: BoardEntry; act: Act; busy: boolean }) {
   const p = entry.production_order
   const open = !entry.held && (p.status === 'pending' || p.status === 'in_progress')
   return (

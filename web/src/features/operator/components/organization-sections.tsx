@@ -87,7 +87,9 @@ export function Keys({ orgId }: { orgId: string }) {
         busy={revoke.isPending}
         onConfirm={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
       >
-        Requests with <Code>{revoking?.key_prefix}…</Code> fail from now on. This cannot be undone.
+        Requests with <Code>{revoking?.key_prefix}…</Code> get 401 from now on, so whatever uses it stops
+        working. The organization is not notified; the revocation is in its audit log and the platform's. This
+        cannot be undone.
       </ConfirmModal>
     </>
   )

@@ -126,7 +126,7 @@ function OperatorAccounts() {
       <Confirm
         target={removing}
         title="Remove operator"
-        text={`Remove ${removing?.email}? Every session of the account ends now and the email can be invited again.`}
+        text={`Remove ${removing?.email}? Every session of the account ends now and the email can be invited again. No message is sent to them; the removal is in the platform audit log.`}
         action="Remove operator"
         pending={remove.isPending}
         onConfirm={(o) => remove.mutate(o.id, { onSettled: () => setRemoving(null) })}
@@ -186,7 +186,7 @@ function PendingOperatorInvitations() {
       <Confirm
         target={revoking}
         title="Revoke invitation"
-        text={`Revoke the invitation for ${revoking?.email}? Its link stops working at once.`}
+        text={`Revoke the invitation for ${revoking?.email}? Its link stops working at once. No message is sent to them: whoever opens the link is told it no longer works.`}
         action="Revoke invitation"
         pending={revoke.isPending}
         onConfirm={(i) => revoke.mutate(i.id, { onSettled: () => setRevoking(null) })}

@@ -1,6 +1,7 @@
 import { Anchor, Box, Group, Loader, SegmentedControl, Select, Text, TextInput } from '@mantine/core'
 import { useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
+import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { DataCell, DataRow, DataTable, useStacked } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
@@ -21,7 +22,14 @@ import {
   useBoard,
   useProductionAction,
 } from '../api/production.ts'
-import { Actions, Items, LastAction, type Outcome } from '../components/board-actions.tsx'
+import {
+  type Act,
+  Actions,
+  type Confirmation,
+  Items,
+  LastAction,
+  type Outcome,
+} from '../components/board-actions.tsx'
 
 const AGES = [
   { value: '', label: 'Any age' },
@@ -92,9 +100,25 @@ export function ProductionRoute() {
   const stacked = useStacked()
   const field = { base: '100%', sm: 'auto' }
 
-  function act(next: ProductionAction, label: string) {
+  const [asking, setAsking] = useState<{
+    action: ProductionAction
+    label: string
+    confirm: Confirmation
+    open: boolean
+  } | null>(null)
+
+  function perform(next: ProductionAction, label: string) {
     setOutcome(null)
-    action.mutate(next, { onSuccess: (events) => setOutcome({ label, events }) })
+    action.mutate(next, {
+      onSuccess: (events) => setOutcome({ label, events }),
+      onSettled: () => setAsking((a) => a && { ...a, open: false }),
+    })
+  }
+  const act: Act = (next, label, confirm) => {
+    if (confirm) {
+      action.reset()
+      setAsking({ action: next, label, confirm, open: true })
+    } else perform(next, label)
   }
 
   return (
@@ -243,6 +267,17 @@ export function ProductionRoute() {
         </DataTable>
       )}
       <NextPageButton pages={board}>Show more orders</NextPageButton>
+      <ConfirmModal
+        opened={asking?.open ?? false}
+        title={asking?.confirm.title ?? ''}
+        onCancel={() => setAsking((a) => a && { ...a, open: false })}
+        cancelLabel={asking?.confirm.cancelLabel}
+        confirmLabel={asking?.confirm.confirmLabel ?? ''}
+        busy={action.isPending}
+        onConfirm={() => asking && perform(asking.action, asking.label)}
+      >
+        {asking?.confirm.text}
+      </ConfirmModal>
     </Page>
   )
 }

@@ -29,6 +29,14 @@ export function editPolicy(order: DashboardOrder, who: Editor) {
   return { canEdit, reason, canCancel, cancelNote }
 }
 
+/** Who an order's change reaches: its organization's live webhook endpoints (live API orders only). */
+function toldOf(order: DashboardOrder, who: Editor, event: string) {
+  if (order.is_test || order.source !== 'api') return 'It sends no webhook event (only live API orders do).'
+  const endpoints =
+    who === 'member' ? 'Your live webhook endpoints' : "The organization's live webhook endpoints"
+  return `${endpoints} receive ${event}.`
+}
+
 /** A personalization value as typed, in the type the field had (numbers stay numbers). */
 function typed(text: string, before: Value | undefined): Value {
   if (typeof before === 'number' && text.trim() !== '' && Number.isFinite(Number(text))) return Number(text)
@@ -273,7 +281,8 @@ export function ItemFiles({
           )
         }
       >
-        The item no longer refers to this file; production will not see it. The stored file is kept.
+        The item no longer refers to this file; production will not see it. The stored file is kept.{' '}
+        {toldOf(order, who, 'order.updated')}
       </ConfirmModal>
     </Stack>
   )
@@ -302,8 +311,11 @@ export function CancelOrder({ order, who }: { order: DashboardOrder; who: Editor
           )
         }
       >
-        Production stops and the order becomes cancelled; live API orders send order.cancelled to your
-        webhooks. This cannot be undone.
+        Production stops and the order and its unfinished items become cancelled.{' '}
+        {toldOf(order, who, 'order.cancelled')}{' '}
+        {who === 'member'
+          ? 'You cannot undo this.'
+          : 'Only an operator can reopen it, from the Cancelled view of the production board.'}
       </ConfirmModal>
     </>
   )

@@ -1,6 +1,7 @@
-import { Button, Code, Group, Modal, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core'
+import { Button, Code, Group, Paper, Select, Stack, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { useNavigate } from 'react-router'
+import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
 import type { Endpoint } from '../../../lib/api.ts'
@@ -71,6 +72,7 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
   const sample = useSendSample(env, endpoint.id)
   const rotate = useRotateSecret(env, endpoint.id)
   const [grace, setGrace] = useState('86400')
+  const [rotating, setRotating] = useState(false)
   const takes = FILTERABLE_TYPES.filter(
     (type) => endpoint.enabled_events.includes('*') || endpoint.enabled_events.includes(type),
   )
@@ -138,10 +140,23 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
             w={280}
             maw="100%"
           />
-          <Button variant="default" loading={rotate.isPending} onClick={() => rotate.mutate(Number(grace))}>
+          <Button variant="default" loading={rotate.isPending} onClick={() => setRotating(true)}>
             Rotate secret
           </Button>
         </Group>
+        <ConfirmModal
+          opened={rotating}
+          title="Rotate the signing secret?"
+          onCancel={() => setRotating(false)}
+          confirmLabel="Rotate secret"
+          busy={rotate.isPending}
+          onConfirm={() => rotate.mutate(Number(grace), { onSettled: () => setRotating(false) })}
+        >
+          {grace === '0'
+            ? 'A new secret signs every delivery from now on and the old one stops at once: until the receiver verifies with the new secret, it rejects every delivery.'
+            : `A new secret signs every delivery from now on; the old one signs too for ${GRACE.find((g) => g.value === grace)?.label}. The receiver must verify with the new secret by then.`}{' '}
+          Nothing is sent to tell the receiver; the new secret is shown once, here.
+        </ConfirmModal>
         {rotate.data && (
           <SecretReveal
             title={`New secret; the old one signs too until ${exactTime(rotate.data.previous_secret_expires_at)}`}
@@ -163,16 +178,6 @@ export function EndpointDangerZone({ env, endpoint }: { env: Env; endpoint: Endp
   const remove = useDeleteEndpoint(env, endpoint.id)
   const navigate = useNavigate()
   const [deleting, setDeleting] = useState(false)
-  const [typed, setTyped] = useState('')
-  const close = () => {
-    setDeleting(false)
-    setTyped('')
-  }
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    if (typed.trim() !== endpoint.url) return
-    remove.mutate(undefined, { onSuccess: () => navigate(`/webhooks?environment=${env}`), onSettled: close })
-  }
   return (
     <Paper
       withBorder
@@ -195,44 +200,23 @@ export function EndpointDangerZone({ env, endpoint }: { env: Env; endpoint: Endp
         </Button>
       </Group>
       <ErrorAlert error={remove.error} title="The endpoint was not deleted" />
-      <Modal
-        closeButtonProps={{ 'aria-label': 'Close' }}
+      <ConfirmModal
         opened={deleting}
-        onClose={close}
         title="Delete endpoint"
+        onCancel={() => setDeleting(false)}
+        confirmLabel="Delete endpoint"
+        busy={remove.isPending}
+        typed={{ label: "The endpoint's URL", value: endpoint.url }}
+        onConfirm={() =>
+          remove.mutate(undefined, {
+            onSuccess: () => navigate(`/webhooks?environment=${env}`),
+            onSettled: () => setDeleting(false),
+          })
+        }
       >
-        <form onSubmit={submit}>
-          <Stack>
-            <Text size="sm">
-              It receives nothing more, its pending deliveries fail, and it cannot be enabled again. Type its
-              URL to confirm.
-            </Text>
-            <Code block style={{ wordBreak: 'break-all' }}>
-              {endpoint.url}
-            </Code>
-            <TextInput
-              label="The endpoint's URL"
-              value={typed}
-              onChange={(e) => setTyped(e.currentTarget.value)}
-              autoComplete="off"
-              data-autofocus
-            />
-            <Group justify="flex-end">
-              <Button variant="default" onClick={close}>
-                Cancel
-              </Button>
-              <Button
-                type="submit"
-                color="red.9"
-                loading={remove.isPending}
-                disabled={typed.trim() !== endpoint.url}
-              >
-                Delete endpoint
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
+        It receives nothing more, its pending deliveries fail, and it cannot be enabled again. Nothing is sent
+        to tell its receiver; the deletion is in the audit log. Type its URL to confirm.
+      </ConfirmModal>
     </Paper>
   )
 }
