@@ -14,6 +14,8 @@ import { randomBytes } from 'node:crypto'
 import { existsSync, globSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { chromium } from 'playwright-core'
+import { BROWSER_ENDPOINT_ENV, CHROMIUM, CHROMIUM_OPTIONS } from '../test/helpers/browser.ts'
 import {
   dataDirTemplate,
   dropLeftoverPgDatabases,
@@ -35,6 +37,18 @@ function run(title: string, command: string, args: string[], env: NodeJS.Process
   if (result.status === 0) return true
   console.error(`\n${title} failed (exit ${result.status ?? result.signal})`)
   return false
+}
+
+/** run(), without blocking this process: the run's Chromium, served from here, answers meanwhile. */
+function runAsync(title: string, command: string, args: string[], env: NodeJS.ProcessEnv): Promise<boolean> {
+  console.log(`\n=== ${title} ===`)
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: 'inherit', env })
+    child.on('close', (code, signal) => {
+      if (code !== 0) console.error(`\n${title} failed (exit ${code ?? signal})`)
+      resolve(code === 0)
+    })
+  })
 }
 
 function mustRun(title: string, command: string, args: string[]): void {
@@ -197,6 +211,14 @@ const passes: (Pass & { files: string[]; env: NodeJS.ProcessEnv })[] = server
     ]
   : [{ name: 'all tests on embedded PostgreSQL (PGlite)', label: 'PGlite', files, env: embeddedEnv }]
 
+// One Chromium for the whole run: each browser test file connects to it and
+// opens contexts of its own, instead of launching a browser per file.
+const browserServer =
+  files.some((f) => f.endsWith('.browser.test.ts')) && existsSync(CHROMIUM)
+    ? await chromium.launchServer(CHROMIUM_OPTIONS)
+    : undefined
+if (browserServer) for (const pass of passes) pass.env[BROWSER_ENDPOINT_ENV] = browserServer.wsEndpoint()
+
 // Longest files first (as timed by earlier runs on this machine), so that no
 // long file starts last and runs alone at the end.
 const CACHE = join('node_modules', '.cache', 'order-intake-tests')
@@ -218,7 +240,7 @@ for (const [i, pass] of passes.entries()) {
   const ordered = [...pass.files].sort((a, b) => expected(pass, b) - expected(pass, a))
   const out = join(timings, `pass-${i}.jsonl`)
   const began = performance.now()
-  const ok = run(
+  const ok = await runAsync(
     `${pass.name} (${pass.files.length} files)`,
     process.execPath,
     [
@@ -240,6 +262,8 @@ for (const [i, pass] of passes.entries()) {
   for (const line of lines) results.push({ pass: i, ...JSON.parse(line) })
   if (!ok) failed = true
 }
+
+await browserServer?.close()
 
 for (const r of results) if ('ms' in r) history[`${passes[r.pass]!.label} ${r.file}`] = r.ms
 mkdirSync(CACHE, { recursive: true })

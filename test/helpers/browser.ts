@@ -16,9 +16,33 @@ const CI = process.env.CI === 'true' || process.env.CI === '1'
 export const CHROMIUM_MISSING = `Chromium is not installed at ${CHROMIUM} (apt-get install -y chromium); browser tests skipped`
 export const browserSkip = !CI && !existsSync(CHROMIUM) ? CHROMIUM_MISSING : false
 
+/**
+ * Chromium's options: as root it needs --no-sandbox; the rest keeps it from
+ * reaching for Google's hosts, which this machine's closed network refuses.
+ */
+export const CHROMIUM_OPTIONS = {
+  executablePath: CHROMIUM,
+  args: [
+    '--no-sandbox',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ],
+}
+
+/** Where scripts/test.ts's one Chromium for the whole run listens (a Playwright browser server). */
+export const BROWSER_ENDPOINT_ENV = 'TEST_BROWSER_WS_ENDPOINT'
+
+/**
+ * The run's Chromium, when scripts/test.ts started one (closing it only
+ * disconnects); otherwise one of this process's own.
+ */
 export async function launchChromium(): Promise<Browser> {
+  const endpoint = process.env[BROWSER_ENDPOINT_ENV]
+  if (endpoint) return chromium.connect(endpoint)
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is required under CI but missing at ${CHROMIUM}`)
-  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+  return chromium.launch(CHROMIUM_OPTIONS)
 }
 
 /**
