@@ -85,12 +85,16 @@ export function createEndpointService(ctx: WebhookContext) {
       return { endpoint: endpointView(row, now), secret }
     },
 
-    /** Active and automatically disabled endpoints, and deliveries that failed in the last 24 hours. */
-    async health(scope: WebhookScope) {
-      return (await healthByOrganization(scope.environment, [scope.organizationId]))(scope.organizationId)
+    /** The environment's endpoints: active, failing (waiting for a probe), disabled after too many failures. */
+    async endpointHealth(scope: WebhookScope) {
+      const lookup = await healthByOrganization(scope.environment, [scope.organizationId], false)
+      const { failed_deliveries_24h: _, ...endpoints } = lookup(scope.organizationId)
+      return endpoints
     },
 
-    healthByOrganization,
+    /** Endpoints by state and deliveries that failed in the last 24 hours, per organization (the console). */
+    healthByOrganization: (environment: WebhookScope['environment'], organizationIds?: readonly string[]) =>
+      healthByOrganization(environment, organizationIds),
 
     /**
      * The deliveries settled (succeeded, or failed for good) on each of the

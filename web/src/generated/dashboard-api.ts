@@ -4651,10 +4651,10 @@ export interface operations {
                             }[];
                             webhooks: {
                                 active_endpoints: number;
+                                /** @description Active endpoints whose last attempt failed: their deliveries wait (pending, not failed) for the endpoint’s next probe. */
+                                failing_endpoints: number;
                                 /** @description Disabled after too many failures. */
                                 disabled_endpoints: number;
-                                /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
-                                failed_deliveries_24h: number;
                                 /** @description Live webhook deliveries settled on each of the last 30 UTC days (today last): delivered, or given up after the last retry. The success rate of a day is succeeded / (succeeded + failed); deliveries still retrying count on the day they settle. */
                                 deliveries_per_day: {
                                     /** Format: date */
@@ -11273,6 +11273,8 @@ export interface operations {
                                     active_endpoints: number;
                                     /** @description Disabled after too many failures. */
                                     disabled_endpoints: number;
+                                    /** @description Active endpoints whose last attempt failed: their deliveries wait for the next probe. */
+                                    failing_endpoints: number;
                                     /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
                                     failed_deliveries_24h: number;
                                 };
@@ -11563,6 +11565,8 @@ export interface operations {
                                         active_endpoints: number;
                                         /** @description Disabled after too many failures. */
                                         disabled_endpoints: number;
+                                        /** @description Active endpoints whose last attempt failed: their deliveries wait for the next probe. */
+                                        failing_endpoints: number;
                                         /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
                                         failed_deliveries_24h: number;
                                     };
