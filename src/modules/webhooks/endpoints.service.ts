@@ -25,7 +25,7 @@ import {
   type WebhookScope,
 } from './webhooks.context.ts'
 import { DEFAULT_ROTATION_GRACE_S } from './webhooks.schemas.ts'
-import { disabled, endpointNotFound, endpointView, newSecret } from './webhooks.views.ts'
+import { disabled, endpointNotFound, endpointView, iso, newSecret } from './webhooks.views.ts'
 
 /** The UTC day `back` days before `now`, as YYYY-MM-DD. */
 function utcDay(now: Date, back: number): string {
@@ -236,7 +236,7 @@ export function createEndpointService(ctx: WebhookContext) {
           endpointId: endpoint.id,
         }),
       )
-      return { queued: true }
+      return { queued: true, endpoint_next_probe_at: iso(endpoint.next_probe_at) }
     },
 
     /**
@@ -291,7 +291,7 @@ export function createEndpointService(ctx: WebhookContext) {
         })
         return recorded
       })
-      return { queued: true, event_id: event.id, type }
+      return { queued: true, event_id: event.id, type, endpoint_next_probe_at: iso(endpoint.next_probe_at) }
     },
   }
 }

@@ -40,7 +40,7 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
     },
     async (request) => {
       const { environment: _, ...query } = request.query
-      return webhooks.deliveries(scope(request), query)
+      return webhooks.dashboardDeliveries(scope(request), query)
     },
   )
 
@@ -57,7 +57,9 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
         response: { 200: DeliveryDetail },
       },
     },
-    async (request) => ({ data: await webhooks.delivery(scope(request), request.params.delivery_id) }),
+    async (request) => ({
+      data: await webhooks.dashboardDelivery(scope(request), request.params.delivery_id),
+    }),
   )
 
   app.get(
