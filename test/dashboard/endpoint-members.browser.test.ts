@@ -13,14 +13,15 @@ import {
 } from '../helpers/browser.ts'
 import { memberOf, operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
 import { loopbackResolver } from '../helpers/https-receiver.ts'
+import { settleDelivery } from '../helpers/webhook-endpoints.ts'
 
 /**
  * A webhook endpoint's page and Members as people use them, in headless
  * Chromium: the rotated secret's Copy button inside its card, pending
- * deliveries with their next try, a replay's count before it starts, deletion
- * apart and confirmed by the URL; an invitation accepted without a console
- * error, and no "Remove" on the organization's only owner. No worker runs, so
- * deliveries stay pending.
+ * deliveries with their next try, a failing endpoint's next probe and Retry
+ * now, a replay's count before it starts, deletion apart and confirmed by the
+ * URL; an invitation accepted without a console error, and no "Remove" on the
+ * organization's only owner. No worker runs, so deliveries stay pending.
  */
 describe('the endpoint page and Members in a browser', { skip: browserSkip, timeout: 600_000 }, () => {
   let t: TestApp
@@ -64,12 +65,13 @@ describe('the endpoint page and Members in a browser', { skip: browserSkip, time
     await page.goto(`${origin}/dashboard/webhooks/${endpointId}?environment=live`)
     await page.getByRole('heading', { name: 'Webhook endpoint', level: 1 }).waitFor()
 
-    // Pending deliveries say when they are tried next.
+    // Pending deliveries say when they are tried next: no worker runs, so they are due now.
     const log = page.getByRole('table', { name: 'Deliveries' })
     const pending = log.getByRole('row').filter({ hasText: 'pending' })
     await pending.first().waitFor()
     assert.equal(await pending.count(), 2)
-    for (const row of await pending.all()) await row.getByText(/^Next try \S/).waitFor()
+    for (const row of await pending.all()) await row.getByText('Due now', { exact: true }).waitFor()
+    assert.equal(await page.getByRole('button', { name: 'Retry now' }).count(), 0, 'not failing')
 
     // Rotating: the new secret and its Copy button stay inside the card.
     const card = page.getByRole('region', { name: 'Secret and tests' })
@@ -161,6 +163,77 @@ describe('the endpoint page and Members in a browser', { skip: browserSkip, time
     await context.close()
   })
 
+  test('a failing endpoint: its next probe, the deliveries waiting for it, and Retry now (not for a viewer)', async () => {
+    const developer = await memberOf(t, orgId, 'developer')
+    const viewer = await memberOf(t, orgId, 'viewer')
+    const created = await developer.client.call('POST', '/webhook-endpoints?environment=live', {
+      url: 'https://webhook.test/failing',
+    })
+    assert.equal(created.statusCode, 201, created.body)
+    const endpointId = created.json().data.endpoint.id
+    for (let i = 0; i < 2; i++) {
+      assert.equal((await t.api(liveKey, 'POST', '/v1/orders', orderBody())).statusCode, 201)
+    }
+    const [first] = await t.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', endpointId)
+      .orderBy('id')
+      .execute()
+    // The first delivery's attempt failed (its retry in an hour): the endpoint's next probe is in a minute.
+    await settleDelivery(t, first!.id, 'pending', new Date())
+
+    const context = await signedInContext(browser, developer.client, origin, 60_000)
+    const page = await watch(await context.newPage())
+    await page.goto(`${origin}/dashboard/webhooks/${endpointId}?environment=live`)
+    const probe = page.getByRole('region', { name: 'Deliveries waiting for the next probe' })
+    await probe
+      .getByText(/The endpoint is failing: its deliveries wait for its next probe, in (\d+ seconds|1 minute)/)
+      .waitFor()
+    // Neither says "next try" at a time already past: both wait for the probe; the failed one for its retry too.
+    const log = page.getByRole('table', { name: 'Deliveries' })
+    const rows = log.getByRole('row').filter({ hasText: 'pending' })
+    await rows.first().waitFor()
+    assert.equal(await rows.count(), 2)
+    await rows
+      .first()
+      .getByText(/^Waits for the endpoint’s next probe at [^,]+, \d{4}, [^,]+ \(the endpoint is failing\)$/)
+      .waitFor()
+    await rows
+      .last()
+      .getByText(
+        /^Waits for the endpoint’s next probe at .+, then for its own next try at .+ \(the endpoint is failing\)$/,
+      )
+      .waitFor()
+    assert.equal(await log.getByText(/Next try/).count(), 0)
+    await assertAccessible(page, 'a failing endpoint')
+
+    await probe.getByRole('button', { name: 'Retry now' }).click()
+    await probe
+      .getByRole('status')
+      .getByText('One delivery goes now as the probe; if it succeeds, the waiting deliveries follow.')
+      .waitFor()
+    // No worker runs here: the probe stays due, and the failed delivery's own retry was brought forward for it.
+    await probe.getByText(/its deliveries wait for its probe, due now/).waitFor()
+    await rows
+      .first()
+      .getByText('Waits for the endpoint’s probe, due now (the endpoint is failing)')
+      .waitFor()
+    await rows.last().getByText('Waits for the endpoint’s probe, due now (the endpoint is failing)').waitFor()
+    const audit = await developer.client.call('GET', '/audit-log?action=webhook_endpoint.retried_now')
+    assert.equal(audit.json().data.length, 1)
+    await context.close()
+
+    // A viewer reads the same, without the button.
+    const viewing = await signedInContext(browser, viewer.client, origin, 60_000)
+    const viewerPage = await watch(await viewing.newPage())
+    await viewerPage.goto(`${origin}/dashboard/webhooks/${endpointId}?environment=live`)
+    const seen = viewerPage.getByRole('region', { name: 'Deliveries waiting for the next probe' })
+    await seen.getByText(/its deliveries wait for its probe, due now/).waitFor()
+    assert.equal(await seen.getByRole('button', { name: 'Retry now' }).count(), 0)
+    await viewing.close()
+  })
+
   test('an owner accepts an invitation without a console error and is not offered to remove themselves', async () => {
     const otherOrg = (await t.createOrganization('Members Prints')).id
     const email = uniqueEmail('owner')
@@ -209,7 +282,7 @@ describe('the endpoint page and Members in a browser', { skip: browserSkip, time
   })
 
   test('no page had a console error or a CSP violation', () => {
-    assert.equal(watched.length, 2)
+    assert.equal(watched.length, 4)
     for (const { page, seen, errors } of watched) {
       assert.deepEqual(seen.cspViolations, [], page.url())
       assert.deepEqual(errors, [], page.url())

@@ -75,11 +75,11 @@ async function setupDispatcher(t: TestApp, ctx: TestContext, options: Dispatcher
   }
 
   /**
-   * Two workers on the database: on PostgreSQL the second in an instance with
-   * its own connection pool; PGlite has one connection, so both in this process.
+   * Another instance on the database: on PostgreSQL one with its own
+   * connection pool; PGlite has one connection, so this same app.
    */
-  async function twoWorkers(overrides: Partial<DispatcherOptions>): Promise<Dispatcher[]> {
-    if (DIALECT !== 'postgres') return Promise.all([dispatch(overrides), dispatch(overrides)])
+  async function instance(): Promise<TestApp> {
+    if (DIALECT !== 'postgres') return t
     const second = await createTestApp({
       testDb: t.testDb,
       db: await t.testDb.openAnother(),
@@ -87,6 +87,12 @@ async function setupDispatcher(t: TestApp, ctx: TestContext, options: Dispatcher
       webhookAllowPrivateCidrs: ['127.0.0.0/8'],
     })
     ctx.after(() => second.close())
+    return second
+  }
+
+  /** Two workers on the database, in two instances on PostgreSQL (see `instance`). */
+  async function twoWorkers(overrides: Partial<DispatcherOptions>): Promise<Dispatcher[]> {
+    const second = await instance()
     return Promise.all([dispatch(overrides), dispatch(overrides, second)])
   }
 
@@ -129,6 +135,7 @@ async function setupDispatcher(t: TestApp, ctx: TestContext, options: Dispatcher
     endpoint,
     order,
     dispatch,
+    instance,
     twoWorkers,
     deliveries,
     queued,

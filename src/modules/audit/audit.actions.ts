@@ -35,6 +35,7 @@ export const AUDIT_ACTIONS = [
   'webhook_endpoint.secret_rotated',
   'webhook_endpoint.replayed',
   'webhook_endpoint.sample_sent',
+  'webhook_endpoint.retried_now',
   'webhook_delivery.redelivered',
 ] as const
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

@@ -142,6 +142,8 @@ const SENTENCES: Record<AuditAction, Sentence> = {
   },
   'webhook_endpoint.sample_sent': (a, s, d) =>
     `${a} sent a sample ${str(d.event_type) ? `${d.event_type} ` : ''}event to ${s}`,
+  'webhook_endpoint.retried_now': (a, s) =>
+    `${a} retried failing webhook endpoint ${s} now (one probe at once)`,
   'webhook_delivery.redelivered': (a, s, d) =>
     `${a} redelivered ${str(d.event_type) ? `${article(String(d.event_type))} ${d.event_type}` : 'an'} event to ${s}`,
 }

@@ -25,7 +25,7 @@ export const homeDashboardRoutes: DashboardArea<{ orders: OrderService; webhooks
       const [stats, perDay, health, deliveriesPerDay] = await Promise.all([
         orders.dashboardStats(organizationId),
         orders.last30Days(organizationId),
-        webhooks.health({ organizationId, environment: 'live' }),
+        webhooks.endpointHealth({ organizationId, environment: 'live' }),
         webhooks.dailyOutcomes('live', 30, organizationId),
       ])
       return {

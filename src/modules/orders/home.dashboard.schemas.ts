@@ -56,11 +56,12 @@ export const HomeAnswer = Type.Object({
     live_orders_per_day: OrdersPerDay,
     webhooks: Type.Object({
       active_endpoints: Count,
-      disabled_endpoints: Type.Integer({ minimum: 0, description: 'Disabled after too many failures.' }),
-      failed_deliveries_24h: Type.Integer({
+      failing_endpoints: Type.Integer({
         minimum: 0,
-        description: 'Deliveries whose last attempt in the last 24 hours failed (retrying or given up).',
+        description:
+          'Active endpoints whose last attempt failed: their deliveries wait (pending, not failed) for the endpoint\u2019s next probe.',
       }),
+      disabled_endpoints: Type.Integer({ minimum: 0, description: 'Disabled after too many failures.' }),
       deliveries_per_day: DeliveriesPerDay,
     }),
   }),

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream'
 import Type, { type Static } from 'typebox'
 import { Timestamp, Uuid } from '../../http/schemas.ts'
+import { DashboardDelivery } from '../webhooks/webhooks.dashboard.schemas.ts'
 import { OperatorOrder } from './orders.schemas.ts'
 
 /** The order page's schemas (GET /orders/{order_id}, its files and its timeline). */
@@ -34,6 +35,7 @@ export const TimelineDelivery = Type.Object({
   error_message: Type.Union([Type.String(), Type.Null()]),
   redelivery_of: Type.Union([Uuid, Type.Null()]),
   created_at: Timestamp,
+  endpoint_next_probe_at: DashboardDelivery.properties.endpoint_next_probe_at,
 })
 
 export const TimelineEvent = Type.Object({

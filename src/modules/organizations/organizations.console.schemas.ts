@@ -13,6 +13,10 @@ export const OrgKeyParams = Type.Object({ org_id: Type.String({ maxLength: 64 })
 export const WebhookHealth = Type.Object({
   active_endpoints: Count,
   disabled_endpoints: Type.Integer({ minimum: 0, description: 'Disabled after too many failures.' }),
+  failing_endpoints: Type.Integer({
+    minimum: 0,
+    description: 'Active endpoints whose last attempt failed: their deliveries wait for the next probe.',
+  }),
   failed_deliveries_24h: Type.Integer({
     minimum: 0,
     description: 'Deliveries whose last attempt in the last 24 hours failed (retrying or given up).',

@@ -13,6 +13,7 @@ import {
   listAttempts,
   listDeliveries,
 } from './outbox/outbox.service.ts'
+import { withProbeTimes } from './probes.service.ts'
 import { latestReplay } from './replays.repo.ts'
 import { previewReplay, type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
 import type { WebhookContext, WebhookScope } from './webhooks.context.ts'
@@ -27,33 +28,49 @@ export interface Reader {
 export function createDeliveryService(ctx: WebhookContext) {
   const { db, clock, audit, ownEndpoint, secretBox } = ctx
 
+  /** The delivery log, newest first, narrowed by the query's filters; next_cursor pages on. */
+  async function deliveries(scope: WebhookScope, query: DeliveryLogQuery) {
+    if (query.endpoint_id !== undefined) await ownEndpoint(scope, query.endpoint_id)
+    const rows = await listDeliveries(db, {
+      ...logFilter(query),
+      organizationId: scope.organizationId,
+      environment: scope.environment,
+    })
+    return logPage(rows, query.limit ?? DEFAULT_LOG_LIMIT, deliveryView)
+  }
+
+  /**
+   * One log entry of the caller's and its attempts, oldest first; 404 for
+   * any other id. Without `signatures` (a viewer), signatures a receiver
+   * echoed in its answer are replaced.
+   */
+  async function delivery(scope: WebhookScope, id: string, reader: Reader = { signatures: true }) {
+    const row = isUuid(id) ? await findDelivery(db, id) : undefined
+    if (!row || !inScope(scope, row)) throw notFoundHere('delivery', scope, row)
+    const attempts = (await listAttempts(db, row.id)).map(attemptView)
+    return {
+      delivery: deliveryView(row),
+      attempts: reader.signatures
+        ? attempts
+        : attempts.map((a) => ({ ...a, response_snippet: withoutSignatures(a.response_snippet) })),
+    }
+  }
+
   return {
-    /** The delivery log, newest first, narrowed by the query's filters; next_cursor pages on. */
-    async deliveries(scope: WebhookScope, query: DeliveryLogQuery) {
-      if (query.endpoint_id !== undefined) await ownEndpoint(scope, query.endpoint_id)
-      const rows = await listDeliveries(db, {
-        ...logFilter(query),
-        organizationId: scope.organizationId,
-        environment: scope.environment,
-      })
-      return logPage(rows, query.limit ?? DEFAULT_LOG_LIMIT, deliveryView)
+    deliveries,
+    delivery,
+
+    /** The log as the dashboard shows it: a pending entry also says when the probe it waits for may start. */
+    async dashboardDeliveries(scope: WebhookScope, query: DeliveryLogQuery) {
+      const page = await deliveries(scope, query)
+      return { ...page, data: await withProbeTimes(db, page.data) }
     },
 
-    /**
-     * One log entry of the caller's and its attempts, oldest first; 404 for
-     * any other id. Without `signatures` (a viewer), signatures a receiver
-     * echoed in its answer are replaced.
-     */
-    async delivery(scope: WebhookScope, id: string, reader: Reader = { signatures: true }) {
-      const row = isUuid(id) ? await findDelivery(db, id) : undefined
-      if (!row || !inScope(scope, row)) throw notFoundHere('delivery', scope, row)
-      const attempts = (await listAttempts(db, row.id)).map(attemptView)
-      return {
-        delivery: deliveryView(row),
-        attempts: reader.signatures
-          ? attempts
-          : attempts.map((a) => ({ ...a, response_snippet: withoutSignatures(a.response_snippet) })),
-      }
+    /** One entry as the dashboard shows it, with the probe it waits for (if any). */
+    async dashboardDelivery(scope: WebhookScope, id: string, reader: Reader = { signatures: true }) {
+      const detail = await delivery(scope, id, reader)
+      const [view] = await withProbeTimes(db, [detail.delivery])
+      return { ...detail, delivery: view! }
     },
 
     /**
@@ -94,7 +111,16 @@ export function createDeliveryService(ctx: WebhookContext) {
      * the caller has checked that the order is the organization's.
      */
     async orderTimeline(organizationId: string, orderId: string) {
-      return orderTimeline(db, { organizationId, orderId })
+      const events = await orderTimeline(db, { organizationId, orderId })
+      const all = await withProbeTimes(
+        db,
+        events.flatMap((e) => e.deliveries),
+      )
+      const probes = new Map(all.map((d) => [d.id, d.endpoint_next_probe_at]))
+      return events.map((e) => ({
+        ...e,
+        deliveries: e.deliveries.map((d) => ({ ...d, endpoint_next_probe_at: probes.get(d.id) ?? null })),
+      }))
     },
 
     async operatorDeliveries(

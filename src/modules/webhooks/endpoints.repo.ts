@@ -134,3 +134,37 @@ export async function replaceSecret(
     .returningAll()
     .executeTakeFirstOrThrow()
 }
+
+/** An endpoint by id, locked until the transaction ends: a claim taking its probe holds the same lock. */
+export async function lockEndpointById(
+  trx: Transaction<DB>,
+  id: string,
+): Promise<WebhookEndpointRow | undefined> {
+  return trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+}
+
+/** The endpoint's next probe may start at `at` (Retry now); the caller holds its lock. */
+export async function setNextProbe(trx: Transaction<DB>, id: string, at: Date): Promise<WebhookEndpointRow> {
+  return trx
+    .updateTable('webhook_endpoints')
+    .set({ next_probe_at: at })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}
+
+/**
+ * Of these endpoints, the active ones whose last attempt failed, with when
+ * each one's next probe may start (their deliveries wait for it).
+ */
+export async function nextProbes(db: Database, ids: readonly string[]): Promise<Map<string, Date>> {
+  if (ids.length === 0) return new Map()
+  const rows = await db
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'next_probe_at'])
+    .where('id', 'in', [...ids])
+    .where('is_active', '=', true)
+    .where('next_probe_at', 'is not', null)
+    .execute()
+  return new Map(rows.map((r) => [r.id, r.next_probe_at!]))
+}

@@ -25,7 +25,7 @@ import {
   type WebhookScope,
 } from './webhooks.context.ts'
 import { DEFAULT_ROTATION_GRACE_S } from './webhooks.schemas.ts'
-import { disabled, endpointNotFound, endpointView, newSecret } from './webhooks.views.ts'
+import { disabled, endpointNotFound, endpointView, iso, newSecret } from './webhooks.views.ts'
 
 /** The UTC day `back` days before `now`, as YYYY-MM-DD. */
 function utcDay(now: Date, back: number): string {
@@ -85,12 +85,16 @@ export function createEndpointService(ctx: WebhookContext) {
       return { endpoint: endpointView(row, now), secret }
     },
 
-    /** Active and automatically disabled endpoints, and deliveries that failed in the last 24 hours. */
-    async health(scope: WebhookScope) {
-      return (await healthByOrganization(scope.environment, [scope.organizationId]))(scope.organizationId)
+    /** The environment's endpoints: active, failing (waiting for a probe), disabled after too many failures. */
+    async endpointHealth(scope: WebhookScope) {
+      const lookup = await healthByOrganization(scope.environment, [scope.organizationId], false)
+      const { failed_deliveries_24h: _, ...endpoints } = lookup(scope.organizationId)
+      return endpoints
     },
 
-    healthByOrganization,
+    /** Endpoints by state and deliveries that failed in the last 24 hours, per organization (the console). */
+    healthByOrganization: (environment: WebhookScope['environment'], organizationIds?: readonly string[]) =>
+      healthByOrganization(environment, organizationIds),
 
     /**
      * The deliveries settled (succeeded, or failed for good) on each of the
@@ -232,7 +236,7 @@ export function createEndpointService(ctx: WebhookContext) {
           endpointId: endpoint.id,
         }),
       )
-      return { queued: true }
+      return { queued: true, endpoint_next_probe_at: iso(endpoint.next_probe_at) }
     },
 
     /**
@@ -287,7 +291,7 @@ export function createEndpointService(ctx: WebhookContext) {
         })
         return recorded
       })
-      return { queued: true, event_id: event.id, type }
+      return { queued: true, event_id: event.id, type, endpoint_next_probe_at: iso(endpoint.next_probe_at) }
     },
   }
 }

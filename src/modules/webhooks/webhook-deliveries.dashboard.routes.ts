@@ -51,7 +51,7 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
     },
     async (request) => {
       const { environment: _, ...query } = request.query
-      return webhooks.deliveries(scope(request), query)
+      return webhooks.dashboardDeliveries(scope(request), query)
     },
   )
 
@@ -69,7 +69,7 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
       },
     },
     async (request) => ({
-      data: await webhooks.delivery(scope(request), request.params.delivery_id, reader(request)),
+      data: await webhooks.dashboardDelivery(scope(request), request.params.delivery_id, reader(request)),
     }),
   )
 

@@ -6,7 +6,13 @@ import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
 import { StringEnum } from '../../http/schemas.ts'
 import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
 import type { OrganizationService } from '../organizations/organizations.service.ts'
-import { DeliveryIdParams, DeliveryLogFilters, IdParams, WebhookReplayRequest } from './webhooks.schemas.ts'
+import {
+  DeliveryIdParams,
+  DeliveryLogFilters,
+  IdParams,
+  WebhookEndpoint,
+  WebhookReplayRequest,
+} from './webhooks.schemas.ts'
 import type { WebhookService } from './webhooks.service.ts'
 
 /** The operator's side: the delivery log across organizations, manual redelivery and replays. */
@@ -25,6 +31,8 @@ export function webhooksAdminRoutes(deps: { webhooks: WebhookService; organizati
             },
             { additionalProperties: false },
           ),
+          // The public endpoint object, as /v1 answers it.
+          response: { 200: Type.Object({ data: Type.Array(WebhookEndpoint) }) },
         },
       },
       async (request) => {

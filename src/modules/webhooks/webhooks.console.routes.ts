@@ -13,13 +13,15 @@ import {
   OperatorDeliveryPage,
   OperatorDeliveryParams,
   OperatorDeliveryQuery,
+  OperatorEndpointParams,
   OrgEnvironmentQuery,
 } from './webhooks.console.schemas.ts'
-import { EndpointList } from './webhooks.dashboard.schemas.ts'
+import { EndpointList, RetryNowAnswer } from './webhooks.dashboard.schemas.ts'
 import type { WebhookService } from './webhooks.service.ts'
 
 /**
- * An organization's webhook endpoints and delivery log in the operator console, and redelivery.
+ * An organization's webhook endpoints and delivery log in the operator console,
+ * redelivery and Retry now (in the platform-wide audit log).
  */
 export const webhooksConsoleRoutes: DashboardArea<{
   webhooks: WebhookService
@@ -69,6 +71,25 @@ export const webhooksConsoleRoutes: DashboardArea<{
         limit: request.query.limit,
         cursor: request.query.cursor,
       })
+    },
+  )
+
+  app.post(
+    '/operator/webhook-endpoints/:endpoint_id/retry-now',
+    {
+      config: { ...operatorChange(false), errors: ['not_found', 'validation_failed'] },
+      schema: {
+        operationId: 'dashboardOperatorRetryWebhookEndpointNow',
+        tags,
+        summary:
+          "Retry now: a failing endpoint's next probe goes at once (as the organization's own Retry now)",
+        params: OperatorEndpointParams,
+        response: { 202: RetryNowAnswer },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202)
+      return { data: await webhooks.retryNow(undefined, request.params.endpoint_id, opActor(request)) }
     },
   )
 

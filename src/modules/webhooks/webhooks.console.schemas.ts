@@ -7,6 +7,7 @@ import { WebhookDelivery } from './webhooks.schemas.ts'
 const closed = { additionalProperties: false } as const
 
 export const OperatorDeliveryParams = Type.Object({ delivery_id: Type.String({ maxLength: 64 }) })
+export const OperatorEndpointParams = Type.Object({ endpoint_id: Type.String({ maxLength: 64 }) })
 
 export const OrgEnvironmentQuery = Type.Object(
   { environment: Type.Optional({ ...Environment, default: 'live', description: 'live (default) or test' }) },

@@ -68,14 +68,16 @@ export function webhookContext(deps: WebhookDeps) {
   }
 
   /**
-   * The same for many organizations (all when `organizationIds` is
-   * undefined) in one statement: a lookup by organization id.
+   * Endpoints by state and deliveries that failed in the last 24 hours, for
+   * many organizations (all when `organizationIds` is undefined) in one
+   * statement: a lookup by organization id. `failed24h` false: endpoints only.
    */
   async function healthByOrganization(
     environment: WebhookScope['environment'],
     organizationIds?: readonly string[],
+    failed24h = true,
   ) {
-    const since = new Date(clock.now().getTime() - 24 * 3600_000)
+    const since = failed24h ? new Date(clock.now().getTime() - 24 * 3600_000) : null
     const health = await webhookHealthByOrganization(db, environment, since, organizationIds)
     return (organizationId: string) => health.get(organizationId) ?? NO_WEBHOOKS
   }

@@ -21,6 +21,7 @@ import {
   ReplayAnswer,
   ReplayBody,
   ReplayPreview,
+  RetryNowAnswer,
   RotateSecretBody,
   SampleBody,
   SampleQueued,
@@ -184,6 +185,28 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
           actor(request),
         ),
       }
+    },
+  )
+
+  app.post(
+    '/webhook-endpoints/:endpoint_id/retry-now',
+    {
+      config: { ...change('developer', false), errors: invalid },
+      schema: {
+        operationId: 'dashboardRetryWebhookEndpointNow',
+        tags,
+        summary:
+          "Retry now: a failing endpoint's next probe goes at once (one delivery), at any instance's worker",
+        description:
+          'While the endpoint is failing its deliveries wait for its next probe (`next_probe_at`). This lets one delivery go now as that probe; when it succeeds the waiting deliveries follow, when it fails the retry schedule sets the next probe. Nothing changes while an attempt to the endpoint is on its way (`probe: under_way`). Recorded in the audit log. An endpoint that is not failing, or is disabled: 422, nothing changed.',
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        response: { 202: RetryNowAnswer },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202)
+      return { data: await webhooks.retryNow(scope(request), request.params.endpoint_id, actor(request)) }
     },
   )
 

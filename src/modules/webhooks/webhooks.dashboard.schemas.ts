@@ -29,8 +29,32 @@ export const EnvironmentQuery = Type.Object(
 export const EndpointParams = Type.Object({ endpoint_id: Type.String() })
 export const DeliveryParams = Type.Object({ delivery_id: Type.String() })
 
-export const EndpointList = Type.Object({ data: Type.Array(WebhookEndpoint) })
-export const EndpointAnswer = Type.Object({ data: Type.Object({ endpoint: WebhookEndpoint }) })
+/** /v1's endpoint, and the circuit breaker's state (docs/webhooks.md). */
+export const DashboardEndpoint = Type.Object(
+  {
+    ...WebhookEndpoint.properties,
+    next_probe_at: Type.Union([Timestamp, Type.Null()], {
+      description:
+        'While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled).',
+    }),
+  },
+  { $id: 'DashboardWebhookEndpoint', title: 'DashboardWebhookEndpoint' },
+)
+
+/** /v1's log entry, and the probe it waits for. */
+export const DashboardDelivery = Type.Object(
+  {
+    ...WebhookDelivery.properties,
+    endpoint_next_probe_at: Type.Union([Timestamp, Type.Null()], {
+      description:
+        'Pending, and its endpoint is failing: when the endpoint\u2019s next probe may start. The delivery waits for it whatever next_attempt_at says (it goes as that probe, or after a probe succeeds, and not before its own next_attempt_at). Null: it does not wait (its endpoint is not failing, it is settled, or it is a redelivery, which goes when due).',
+    }),
+  },
+  { $id: 'DashboardWebhookDelivery', title: 'DashboardWebhookDelivery' },
+)
+
+export const EndpointList = Type.Object({ data: Type.Array(DashboardEndpoint) })
+export const EndpointAnswer = Type.Object({ data: Type.Object({ endpoint: DashboardEndpoint }) })
 
 export const CreateEndpointBody = Type.Object(
   {
@@ -42,7 +66,7 @@ export const CreateEndpointBody = Type.Object(
 )
 export const EndpointCreated = Type.Object({
   data: Type.Object({
-    endpoint: WebhookEndpoint,
+    endpoint: DashboardEndpoint,
     secret: Type.String({ description: 'whsec_...; shown only here.' }),
   }),
 })
@@ -57,7 +81,7 @@ export const UpdateEndpointBody = Type.Object(
 export const RotateSecretBody = RotateSecretRequest
 export const SecretRotated = Type.Object({
   data: Type.Object({
-    endpoint: WebhookEndpoint,
+    endpoint: DashboardEndpoint,
     secret: Type.String({ description: 'The new whsec_... secret; shown only here.' }),
     previous_secret_expires_at: Type.String({ format: 'date-time' }),
   }),
@@ -65,7 +89,22 @@ export const SecretRotated = Type.Object({
 export const EndpointDeleted = Type.Object({
   data: Type.Object({ id: Type.String(), is_active: Type.Boolean() }),
 })
-export const PingQueued = Type.Object({ data: Type.Object({ queued: Type.Boolean() }) })
+const QueuedProbe = Type.Union([Timestamp, Type.Null()], {
+  description:
+    'The endpoint is failing: its next probe, which the event waits for (see the endpoint\u2019s next_probe_at). Null: it goes at once.',
+})
+export const PingQueued = Type.Object({
+  data: Type.Object({ queued: Type.Boolean(), endpoint_next_probe_at: QueuedProbe }),
+})
+export const RetryNowAnswer = Type.Object({
+  data: Type.Object({
+    endpoint: DashboardEndpoint,
+    probe: StringEnum(['started', 'under_way', 'nothing_waiting'], {
+      description:
+        '`started`: a waiting delivery goes now as the probe (at whichever instance\u2019s worker takes it); `nothing_waiting`: no delivery waits, the next event goes at once as the probe; `under_way`: an attempt to the endpoint is on its way already and its result decides (nothing was changed).',
+    }),
+  }),
+})
 
 export const ReplayBody = WebhookReplayRequest
 export const ReplayAnswer = Type.Object({ data: Type.Object({ replay: WebhookReplay }) })
@@ -83,9 +122,12 @@ export const LatestReplay = Type.Object({
 })
 
 export const DeliveryQuery = Type.Object({ ...EnvironmentQuery.properties, ...DeliveryLogFilters }, closed)
-export const DeliveryPage = DeliveryLogPage
+export const DeliveryPage = Type.Object({
+  ...DeliveryLogPage.properties,
+  data: Type.Array(DashboardDelivery),
+})
 export const DeliveryDetail = Type.Object({
-  data: Type.Object({ delivery: WebhookDelivery, attempts: Type.Array(WebhookDeliveryAttempt) }),
+  data: Type.Object({ delivery: DashboardDelivery, attempts: Type.Array(WebhookDeliveryAttempt) }),
 })
 export const DeliveryPayload = Type.Object({
   data: Type.Object({
@@ -142,12 +184,13 @@ export const SampleQueued = Type.Object({
       description: 'The sample event\u2019s id: its entry appears in the delivery log.',
     }),
     type: Type.String(),
+    endpoint_next_probe_at: QueuedProbe,
   }),
 })
 export const DeliveryAnswer = Type.Object({ data: Type.Object({ delivery: WebhookDelivery }) })
 
-export type Endpoint = Static<typeof WebhookEndpoint>
-export type Delivery = Static<typeof WebhookDelivery>
+export type Endpoint = Static<typeof DashboardEndpoint>
+export type Delivery = Static<typeof DashboardDelivery>
 export type DeliveryAttempt = Static<typeof WebhookDeliveryAttempt>
 export type Replay = Static<typeof WebhookReplay>
-export type DeliveryLog = Static<typeof DeliveryLogPage>
+export type DeliveryLog = Static<typeof DeliveryPage>

@@ -2,6 +2,7 @@ import type { Database } from '../../db/database.ts'
 import { createDeliveryService } from './deliveries.service.ts'
 import { createEndpointService } from './endpoints.service.ts'
 import { failPendingDeliveries } from './outbox/outbox.service.ts'
+import { createProbeService } from './probes.service.ts'
 import { cancelReplays } from './replays.repo.ts'
 import { type WebhookDeps, webhookContext } from './webhooks.context.ts'
 
@@ -10,10 +11,13 @@ export { MAX_ACTIVE_ENDPOINTS, MAX_LISTED_ENDPOINTS, type WebhookScope } from '.
 export { DEFAULT_ROTATION_GRACE_S, MAX_ROTATION_GRACE_S } from './webhooks.schemas.ts'
 export { deliveryView, endpointView } from './webhooks.views.ts'
 
-/** Webhooks: endpoints (endpoints.service.ts) and deliveries (deliveries.service.ts), over one shared context. */
+/**
+ * Webhooks: endpoints (endpoints.service.ts), deliveries (deliveries.service.ts)
+ * and Retry now (probes.service.ts), over one shared context.
+ */
 export function createWebhookService(deps: WebhookDeps) {
   const ctx = webhookContext(deps)
-  return { ...createEndpointService(ctx), ...createDeliveryService(ctx) }
+  return { ...createEndpointService(ctx), ...createDeliveryService(ctx), ...createProbeService(ctx) }
 }
 
 export type WebhookService = ReturnType<typeof createWebhookService>

@@ -46,6 +46,8 @@ export function endpointView(row: WebhookEndpointRow, now: Date) {
     last_failure_at: iso(row.last_failure_at),
     created_at: row.created_at.toISOString(),
     secret_rotation_ends_at: rotationEndsAt(row, now),
+    // The dashboard's answers only (/v1's schema leaves it out): while its circuit is open (claim.repo.ts).
+    next_probe_at: row.is_active ? iso(row.next_probe_at) : null,
   }
 }
 

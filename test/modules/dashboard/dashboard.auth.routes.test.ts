@@ -139,6 +139,8 @@ const NO_BODY = [
   'POST /dashboard/api/sign-out',
   'POST /dashboard/api/account/sessions/sign-out-others',
   'POST /dashboard/api/webhook-endpoints/:endpoint_id/test',
+  'POST /dashboard/api/webhook-endpoints/:endpoint_id/retry-now',
+  'POST /dashboard/api/operator/webhook-endpoints/:endpoint_id/retry-now',
   'POST /dashboard/api/webhook-deliveries/:delivery_id/redeliver',
   'POST /dashboard/api/operator/webhook-deliveries/:delivery_id/redeliver',
 ]

@@ -123,7 +123,7 @@ describe('Home', () => {
     assert.equal(data.in_production, 1)
   })
 
-  test('webhook health: active and disabled endpoints, deliveries that failed in the last 24 hours', async () => {
+  test('webhook health: active, failing and disabled endpoints; deliveries settled per day, a retrying one not among the failed', async () => {
     const endpoint = (active: boolean) => ({
       id: newId(),
       organization_id: org.orgId,
@@ -145,7 +145,7 @@ describe('Home', () => {
       .values([active, endpoint(false)])
       .execute()
     const { deliveries_per_day: none, ...health } = (await home()).webhooks
-    assert.deepEqual(health, { active_endpoints: 1, disabled_endpoints: 1, failed_deliveries_24h: 0 })
+    assert.deepEqual(health, { active_endpoints: 1, failing_endpoints: 0, disabled_endpoints: 1 })
     assert.equal(none.length, 30)
     assert.ok(none.every((d: { succeeded: number; failed: number }) => d.succeeded + d.failed === 0))
     // Three live orders make three deliveries to the active endpoint.
@@ -162,7 +162,8 @@ describe('Home', () => {
     await settleDelivery(t, old!, 'failed', new Date('2026-11-20T09:00:00.000Z'))
     await settleDelivery(t, succeeded!, 'succeeded', new Date('2026-11-22T09:30:00.000Z'))
     const webhooks = (await home()).webhooks
-    assert.equal(webhooks.failed_deliveries_24h, 1)
+    // Its last attempt succeeded: not failing.
+    assert.equal(webhooks.failing_endpoints, 0)
     // Per day of settling: one failed on 20 November, one failed and one delivered on the 22nd.
     const settled = (days: { day: string; succeeded: number; failed: number }[]) =>
       days.filter((d) => d.succeeded + d.failed > 0)
@@ -177,15 +178,28 @@ describe('Home', () => {
     assert.equal(await t.db.transaction().execute((trx) => foldWebhookOutcomes(trx, 100)), 3)
     assert.deepEqual(await t.db.selectFrom('webhook_outcome_changes').selectAll().execute(), [])
     assert.deepEqual(settled((await home()).webhooks.deliveries_per_day), expected)
-    // Another organization's settlements never count.
-    // Deleting the endpoint gives up its waiting delivery: one more failed today.
+    // A failed attempt with a retry to come: the endpoint is failing, and the delivery, still pending,
+    // is not among the failed (what Home's figure and its success rate count: settled deliveries).
     await at('2026-11-22T11:05:00.000Z', 'hooked4', () => org.liveKey)
+    const [waiting] = await t.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', active.id)
+      .where('status', '=', 'pending')
+      .execute()
+    await settleDelivery(t, waiting!.id, 'pending', new Date('2026-11-22T11:06:00.000Z'))
+    const retrying = (await home()).webhooks
+    assert.equal(retrying.failing_endpoints, 1)
+    assert.deepEqual(settled(retrying.deliveries_per_day), expected)
+    // Deleting the endpoint gives up its waiting delivery: one more failed today.
     const removed = await t.api(org.liveKey, 'DELETE', `/v1/webhook-endpoints/${active.id}`)
     assert.equal(removed.statusCode, 200, removed.body)
     assert.deepEqual(settled((await home()).webhooks.deliveries_per_day), [
       expected[0],
       { day: '2026-11-22', succeeded: 1, failed: 2 },
     ])
+    assert.equal((await home()).webhooks.failing_endpoints, 0)
+    // Another organization's settlements never count.
     const stranger = await memberOf(t, other.orgId, 'viewer')
     const theirs = await stranger.client.call('GET', '/home')
     assert.deepEqual(settled(theirs.json().data.webhooks.deliveries_per_day), [])

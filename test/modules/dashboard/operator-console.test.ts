@@ -123,6 +123,7 @@ describe('the operator console API', () => {
     assert.deepEqual(row.webhooks.live, {
       active_endpoints: 0,
       disabled_endpoints: 0,
+      failing_endpoints: 0,
       failed_deliveries_24h: 0,
     })
     const one = await operator.client.call('GET', `/operator/organizations/${org.orgId}`)
@@ -171,14 +172,17 @@ describe('the operator console API', () => {
     const res = await operator.client.call('GET', '/operator/organizations')
     assert.equal(res.statusCode, 200, res.body)
     const health = (id: string) => res.json().data.find((o: { id: string }) => o.id === id).webhooks.live
+    // The endpoint whose last attempt failed is failing until one succeeds.
     assert.deepEqual(health(busy.orgId), {
       active_endpoints: 2,
       disabled_endpoints: 1,
+      failing_endpoints: 1,
       failed_deliveries_24h: 1,
     })
     assert.deepEqual(health(quiet.orgId), {
       active_endpoints: 0,
       disabled_endpoints: 1,
+      failing_endpoints: 0,
       failed_deliveries_24h: 0,
     })
     // The statistics' deliveries per day: of the live order's two deliveries, one given up today; the other still waits.
@@ -191,6 +195,7 @@ describe('the operator console API', () => {
     assert.deepEqual(one.json().data.organization.webhooks.live, {
       active_endpoints: 0,
       disabled_endpoints: 1,
+      failing_endpoints: 0,
       failed_deliveries_24h: 0,
     })
   })

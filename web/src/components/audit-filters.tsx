@@ -43,6 +43,7 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'webhook_endpoint.secret_rotated': 'Webhook secret rotated',
   'webhook_endpoint.replayed': 'Webhook events replayed',
   'webhook_endpoint.sample_sent': 'Webhook sample event sent',
+  'webhook_endpoint.retried_now': 'Failing webhook endpoint retried now',
   'webhook_delivery.redelivered': 'Webhook delivery redelivered',
 }
 

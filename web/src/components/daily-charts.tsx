@@ -101,19 +101,29 @@ export function OrdersPerDayChart({ days }: { days: OrdersPerDay }) {
 const rate = (d: DeliveriesPerDay[number]) =>
   d.succeeded + d.failed === 0 ? null : Math.round((1000 * d.succeeded) / (d.succeeded + d.failed)) / 10
 
+/**
+ * The deliveries settled over all the days: delivered, and failed (given up).
+ * Home's failed figure and the chart's success rate both come from here, so
+ * they count the same deliveries over the same days.
+ */
+export function settledTotals(days: DeliveriesPerDay) {
+  const succeeded = days.reduce((sum, d) => sum + d.succeeded, 0)
+  const failed = days.reduce((sum, d) => sum + d.failed, 0)
+  return { succeeded, failed, settled: succeeded + failed }
+}
+
 /** The share of each day's settled live webhook deliveries that succeeded. */
 export function DeliverySuccessChart({ days }: { days: DeliveriesPerDay }) {
-  const succeeded = days.reduce((sum, d) => sum + d.succeeded, 0)
-  const settled = days.reduce((sum, d) => sum + d.succeeded + d.failed, 0)
+  const { succeeded, failed, settled } = settledTotals(days)
   const overall =
     settled === 0
       ? 'no deliveries settled yet'
-      : `${Math.round((1000 * succeeded) / settled) / 10}% of ${settled.toLocaleString()} settled deliveries succeeded`
+      : `${Math.round((1000 * succeeded) / settled) / 10}% of ${settled.toLocaleString()} settled deliveries succeeded, ${failed.toLocaleString()} failed`
   const data = days.map((d) => ({ day: shortDay(d.day), success: rate(d) }))
   return (
     <ChartCard
       title="Webhook success rate per day, last 30 days"
-      summary={`Live deliveries by the UTC day they settled (delivered, or given up after the last retry): ${overall}. Days without settled deliveries have no point.`}
+      summary={`Live deliveries by the UTC day they settled (delivered, or given up after the last retry; those still retrying count once they settle): ${overall}. Days without settled deliveries have no point.`}
       chart={
         <LineChart
           h={200}

@@ -728,6 +728,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook-endpoints/{endpoint_id}/retry-now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry now: a failing endpoint's next probe goes at once (one delivery), at any instance's worker
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardRetryWebhookEndpointNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhook-endpoints/{endpoint_id}/rotate-secret": {
         parameters: {
             query?: never;
@@ -1262,6 +1282,26 @@ export interface paths {
         get: operations["dashboardOperatorListWebhookDeliveries"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/webhook-endpoints/{endpoint_id}/retry-now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry now: a failing endpoint's next probe goes at once (as the organization's own Retry now)
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorRetryWebhookEndpointNow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3685,7 +3725,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -3822,7 +3862,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -4651,10 +4691,10 @@ export interface operations {
                             }[];
                             webhooks: {
                                 active_endpoints: number;
+                                /** @description Active endpoints whose last attempt failed: their deliveries wait (pending, not failed) for the endpoint’s next probe. */
+                                failing_endpoints: number;
                                 /** @description Disabled after too many failures. */
                                 disabled_endpoints: number;
-                                /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
-                                failed_deliveries_24h: number;
                                 /** @description Live webhook deliveries settled on each of the last 30 UTC days (today last): delivered, or given up after the last retry. The success rate of a day is succeeded / (succeeded + failed); deliveries still retrying count on the day they settle. */
                                 deliveries_per_day: {
                                     /** Format: date */
@@ -5404,6 +5444,8 @@ export interface operations {
                                  * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                                  */
                                 created_at: string;
+                                /** @description Pending, and its endpoint is failing: when the endpoint’s next probe may start. The delivery waits for it whatever next_attempt_at says (it goes as that probe, or after a probe succeeds, and not before its own next_attempt_at). Null: it does not wait (its endpoint is not failing, it is settled, or it is a redelivery, which goes when due). */
+                                endpoint_next_probe_at: string | null;
                             }[];
                         }[];
                     };
@@ -7037,6 +7079,8 @@ export interface operations {
                             created_at: string;
                             /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
                             secret_rotation_ends_at: string | null;
+                            /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
+                            next_probe_at: string | null;
                         }[];
                     };
                 };
@@ -7162,10 +7206,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /**
-                             * WebhookEndpoint
-                             * @description An address that receives events; never its secret.
-                             */
+                            /** DashboardWebhookEndpoint */
                             endpoint: {
                                 /** Format: uuid */
                                 id: string;
@@ -7185,6 +7226,8 @@ export interface operations {
                                 created_at: string;
                                 /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
                                 secret_rotation_ends_at: string | null;
+                                /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
+                                next_probe_at: string | null;
                             };
                             /** @description whsec_...; shown only here. */
                             secret: string;
@@ -7314,10 +7357,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /**
-                             * WebhookEndpoint
-                             * @description An address that receives events; never its secret.
-                             */
+                            /** DashboardWebhookEndpoint */
                             endpoint: {
                                 /** Format: uuid */
                                 id: string;
@@ -7337,6 +7377,8 @@ export interface operations {
                                 created_at: string;
                                 /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
                                 secret_rotation_ends_at: string | null;
+                                /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
+                                next_probe_at: string | null;
                             };
                         };
                     };
@@ -7600,10 +7642,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /**
-                             * WebhookEndpoint
-                             * @description An address that receives events; never its secret.
-                             */
+                            /** DashboardWebhookEndpoint */
                             endpoint: {
                                 /** Format: uuid */
                                 id: string;
@@ -7623,6 +7662,8 @@ export interface operations {
                                 created_at: string;
                                 /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
                                 secret_rotation_ends_at: string | null;
+                                /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
+                                next_probe_at: string | null;
                             };
                         };
                     };
@@ -7760,6 +7801,8 @@ export interface operations {
                     "application/json": {
                         data: {
                             queued: boolean;
+                            /** @description The endpoint is failing: its next probe, which the event waits for (see the endpoint’s next_probe_at). Null: it goes at once. */
+                            endpoint_next_probe_at: string | null;
                         };
                     };
                 };
@@ -7900,6 +7943,8 @@ export interface operations {
                             /** @description The sample event’s id: its entry appears in the delivery log. */
                             event_id: string;
                             type: string;
+                            /** @description The endpoint is failing: its next probe, which the event waits for (see the endpoint’s next_probe_at). Null: it goes at once. */
+                            endpoint_next_probe_at: string | null;
                         };
                     };
                 };
@@ -8014,6 +8059,160 @@ export interface operations {
             };
         };
     };
+    dashboardRetryWebhookEndpointNow: {
+        parameters: {
+            query?: {
+                environment?: "test" | "live";
+            };
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** DashboardWebhookEndpoint */
+                            endpoint: {
+                                /** Format: uuid */
+                                id: string;
+                                url: string;
+                                description: string;
+                                /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
+                                enabled_events: string[];
+                                is_active: boolean;
+                                disabled_reason: string | null;
+                                consecutive_failures: number;
+                                last_success_at: string | null;
+                                last_failure_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
+                                secret_rotation_ends_at: string | null;
+                                /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
+                                next_probe_at: string | null;
+                            };
+                            /**
+                             * @description `started`: a waiting delivery goes now as the probe (at whichever instance’s worker takes it); `nothing_waiting`: no delivery waits, the next event goes at once as the probe; `under_way`: an attempt to the endpoint is on its way already and its result decides (nothing was changed).
+                             * @enum {string}
+                             */
+                            probe: "started" | "under_way" | "nothing_waiting";
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     dashboardRotateWebhookSecret: {
         parameters: {
             query?: {
@@ -8045,10 +8244,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /**
-                             * WebhookEndpoint
-                             * @description An address that receives events; never its secret.
-                             */
+                            /** DashboardWebhookEndpoint */
                             endpoint: {
                                 /** Format: uuid */
                                 id: string;
@@ -8068,6 +8264,8 @@ export interface operations {
                                 created_at: string;
                                 /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
                                 secret_rotation_ends_at: string | null;
+                                /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
+                                next_probe_at: string | null;
                             };
                             /** @description The new whsec_... secret; shown only here. */
                             secret: string;
@@ -8755,6 +8953,8 @@ export interface operations {
                             superseded_by: string | null;
                             /** @description The replay that queued this entry; else null. */
                             replay_id: string | null;
+                            /** @description Pending, and its endpoint is failing: when the endpoint’s next probe may start. The delivery waits for it whatever next_attempt_at says (it goes as that probe, or after a probe succeeds, and not before its own next_attempt_at). Null: it does not wait (its endpoint is not failing, it is settled, or it is a redelivery, which goes when due). */
+                            endpoint_next_probe_at: string | null;
                         }[];
                         /** @description null on the last page. */
                         next_cursor: string | null;
@@ -8883,10 +9083,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /**
-                             * WebhookDelivery
-                             * @description The log entry of one event sent to one endpoint.
-                             */
+                            /** DashboardWebhookDelivery */
                             delivery: {
                                 /** Format: uuid */
                                 id: string;
@@ -8915,6 +9112,8 @@ export interface operations {
                                 superseded_by: string | null;
                                 /** @description The replay that queued this entry; else null. */
                                 replay_id: string | null;
+                                /** @description Pending, and its endpoint is failing: when the endpoint’s next probe may start. The delivery waits for it whatever next_attempt_at says (it goes as that probe, or after a probe succeeds, and not before its own next_attempt_at). Null: it does not wait (its endpoint is not failing, it is settled, or it is a redelivery, which goes when due). */
+                                endpoint_next_probe_at: string | null;
                             };
                             attempts: {
                                 /** @description 1 for the first attempt of this entry. */
@@ -10968,7 +11167,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -11107,7 +11306,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -11276,6 +11475,8 @@ export interface operations {
                                     active_endpoints: number;
                                     /** @description Disabled after too many failures. */
                                     disabled_endpoints: number;
+                                    /** @description Active endpoints whose last attempt failed: their deliveries wait for the next probe. */
+                                    failing_endpoints: number;
                                     /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
                                     failed_deliveries_24h: number;
                                 };
@@ -11566,6 +11767,8 @@ export interface operations {
                                         active_endpoints: number;
                                         /** @description Disabled after too many failures. */
                                         disabled_endpoints: number;
+                                        /** @description Active endpoints whose last attempt failed: their deliveries wait for the next probe. */
+                                        failing_endpoints: number;
                                         /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
                                         failed_deliveries_24h: number;
                                     };
@@ -12519,6 +12722,8 @@ export interface operations {
                             created_at: string;
                             /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
                             secret_rotation_ends_at: string | null;
+                            /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
+                            next_probe_at: string | null;
                         }[];
                     };
                 };
@@ -12705,6 +12910,158 @@ export interface operations {
                 };
             };
             /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorRetryWebhookEndpointNow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** DashboardWebhookEndpoint */
+                            endpoint: {
+                                /** Format: uuid */
+                                id: string;
+                                url: string;
+                                description: string;
+                                /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
+                                enabled_events: string[];
+                                is_active: boolean;
+                                disabled_reason: string | null;
+                                consecutive_failures: number;
+                                last_success_at: string | null;
+                                last_failure_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
+                                secret_rotation_ends_at: string | null;
+                                /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
+                                next_probe_at: string | null;
+                            };
+                            /**
+                             * @description `started`: a waiting delivery goes now as the probe (at whichever instance’s worker takes it); `nothing_waiting`: no delivery waits, the next event goes at once as the probe; `under_way`: an attempt to the endpoint is on its way already and its result decides (nothing was changed).
+                             * @enum {string}
+                             */
+                            probe: "started" | "under_way" | "nothing_waiting";
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -13497,6 +13854,8 @@ export interface operations {
                                      * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                                      */
                                     created_at: string;
+                                    /** @description Pending, and its endpoint is failing: when the endpoint’s next probe may start. The delivery waits for it whatever next_attempt_at says (it goes as that probe, or after a probe succeeds, and not before its own next_attempt_at). Null: it does not wait (its endpoint is not failing, it is settled, or it is a redelivery, which goes when due). */
+                                    endpoint_next_probe_at: string | null;
                                 }[];
                             }[];
                         };

@@ -101,6 +101,11 @@ export function outboxWake(): RawBuilder<unknown> {
   return sql`(select count(pg_notify(${WAKE_CHANNEL}, '')) from (select 1 where exists (select 1 from outbox_queue)) w)`
 }
 
+/** Wakes the idle workers when the transaction commits (an attempt fell due now). */
+export async function wakeWorkers(trx: Transaction<DB>): Promise<void> {
+  await sql`select pg_notify(${WAKE_CHANNEL}, '')`.execute(trx)
+}
+
 /** Wakes the workers' replay feeders when the transaction commits (a replay was requested). */
 export async function notifyReplays(trx: Transaction<DB>): Promise<void> {
   await sql`select pg_notify(${REPLAYS_CHANNEL}, '')`.execute(trx)
@@ -162,7 +167,7 @@ export async function insertDelivery(
       redelivery: redeliveryOf !== null,
     })
     .execute()
-  await sql`select pg_notify(${WAKE_CHANNEL}, '')`.execute(trx)
+  await wakeWorkers(trx)
   return inserted
 }
 

@@ -1,5 +1,5 @@
 import { Loader, SimpleGrid, Title } from '@mantine/core'
-import { DeliverySuccessChart, OrdersPerDayChart } from '../../../components/daily-charts.tsx'
+import { DeliverySuccessChart, OrdersPerDayChart, settledTotals } from '../../../components/daily-charts.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Figure, TotalsTable, WindowFigures, WindowRows } from '../../../components/order-totals.tsx'
 import { Page } from '../../../components/page.tsx'
@@ -38,10 +38,15 @@ export function HomeRoute() {
             <Title order={2} size="h4" mb="sm">
               Webhook health (live)
             </Title>
-            <SimpleGrid cols={{ base: 1, sm: 3 }}>
+            <SimpleGrid cols={{ base: 1, sm: 2, lg: 4 }}>
               <Figure
                 label="Active endpoints"
                 value={data.webhooks.active_endpoints}
+                to="/webhooks?environment=live"
+              />
+              <Figure
+                label="Failing endpoints, deliveries waiting"
+                value={data.webhooks.failing_endpoints}
                 to="/webhooks?environment=live"
               />
               <Figure
@@ -50,8 +55,8 @@ export function HomeRoute() {
                 to="/webhooks?environment=live"
               />
               <Figure
-                label="Failed deliveries, last 24 h"
-                value={data.webhooks.failed_deliveries_24h}
+                label="Deliveries failed (given up), last 30 days"
+                value={settledTotals(data.webhooks.deliveries_per_day).failed}
                 to="/webhooks?environment=live"
               />
             </SimpleGrid>

@@ -128,6 +128,23 @@ export function useRedeliver(orgId: string) {
   })
 }
 
+/** Retry now on a failing endpoint of the organization: its next probe goes at once. */
+export function useRetryEndpointNow(orgId: string) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (endpointId: string) =>
+      call(
+        client.POST('/operator/webhook-endpoints/{endpoint_id}/retry-now', {
+          params: { path: { endpoint_id: endpointId } },
+        }),
+      ).then((r) => r.data),
+    onSettled: async () => {
+      await queryClient.invalidateQueries({ queryKey: ['operator', 'endpoints', orgId] })
+      await queryClient.invalidateQueries({ queryKey: ['operator', 'deliveries', orgId] })
+    },
+  })
+}
+
 export function useCreateShopOrder() {
   return useMutation({
     mutationFn: (input: { orgId: string; body: ShopOrder }) =>

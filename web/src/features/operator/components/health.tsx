@@ -11,6 +11,9 @@ export function WebhookHealth({ health }: { health: OrganizationSummary['webhook
       <StatusBadge color={health.active_endpoints > 0 ? 'green' : 'gray'}>
         {formatNumber(health.active_endpoints)} active
       </StatusBadge>
+      {health.failing_endpoints > 0 && (
+        <StatusBadge color="orange">{formatNumber(health.failing_endpoints)} failing</StatusBadge>
+      )}
       {troubled && (
         <StatusBadge color="red">
           {formatNumber(health.disabled_endpoints)} disabled, {formatNumber(health.failed_deliveries_24h)}{' '}

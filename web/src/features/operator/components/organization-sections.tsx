@@ -1,29 +1,22 @@
-import { Box, Button, Code, Group, Loader, SegmentedControl, Text, TextInput, Title } from '@mantine/core'
+import { Box, Button, Code, Group, Loader, Text, TextInput } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
-import { useSearchParams } from 'react-router'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
-import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { describeActions } from '../../../components/rule-actions.ts'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import { Time } from '../../../components/time.tsx'
 import type { ApiKey } from '../../../lib/api.ts'
-import { exactTime } from '../../../lib/format.ts'
 import {
   useInviteOwner,
-  useOrgDeliveries,
-  useOrgEndpoints,
   useOrgKeys,
   useOrgMembers,
   useOrgRules,
-  useRedeliver,
   useRevokeOrgKey,
 } from '../api/organizations.ts'
 import { InvitationLink } from '../components/invitation-link.tsx'
 
-/** An organization's sections in the console: its API keys, its members, its webhooks. */
+/** An organization's sections in the console: API keys, members, rules (webhooks: organization-webhooks.tsx). */
 export function Keys({ orgId }: { orgId: string }) {
   const keys = useOrgKeys(orgId)
   const revoke = useRevokeOrgKey(orgId)
@@ -180,114 +173,6 @@ export function AutomationRules({ orgId }: { orgId: string }) {
           ))}
         </DataTable>
       )}
-    </>
-  )
-}
-
-export function Webhooks({ orgId }: { orgId: string }) {
-  const [params, setParams] = useSearchParams()
-  const environment = params.get('environment') === 'test' ? 'test' : 'live'
-  const endpoints = useOrgEndpoints(orgId, environment)
-  const deliveries = useOrgDeliveries(orgId, environment)
-  const redeliver = useRedeliver(orgId)
-  const rows = deliveries.data?.pages.flatMap((p) => p.data) ?? []
-  const urlOf = new Map(endpoints.data?.map((e) => [e.id, e.url]))
-  return (
-    <>
-      <div>
-        <Text size="sm" fw={500} id="org-environment-label">
-          Environment
-        </Text>
-        <SegmentedControl
-          aria-labelledby="org-environment-label"
-          value={environment}
-          onChange={(v) => setParams({ environment: v }, { replace: true })}
-          data={[
-            { value: 'live', label: 'Live' },
-            { value: 'test', label: 'Test' },
-          ]}
-        />
-      </div>
-      <ErrorAlert error={endpoints.error ?? deliveries.error ?? redeliver.error} />
-      {endpoints.data?.length === 0 ? (
-        <Text c="dimmed">No {environment} endpoints.</Text>
-      ) : (
-        <DataTable
-          label={`Webhook endpoints (${environment})`}
-          columns={['URL', 'State', 'Failures in a row', 'Last success']}
-        >
-          {endpoints.data?.map((e) => (
-            <DataRow key={e.id}>
-              <DataCell label="URL" title>
-                <span style={{ wordBreak: 'break-all' }}>{e.url}</span>
-              </DataCell>
-              <DataCell label="State">
-                <StatusBadge color={e.is_active ? (e.consecutive_failures ? 'orange' : 'green') : 'gray'}>
-                  {e.is_active
-                    ? e.consecutive_failures
-                      ? 'Failing'
-                      : 'Active'
-                    : (e.disabled_reason ?? 'Deleted')}
-                </StatusBadge>
-              </DataCell>
-              <DataCell label="Failures in a row">{e.consecutive_failures}</DataCell>
-              <DataCell label="Last success">
-                {e.last_success_at ? <Time value={e.last_success_at} /> : 'Never'}
-              </DataCell>
-            </DataRow>
-          ))}
-        </DataTable>
-      )}
-      <Title order={3} size="h5" mt="md">
-        Deliveries ({environment}), newest first
-      </Title>
-      {rows.length === 0 ? (
-        <Text c="dimmed">No deliveries.</Text>
-      ) : (
-        <DataTable
-          label={`Webhook deliveries (${environment})`}
-          columns={[
-            'Created',
-            'Event',
-            'Endpoint',
-            'Status',
-            'Attempts',
-            'Last answer',
-            { label: 'Actions', hidden: true },
-          ]}
-        >
-          {rows.map((d) => (
-            <DataRow key={d.id}>
-              <DataCell label="Created">
-                <Time value={d.created_at} exact />
-              </DataCell>
-              <DataCell label="Event" title>
-                <Code>{d.event_type}</Code>
-              </DataCell>
-              <DataCell label="Endpoint">
-                <span style={{ wordBreak: 'break-all' }}>{urlOf.get(d.endpoint_id) ?? d.endpoint_id}</span>
-              </DataCell>
-              <DataCell label="Status">
-                <DeliveryStatus status={d.status} />
-              </DataCell>
-              <DataCell label="Attempts">{d.attempts}</DataCell>
-              <DataCell label="Last answer">{d.response_status ?? d.error_code ?? ''}</DataCell>
-              <DataCell label="Actions" hideLabel>
-                <Button
-                  size="xs"
-                  variant="default"
-                  loading={redeliver.isPending && redeliver.variables === d.id}
-                  onClick={() => redeliver.mutate(d.id)}
-                  aria-label={`Redeliver ${d.event_type} of ${exactTime(d.created_at)}`}
-                >
-                  Redeliver
-                </Button>
-              </DataCell>
-            </DataRow>
-          ))}
-        </DataTable>
-      )}
-      <NextPageButton pages={deliveries}>Show older deliveries</NextPageButton>
     </>
   )
 }

@@ -5,7 +5,8 @@ import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Page } from '../../../components/page.tsx'
 import { useOrganization } from '../api/organizations.ts'
 import { WebhookHealth } from '../components/health.tsx'
-import { AutomationRules, Keys, Members, Webhooks } from '../components/organization-sections.tsx'
+import { AutomationRules, Keys, Members } from '../components/organization-sections.tsx'
+import { Webhooks } from '../components/organization-webhooks.tsx'
 
 function Section({ id, title, children }: { id: string; title: string; children: ReactNode }) {
   return (

@@ -2,6 +2,7 @@ import { Badge, Button, Group, Loader, Paper, Stack, Text, Title } from '@mantin
 import { useState } from 'react'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { NextAttempt } from '../../../components/next-attempt.tsx'
 import { Time } from '../../../components/time.tsx'
 import { DeliveryDialog } from '../../webhooks/components/delivery-detail.tsx'
 import { useOrderTimeline } from '../api/order.ts'
@@ -134,13 +135,13 @@ export function OrderTimeline({
                             {d.attempts} {d.attempts === 1 ? 'attempt' : 'attempts'}
                             {d.response_status !== null ? `, HTTP ${d.response_status}` : ''}
                             {d.redelivery_of ? ', redelivery' : ''}
-                            {d.next_attempt_at && (
-                              <>
-                                , next <Time value={d.next_attempt_at} />
-                              </>
-                            )}
                             {d.error_message ? `: ${d.error_message}` : ''}
                           </Text>
+                          {d.status === 'pending' && (
+                            <Text size="sm" c="dimmed">
+                              <NextAttempt delivery={d} />
+                            </Text>
+                          )}
                           <Button
                             variant="default"
                             size="compact-xs"

@@ -98,6 +98,19 @@ export function usePing(env: Env, id: string) {
   )
 }
 
+/** Retry now: a failing endpoint's next probe goes at once (the endpoint and its log are read again). */
+export function useRetryNow(env: Env, id: string) {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: () =>
+      call(client.POST('/webhook-endpoints/{endpoint_id}/retry-now', endpoint(env, id))).then((r) => r.data),
+    onSettled: async () => {
+      await queryClient.invalidateQueries({ queryKey: endpointKey(env, id) })
+      await queryClient.invalidateQueries({ queryKey: ['webhook-deliveries'] })
+    },
+  })
+}
+
 export function useDeleteEndpoint(env: Env, id: string) {
   return useEndpointChange(env, id, () =>
     call(client.DELETE('/webhook-endpoints/{endpoint_id}', endpoint(env, id))),

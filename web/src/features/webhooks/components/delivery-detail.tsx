@@ -2,6 +2,7 @@ import { Code, Loader, Modal, Stack, Text, Title } from '@mantine/core'
 import { DataCell, DataRow, DataTable, useStacked } from '../../../components/data-table.tsx'
 import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { NextAttempt } from '../../../components/next-attempt.tsx'
 import { Time } from '../../../components/time.tsx'
 import type { Delivery } from '../../../lib/api.ts'
 import { type Env, useDelivery, useDeliveryPayload } from '../api/webhooks.ts'
@@ -49,10 +50,10 @@ export function DeliveryDialog({ env, id, onClose }: { env: Env; id: string | nu
             <Text size="sm">
               {delivery.event_type} <Code>{delivery.event_id}</Code>{' '}
               <DeliveryStatus status={delivery.status} />
-              {delivery.next_attempt_at && (
+              {delivery.status === 'pending' && (
                 <>
                   {' '}
-                  Next attempt <Time value={delivery.next_attempt_at} />.
+                  <NextAttempt delivery={delivery} />.
                 </>
               )}
             </Text>

@@ -3,6 +3,7 @@ import { useState } from 'react'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { NextAttempt } from '../../../components/next-attempt.tsx'
 import { PhoneFilters } from '../../../components/phone-filters.tsx'
 import { Time } from '../../../components/time.tsx'
 import { type Env, EVENT_TYPES, type LogFilters, useDeliveries, useRedeliver } from '../api/webhooks.ts'
@@ -142,9 +143,9 @@ export function DeliveryLog({
               </DataCell>
               <DataCell label="Status">
                 <DeliveryStatus status={d.status} />
-                {d.status === 'pending' && d.next_attempt_at && (
+                {d.status === 'pending' && (
                   <Text size="xs" component="span" display="block">
-                    Next try <Time value={d.next_attempt_at} exact />
+                    <NextAttempt delivery={d} exact />
                   </Text>
                 )}
               </DataCell>

@@ -4,6 +4,7 @@ import { useNavigate } from 'react-router'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
+import { Time, useNow } from '../../../components/time.tsx'
 import type { Endpoint } from '../../../lib/api.ts'
 import { exactTime } from '../../../lib/format.ts'
 import {
@@ -66,6 +67,19 @@ const GRACE = [
 
 type SampleType = (typeof FILTERABLE_TYPES)[number]
 
+/** The end of a queued event's message: it goes at once, or waits for the failing endpoint's probe. */
+function Waits({ probe }: { probe: string | null }) {
+  const now = useNow()
+  if (probe === null) return <>.</>
+  return Date.parse(probe) <= now ? (
+    <>, and waits for the failing endpoint’s probe, due now.</>
+  ) : (
+    <>
+      , and waits for the failing endpoint’s next probe, <Time value={probe} />.
+    </>
+  )
+}
+
 /** A test ping, a sample event of a type the endpoint takes, and a new secret (with a grace period). */
 export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoint }) {
   const ping = usePing(env, endpoint.id)
@@ -87,9 +101,10 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
           <Button variant="default" loading={ping.isPending} onClick={() => ping.mutate(undefined)}>
             Send test ping
           </Button>
-          {ping.isSuccess && (
+          {ping.data && (
             <Text size="sm" role="status">
-              Ping queued: it appears in the delivery log below.
+              Ping queued: it appears in the delivery log below
+              <Waits probe={ping.data.data.endpoint_next_probe_at} />
             </Text>
           )}
         </Group>
@@ -119,7 +134,8 @@ export function EndpointActions({ env, endpoint }: { env: Env; endpoint: Endpoin
               </Button>
               {sample.data && (
                 <Text size="sm" role="status">
-                  Sample {sample.data.type} queued: it appears in the delivery log below.
+                  Sample {sample.data.type} queued: it appears in the delivery log below
+                  <Waits probe={sample.data.endpoint_next_probe_at} />
                 </Text>
               )}
             </Group>

@@ -2,6 +2,7 @@ import { Anchor, Loader, Text } from '@mantine/core'
 import { Link } from 'react-router'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { NextProbe } from '../../../components/next-attempt.tsx'
 import { Time } from '../../../components/time.tsx'
 import { type Env, useEndpoints } from '../api/webhooks.ts'
 import { EndpointHealth } from './endpoint-health.tsx'
@@ -43,6 +44,11 @@ export function EndpointsTable({ env }: { env: Env }) {
               <DataCell label="Events">{describeEvents(e.enabled_events)}</DataCell>
               <DataCell label="Health">
                 <EndpointHealth endpoint={e} />
+                {e.next_probe_at && (
+                  <Text size="xs" component="span" display="block">
+                    Failing: deliveries wait for the next probe, <NextProbe at={e.next_probe_at} />
+                  </Text>
+                )}
               </DataCell>
               <DataCell label="Failure streak">{e.consecutive_failures}</DataCell>
               <DataCell label="Last success">

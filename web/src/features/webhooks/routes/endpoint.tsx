@@ -7,6 +7,7 @@ import { useSession } from '../../auth/api/session.ts'
 import { useEndpoint, useEnvironment } from '../api/webhooks.ts'
 import { DeliveryLog } from '../components/delivery-log.tsx'
 import { EndpointHealth } from '../components/endpoint-health.tsx'
+import { EndpointProbe } from '../components/endpoint-probe.tsx'
 import { EndpointActions, EndpointDangerZone, EndpointSettings } from '../components/endpoint-settings.tsx'
 import { describeEvents } from '../components/events-picker.tsx'
 import { ReplayForm } from '../components/replay-form.tsx'
@@ -61,6 +62,7 @@ export function EndpointRoute() {
               </Text>
             </div>
           </SimpleGrid>
+          <EndpointProbe env={env} endpoint={e} canManage={canManage} />
           {canManage && e.is_active && (
             <>
               <SimpleGrid cols={{ base: 1, md: 2 }}>
