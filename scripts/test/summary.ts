@@ -32,6 +32,23 @@ export function summary(passes: Pass[], results: FileRun[]): string {
     )
   }
 
+  lines.push('', 'Time per folder (the sum of its files\' times, then tests):')
+  for (const [i, pass] of passes.entries()) {
+    const byFolder = new Map<string, { ms: number; tests: number }>()
+    for (const r of files.filter((f) => f.pass === i)) {
+      const folder = r.file.slice(0, r.file.lastIndexOf('/'))
+      const sum = byFolder.get(folder) ?? { ms: 0, tests: 0 }
+      sum.ms += r.ms
+      sum.tests += r.passed + r.failed + r.skipped
+      byFolder.set(folder, sum)
+    }
+    if (byFolder.size === 0) continue
+    if (passes.length > 1) lines.push(`  ${pass.label}:`)
+    for (const [folder, sum] of [...byFolder].sort((a, b) => b[1].ms - a[1].ms)) {
+      lines.push(`  ${seconds(sum.ms).padStart(8)}  ${String(sum.tests).padStart(4)} tests  ${folder}`)
+    }
+  }
+
   lines.push('', `The ${SLOWEST} slowest files:`)
   for (const r of [...files].sort((a, b) => b.ms - a.ms).slice(0, SLOWEST)) {
     lines.push(`  ${seconds(r.ms).padStart(8)}  ${r.file}${label(r.pass)}`)
