@@ -38,8 +38,7 @@ const GLOBAL_OPTIONS: Record<string, OptionSpec & { short?: string }> = {
 const EXIT_CODES_HELP = `Exit codes:
   0  done
   1  the service answered with an error (its code and message are printed)
-  2  usage error: unknown command or option, missing argument, a cancelled
-     order moved without --from cancelled
+  2  usage error: unknown command or option, missing argument, or --from missing to move a cancelled order
   3  the service cannot be reached (--url, PORT)
   4  no operator token, or a bad configuration`
 

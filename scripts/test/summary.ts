@@ -32,7 +32,7 @@ export function summary(passes: Pass[], results: FileRun[]): string {
     )
   }
 
-  lines.push('', 'Time per folder (the sum of its files\' times, then tests):')
+  lines.push('', "Time per folder (the sum of its files' times, then tests):")
   for (const [i, pass] of passes.entries()) {
     const byFolder = new Map<string, { ms: number; tests: number }>()
     for (const r of files.filter((f) => f.pass === i)) {

@@ -50,7 +50,9 @@ describe('npm test: which files run where, and what it says at the end', () => {
     assert.ok(lines.includes('database tests on PGlite: 6 files, 12 passed, 1 failed, 0 skipped, in 12.0 s'))
     assert.ok(lines.includes('all tests on PostgreSQL: 6 files, 12 passed, 0 failed, 0 skipped, in 20.0 s'))
     // Per folder and pass, slowest first: the time of its files and how many tests they ran.
-    const folders = lines.slice(lines.indexOf("Time per folder (the sum of its files' times, then tests):") + 1)
+    const folders = lines.slice(
+      lines.indexOf("Time per folder (the sum of its files' times, then tests):") + 1,
+    )
     assert.equal(folders[0], '  PGlite:')
     assert.equal(folders[1], '    36.0 s    13 tests  test')
     assert.equal(folders[2], '  PostgreSQL:')
