@@ -21,7 +21,7 @@ export const router = createBrowserRouter(
     // Printed at the workbench: outside the shell, so that only the sheet prints.
     {
       path: '/operator/production/:productionOrderId/job-sheet',
-      lazy: page(() => import('../features/operator/routes/job-sheet.tsx'), 'JobSheetRoute'),
+      lazy: page(() => import('../features/production/console/routes/job-sheet.tsx'), 'JobSheetRoute'),
     },
     {
       path: '/',
@@ -78,46 +78,61 @@ export const router = createBrowserRouter(
         // The operator's console (the shell sends members away).
         {
           path: 'operator/organizations',
-          lazy: page(() => import('../features/operator/routes/organizations.tsx'), 'OrganizationsRoute'),
+          lazy: page(
+            () => import('../features/organizations/console/routes/organizations.tsx'),
+            'OrganizationsRoute',
+          ),
         },
         {
           path: 'operator/organizations/:orgId',
-          lazy: page(() => import('../features/operator/routes/organization.tsx'), 'OrganizationRoute'),
+          lazy: page(
+            () => import('../features/organizations/console/routes/organization.tsx'),
+            'OrganizationRoute',
+          ),
         },
         {
           path: 'operator/production',
-          lazy: page(() => import('../features/operator/routes/production.tsx'), 'ProductionRoute'),
+          lazy: page(
+            () => import('../features/production/console/routes/production-board.tsx'),
+            'ProductionRoute',
+          ),
         },
         {
           path: 'operator/production/:productionOrderId',
           lazy: page(
-            () => import('../features/operator/routes/production-order.tsx'),
+            () => import('../features/production/console/routes/production-order.tsx'),
             'ProductionOrderRoute',
           ),
         },
         {
           path: 'operator/orders/:orderId',
-          lazy: page(() => import('../features/operator/routes/order.tsx'), 'OperatorOrderRoute'),
+          lazy: page(() => import('../features/orders/console/routes/order.tsx'), 'OperatorOrderRoute'),
         },
         {
           path: 'operator/shop-orders',
-          lazy: page(() => import('../features/operator/routes/shop-orders.tsx'), 'ShopOrdersRoute'),
+          lazy: page(() => import('../features/orders/console/routes/shop-orders.tsx'), 'ShopOrdersRoute'),
         },
         {
           path: 'operator/statistics',
-          lazy: page(() => import('../features/operator/routes/statistics.tsx'), 'StatisticsRoute'),
+          lazy: page(
+            () => import('../features/organizations/console/routes/statistics.tsx'),
+            'StatisticsRoute',
+          ),
         },
         {
           path: 'operator/billing',
-          lazy: page(() => import('../features/usage/routes/billing.tsx'), 'BillingRoute'),
+          lazy: page(() => import('../features/usage/console/routes/billing.tsx'), 'BillingRoute'),
         },
         {
           path: 'operator/operators',
-          lazy: page(() => import('../features/operator/routes/operators.tsx'), 'OperatorsRoute'),
+          lazy: page(() => import('../features/members/console/routes/operators.tsx'), 'OperatorsRoute'),
         },
         {
           path: 'operator/audit-log',
-          lazy: page(() => import('../features/operator/routes/audit-log.tsx'), 'PlatformAuditLogRoute'),
+          lazy: page(
+            () => import('../features/audit-log/console/routes/audit-log.tsx'),
+            'PlatformAuditLogRoute',
+          ),
         },
         { path: '*', element: <Navigate to="/home" replace /> },
       ],

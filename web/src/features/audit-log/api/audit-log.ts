@@ -1,6 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query'
-import type { AuditFilter } from '../../../components/audit-filters.tsx'
 import { call, client } from '../../../lib/api.ts'
+import type { AuditFilter } from '../components/audit-filters.tsx'
 
 export function useAuditLog(filter: AuditFilter) {
   return useInfiniteQuery({

@@ -1,9 +1,9 @@
 import { useState } from 'react'
-import { type AuditFilter, AuditFilters } from '../../../components/audit-filters.tsx'
-import { AUDIT_COLUMNS, type AuditColumn, AuditLogTable } from '../../../components/audit-log-table.tsx'
 import { Page } from '../../../components/page.tsx'
 import type { AuditEntry } from '../../../lib/api.ts'
 import { useAuditLog } from '../api/audit-log.ts'
+import { type AuditFilter, AuditFilters } from '../components/audit-filters.tsx'
+import { AUDIT_COLUMNS, type AuditColumn, AuditLogTable } from '../components/audit-log-table.tsx'
 
 const COLUMNS: AuditColumn<AuditEntry>[] = [
   AUDIT_COLUMNS.when,

@@ -2,10 +2,10 @@ import { Button, Group, Paper, Stack, Switch, Text, Title } from '@mantine/core'
 import { useState } from 'react'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { describeActions } from '../../../components/rule-actions.ts'
 import { StatusBadge } from '../../../components/status-badge.tsx'
 import type { AutomationRule } from '../../../lib/api.ts'
 import { bodyOf, useDeleteRule, useReorderRules, useSaveRule } from '../api/automation.ts'
+import { describeActions } from './rule-actions.ts'
 import type { Catalog } from './rule-draft.ts'
 
 /**

@@ -1,11 +1,11 @@
 import { Code, Loader, Modal, Stack, Text, Title } from '@mantine/core'
 import { DataCell, DataRow, DataTable, useStacked } from '../../../components/data-table.tsx'
-import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextAttempt } from '../../../components/next-attempt.tsx'
 import { Time } from '../../../components/time.tsx'
 import type { Delivery } from '../../../lib/api.ts'
 import { type Env, useDelivery, useDeliveryPayload } from '../api/webhooks.ts'
+import { DeliveryStatus } from './delivery-status.tsx'
 
 /** The body as a person reads it: indented JSON (the exact bytes sent are one line). */
 function pretty(body: string): string {

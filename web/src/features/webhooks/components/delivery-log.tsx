@@ -1,13 +1,13 @@
 import { Button, Code, Group, Loader, Paper, Select, Text, TextInput, Title } from '@mantine/core'
 import { useState } from 'react'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
-import { DeliveryStatus } from '../../../components/delivery-status.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextAttempt } from '../../../components/next-attempt.tsx'
 import { PhoneFilters } from '../../../components/phone-filters.tsx'
 import { Time } from '../../../components/time.tsx'
 import { type Env, EVENT_TYPES, type LogFilters, useDeliveries, useRedeliver } from '../api/webhooks.ts'
 import { DeliveryDialog } from './delivery-detail.tsx'
+import { DeliveryStatus } from './delivery-status.tsx'
 import { localToIso } from './replay-form.tsx'
 
 /** The endpoint's delivery log, newest first, read again every 5 s; an entry opens its attempts, payload and headers. */

@@ -1,0 +1,210 @@
+import { Badge, Button, Card, Group, Loader, Stack, Text, TextInput, Title } from '@mantine/core'
+import { type FormEvent, useState } from 'react'
+import { ConfirmModal } from '../../../../components/confirm-modal.tsx'
+import { DataCell, DataRow, DataTable } from '../../../../components/data-table.tsx'
+import { ErrorAlert } from '../../../../components/error-alert.tsx'
+import { InvitationLink } from '../../../../components/invitation-link.tsx'
+import { Page } from '../../../../components/page.tsx'
+import { Time } from '../../../../components/time.tsx'
+import type { Operator, OperatorInvitation } from '../../../../lib/api.ts'
+import { useAccount } from '../../../auth/api/session.ts'
+import {
+  useInviteOperator,
+  useOperatorInvitations,
+  useOperators,
+  useRemoveOperator,
+  useRevokeOperatorInvitation,
+} from '../api/operators.ts'
+
+function InviteOperator() {
+  const invite = useInviteOperator()
+  const [email, setEmail] = useState('')
+  const submit = (event: FormEvent) => {
+    event.preventDefault()
+    invite.mutate(email.trim(), { onSuccess: () => setEmail('') })
+  }
+  return (
+    <Card withBorder padding="md" component="section" aria-labelledby="invite-operator">
+      <Title order={2} size="h4" id="invite-operator" mb="sm">
+        Invite an operator
+      </Title>
+      <form onSubmit={submit}>
+        <Group align="flex-end">
+          <TextInput
+            label="Email"
+            type="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.currentTarget.value)}
+            w={{ base: '100%', sm: 280 }}
+          />
+          <Button type="submit" loading={invite.isPending}>
+            Create invitation
+          </Button>
+        </Group>
+      </form>
+      <Stack mt={invite.error || invite.data ? 'md' : 0}>
+        <ErrorAlert error={invite.error} title="No invitation was created" />
+        {invite.data && (
+          <InvitationLink email={invite.data.invitation.email} url={invite.data.url} to="the new operator" />
+        )}
+      </Stack>
+    </Card>
+  )
+}
+
+/** A red action behind a confirmation dialog. */
+function Confirm<T extends { email: string }>(props: {
+  target: T | null
+  title: string
+  text: string
+  action: string
+  pending: boolean
+  onConfirm: (target: T) => void
+  onClose: () => void
+}) {
+  return (
+    <ConfirmModal
+      opened={props.target !== null}
+      title={props.title}
+      onCancel={props.onClose}
+      confirmLabel={props.action}
+      busy={props.pending}
+      onConfirm={() => props.target && props.onConfirm(props.target)}
+    >
+      {props.text}
+    </ConfirmModal>
+  )
+}
+
+function OperatorAccounts() {
+  const me = useAccount().data?.operator
+  const operators = useOperators()
+  const remove = useRemoveOperator()
+  const [removing, setRemoving] = useState<Operator | null>(null)
+  if (operators.isPending) return <Loader aria-label="Loading operators" />
+  return (
+    <>
+      <ErrorAlert error={operators.error ?? remove.error} />
+      {remove.data && (
+        <Text role="status">
+          Removed {remove.data.operator.email}: {remove.data.sessions_ended} session
+          {remove.data.sessions_ended === 1 ? '' : 's'} ended.
+        </Text>
+      )}
+      <DataTable
+        label="Operator accounts, oldest first"
+        caption
+        columns={['Email', 'Operator since', { label: 'Actions', hidden: true }]}
+      >
+        {operators.data?.map((o) => (
+          <DataRow key={o.id}>
+            <DataCell label="Email" title>
+              {o.email} {o.id === me?.id && <Badge variant="light">You</Badge>}
+            </DataCell>
+            <DataCell label="Operator since">
+              <Time value={o.created_at} />
+            </DataCell>
+            <DataCell label="Actions" hideLabel>
+              {o.id !== me?.id && (
+                <Button
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Remove ${o.email}`}
+                  onClick={() => {
+                    remove.reset()
+                    setRemoving(o)
+                  }}
+                >
+                  Remove
+                </Button>
+              )}
+            </DataCell>
+          </DataRow>
+        ))}
+      </DataTable>
+      <Confirm
+        target={removing}
+        title="Remove operator"
+        text={`Remove ${removing?.email}? Every session of the account ends now and the email can be invited again. No message is sent to them; the removal is in the platform audit log.`}
+        action="Remove operator"
+        pending={remove.isPending}
+        onConfirm={(o) => remove.mutate(o.id, { onSettled: () => setRemoving(null) })}
+        onClose={() => setRemoving(null)}
+      />
+    </>
+  )
+}
+
+function PendingOperatorInvitations() {
+  const invitations = useOperatorInvitations()
+  const revoke = useRevokeOperatorInvitation()
+  const [revoking, setRevoking] = useState<OperatorInvitation | null>(null)
+  return (
+    <section aria-labelledby="operator-invitations">
+      <Title order={2} size="h4" id="operator-invitations" mb="sm">
+        Pending invitations
+      </Title>
+      <ErrorAlert error={invitations.error ?? revoke.error} />
+      {invitations.isPending ? (
+        <Loader aria-label="Loading invitations" />
+      ) : invitations.data?.length ? (
+        <DataTable
+          label="Pending operator invitations"
+          columns={['Email', 'Invited', 'Expires', { label: 'Actions', hidden: true }]}
+        >
+          {invitations.data.map((i) => (
+            <DataRow key={i.id}>
+              <DataCell label="Email" title>
+                {i.email}
+              </DataCell>
+              <DataCell label="Invited">
+                <Time value={i.created_at} />
+              </DataCell>
+              <DataCell label="Expires">
+                <Time value={i.expires_at} />
+              </DataCell>
+              <DataCell label="Actions" hideLabel>
+                <Button
+                  variant="subtle"
+                  color="red"
+                  aria-label={`Revoke the invitation for ${i.email}`}
+                  onClick={() => {
+                    revoke.reset()
+                    setRevoking(i)
+                  }}
+                >
+                  Revoke
+                </Button>
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
+      ) : (
+        <Text c="dimmed">No pending operator invitations.</Text>
+      )}
+      <Confirm
+        target={revoking}
+        title="Revoke invitation"
+        text={`Revoke the invitation for ${revoking?.email}? Its link stops working at once. No message is sent to them: whoever opens the link is told it no longer works.`}
+        action="Revoke invitation"
+        pending={revoke.isPending}
+        onConfirm={(i) => revoke.mutate(i.id, { onSettled: () => setRevoking(null) })}
+        onClose={() => setRevoking(null)}
+      />
+    </section>
+  )
+}
+
+export function OperatorsRoute() {
+  return (
+    <Page
+      title="Operators"
+      lead="The platform's operator accounts. Removing one ends its sessions at once; nobody removes their own account, and the operator token (OPERATOR_TOKEN) always remains."
+    >
+      <InviteOperator />
+      <OperatorAccounts />
+      <PendingOperatorInvitations />
+    </Page>
+  )
+}

@@ -1,0 +1,171 @@
+import './job-sheet.css'
+import { Anchor, Button, Loader } from '@mantine/core'
+import QRCode from 'qrcode'
+import { useEffect, useState } from 'react'
+import { Link, Navigate, useParams } from 'react-router'
+import { ErrorAlert } from '../../../../components/error-alert.tsx'
+import { fieldValue } from '../../../../components/personalization.tsx'
+import { exactTime, formatNumber } from '../../../../lib/format.ts'
+import { useAccount } from '../../../auth/api/session.ts'
+import {
+  isShownAsImage,
+  PRODUCTION_STATUSES,
+  type ProductionItem,
+  type ProductionOrderPage,
+  productionFileUrl,
+  useProductionOrder,
+} from '../api/production.ts'
+
+const statusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
+
+/**
+ * The production order id as a QR code, made here (no service, no network) as
+ * an SVG image: a scanner at the workbench reads the id back.
+ */
+function useQrCode(text: string): string | undefined {
+  const [url, setUrl] = useState<string>()
+  useEffect(() => {
+    let live = true
+    QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }).then((svg) => {
+      if (live) setUrl(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`)
+    })
+    return () => {
+      live = false
+    }
+  }, [text])
+  return url
+}
+
+function SheetItem({
+  sheet,
+  item,
+  position,
+}: {
+  sheet: ProductionOrderPage
+  item: ProductionItem
+  position: number
+}) {
+  const fields = Object.entries(item.personalization)
+  return (
+    <section className="item" aria-labelledby={`sheet-item-${item.id}`}>
+      <div className="item-head">
+        <h2 id={`sheet-item-${item.id}`}>
+          {position}. {formatNumber(item.quantity)} × {item.name}
+          {item.sku ? ` (SKU ${item.sku})` : ''}
+        </h2>
+        <div className="check" aria-hidden="true" />
+      </div>
+      {fields.length === 0 ? (
+        <p>No personalization.</p>
+      ) : (
+        <dl aria-label={`Personalization of item ${position}`}>
+          {fields.map(([k, v]) => (
+            <div key={k} style={{ display: 'contents' }}>
+              <dt>{k}</dt>
+              <dd>{fieldValue(v)}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+      {item.files.length > 0 && (
+        <ul className="files" aria-label={`Files of item ${position}`}>
+          {item.files.map((file) => {
+            const name = file.name ?? 'file'
+            return (
+              <li key={file.upload_id}>
+                {isShownAsImage(file.content_type) ? (
+                  <img
+                    src={productionFileUrl(sheet.production_order.id, file.upload_id)}
+                    alt={`Thumbnail of ${name}`}
+                  />
+                ) : (
+                  <div className="no-thumbnail">{file.content_type ?? 'file'}</div>
+                )}
+                {name}
+                {file.role ? ` (${file.role})` : ''}
+              </li>
+            )
+          })}
+        </ul>
+      )}
+    </section>
+  )
+}
+
+function Sheet({ sheet }: { sheet: ProductionOrderPage }) {
+  const { order, production_order: p, organization } = sheet
+  const qr = useQrCode(p.id)
+  useEffect(() => {
+    document.title = `Job sheet ${order.order_number} · Dashboard`
+  }, [order.order_number])
+  return (
+    <article className="job-sheet" aria-label="Job sheet">
+      <header>
+        <div>
+          <h1>Order {order.order_number}</h1>
+          <dl>
+            <dt>Organization</dt>
+            <dd>{organization.name}</dd>
+            <dt>Customer</dt>
+            <dd>{order.customer.name}</dd>
+            <dt>Ordered</dt>
+            <dd>{exactTime(order.ordered_at)}</dd>
+            <dt>Production</dt>
+            <dd>
+              {statusLabel(p.status)}
+              {p.produced_by_partner ? ', produced by a partner' : ''}
+            </dd>
+            <dt>Items</dt>
+            <dd>
+              {formatNumber(order.items.length)} (
+              {formatNumber(order.items.reduce((n, i) => n + i.quantity, 0))} pieces)
+            </dd>
+          </dl>
+        </div>
+        <div className="qr">
+          {qr && <img src={qr} alt={`QR code of production order ${p.id}`} />}
+          <div>{p.id}</div>
+        </div>
+      </header>
+      {order.items.map((item, n) => (
+        <SheetItem key={item.id} sheet={sheet} item={item} position={n + 1} />
+      ))}
+    </article>
+  )
+}
+
+/**
+ * /operator/production/:productionOrderId/job-sheet: a printable sheet (A4) for
+ * the workbench, outside the shell so that only the sheet prints.
+ */
+export function JobSheetRoute() {
+  const { productionOrderId = '' } = useParams()
+  const account = useAccount()
+  const isOperator = !!account.data?.operator
+  const query = useProductionOrder(productionOrderId, { poll: false, enabled: isOperator })
+
+  if (account.isPending) return <Loader aria-label="Loading" m="xl" />
+  if (!account.data) return <Navigate to="/sign-in" replace />
+  if (!isOperator) return <Navigate to="/home" replace />
+  return (
+    <main>
+      <div className="job-sheet-toolbar">
+        <Button onClick={() => window.print()} disabled={!query.data}>
+          Print
+        </Button>
+        <Anchor component={Link} to={`/operator/production/${productionOrderId}`} size="sm">
+          Back to the production order
+        </Anchor>
+      </div>
+      {query.isPending ? (
+        <Loader aria-label="Loading the job sheet" m="xl" />
+      ) : query.data ? (
+        <Sheet sheet={query.data} />
+      ) : (
+        <div className="job-sheet">
+          <ErrorAlert error={query.error} title="The job sheet cannot be shown" />
+        </div>
+      )}
+    </main>
+  )
+}

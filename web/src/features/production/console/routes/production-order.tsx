@@ -1,0 +1,136 @@
+import { Anchor, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
+import { Link, useParams } from 'react-router'
+import { DataCell, DataRow, DataTable } from '../../../../components/data-table.tsx'
+import { ErrorAlert } from '../../../../components/error-alert.tsx'
+import { Fact } from '../../../../components/fact.tsx'
+import { Page } from '../../../../components/page.tsx'
+import { Time } from '../../../../components/time.tsx'
+import { exactTime, formatMoney } from '../../../../lib/format.ts'
+import { PRODUCTION_STATUSES, type ProductionOrderPage, useProductionOrder } from '../api/production.ts'
+import { ProductionItemCard } from '../components/production-item.tsx'
+
+const statusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
+
+/** The order's history: its receipt, then its events with what their webhook deliveries did. */
+function History({ sheet }: { sheet: ProductionOrderPage }) {
+  const { order, timeline } = sheet
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="history-heading">
+      <Title order={2} size="h3" id="history-heading" mb="sm">
+        History
+      </Title>
+      <DataTable label="History of the order" columns={['When', 'What', 'Webhook deliveries']}>
+        <DataRow>
+          <DataCell label="When" title style={{ whiteSpace: 'nowrap' }}>
+            <Time value={order.created_at} exact />
+          </DataCell>
+          <DataCell label="What">
+            Order received {order.source === 'shop' ? '(shop order: no events)' : 'through the API'}
+          </DataCell>
+          <DataCell label="Webhook deliveries" />
+        </DataRow>
+        {timeline.map((event) => (
+          <DataRow key={event.id}>
+            <DataCell label="When" title style={{ whiteSpace: 'nowrap' }}>
+              <Time value={event.created_at} exact />
+            </DataCell>
+            <DataCell label="What">
+              <Text size="sm" ff="monospace" component="span">
+                {event.type}
+              </Text>
+            </DataCell>
+            <DataCell label="Webhook deliveries">
+              {event.deliveries.length === 0
+                ? 'No endpoint received it.'
+                : event.deliveries.map((d) => `${d.status} (${d.endpoint_url})`).join(', ')}
+            </DataCell>
+          </DataRow>
+        ))}
+      </DataTable>
+    </Paper>
+  )
+}
+
+/** /operator/production/:productionOrderId: what to make for one production order, refreshed every 5 seconds. */
+export function ProductionOrderRoute() {
+  const { productionOrderId = '' } = useParams()
+  const query = useProductionOrder(productionOrderId)
+  const sheet = query.data
+
+  if (query.isPending) {
+    return (
+      <Page title="Production order">
+        <Loader aria-label="Loading the production order" />
+      </Page>
+    )
+  }
+  if (!sheet) {
+    return (
+      <Page title="Production order">
+        <ErrorAlert error={query.error} title="The production order cannot be shown" />
+        <Anchor component={Link} to="/operator/production">
+          Back to the production board
+        </Anchor>
+      </Page>
+    )
+  }
+  const { order, production_order: p, organization } = sheet
+  const c = order.customer
+  return (
+    <Page
+      title={`Production order ${order.external_order_id}`}
+      lead={`${organization.name}: live ${order.source === 'shop' ? 'shop' : 'API'} order, received ${exactTime(order.created_at)}`}
+    >
+      <ErrorAlert error={query.error} title="The production order could not be refreshed" />
+      <Group gap="sm">
+        <Button component={Link} to={`/operator/production/${p.id}/job-sheet`}>
+          Job sheet
+        </Button>
+        <Button component={Link} to={`/operator/orders/${order.id}`} variant="default">
+          Change order
+        </Button>
+        <Anchor component={Link} to="/operator/production" size="sm">
+          Back to the production board
+        </Anchor>
+      </Group>
+      <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="summary-heading">
+        <Group justify="space-between" mb="sm">
+          <Title order={2} size="h3" id="summary-heading">
+            Summary
+          </Title>
+          <Group gap="xs">
+            <Badge variant="filled">{statusLabel(p.status)}</Badge>
+            <Badge variant="dot" color={p.produced_by_partner ? 'grape' : 'blue'}>
+              {p.produced_by_partner ? 'Produced by a partner' : 'Produced in house'}
+            </Badge>
+          </Group>
+        </Group>
+        <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
+          <Fact label="Order number">{order.order_number}</Fact>
+          <Fact label="Organization">{organization.name}</Fact>
+          <Fact label="Customer">{c.name}</Fact>
+          <Fact label="Email">{c.email ?? '—'}</Fact>
+          <Fact label="Phone">{c.phone ?? '—'}</Fact>
+          <Fact label="Ordered">
+            <Time value={order.ordered_at} />
+          </Fact>
+          <Fact label="Last change">
+            <Time value={order.updated_at} />
+          </Fact>
+          <Fact label="Total">
+            {order.total_amount === null ? '—' : formatMoney(order.total_amount, order.currency)}
+          </Fact>
+        </SimpleGrid>
+      </Paper>
+      <Stack gap="md" component="section" aria-labelledby="items-heading">
+        <Title order={2} size="h3" id="items-heading">
+          Items ({order.items.length})
+        </Title>
+        {order.items.map((item, n) => (
+          <ProductionItemCard key={item.id} productionOrderId={p.id} item={item} position={n + 1} />
+        ))}
+      </Stack>
+      <History sheet={sheet} />
+    </Page>
+  )
+}
