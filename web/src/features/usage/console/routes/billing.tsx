@@ -6,7 +6,7 @@ import { Page } from '../../../../components/page.tsx'
 import { formatNumber } from '../../../../lib/format.ts'
 import { type PlatformUsage, usageCsvUrl, usePlatformUsage } from '../../api/usage.ts'
 import { MonthPicker, recentMonths } from '../../components/month-picker.tsx'
-import { productsText } from '../../components/products-cell.tsx'
+import { productsText } from '../components/products-cell.tsx'
 
 /** The operator console's Billing page: every organization's usage in a month, its totals and the CSV. */
 export function BillingRoute() {
