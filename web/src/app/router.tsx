@@ -94,7 +94,7 @@ export const router = createBrowserRouter(
           path: 'operator/production',
           lazy: page(
             () => import('../features/production/console/routes/production-board.tsx'),
-            'ProductionRoute',
+            'ProductionBoardRoute',
           ),
         },
         {

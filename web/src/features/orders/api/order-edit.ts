@@ -11,7 +11,6 @@ export type Editor = 'member' | 'operator'
 export type OrderChange = Input<'/orders/{order_id}/changes', 'post'>
 export type ItemChange = NonNullable<OrderChange['items']>[number]
 export type HistoryEntry = Answer<'/orders/{order_id}/history'>['data'][number]
-export type OperatorOrder = Answer<'/operator/orders/{order_id}'>['data']['order']
 
 const path = { params: { path: { order_id: '' } } }
 const on = (orderId: string) => ({ params: { path: { order_id: orderId } } }) satisfies typeof path
@@ -27,16 +26,6 @@ export function useOrderHistory(who: Editor, orderId: string) {
           ? client.GET('/orders/{order_id}/history', on(orderId))
           : client.GET('/operator/orders/{order_id}/history', on(orderId)),
       ).then((r) => r.data),
-    refetchInterval: ORDER_POLL_MS,
-    retry: false,
-  })
-}
-
-/** The console's order: any organization's. */
-export function useOperatorOrder(orderId: string) {
-  return useQuery({
-    queryKey: ['operator', 'order', orderId],
-    queryFn: () => call(client.GET('/operator/orders/{order_id}', on(orderId))).then((r) => r.data.order),
     refetchInterval: ORDER_POLL_MS,
     retry: false,
   })

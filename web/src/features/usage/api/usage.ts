@@ -1,22 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query'
-import { type Answer, call, client } from '../../../lib/api.ts'
+import { call, client } from '../../../lib/api.ts'
 
-/** Usage counted for billing: the console's Billing page and the owners' Usage page. */
-export type PlatformUsage = Answer<'/operator/usage'>['data']
-export type OrganizationUsage = PlatformUsage['organizations'][number]
-
-export function usePlatformUsage(month: string) {
-  return useQuery({
-    queryKey: ['operator', 'usage', month],
-    queryFn: () => call(client.GET('/operator/usage', { params: { query: { month } } })).then((r) => r.data),
-    placeholderData: keepPreviousData,
-    refetchInterval: 10_000,
-  })
-}
-
-/** The CSV download of a month (a plain link: the browser saves the attachment). */
-export const usageCsvUrl = (month: string) => `/dashboard/api/operator/usage.csv?month=${month}`
-
+/** Usage counted for billing: the owners' Usage page (the console's Billing page: console/api/platform-usage.ts). */
 export function useOrganizationUsage(month: string) {
   return useQuery({
     queryKey: ['usage', month],

@@ -1,9 +1,10 @@
 import { useState } from 'react'
 import { Page } from '../../../../components/page.tsx'
 import type { OperatorAuditPage } from '../../../../lib/api.ts'
-import { useOrganizations, usePlatformAuditLog } from '../../../organizations/console/api/organizations.ts'
+import { useOrganizations } from '../../../organizations/console/api/organizations.ts'
 import { type AuditFilter, AuditFilters } from '../../components/audit-filters.tsx'
 import { AUDIT_COLUMNS, type AuditColumn, AuditLogTable, ShortId } from '../../components/audit-log-table.tsx'
+import { usePlatformAuditLog } from '../api/platform-audit-log.ts'
 
 /** The platform-wide log: what operators (accounts and the operator token) did, newest first. */
 export function PlatformAuditLogRoute() {

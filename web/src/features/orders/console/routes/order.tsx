@@ -3,8 +3,8 @@ import { Link, useParams } from 'react-router'
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { Page } from '../../../../components/page.tsx'
 import { exactTime } from '../../../../lib/format.ts'
-import { useOperatorOrder } from '../../api/order-edit.ts'
 import { OrderDetails } from '../../components/order-details.tsx'
+import { useOperatorOrder } from '../api/order.ts'
 
 /**
  * /operator/orders/:orderId: any organization's order, which the operator

@@ -20,7 +20,8 @@ import { Link } from 'react-router'
 import { useStacked } from '../../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { Page } from '../../../../components/page.tsx'
-import { useCreateShopOrder, useOrganizations } from '../../../organizations/console/api/organizations.ts'
+import { useOrganizations } from '../../../organizations/console/api/organizations.ts'
+import { useCreateShopOrder } from '../api/shop-orders.ts'
 
 interface ItemDraft {
   sku: string

@@ -3,8 +3,10 @@ import type { ReactNode } from 'react'
 import { Link, useParams } from 'react-router'
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { Page } from '../../../../components/page.tsx'
-import { AutomationRules, Keys, Members } from '../../../api-keys/console/components/organization-keys.tsx'
-import { Webhooks } from '../../../webhooks/console/components/organization-webhooks.tsx'
+import { OrganizationKeys } from '../../../api-keys/console/components/organization-keys.tsx'
+import { OrganizationRules } from '../../../automation/console/components/organization-rules.tsx'
+import { OrganizationMembers } from '../../../members/console/components/organization-members.tsx'
+import { OrganizationWebhooks } from '../../../webhooks/console/components/organization-webhooks.tsx'
 import { useOrganization } from '../api/organizations.ts'
 import { WebhookHealth } from '../components/webhook-health.tsx'
 
@@ -51,16 +53,16 @@ export function OrganizationRoute() {
             This organization's orders on the production board
           </Anchor>
           <Section id="org-members" title="Members">
-            <Members orgId={o.id} />
+            <OrganizationMembers orgId={o.id} />
           </Section>
           <Section id="org-keys" title="API keys">
-            <Keys orgId={o.id} />
+            <OrganizationKeys orgId={o.id} />
           </Section>
           <Section id="org-webhooks" title="Webhooks">
-            <Webhooks orgId={o.id} />
+            <OrganizationWebhooks orgId={o.id} />
           </Section>
           <Section id="org-automation" title="Automation rules">
-            <AutomationRules orgId={o.id} />
+            <OrganizationRules orgId={o.id} />
           </Section>
         </>
       )}

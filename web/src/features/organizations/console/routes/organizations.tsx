@@ -7,7 +7,8 @@ import { InvitationLink } from '../../../../components/invitation-link.tsx'
 import { Page } from '../../../../components/page.tsx'
 import { Time } from '../../../../components/time.tsx'
 import { formatNumber } from '../../../../lib/format.ts'
-import { useCreateOrganization, useInviteOwner, useOrganizations } from '../api/organizations.ts'
+import { useInviteOwner } from '../../../members/console/api/organization-members.ts'
+import { useCreateOrganization, useOrganizations } from '../api/organizations.ts'
 import { WebhookHealth } from '../components/webhook-health.tsx'
 
 /** Create an organization, then invite its first owner (two steps: either can be retried). */

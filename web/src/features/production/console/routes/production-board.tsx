@@ -88,7 +88,7 @@ function useFilters(): [BoardFilters, (next: Partial<BoardFilters>) => void] {
   return [filters, set]
 }
 
-export function ProductionRoute() {
+export function ProductionBoardRoute() {
   const [filters, setFilters] = useFilters()
   const board = useBoard(filters)
   const organizations = useOrganizations()

@@ -1,5 +1,5 @@
 import { formatNumber } from '../../../../lib/format.ts'
-import type { OrganizationUsage } from '../../api/usage.ts'
+import type { OrganizationUsage } from '../api/platform-usage.ts'
 
 /** An organization's quantity per product, then what is linked to no product. */
 export function productsText(o: Pick<OrganizationUsage, 'products' | 'unlinked'>): string {

@@ -4,8 +4,8 @@ import { DataCell, DataRow, DataTable, useStacked } from '../../../../components
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { Page } from '../../../../components/page.tsx'
 import { formatNumber } from '../../../../lib/format.ts'
-import { type PlatformUsage, usageCsvUrl, usePlatformUsage } from '../../api/usage.ts'
 import { MonthPicker, recentMonths } from '../../components/month-picker.tsx'
+import { type PlatformUsage, usageCsvUrl, usePlatformUsage } from '../api/platform-usage.ts'
 import { productsText } from '../components/products-cell.tsx'
 
 /** The operator console's Billing page: every organization's usage in a month, its totals and the CSV. */

@@ -7,13 +7,13 @@ import { NextPageButton } from '../../../../components/next-page-button.tsx'
 import { StatusBadge } from '../../../../components/status-badge.tsx'
 import { Time } from '../../../../components/time.tsx'
 import { exactTime } from '../../../../lib/format.ts'
+import { DeliveryStatus } from '../../components/delivery-status.tsx'
 import {
   useOrgDeliveries,
   useOrgEndpoints,
   useRedeliver,
   useRetryEndpointNow,
-} from '../../../organizations/console/api/organizations.ts'
-import { DeliveryStatus } from '../../components/delivery-status.tsx'
+} from '../api/organization-webhooks.ts'
 
 const RETRY_OUTCOME = {
   started: 'One delivery goes now as the probe; if it succeeds, the waiting deliveries follow.',
@@ -22,7 +22,7 @@ const RETRY_OUTCOME = {
 } as const
 
 /** An organization's webhook endpoints (Retry now on a failing one) and its delivery log (redelivery). */
-export function Webhooks({ orgId }: { orgId: string }) {
+export function OrganizationWebhooks({ orgId }: { orgId: string }) {
   const [params, setParams] = useSearchParams()
   const environment = params.get('environment') === 'test' ? 'test' : 'live'
   const endpoints = useOrgEndpoints(orgId, environment)

@@ -1,0 +1,62 @@
+import { Box, Button, Group, Loader, Text, TextInput } from '@mantine/core'
+import { type FormEvent, useState } from 'react'
+import { DataCell, DataRow, DataTable } from '../../../../components/data-table.tsx'
+import { ErrorAlert } from '../../../../components/error-alert.tsx'
+import { InvitationLink } from '../../../../components/invitation-link.tsx'
+import { Time } from '../../../../components/time.tsx'
+import { useInviteOwner, useOrgMembers } from '../api/organization-members.ts'
+
+/** An organization's members in the console, and the invitation of an owner. */
+export function OrganizationMembers({ orgId }: { orgId: string }) {
+  const members = useOrgMembers(orgId)
+  const invite = useInviteOwner()
+  const [email, setEmail] = useState('')
+  function submit(event: FormEvent) {
+    event.preventDefault()
+    invite.mutate({ orgId, email: email.trim() })
+  }
+  if (members.isPending) return <Loader aria-label="Loading members" />
+  return (
+    <>
+      <ErrorAlert error={members.error} />
+      {members.data?.length === 0 ? (
+        <Text c="dimmed">No members yet: invite the first owner.</Text>
+      ) : (
+        <DataTable label="Members" columns={['Email', 'Role', 'Joined']}>
+          {members.data?.map((m) => (
+            <DataRow key={m.id}>
+              <DataCell label="Email" title>
+                {m.email}
+              </DataCell>
+              <DataCell label="Role">{m.role}</DataCell>
+              <DataCell label="Joined">
+                <Time value={m.created_at} />
+              </DataCell>
+            </DataRow>
+          ))}
+        </DataTable>
+      )}
+      <form onSubmit={submit}>
+        <Group align="flex-end" mt="sm">
+          <TextInput
+            label="Invite an owner (email)"
+            w={{ base: '100%', sm: 'auto' }}
+            type="email"
+            required
+            value={email}
+            onChange={(e) => setEmail(e.currentTarget.value)}
+          />
+          <Button type="submit" variant="default" loading={invite.isPending}>
+            Invite owner
+          </Button>
+        </Group>
+      </form>
+      <ErrorAlert error={invite.error} />
+      {invite.data && (
+        <Box mt="sm">
+          <InvitationLink email={invite.data.invitation.email} url={invite.data.url} />
+        </Box>
+      )}
+    </>
+  )
+}
