@@ -120,6 +120,13 @@ export type AutomationRule = Answer<'/automation/rules'>['data']['rules'][number
 export type AutomationCatalog = Answer<'/automation/fields'>['data']
 export type DryRun = Answer<'/automation/dry-run', 'post'>['data']
 
+/**
+ * The keys of a record that has one for each member of a union the document
+ * names (scopes, event types), in the record's order: a member the service adds
+ * or drops fails the type check here once `npm run openapi` has run.
+ */
+export const keysOf = <K extends string>(record: Record<K, unknown>): K[] => Object.keys(record) as K[]
+
 /** Query values as a form keeps them: empty fields are left out. */
 export function filled<T extends Record<string, string | number | boolean | undefined>>(
   values: T,

@@ -1,8 +1,32 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { SCOPE_PERMITS, SCOPES } from '../../../../../src/http/principal.ts'
-import { type CreateApiKeyBody, call, client } from '../../../lib/api.ts'
+import { type CreateApiKeyBody, call, client, keysOf } from '../../../lib/api.ts'
 
-export { SCOPE_PERMITS, SCOPES }
+export type Scope = CreateApiKeyBody['scopes'][number]
+
+/**
+ * What each scope of the document lets a key do, for a person picking scopes:
+ * in the words the API reference uses (docs/api.md, the /v1 document's key).
+ */
+export const SCOPE_PERMITS: Record<Scope, { label: string; permits: string }> = {
+  'orders:read': {
+    label: 'Read orders',
+    permits: 'GET /v1/orders (the list for polling) and GET /v1/orders/{id}',
+  },
+  'orders:write': {
+    label: 'Create orders',
+    permits: 'POST /v1/orders; orders cannot be changed or cancelled through the API',
+  },
+  'files:write': {
+    label: 'Upload files',
+    permits: 'POST /v1/uploads, the upload slots for order files (the signed PUT itself needs no key)',
+  },
+  'webhooks:manage': {
+    label: 'Manage webhooks',
+    permits:
+      'every webhook endpoint operation (register, list, change, delete, test, rotate the secret, replay), the delivery log and redelivery, and the listen stream and trigger',
+  },
+}
+export const SCOPES = keysOf(SCOPE_PERMITS)
 
 const KEYS = ['api-keys'] as const
 

@@ -1,13 +1,24 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useSearchParams } from 'react-router'
-import { EVENT_TYPES } from '../../../../../src/modules/webhooks/outbox/events.ts'
-import { call, client, filled, type Input, type Query } from '../../../lib/api.ts'
+import { call, client, filled, type Input, keysOf, type Query } from '../../../lib/api.ts'
 import { usePageEnvironment } from '../../../lib/environment.ts'
 
 export type Env = 'test' | 'live'
+/** The event types of the document: every one the delivery log lists, and those an endpoint takes. */
+type EventType = NonNullable<Query<'/webhook-deliveries'>['event_type']>
+type FilterableType = Input<'/webhook-endpoints/{endpoint_id}/sample', 'post'>['type']
+export const EVENT_TYPES = keysOf<EventType>({
+  'order.received': true,
+  'order.production_started': true,
+  'order.production_completed': true,
+  'order.production_failed': true,
+  'order.cancelled': true,
+  'order_item.completed': true,
+  'order.updated': true,
+  ping: true,
+})
 /** Types an endpoint can subscribe to (a ping always reaches it). */
-export const FILTERABLE_TYPES = EVENT_TYPES.filter((t) => t !== 'ping')
-export { EVENT_TYPES }
+export const FILTERABLE_TYPES = EVENT_TYPES.filter((t): t is FilterableType => t !== 'ping')
 
 /** How often the delivery log and the endpoints' health are read again. */
 const POLL_MS = 5000
