@@ -24,6 +24,8 @@ export const PRODUCTION_STATUSES = [
   ['cancelled', 'Cancelled'],
 ] as const satisfies readonly (readonly [NonNullable<Query<'/operator/production'>['status']>, string])[]
 export type ProductionStatus = (typeof PRODUCTION_STATUSES)[number][0]
+/** A production status in words (its code where it has none). */
+export const productionStatusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
 
 export interface BoardFilters {
   /** A production status, or the orders held for review (pending, shown apart). */
@@ -63,12 +65,6 @@ export function useBoard(filters: BoardFilters) {
     placeholderData: keepPreviousData,
     refetchInterval: 5_000,
   })
-}
-
-/** A production action's answer: what it recorded. */
-export interface ActionResult {
-  label: string
-  events: ProducedEvents
 }
 
 export type ProductionAction =

@@ -9,14 +9,12 @@ import { exactTime, formatNumber } from '../../../../lib/format.ts'
 import { useAccount } from '../../../auth/api/session.ts'
 import {
   isShownAsImage,
-  PRODUCTION_STATUSES,
   type ProductionItem,
   type ProductionOrderPage,
   productionFileUrl,
+  productionStatusLabel,
   useProductionOrder,
 } from '../api/production.ts'
-
-const statusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
 
 /**
  * The production order id as a QR code, made here (no service, no network) as
@@ -112,7 +110,7 @@ function Sheet({ sheet }: { sheet: ProductionOrderPage }) {
             <dd>{exactTime(order.ordered_at)}</dd>
             <dt>Production</dt>
             <dd>
-              {statusLabel(p.status)}
+              {productionStatusLabel(p.status)}
               {p.produced_by_partner ? ', produced by a partner' : ''}
             </dd>
             <dt>Items</dt>

@@ -6,10 +6,8 @@ import { Fact } from '../../../../components/fact.tsx'
 import { Page } from '../../../../components/page.tsx'
 import { Time } from '../../../../components/time.tsx'
 import { exactTime, formatMoney } from '../../../../lib/format.ts'
-import { PRODUCTION_STATUSES, type ProductionOrderPage, useProductionOrder } from '../api/production.ts'
+import { type ProductionOrderPage, productionStatusLabel, useProductionOrder } from '../api/production.ts'
 import { ProductionItemCard } from '../components/production-item.tsx'
-
-const statusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
 
 /** The order's history: its receipt, then its events with what their webhook deliveries did. */
 function History({ sheet }: { sheet: ProductionOrderPage }) {
@@ -99,7 +97,7 @@ export function ProductionOrderRoute() {
             Summary
           </Title>
           <Group gap="xs">
-            <Badge variant="filled">{statusLabel(p.status)}</Badge>
+            <Badge variant="filled">{productionStatusLabel(p.status)}</Badge>
             <Badge variant="dot" color={p.produced_by_partner ? 'grape' : 'blue'}>
               {p.produced_by_partner ? 'Produced by a partner' : 'Produced in house'}
             </Badge>
