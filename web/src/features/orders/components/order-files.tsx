@@ -7,6 +7,10 @@ type ItemFile = DashboardOrder['items'][number]['files'][number]
 const size = (bytes: number | null) =>
   bytes === null ? '' : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KB`
 
+/** A file's role, type and size, as its card lists them under its name. */
+export const fileFacts = (file: Pick<ItemFile, 'role' | 'content_type' | 'size_bytes'>) =>
+  [file.role && `Role: ${file.role}`, file.content_type, size(file.size_bytes)].filter(Boolean).join(' · ')
+
 /**
  * An item's files: images (the sanitized SVG too) as thumbnails in <img>,
  * where no script of a file can run; every file as a download link through
@@ -38,9 +42,7 @@ export function OrderFiles({
                 {name}
               </Anchor>
               <Text size="xs" c="dimmed">
-                {[file.role && `Role: ${file.role}`, file.content_type, size(file.size_bytes)]
-                  .filter(Boolean)
-                  .join(' · ')}
+                {fileFacts(file)}
               </Text>
             </Stack>
           </Paper>

@@ -2,17 +2,13 @@ import { Anchor, Group, Image, Paper, Stack, Text, Title } from '@mantine/core'
 import { Personalization } from '../../../../components/personalization.tsx'
 import { StatusBadge } from '../../../../components/status-badge.tsx'
 import { formatNumber } from '../../../../lib/format.ts'
+import { fileFacts } from '../../../orders/components/order-files.tsx'
 import {
   isShownAsImage,
   type ProductionFile,
   type ProductionItem,
   productionFileUrl,
 } from '../api/production.ts'
-
-const size = (bytes: number | null) =>
-  bytes === null ? '' : bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(bytes < 10_240 ? 1 : 0)} KB`
-
-/** A personalization value as text: strings as they are, numbers, booleans and null as JSON. */
 
 /**
  * A file to make the item from: a thumbnail (images, the sanitized SVG too,
@@ -47,9 +43,7 @@ function ProductionFileCard({
           {svg ? 'Download sanitized SVG' : 'Download original'}
         </Anchor>
         <Text size="xs" c="dimmed">
-          {[file.role && `Role: ${file.role}`, file.content_type, size(file.size_bytes)]
-            .filter(Boolean)
-            .join(' · ')}
+          {fileFacts(file)}
         </Text>
       </Stack>
     </Paper>
