@@ -1,22 +1,12 @@
-import {
-  Anchor,
-  Button,
-  Code,
-  CopyButton,
-  Group,
-  Loader,
-  Paper,
-  SimpleGrid,
-  Stack,
-  Text,
-} from '@mantine/core'
+import { Anchor, Button, Code, CopyButton, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
+import type { ReactNode } from 'react'
 import { Link, useParams } from 'react-router'
-import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Fact } from '../../../components/fact.tsx'
 import { Page } from '../../../components/page.tsx'
+import { RecordPage } from '../../../components/record-page.tsx'
 import { Time } from '../../../components/time.tsx'
 import { usePageEnvironment } from '../../../lib/environment.ts'
-import { useRequest } from '../api/requests.ts'
+import { type RequestDetail, useRequest } from '../api/requests.ts'
 import { RequestBodies } from '../components/request-bodies.tsx'
 import { formatDuration, RequestStatus } from '../components/request-status.tsx'
 
@@ -25,27 +15,19 @@ export function RequestRoute() {
   const { request_line_id: id = '' } = useParams()
   const env = usePageEnvironment()
   const query = useRequest(env, id)
-  const r = query.data
   const back = (
     <Anchor component={Link} to={`/requests?environment=${env}`}>
       Back to the requests
     </Anchor>
   )
-  if (query.isPending) {
-    return (
-      <Page title="Request">
-        <Loader aria-label="Loading the request" />
-      </Page>
-    )
-  }
-  if (!r) {
-    return (
-      <Page title="Request">
-        <ErrorAlert error={query.error} title="The request cannot be shown" />
-        {back}
-      </Page>
-    )
-  }
+  return (
+    <RecordPage title="Request" what="the request" query={query} back={back}>
+      {(r) => <RequestDetails r={r} back={back} />}
+    </RecordPage>
+  )
+}
+
+function RequestDetails({ r, back }: { r: RequestDetail; back: ReactNode }) {
   return (
     <Page title={`${r.method} ${r.path}`}>
       {back}

@@ -1,9 +1,10 @@
-import { Anchor, Badge, Button, Group, Loader, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
+import { Anchor, Badge, Button, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import { Link, useParams } from 'react-router'
 import { DataCell, DataRow, DataTable } from '../../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { Fact } from '../../../../components/fact.tsx'
 import { Page } from '../../../../components/page.tsx'
+import { RecordPage } from '../../../../components/record-page.tsx'
 import { Time } from '../../../../components/time.tsx'
 import { exactTime, formatMoney } from '../../../../lib/format.ts'
 import { type ProductionOrderPage, productionStatusLabel, useProductionOrder } from '../api/production.ts'
@@ -53,25 +54,24 @@ function History({ sheet }: { sheet: ProductionOrderPage }) {
 export function ProductionOrderRoute() {
   const { productionOrderId = '' } = useParams()
   const query = useProductionOrder(productionOrderId)
-  const sheet = query.data
-
-  if (query.isPending) {
-    return (
-      <Page title="Production order">
-        <Loader aria-label="Loading the production order" />
-      </Page>
-    )
-  }
-  if (!sheet) {
-    return (
-      <Page title="Production order">
-        <ErrorAlert error={query.error} title="The production order cannot be shown" />
+  return (
+    <RecordPage
+      title="Production order"
+      what="the production order"
+      query={query}
+      back={
         <Anchor component={Link} to="/operator/production">
           Back to the production board
         </Anchor>
-      </Page>
-    )
-  }
+      }
+    >
+      {(sheet) => <ProductionOrder sheet={sheet} error={query.error} />}
+    </RecordPage>
+  )
+}
+
+/** The production order itself; `error`: its last refresh failed. */
+function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: unknown }) {
   const { order, production_order: p, organization } = sheet
   const c = order.customer
   return (
@@ -79,7 +79,7 @@ export function ProductionOrderRoute() {
       title={`Production order ${order.external_order_id}`}
       lead={`${organization.name}: live ${order.source === 'shop' ? 'shop' : 'API'} order, received ${exactTime(order.created_at)}`}
     >
-      <ErrorAlert error={query.error} title="The production order could not be refreshed" />
+      <ErrorAlert error={error} title="The production order could not be refreshed" />
       <Group gap="sm">
         <Button component={Link} to={`/operator/production/${p.id}/job-sheet`}>
           Job sheet
