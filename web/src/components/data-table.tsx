@@ -26,13 +26,16 @@ export function useStacked(): boolean {
   return useMediaQuery(PHONE_QUERY, false, { getInitialValueInEffect: false })
 }
 
+/** A column header; `hidden` for one only screen readers need (actions). */
+export type Column = string | { label: string; hidden?: boolean; width?: number | string }
+
 interface DataTableProps extends Omit<TableProps, 'children' | 'title'> {
   /** The table's accessible name (a caption when `caption` is set, else its label); the list's on a phone. */
   label: string
   /** Show `label` as the table's caption (on a phone, above the cards). */
   caption?: boolean
-  /** The column headers, in order, each unique; `hidden` for one only screen readers need (actions). */
-  columns: readonly (string | { label: string; hidden?: boolean; width?: number | string })[]
+  /** The column headers, in order, each unique. */
+  columns: readonly Column[]
   /** The rows: DataRow elements. */
   children: ReactNode
   /** What follows the rows in the table (a totals row): Table.Tfoot on a wide screen, shown after the cards on a phone. */

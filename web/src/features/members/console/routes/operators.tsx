@@ -6,8 +6,9 @@ import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { InvitationLink } from '../../../../components/invitation-link.tsx'
 import { Page } from '../../../../components/page.tsx'
 import { Time } from '../../../../components/time.tsx'
-import type { Operator, OperatorInvitation } from '../../../../lib/api.ts'
+import type { Operator } from '../../../../lib/api.ts'
 import { useAccount } from '../../../auth/api/session.ts'
+import { InvitationsTable } from '../../components/invitations-table.tsx'
 import {
   useInviteOperator,
   useOperatorInvitations,
@@ -50,30 +51,6 @@ function InviteOperator() {
         )}
       </Stack>
     </Card>
-  )
-}
-
-/** A red action behind a confirmation dialog. */
-function Confirm<T extends { email: string }>(props: {
-  target: T | null
-  title: string
-  text: string
-  action: string
-  pending: boolean
-  onConfirm: (target: T) => void
-  onClose: () => void
-}) {
-  return (
-    <ConfirmModal
-      opened={props.target !== null}
-      title={props.title}
-      onCancel={props.onClose}
-      confirmLabel={props.action}
-      busy={props.pending}
-      onConfirm={() => props.target && props.onConfirm(props.target)}
-    >
-      {props.text}
-    </ConfirmModal>
   )
 }
 
@@ -123,15 +100,16 @@ function OperatorAccounts() {
           </DataRow>
         ))}
       </DataTable>
-      <Confirm
-        target={removing}
+      <ConfirmModal
+        opened={removing !== null}
         title="Remove operator"
-        text={`Remove ${removing?.email}? Every session of the account ends now and the email can be invited again. No message is sent to them; the removal is in the platform audit log.`}
-        action="Remove operator"
-        pending={remove.isPending}
-        onConfirm={(o) => remove.mutate(o.id, { onSettled: () => setRemoving(null) })}
-        onClose={() => setRemoving(null)}
-      />
+        onCancel={() => setRemoving(null)}
+        confirmLabel="Remove operator"
+        busy={remove.isPending}
+        onConfirm={() => removing && remove.mutate(removing.id, { onSettled: () => setRemoving(null) })}
+      >
+        {`Remove ${removing?.email}? Every session of the account ends now and the email can be invited again. No message is sent to them; the removal is in the platform audit log.`}
+      </ConfirmModal>
     </>
   )
 }
@@ -139,7 +117,6 @@ function OperatorAccounts() {
 function PendingOperatorInvitations() {
   const invitations = useOperatorInvitations()
   const revoke = useRevokeOperatorInvitation()
-  const [revoking, setRevoking] = useState<OperatorInvitation | null>(null)
   return (
     <section aria-labelledby="operator-invitations">
       <Title order={2} size="h4" id="operator-invitations" mb="sm">
@@ -149,49 +126,23 @@ function PendingOperatorInvitations() {
       {invitations.isPending ? (
         <Loader aria-label="Loading invitations" />
       ) : invitations.data?.length ? (
-        <DataTable
+        <InvitationsTable
           label="Pending operator invitations"
           columns={['Email', 'Invited', 'Expires', { label: 'Actions', hidden: true }]}
-        >
-          {invitations.data.map((i) => (
-            <DataRow key={i.id}>
-              <DataCell label="Email" title>
-                {i.email}
-              </DataCell>
-              <DataCell label="Invited">
-                <Time value={i.created_at} />
-              </DataCell>
-              <DataCell label="Expires">
-                <Time value={i.expires_at} />
-              </DataCell>
-              <DataCell label="Actions" hideLabel>
-                <Button
-                  variant="subtle"
-                  color="red"
-                  aria-label={`Revoke the invitation for ${i.email}`}
-                  onClick={() => {
-                    revoke.reset()
-                    setRevoking(i)
-                  }}
-                >
-                  Revoke
-                </Button>
-              </DataCell>
-            </DataRow>
-          ))}
-        </DataTable>
+          invitations={invitations.data}
+          cells={(i) => (
+            <DataCell label="Invited">
+              <Time value={i.created_at} />
+            </DataCell>
+          )}
+          revoke={revoke}
+          warning={(email) =>
+            `Revoke the invitation for ${email}? Its link stops working at once. No message is sent to them: whoever opens the link is told it no longer works.`
+          }
+        />
       ) : (
         <Text c="dimmed">No pending operator invitations.</Text>
       )}
-      <Confirm
-        target={revoking}
-        title="Revoke invitation"
-        text={`Revoke the invitation for ${revoking?.email}? Its link stops working at once. No message is sent to them: whoever opens the link is told it no longer works.`}
-        action="Revoke invitation"
-        pending={revoke.isPending}
-        onConfirm={(i) => revoke.mutate(i.id, { onSettled: () => setRevoking(null) })}
-        onClose={() => setRevoking(null)}
-      />
     </section>
   )
 }
