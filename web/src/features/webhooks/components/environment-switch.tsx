@@ -1,18 +1,19 @@
 import { SegmentedControl, Text } from '@mantine/core'
-import { useEnvironment } from '../api/webhooks.ts'
+import { useId } from 'react'
+import { type Env, useEnvironment } from '../api/webhooks.ts'
 
-/** Test or live: which environment's endpoints and deliveries the page shows (the member's last choice, and in the URL). */
-export function EnvironmentSwitch() {
-  const [env, setEnv] = useEnvironment()
+/** Test or live, as a switch labelled Environment. */
+export function EnvironmentControl({ value, onChange }: { value: Env; onChange: (env: Env) => void }) {
+  const label = useId()
   return (
     <div>
-      <Text size="sm" fw={500} id="environment-switch-label">
+      <Text size="sm" fw={500} id={label}>
         Environment
       </Text>
       <SegmentedControl
-        aria-labelledby="environment-switch-label"
-        value={env}
-        onChange={(v) => setEnv(v === 'live' ? 'live' : 'test')}
+        aria-labelledby={label}
+        value={value}
+        onChange={(v) => onChange(v === 'live' ? 'live' : 'test')}
         data={[
           { value: 'live', label: 'Live' },
           { value: 'test', label: 'Test' },
@@ -20,4 +21,10 @@ export function EnvironmentSwitch() {
       />
     </div>
   )
+}
+
+/** Test or live: which environment's endpoints and deliveries the page shows (the member's last choice, and in the URL). */
+export function EnvironmentSwitch() {
+  const [env, setEnv] = useEnvironment()
+  return <EnvironmentControl value={env} onChange={setEnv} />
 }

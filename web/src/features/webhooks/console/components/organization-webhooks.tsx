@@ -1,4 +1,4 @@
-import { Button, Code, SegmentedControl, Text, Title } from '@mantine/core'
+import { Button, Code, Text, Title } from '@mantine/core'
 import { useSearchParams } from 'react-router'
 import { DataCell, DataRow, DataTable } from '../../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
@@ -8,6 +8,7 @@ import { StatusBadge } from '../../../../components/status-badge.tsx'
 import { Time } from '../../../../components/time.tsx'
 import { exactTime } from '../../../../lib/format.ts'
 import { DeliveryStatus } from '../../components/delivery-status.tsx'
+import { EnvironmentControl } from '../../components/environment-switch.tsx'
 import {
   useOrgDeliveries,
   useOrgEndpoints,
@@ -33,20 +34,10 @@ export function OrganizationWebhooks({ orgId }: { orgId: string }) {
   const urlOf = new Map(endpoints.data?.map((e) => [e.id, e.url]))
   return (
     <>
-      <div>
-        <Text size="sm" fw={500} id="org-environment-label">
-          Environment
-        </Text>
-        <SegmentedControl
-          aria-labelledby="org-environment-label"
-          value={environment}
-          onChange={(v) => setParams({ environment: v }, { replace: true })}
-          data={[
-            { value: 'live', label: 'Live' },
-            { value: 'test', label: 'Test' },
-          ]}
-        />
-      </div>
+      <EnvironmentControl
+        value={environment}
+        onChange={(v) => setParams({ environment: v }, { replace: true })}
+      />
       <ErrorAlert error={endpoints.error ?? deliveries.error ?? redeliver.error ?? retry.error} />
       {endpoints.data?.length === 0 ? (
         <Text c="dimmed">No {environment} endpoints.</Text>
