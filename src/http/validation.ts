@@ -53,13 +53,30 @@ function withStorableFormats(ajv: Ajv): Ajv {
   return ajv
 }
 
+type Validate = ReturnType<FastifySchemaCompiler<unknown>> & { errors?: ErrorObject[] | null }
+
+/**
+ * A route's validator, compiled (by ajv) when the route is first called rather
+ * than at startup, as the serializers are (serializers.ts): compiling every
+ * route's schemas is most of a start's CPU, for routes an instance may never
+ * serve. What a request sees is the same validator; the shape of each body
+ * schema is still checked at startup.
+ */
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
   // A body schema must bound every array and object (see body-shape.ts): checked at startup.
   if (httpPart === 'body') bodyShape(schema as object)
   const ajv = httpPart === 'body' ? bodyAjv : queryAjv
-  // Path parameters are ids: one holding a NUL cannot exist, and is 404 like any unknown id.
-  const checked = httpPart === 'params' ? (schema as object) : storableText(schema as object)
-  return ajv.compile(checked) as ReturnType<FastifySchemaCompiler<unknown>>
+  let compiled: Validate | undefined
+  const validate = ((data: unknown) => {
+    // Path parameters are ids: one holding a NUL cannot exist, and is 404 like any unknown id.
+    compiled ??= ajv.compile(
+      httpPart === 'params' ? (schema as object) : storableText(schema as object),
+    ) as Validate
+    const valid = compiled(data)
+    validate.errors = compiled.errors
+    return valid
+  }) as Validate
+  return validate
 }
 
 /**
