@@ -42,87 +42,89 @@ function adminCli({ dataDir, service }: { dataDir: string; service: Service }, a
   })
 }
 
-describe('the service process', () => {
+/** One service (a start costs seconds of CPU) for what a user does first: the token, bootstrap, the first owner. */
+describe('a service on a DATA_DIR of its own', () => {
   const suite = serviceForSuite('svc-main-')
 
-  test('generates the operator token into DATA_DIR with mode 0600 and prints its path', () => {
-    const { dataDir, service } = suite
-    const path = join(dataDir, 'operator-token')
-    assert.equal(statSync(path).mode & 0o777, 0o600)
-    assert.match(readFileSync(path, 'utf8'), /^op_[0-9A-Za-z]{43}\n$/)
-    assert.ok(service.output().includes(path))
-  })
-
-  test('npm run admin -- bootstrap creates an organization with working test and live keys; no secret is logged', async () => {
-    const { dataDir, service } = suite
-    const cli = adminCli(suite, ['bootstrap', '--name', 'CLI Org'])
-    assert.equal(cli.status, 0, cli.stderr)
-    const testKey = /Test key: +(svc_test_\w+)/.exec(cli.stdout)?.[1]
-    const liveKey = /Live key: +(svc_live_\w+)/.exec(cli.stdout)?.[1]
-    assert.ok(testKey && liveKey, cli.stdout)
-    for (const [key, environment] of [
-      [testKey, 'test'],
-      [liveKey, 'live'],
-    ] as const) {
-      const res = await fetch(`http://127.0.0.1:${service.port}/v1/ping`, {
-        headers: { authorization: `Bearer ${key}` },
-      })
-      assert.equal(res.status, 200)
-      const body = (await res.json()) as { data: { environment: string; organization: { name: string } } }
-      assert.equal(body.data.environment, environment)
-      assert.equal(body.data.organization.name, 'CLI Org')
-    }
-    const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim()
-    const logs = service.output()
-    assert.ok(logs.includes('/v1/ping'), 'requests are logged')
-    assert.ok(!logs.includes(testKey), 'the test key is not logged')
-    assert.ok(!logs.includes(liveKey), 'the live key is not logged')
-    assert.ok(!logs.includes(token), 'the operator token is not logged')
-    assert.match(logs, /"reqId":"[0-9a-f-]{36}"/, 'log lines carry request ids')
-  })
-})
-
-describe('the dashboard of the service process', () => {
-  const suite = serviceForSuite('svc-dash-')
-
-  test('npm run admin -- invitations create prints a link that makes the first owner; /dashboard serves the app', async () => {
-    const { dataDir, service } = suite
-    const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim()
-    const org = (await callService(service.port, token, 'POST', '/admin/v1/organizations', { name: 'Dash' }))
-      .body.data.organization
-    const cli = adminCli(suite, ['invitations', 'create', org.id, 'first@example.com'])
-    assert.equal(cli.status, 0, cli.stderr)
-    const link = /(http:\/\/localhost:\d+\/dashboard\/invitation#token=(\w+))/.exec(cli.stdout)
-    assert.ok(link, cli.stdout)
-    assert.match(cli.stdout, /first@example\.com \(owner\)/)
-
-    const base = `http://127.0.0.1:${service.port}`
-    const page = await fetch(`${base}/dashboard/invitation`)
-    assert.equal(page.status, 200)
-    assert.match(page.headers.get('content-type') ?? '', /^text\/html/)
-    assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self';/)
-    const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1]
-    assert.ok(script, 'the page loads the bundle')
-    assert.equal((await fetch(`${base}${script}`)).status, 200)
-
-    const session = await fetch(`${base}/dashboard/api/session`)
-    const csrf = (await session.json()).data.csrf_token as string
-    const cookie = session.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0])
-      .join('; ')
-    const accepted = await fetch(`${base}/dashboard/api/invitations/accept`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: base, cookie, 'x-csrf-token': csrf },
-      body: JSON.stringify({ token: link[2], password: 'correct horse battery staple' }),
+  describe('the service process', () => {
+    test('generates the operator token into DATA_DIR with mode 0600 and prints its path', () => {
+      const { dataDir, service } = suite
+      const path = join(dataDir, 'operator-token')
+      assert.equal(statSync(path).mode & 0o777, 0o600)
+      assert.match(readFileSync(path, 'utf8'), /^op_[0-9A-Za-z]{43}\n$/)
+      assert.ok(service.output().includes(path))
     })
-    assert.equal(accepted.status, 200, await accepted.clone().text())
-    const { member } = (await accepted.json()).data
-    assert.deepEqual(
-      [member.email, member.role, member.organization.name],
-      ['first@example.com', 'owner', 'Dash'],
-    )
-    assert.ok(!service.output().includes(link[2]!), 'the invitation token is not logged')
+
+    test('npm run admin -- bootstrap creates an organization with working test and live keys; no secret is logged', async () => {
+      const { dataDir, service } = suite
+      const cli = adminCli(suite, ['bootstrap', '--name', 'CLI Org'])
+      assert.equal(cli.status, 0, cli.stderr)
+      const testKey = /Test key: +(svc_test_\w+)/.exec(cli.stdout)?.[1]
+      const liveKey = /Live key: +(svc_live_\w+)/.exec(cli.stdout)?.[1]
+      assert.ok(testKey && liveKey, cli.stdout)
+      for (const [key, environment] of [
+        [testKey, 'test'],
+        [liveKey, 'live'],
+      ] as const) {
+        const res = await fetch(`http://127.0.0.1:${service.port}/v1/ping`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+        assert.equal(res.status, 200)
+        const body = (await res.json()) as { data: { environment: string; organization: { name: string } } }
+        assert.equal(body.data.environment, environment)
+        assert.equal(body.data.organization.name, 'CLI Org')
+      }
+      const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim()
+      const logs = service.output()
+      assert.ok(logs.includes('/v1/ping'), 'requests are logged')
+      assert.ok(!logs.includes(testKey), 'the test key is not logged')
+      assert.ok(!logs.includes(liveKey), 'the live key is not logged')
+      assert.ok(!logs.includes(token), 'the operator token is not logged')
+      assert.match(logs, /"reqId":"[0-9a-f-]{36}"/, 'log lines carry request ids')
+    })
+  })
+
+  describe('the dashboard of the service process', () => {
+    test('npm run admin -- invitations create prints a link that makes the first owner; /dashboard serves the app', async () => {
+      const { dataDir, service } = suite
+      const token = readFileSync(join(dataDir, 'operator-token'), 'utf8').trim()
+      const org = (
+        await callService(service.port, token, 'POST', '/admin/v1/organizations', { name: 'Dash' })
+      ).body.data.organization
+      const cli = adminCli(suite, ['invitations', 'create', org.id, 'first@example.com'])
+      assert.equal(cli.status, 0, cli.stderr)
+      const link = /(http:\/\/localhost:\d+\/dashboard\/invitation#token=(\w+))/.exec(cli.stdout)
+      assert.ok(link, cli.stdout)
+      assert.match(cli.stdout, /first@example\.com \(owner\)/)
+
+      const base = `http://127.0.0.1:${service.port}`
+      const page = await fetch(`${base}/dashboard/invitation`)
+      assert.equal(page.status, 200)
+      assert.match(page.headers.get('content-type') ?? '', /^text\/html/)
+      assert.match(page.headers.get('content-security-policy') ?? '', /script-src 'self';/)
+      const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(await page.text())?.[1]
+      assert.ok(script, 'the page loads the bundle')
+      assert.equal((await fetch(`${base}${script}`)).status, 200)
+
+      const session = await fetch(`${base}/dashboard/api/session`)
+      const csrf = (await session.json()).data.csrf_token as string
+      const cookie = session.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0])
+        .join('; ')
+      const accepted = await fetch(`${base}/dashboard/api/invitations/accept`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: base, cookie, 'x-csrf-token': csrf },
+        body: JSON.stringify({ token: link[2], password: 'correct horse battery staple' }),
+      })
+      assert.equal(accepted.status, 200, await accepted.clone().text())
+      const { member } = (await accepted.json()).data
+      assert.deepEqual(
+        [member.email, member.role, member.organization.name],
+        ['first@example.com', 'owner', 'Dash'],
+      )
+      assert.ok(!service.output().includes(link[2]!), 'the invitation token is not logged')
+    })
   })
 })
 
