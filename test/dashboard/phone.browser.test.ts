@@ -270,7 +270,8 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
   }
 
   test('the menu: the burger opens the sections, the organization, the member and Sign out', async () => {
-    const page = (memberPage ??= await member.newPage())
+    memberPage ??= await member.newPage()
+    const page = memberPage
     await page.goto(`${origin}/dashboard/home`)
     await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
     const menu = page.getByRole('navigation', { name: 'Dashboard' })
