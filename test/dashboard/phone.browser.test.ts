@@ -12,6 +12,41 @@ import { settleDelivery } from '../helpers/webhook-endpoints.ts'
 /** An iPhone-sized screen: 390 × 844 CSS pixels, touch, the page's own viewport meta honoured. */
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }
 
+/** A context's requests in flight, and how long since one started or ended, from its events. */
+function trackRequests(context: BrowserContext) {
+  let inFlight = 0
+  let changed = performance.now()
+  const start = () => {
+    inFlight++
+    changed = performance.now()
+  }
+  const end = () => {
+    inFlight--
+    changed = performance.now()
+  }
+  context.on('request', start)
+  context.on('requestfinished', end)
+  context.on('requestfailed', end)
+  return () => ({ inFlight, quietMs: Math.round(performance.now() - changed) })
+}
+
+/**
+ * Resolves once the page has settled: no request in flight for 150 ms and no
+ * loader shown (its data is on the page, its images loaded).
+ */
+async function settled(page: Page, requests: ReturnType<typeof trackRequests>) {
+  let loaders = 0
+  await waitUntil(
+    async () => {
+      if (requests().inFlight > 0 || requests().quietMs < 150) return false
+      loaders = await page.locator('.mantine-Loader-root').count()
+      return loaders === 0
+    },
+    'the page to settle (no request in flight for 150 ms, no loader)',
+    { timeoutMs: 60_000, intervalMs: 50, details: () => JSON.stringify({ ...requests(), loaders }) },
+  )
+}
+
 /**
  * What sticks out sideways on the page as it stands: the document wider than
  * the screen, or a region that scrolls sideways (a table wider than its
@@ -48,6 +83,7 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
   let origin: string
   let member: BrowserContext
   let operator: BrowserContext
+  const requests = new Map<BrowserContext, ReturnType<typeof trackRequests>>()
   const ids = { org: '', order: '', external: '', endpoint: '', production: '', request: '' }
 
   before(async () => {
@@ -108,10 +144,12 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
     ).id
     const owner = await memberOf(t, org.orgId, 'owner')
     member = await browser.newContext(PHONE)
+    requests.set(member, trackRequests(member))
     member.setDefaultTimeout(60_000)
     await member.addCookies([...owner.client.cookies].map(([name, value]) => ({ name, value, url: origin })))
     const op = await operatorOf(t)
     operator = await browser.newContext(PHONE)
+    requests.set(operator, trackRequests(operator))
     operator.setDefaultTimeout(60_000)
     await operator.addCookies([...op.client.cookies].map(([name, value]) => ({ name, value, url: origin })))
   })
@@ -135,7 +173,7 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
   async function fits(page: Page, path: string, heading: string | RegExp) {
     await page.goto(`${origin}/dashboard${path}`)
     await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
-    await page.waitForLoadState('networkidle')
+    await settled(page, requests.get(page.context())!)
     if (process.env.PHONE_SHOTS) {
       await page.screenshot({
         path: `${process.env.PHONE_SHOTS}/${path.replace(/[^a-z]+/g, '-')}.png`,
