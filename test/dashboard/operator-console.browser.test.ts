@@ -133,10 +133,32 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     return rows.map((e) => e.type)
   }
 
-  /** Resolves once every image of the page has loaded and has a size. */
+  /** Waits up to 30 s until `read` gives `want`; a timeout says what it gave last. */
+  async function until<T>(read: () => Promise<T>, want: T, what: string) {
+    let last: T | undefined
+    await waitUntil(
+      async () => {
+        last = await read()
+        return last === want
+      },
+      what,
+      { timeoutMs: 30_000, intervalMs: 50, details: () => `last: ${JSON.stringify(last)}` },
+    )
+  }
+
+  /** Resolves once every image of the page has loaded and has a size; a timeout names those that had not. */
   const imagesLoaded = (p: Page) =>
-    p.waitForFunction(() =>
-      [...document.querySelectorAll('img')].every((img) => img.complete && img.naturalWidth > 0),
+    until(
+      () =>
+        p
+          .evaluate(() =>
+            [...document.querySelectorAll('img')]
+              .filter((img) => !img.complete || img.naturalWidth === 0)
+              .map((img) => img.alt),
+          )
+          .then((unloaded) => unloaded.join(', ')),
+      '',
+      'every image loaded',
     )
 
   test('an operator accepts its invitation on the page, sees the console and Account, signs out and in again', async () => {
@@ -229,8 +251,9 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     // The order is now on the In production view (the status filter, by keyboard).
     await page.getByRole('radio', { name: /^Pending/ }).focus()
     await page.keyboard.press('ArrowRight')
-    await waitUntil(
+    await until(
       () => page.getByRole('radio', { name: /^In production/ }).isChecked(),
+      true,
       'In production chosen',
     )
     await row.waitFor()
@@ -240,7 +263,7 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await act(`Mark completed: ${ref}`, 'order.production_completed')
     await page.getByRole('radio', { name: /^In production/ }).focus()
     await page.keyboard.press('ArrowRight')
-    await waitUntil(() => page.getByRole('radio', { name: /^Completed/ }).isChecked(), 'Completed chosen')
+    await until(() => page.getByRole('radio', { name: /^Completed/ }).isChecked(), true, 'Completed chosen')
     await row.getByText('Completed', { exact: true }).waitFor()
     // The clicks acted on this order, once each.
     assert.deepEqual(await eventTypes(order.id), [
@@ -306,20 +329,18 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
         "Production stops: the order and its unfinished items become failed, and the organization's members see it failed. The organization's live webhook endpoints receive order.production_failed.",
       )
       .waitFor()
-    await waitUntil(
-      async () =>
-        (await page.evaluate(() => document.activeElement?.textContent)) === 'Keep it in production',
+    await until(
+      () => page.evaluate(() => document.activeElement?.textContent),
+      'Keep it in production',
       'focus on the button that keeps the order as it is',
     )
-    await waitUntil(
-      async () => (await fail.evaluate((el) => getComputedStyle(el).opacity)) === '1',
-      'the dialog fully shown',
-    )
+    await until(() => fail.evaluate((el) => getComputedStyle(el).opacity), '1', 'the dialog fully shown')
     await assertAccessible(page, 'Mark failed dialog')
     await page.keyboard.press('Escape')
     await fail.waitFor({ state: 'hidden' })
-    await waitUntil(
-      () => markFailed.evaluate((el) => el === document.activeElement),
+    await until(
+      () => page.evaluate(() => document.activeElement?.getAttribute('aria-label')),
+      `Mark failed: ${ref}`,
       'focus back on Mark failed',
     )
     await unchanged('in_progress', ['order.received', 'order.production_started'])
@@ -533,10 +554,7 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     const remove = page.getByRole('dialog', { name: 'Remove operator' })
     await remove.getByText(`Remove ${other.email}? Every session`).waitFor()
     // axe reads colours as drawn: wait for the dialog's fade-in to end.
-    await waitUntil(
-      async () => (await remove.evaluate((el) => getComputedStyle(el).opacity)) === '1',
-      'the dialog fully shown',
-    )
+    await until(() => remove.evaluate((el) => getComputedStyle(el).opacity), '1', 'the dialog fully shown')
     await assertAccessible(page, 'Remove operator dialog')
     await remove.getByRole('button', { name: 'Remove operator' }).click()
     await page
@@ -558,7 +576,11 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     }
     const nav = memberPage.getByRole('navigation', { name: 'Dashboard' })
     assert.ok(!(await nav.getByRole('link').allInnerTexts()).includes('Production'))
-    await waitUntil(() => watched.requests.some((url) => url.includes('/dashboard/api/home')), 'home loaded')
+    await until(
+      async () => watched.requests.some((url) => url.includes('/dashboard/api/home')),
+      true,
+      'the home API called',
+    )
     assert.ok(!watched.requests.some((url) => url.includes('/dashboard/api/operator')), 'no console API call')
     await context.close()
   })

@@ -207,9 +207,16 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
     const preview = page.getByRole('img', { name: 'Preview of front-design-final-version.png' })
     await preview.scrollIntoViewIfNeeded()
     await onScreen(preview, 'the preview')
-    await page.waitForFunction(
-      (img) => (img as HTMLImageElement).complete && (img as HTMLImageElement).naturalWidth > 0,
-      await preview.elementHandle(),
+    let state = ''
+    await waitUntil(
+      async () => {
+        state = await preview.evaluate(
+          (img: HTMLImageElement) => `complete ${img.complete}, ${img.naturalWidth} px`,
+        )
+        return state.startsWith('complete true') && !state.endsWith(' 0 px')
+      },
+      'the preview loaded',
+      { timeoutMs: 30_000, intervalMs: 50, details: () => state },
     )
   }
 
