@@ -1,37 +1,59 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
+import jsqr from 'jsqr'
 import type { Browser, Page } from 'playwright-core'
+import { PNG } from 'pngjs'
 import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
   browserSkip,
   closeAll,
+  desktopContext,
   signedInContext,
   startBrowserApp,
   watchPage,
 } from '../helpers/browser.ts'
-import { memberOf, operatorOf, uniqueEmail } from '../helpers/dashboard.ts'
-import { assertError } from '../helpers/errors.ts'
-import { startReceiver } from '../helpers/https-receiver.ts'
-import { createOrder } from '../helpers/order-files.ts'
+import { memberOf, operatorOf, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
+import { loopbackResolver } from '../helpers/https-receiver.ts'
+import { createOrder, HOSTILE_SVG, MARKUP, PDF, png, uploadFile } from '../helpers/order-files.ts'
 import { waitUntil } from '../helpers/wait.ts'
-import { resolverWithWrongName } from '../helpers/webhook-targets.ts'
 
-interface Envelope {
-  id: string
-  type: string
-  created_at: string
-  data: Record<string, unknown>
+/** A4 in PostScript points (210 × 297 mm). */
+const A4 = { width: 595.28, height: 841.89 }
+
+/** The pages of a PDF as Chromium writes it: each page's MediaBox. */
+function pdfPages(pdf: Buffer): { width: number; height: number }[] {
+  const text = pdf.toString('latin1')
+  return [
+    ...text.matchAll(
+      /\/Type\s*\/Page\b[^s][\s\S]*?\/MediaBox\s*\[\s*([\d.]+)\s+([\d.]+)\s+([\d.]+)\s+([\d.]+)\s*\]/g,
+    ),
+  ].map((m) => ({ width: Number(m[3]) - Number(m[1]), height: Number(m[4]) - Number(m[2]) }))
 }
 
+/** The links of an operator's navigation, in order. */
+const CONSOLE_NAV = [
+  'Organizations',
+  'Production',
+  'Shop orders',
+  'Statistics',
+  'Billing',
+  'Operators',
+  'Audit log (platform)',
+  'Account',
+]
+
 /**
- * The operator's console in headless Chromium, with a webhook worker
- * delivering to a local HTTPS receiver: an operator (invited by the operator
- * token) moves a live order with two items from pending to completed item by
- * item on the Production board, each action showing the events it recorded,
- * and the organization's receiver gets exactly the events the reference lists
- * for it, in the order they were recorded. Every console page passes axe; a
- * member can open none of it.
+ * The operator's console in headless Chromium, one service for the whole
+ * journey: an operator accepts its invitation and signs in on the pages; the
+ * console's pages show their data and pass axe; a live order with two items
+ * goes from pending to completed item by item on the Production board, each
+ * action showing the event it recorded; the actions that cannot be undone ask
+ * first; a production order shows what to make and its job sheet prints on
+ * one A4 page whose QR code scans back to it; a member can open none of it.
+ * What the console API answers and stores is asserted in
+ * test/modules/dashboard/operator-console.test.ts, operators.test.ts and
+ * production-order.test.ts.
  */
 describe('the operator console in a browser', { skip: browserSkip, timeout: 600_000 }, () => {
   let t: TestApp
@@ -39,46 +61,148 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
   let origin: string
   let orgId: string
   let liveKey: string
-  let receiver: Awaited<ReturnType<typeof startReceiver>>
   let operator: Awaited<ReturnType<typeof operatorOf>>
+  let member: Awaited<ReturnType<typeof memberOf>>
   let page: Page
   let seen: Awaited<ReturnType<typeof watchPage>>
+  /** The workbench's order: two items, every kind of file, made once. */
+  const workbench = { orgId: '', ref: '', orderId: '', productionOrderId: '', logo: '', proof: '' }
 
   before(async () => {
     ;({ t, origin, browser } = await startBrowserApp({
-      resolver: resolverWithWrongName,
+      resolver: loopbackResolver,
       webhookAllowPrivateCidrs: ['127.0.0.0/8'],
     }))
     orgId = (await t.createOrganization('Console Prints')).id
     liveKey = (await t.createKey(orgId, { environment: 'live' })).key
-    receiver = await startReceiver()
-    await t.startDispatcher({ ca: receiver.ca })
-    const endpoint = await t.api(liveKey, 'POST', '/v1/webhook-endpoints', { url: receiver.url('/console') })
+    // An endpoint, so the organization's page has live deliveries (no worker sends them).
+    const endpoint = await t.api(liveKey, 'POST', '/v1/webhook-endpoints', {
+      url: 'https://webhook.test/console',
+    })
     assert.equal(endpoint.statusCode, 201, endpoint.body)
+    await createOrder(t, liveKey, orderBody())
+
+    const org = await t.tenant('Workbench Prints')
+    const other = await t.tenant('Elsewhere Prints')
+    await createOrder(t, other.liveKey, orderBody())
+    const photo = await uploadFile(t, org.liveKey, png([20, 120, 220]), 'photo.png')
+    workbench.logo = await uploadFile(t, org.liveKey, HOSTILE_SVG, 'logo.svg')
+    workbench.proof = await uploadFile(t, org.liveKey, PDF, 'proof.pdf')
+    const body = orderBody({
+      customer: { name: 'Ada Print', email: 'ada@example.com' },
+      items: [
+        {
+          sku: 'MUG-01',
+          name: 'Mug',
+          quantity: 3,
+          personalization: { text: 'Happy birthday, Grace', color: 'navy', note: MARKUP },
+          files: [{ upload_id: photo, role: 'front' }, { upload_id: workbench.logo }],
+        },
+        { sku: 'CARD-01', name: 'Card', quantity: 1, files: [{ upload_id: workbench.proof, role: 'proof' }] },
+      ],
+    })
+    workbench.orgId = org.orgId
+    workbench.ref = body.external_order_id
+    workbench.orderId = (await createOrder(t, org.liveKey, body)).id
+    workbench.productionOrderId = (await productionOrderOf(workbench.orderId)).id
+
     operator = await operatorOf(t)
-    const context = await signedInContext(browser, operator.client, origin)
-    page = await context.newPage()
+    member = await memberOf(t, orgId, 'owner')
+    page = await (await signedInContext(browser, operator.client, origin)).newPage()
     seen = await watchPage(page)
   })
-  after(() => closeAll(browser, t, receiver))
+  after(() => closeAll(browser, t))
 
-  const received = () => receiver.received.map((r) => JSON.parse(r.body.toString()) as Envelope)
+  function productionOrderOf(orderId: string) {
+    return t.db
+      .selectFrom('production_orders')
+      .select(['id', 'status'])
+      .where('order_id', '=', orderId)
+      .executeTakeFirstOrThrow()
+  }
 
-  test("the operator's shell shows the console; Organizations lists live counts and webhook health", async () => {
-    await createOrder(t, liveKey, orderBody())
+  /** The order's stored event types, in the order of recording. */
+  async function eventTypes(orderId: string) {
+    const rows = await t.db
+      .selectFrom('events')
+      .select('type')
+      .where('order_id', '=', orderId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute()
+    return rows.map((e) => e.type)
+  }
+
+  /** Waits up to 30 s until `read` gives `want`; a timeout says what it gave last. */
+  async function until<T>(read: () => Promise<T>, want: T, what: string) {
+    let last: T | undefined
+    await waitUntil(
+      async () => {
+        last = await read()
+        return last === want
+      },
+      what,
+      { timeoutMs: 30_000, intervalMs: 50, details: () => `last: ${JSON.stringify(last)}` },
+    )
+  }
+
+  /** Resolves once every image of the page has loaded and has a size; a timeout names those that had not. */
+  const imagesLoaded = (p: Page) =>
+    until(
+      () =>
+        p
+          .evaluate(() =>
+            [...document.querySelectorAll('img')]
+              .filter((img) => !img.complete || img.naturalWidth === 0)
+              .map((img) => img.alt),
+          )
+          .then((unloaded) => unloaded.join(', ')),
+      '',
+      'every image loaded',
+    )
+
+  test('an operator accepts its invitation on the page, sees the console and Account, signs out and in again', async () => {
+    const email = uniqueEmail('operator')
+    const invited = await t.admin('POST', '/admin/v1/operators/invitations', { email })
+    assert.equal(invited.statusCode, 201, invited.body)
+    const context = await desktopContext(browser)
+    const own = await context.newPage()
+    const watched = await watchPage(own)
+
+    await own.goto(`${origin}/dashboard/invitation${new URL(invited.json().data.url).hash}`)
+    await own.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
+    await own.getByText('You are invited as an operator of the platform.').waitFor()
+    await assertAccessible(own, 'operator invitation')
+    await own.getByLabel('New password').fill(PASSWORD)
+    await own.getByLabel('Repeat the password').fill(PASSWORD)
+    await own.getByRole('button', { name: 'Set password and sign in' }).click()
+
+    await own.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor()
+    const nav = own.getByRole('navigation', { name: 'Dashboard' })
+    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), CONSOLE_NAV)
+    await nav.getByRole('link', { name: 'Account' }).click()
+    await own.getByRole('heading', { name: 'Account', level: 1 }).waitFor()
+    await own.getByText(`${email} · operator of the platform`).waitFor()
+    await assertAccessible(own, 'operator account')
+
+    // A member page's address leads to the console, without calling the member API.
+    await own.goto(`${origin}/dashboard/members`)
+    await own.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor()
+    assert.ok(!watched.requests.some((url) => url.includes('/dashboard/api/members')), 'no member API call')
+
+    await own.getByRole('banner').getByRole('button', { name: 'Sign out', exact: true }).click()
+    await own.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor()
+    await own.getByLabel('Email').fill(email)
+    await own.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD)
+    await own.getByRole('button', { name: 'Sign in' }).click()
+    await own.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor()
+    assert.deepEqual(watched.cspViolations, [])
+    await context.close()
+  })
+
+  test("Organizations: an organization's row with its live counts and webhook health, one created by keyboard with its owner's invitation link, an organization's page", async () => {
     await page.goto(`${origin}/dashboard/`)
     await page.getByRole('heading', { name: 'Organizations', level: 1 }).waitFor()
-    const nav = page.getByRole('navigation', { name: 'Dashboard' })
-    assert.deepEqual(await nav.getByRole('link').allInnerTexts(), [
-      'Organizations',
-      'Production',
-      'Shop orders',
-      'Statistics',
-      'Billing',
-      'Operators',
-      'Audit log (platform)',
-      'Account',
-    ])
     const row = page.getByRole('row').filter({ hasText: 'Console Prints' })
     await row.getByRole('cell', { name: '1 active' }).waitFor()
     assert.equal(await row.getByRole('cell').nth(1).textContent(), '1')
@@ -100,7 +224,7 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await assertAccessible(page, 'an organization')
   })
 
-  test('an order with two items goes from pending to completed item by item; the receiver gets exactly the reference events, in order', async () => {
+  test('the Production board: an order with two items goes from pending to completed item by item, each action showing the one event it recorded', async () => {
     const body = orderBody({
       items: [
         { sku: 'MUG-01', name: 'Mug', quantity: 2 },
@@ -127,8 +251,9 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     // The order is now on the In production view (the status filter, by keyboard).
     await page.getByRole('radio', { name: /^Pending/ }).focus()
     await page.keyboard.press('ArrowRight')
-    await waitUntil(
+    await until(
       () => page.getByRole('radio', { name: /^In production/ }).isChecked(),
+      true,
       'In production chosen',
     )
     await row.waitFor()
@@ -138,48 +263,19 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await act(`Mark completed: ${ref}`, 'order.production_completed')
     await page.getByRole('radio', { name: /^In production/ }).focus()
     await page.keyboard.press('ArrowRight')
-    await waitUntil(() => page.getByRole('radio', { name: /^Completed/ }).isChecked(), 'Completed chosen')
+    await until(() => page.getByRole('radio', { name: /^Completed/ }).isChecked(), true, 'Completed chosen')
     await row.getByText('Completed', { exact: true }).waitFor()
-
-    await receiver.waitFor(5)
-    const items = await t.db
-      .selectFrom('order_items')
-      .select(['id', 'name'])
-      .where('order_id', '=', order.id)
-      .orderBy('position')
-      .execute()
-    const expected: [string, string | undefined][] = [
-      ['order.received', undefined],
-      ['order.production_started', undefined],
-      ['order_item.completed', items[0]!.id],
-      ['order_item.completed', items[1]!.id],
-      ['order.production_completed', undefined],
-    ]
-    const stored = await t.db
-      .selectFrom('events')
-      .select('id')
-      .where('order_id', '=', order.id)
-      .orderBy('created_at')
-      .orderBy('id')
-      .execute()
-    // Nothing more arrives (no double event), and each arrived once.
-    await new Promise((resolve) => setTimeout(resolve, 1000))
-    const got = received().filter((e) => e.data.order_id === order.id)
-    assert.equal(got.length, 5, JSON.stringify(got.map((e) => e.type)))
-    const byRecording = [...got].sort((a, b) => Number(a.data.sequence) - Number(b.data.sequence))
-    assert.deepEqual(
-      byRecording.map((e) => [e.type, e.data.order_item_id as string | undefined]),
-      expected,
-    )
-    assert.deepEqual(
-      byRecording.map((e) => e.id),
-      stored.map((e) => e.id),
-    )
-    assert.equal(byRecording[1]!.data.production_status, 'in_progress')
-    assert.equal(byRecording[4]!.data.production_status, 'completed')
+    // The clicks acted on this order, once each.
+    assert.deepEqual(await eventTypes(order.id), [
+      'order.received',
+      'order.production_started',
+      'order_item.completed',
+      'order_item.completed',
+      'order.production_completed',
+    ])
   })
 
-  test('a second operator acting on a stale page gets a conflict in words, and nothing is sent', async () => {
+  test('a second operator acting on a stale page gets a conflict in words', async () => {
     const body = orderBody()
     const order = await createOrder(t, liveKey, body)
     await page.goto(`${origin}/dashboard/operator/production?organization_id=${orgId}`)
@@ -187,15 +283,11 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await row.waitFor()
     // Another operator starts it first (the page has not polled yet).
     const other = await operatorOf(t)
-    const production = await t.db
-      .selectFrom('production_orders')
-      .select('id')
-      .where('order_id', '=', order.id)
-      .executeTakeFirstOrThrow()
-    const first = await other.client.call('POST', `/operator/production-orders/${production.id}/status`, {
-      status: 'in_progress',
-      expected_status: 'pending',
-    })
+    const first = await other.client.call(
+      'POST',
+      `/operator/production-orders/${(await productionOrderOf(order.id)).id}/status`,
+      { status: 'in_progress', expected_status: 'pending' },
+    )
     assert.equal(first.statusCode, 200, first.body)
     await page.getByRole('button', { name: `Cancel order: ${body.external_order_id}` }).click()
     await page
@@ -205,33 +297,15 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     const alert = page.getByRole('alert').filter({ hasText: 'Changed meanwhile' })
     await alert.waitFor()
     await alert.getByText('its production status is now in_progress').waitFor()
-    const events = await t.db.selectFrom('events').select('type').where('order_id', '=', order.id).execute()
-    assert.deepEqual(events.map((e) => e.type).sort(), ['order.production_started', 'order.received'])
   })
 
   test('Mark failed, Cancel order and Reopen order ask first, saying what happens and who is told; only confirming acts', async () => {
     const body = orderBody()
     const ref = body.external_order_id
     const order = await createOrder(t, liveKey, body)
-    const stored = () =>
-      t.db
-        .selectFrom('production_orders')
-        .select(['id', 'status'])
-        .where('order_id', '=', order.id)
-        .executeTakeFirstOrThrow()
-    const events = async () =>
-      (
-        await t.db
-          .selectFrom('events')
-          .select('type')
-          .where('order_id', '=', order.id)
-          .orderBy('created_at')
-          .orderBy('id')
-          .execute()
-      ).map((e) => e.type)
     const started = await operator.client.call(
       'POST',
-      `/operator/production-orders/${(await stored()).id}/status`,
+      `/operator/production-orders/${(await productionOrderOf(order.id)).id}/status`,
       { status: 'in_progress', expected_status: 'pending' },
     )
     assert.equal(started.statusCode, 200, started.body)
@@ -240,8 +314,8 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     const row = page.getByRole('row').filter({ hasText: ref })
     const outcome = page.getByRole('status').filter({ hasText: 'Recorded' })
     const unchanged = async (status: string, types: string[]) => {
-      assert.equal((await stored()).status, status)
-      assert.deepEqual(await events(), types)
+      assert.equal((await productionOrderOf(order.id)).status, status)
+      assert.deepEqual(await eventTypes(order.id), types)
     }
 
     // Mark failed: the first click only asks; Escape closes, focus returns, nothing is done.
@@ -255,20 +329,18 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
         "Production stops: the order and its unfinished items become failed, and the organization's members see it failed. The organization's live webhook endpoints receive order.production_failed.",
       )
       .waitFor()
-    await waitUntil(
-      async () =>
-        (await page.evaluate(() => document.activeElement?.textContent)) === 'Keep it in production',
+    await until(
+      () => page.evaluate(() => document.activeElement?.textContent),
+      'Keep it in production',
       'focus on the button that keeps the order as it is',
     )
-    await waitUntil(
-      async () => (await fail.evaluate((el) => getComputedStyle(el).opacity)) === '1',
-      'the dialog fully shown',
-    )
+    await until(() => fail.evaluate((el) => getComputedStyle(el).opacity), '1', 'the dialog fully shown')
     await assertAccessible(page, 'Mark failed dialog')
     await page.keyboard.press('Escape')
     await fail.waitFor({ state: 'hidden' })
-    await waitUntil(
-      () => markFailed.evaluate((el) => el === document.activeElement),
+    await until(
+      () => page.evaluate(() => document.activeElement?.getAttribute('aria-label')),
+      `Mark failed: ${ref}`,
       'focus back on Mark failed',
     )
     await unchanged('in_progress', ['order.received', 'order.production_started'])
@@ -319,7 +391,93 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     assert.deepEqual(seen.cspViolations, [])
   })
 
-  test('Shop orders: created in the form, marked as producing no events', async () => {
+  test('a production order opened from the board shows what to make; its job sheet prints on one A4 page whose QR code scans back to it', async () => {
+    const { ref, productionOrderId } = workbench
+    // The board, filtered to the organization: the count above the row is its own.
+    await page.goto(`${origin}/dashboard/operator/production?organization_id=${workbench.orgId}`)
+    await page.getByRole('heading', { name: 'Production', level: 1 }).waitFor()
+    await page.getByText('Pending (1)').waitFor()
+    await page.getByRole('link', { name: `Open production order ${ref}` }).click()
+
+    // The production order: every item, field and file; markup shows as text.
+    await page.getByRole('heading', { name: `Production order ${ref}`, level: 1 }).waitFor()
+    const mug = page.getByRole('region', { name: 'Item 1: Mug' })
+    assert.match((await mug.textContent())!, /SKU: MUG-01.*Quantity: 3/)
+    const fields = mug.getByRole('table', { name: 'Personalization of item 1' })
+    assert.deepEqual(await fields.getByRole('row').allInnerTexts(), [
+      'Field\tValue',
+      'text\tHappy birthday, Grace',
+      'color\tnavy',
+      `note\t${MARKUP}`,
+    ])
+    await page.getByRole('img', { name: 'Thumbnail of photo.png' }).waitFor()
+    await page.getByRole('img', { name: 'Thumbnail of logo.svg' }).waitFor()
+    await imagesLoaded(page)
+    // The downloads go through the production order (their bytes: production-order.test.ts).
+    const files = `/dashboard/api/operator/production-orders/${productionOrderId}/files`
+    assert.equal(
+      await page.getByRole('link', { name: 'Download sanitized SVG: logo.svg' }).getAttribute('href'),
+      `${files}/${workbench.logo}`,
+    )
+    assert.equal(
+      await page.getByRole('link', { name: 'Download original: proof.pdf' }).getAttribute('href'),
+      `${files}/${workbench.proof}`,
+    )
+    assert.equal(
+      await page.getByRole('region', { name: 'Item 2: Card' }).getByRole('img').count(),
+      0,
+      'a PDF has no thumbnail',
+    )
+    const summary = page.getByRole('region', { name: 'Summary' })
+    await summary.getByText('Produced in house').waitFor()
+    await summary.getByText('Ada Print').waitFor()
+    await page.getByRole('table', { name: 'History of the order' }).getByText('order.received').waitFor()
+    assert.equal(
+      await page.getByRole('link', { name: 'Change order' }).getAttribute('href'),
+      `/dashboard/operator/orders/${workbench.orderId}`,
+    )
+    await assertAccessible(page, 'a production order')
+
+    // The job sheet: printed to PDF on A4; its QR code carries the production order id.
+    await page.getByRole('link', { name: 'Job sheet' }).click()
+    const sheet = page.getByRole('article', { name: 'Job sheet' })
+    await sheet.getByRole('heading', { name: `Order ${ref}`, level: 1 }).waitFor()
+    await sheet.getByText('Happy birthday, Grace').waitFor()
+    await sheet.getByText('3 × Mug (SKU MUG-01)').waitFor()
+    const qr = sheet.getByRole('img', { name: `QR code of production order ${productionOrderId}` })
+    await qr.waitFor()
+    await imagesLoaded(page)
+    await assertAccessible(page, 'a job sheet')
+
+    await page.emulateMedia({ media: 'print' })
+    assert.equal(
+      await page.getByRole('button', { name: 'Print' }).isVisible(),
+      false,
+      'the toolbar does not print',
+    )
+    const shot = PNG.sync.read(await qr.screenshot())
+    // jsqr is CommonJS: its function is the default export's `default`.
+    const decoded = jsqr.default(new Uint8ClampedArray(shot.data), shot.width, shot.height)
+    assert.equal(decoded?.data, productionOrderId)
+    const pdf = await page.pdf({ preferCSSPageSize: true, printBackground: true })
+    assert.equal(pdf.subarray(0, 5).toString(), '%PDF-')
+    const pages = pdfPages(pdf)
+    assert.equal(pages.length, 1, 'the sheet of a two-item order fits one page')
+    assert.ok(
+      Math.abs(pages[0]!.width - A4.width) < 2 && Math.abs(pages[0]!.height - A4.height) < 2,
+      JSON.stringify(pages),
+    )
+    await page.emulateMedia({ media: 'screen' })
+
+    assert.deepEqual(seen.cspViolations, [])
+    assert.deepEqual(
+      seen.requests.filter((url) => !url.startsWith(origin) && !url.startsWith('data:')),
+      [],
+      'nothing fetched from elsewhere',
+    )
+  })
+
+  test('Shop orders: the form creates one and says it produced no events', async () => {
     await page.goto(`${origin}/dashboard/operator/shop-orders`)
     await page.getByRole('heading', { name: 'Shop orders', level: 1 }).waitFor()
     await page.getByText('Shop orders produce no events').waitFor()
@@ -336,16 +494,13 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await done.waitFor()
     await done.getByText('Events recorded: none').waitFor()
     await assertAccessible(page, 'Shop orders after creating one')
+    // The form's order, in the organization chosen.
     const row = await t.db
       .selectFrom('orders')
-      .select(['id', 'source', 'environment'])
+      .select(['organization_id', 'source'])
       .where('external_order_id', '=', 'SHOP-1001')
       .executeTakeFirstOrThrow()
-    assert.deepEqual([row.source, row.environment], ['shop', 'live'])
-    assert.deepEqual(
-      await t.db.selectFrom('events').select('id').where('order_id', '=', row.id).execute(),
-      [],
-    )
+    assert.deepEqual([row.organization_id, row.source], [orgId, 'shop'])
   })
 
   test('Statistics and the platform audit log', async () => {
@@ -394,21 +549,12 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     const revoke = page.getByRole('dialog', { name: 'Revoke invitation' })
     await revoke.getByRole('button', { name: 'Revoke invitation' }).click()
     await pending.getByRole('cell', { name: email, exact: true }).waitFor({ state: 'detached' })
-    const row = await t.db
-      .selectFrom('operator_invitations')
-      .select('revoked_at')
-      .where('email', '=', email)
-      .executeTakeFirstOrThrow()
-    assert.ok(row.revoked_at, 'stored as revoked')
 
     await accounts.getByRole('button', { name: `Remove ${other.email}` }).click()
     const remove = page.getByRole('dialog', { name: 'Remove operator' })
     await remove.getByText(`Remove ${other.email}? Every session`).waitFor()
     // axe reads colours as drawn: wait for the dialog's fade-in to end.
-    await waitUntil(
-      async () => (await remove.evaluate((el) => getComputedStyle(el).opacity)) === '1',
-      'the dialog fully shown',
-    )
+    await until(() => remove.evaluate((el) => getComputedStyle(el).opacity), '1', 'the dialog fully shown')
     await assertAccessible(page, 'Remove operator dialog')
     await remove.getByRole('button', { name: 'Remove operator' }).click()
     await page
@@ -416,13 +562,10 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
       .filter({ hasText: `Removed ${other.email}: 1 session ended.` })
       .waitFor()
     await accounts.getByRole('row').filter({ hasText: other.email }).waitFor({ state: 'detached' })
-    assertError(await other.client.call('GET', '/operator/operators'), 401, 'session_required')
     assert.deepEqual(seen.cspViolations, [])
   })
 
-  test('a member cannot open the console: the API answers 403 and the pages send it home', async () => {
-    const member = await memberOf(t, orgId, 'owner')
-    assertError(await member.client.call('GET', '/operator/organizations'), 403, 'role_required')
+  test('a member cannot open the console: its pages send it home, without a console API call', async () => {
     const context = await signedInContext(browser, member.client, origin)
     const memberPage = await context.newPage()
     const watched = await watchPage(memberPage)
@@ -433,7 +576,11 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     }
     const nav = memberPage.getByRole('navigation', { name: 'Dashboard' })
     assert.ok(!(await nav.getByRole('link').allInnerTexts()).includes('Production'))
-    await waitUntil(() => watched.requests.some((url) => url.includes('/dashboard/api/home')), 'home loaded')
+    await until(
+      async () => watched.requests.some((url) => url.includes('/dashboard/api/home')),
+      true,
+      'the home API called',
+    )
     assert.ok(!watched.requests.some((url) => url.includes('/dashboard/api/operator')), 'no console API call')
     await context.close()
   })

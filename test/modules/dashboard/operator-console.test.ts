@@ -369,14 +369,20 @@ describe('the operator console API', () => {
     assert.equal(completed.statusCode, 200, completed.body)
     const completedEvents: ProducedEvent[] = completed.json().data.events
     assert.deepEqual(
-      completedEvents.map((e) => e.type),
-      ['order.production_completed'],
+      completedEvents.map((e) => [e.type, e.data.production_status]),
+      [['order.production_completed', 'completed']],
     )
 
-    // The answers' events are the order's stored events, in the order of recording.
+    // The answers' events are the order's stored events, in the order of recording, each
+    // numbered after order.received (what webhook endpoints receive: production.lifecycle.test.ts).
+    const answered = [...startedEvents, ...items, ...completedEvents]
     assert.deepEqual(
       (await storedEvents(order.id)).map((e) => e.id).slice(1),
-      [...startedEvents, ...items, ...completedEvents].map((e) => e.id),
+      answered.map((e) => e.id),
+    )
+    assert.deepEqual(
+      answered.map((e) => e.data.sequence),
+      [2, 3, 4, 5],
     )
     const log = await platformLog(operator.client)
     assert.ok(log.some((e) => e.action === 'production.status_set' && e.actor === operator.email))
