@@ -374,7 +374,7 @@ describe('the operator console API', () => {
     )
 
     // The answers' events are the order's stored events, in the order of recording, each
-    // numbered after order.received (what webhook endpoints receive: production.lifecycle.test.ts).
+    // numbered after order.received (what webhook endpoints receive: production.test.ts).
     const answered = [...startedEvents, ...items, ...completedEvents]
     assert.deepEqual(
       (await storedEvents(order.id)).map((e) => e.id).slice(1),

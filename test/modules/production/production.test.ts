@@ -1,8 +1,528 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
+import { sql } from 'kysely'
+import { orderBody } from '../../helpers/app.ts'
 import { memberOf } from '../../helpers/dashboard.ts'
 import { assertError } from '../../helpers/errors.ts'
-import { expectedEvent, useProductionEvents } from '../../helpers/production-events.ts'
+import { type AdminOrder, expectedEvent, useProductionEvents } from '../../helpers/production-events.ts'
+
+/**
+ * The production side (POST /admin/v1/production-orders/...) as receivers and
+ * pollers see it. Each part has its own app, worker and receiver
+ * (useProductionEvents): a part's tests assume its webhook log and clock are
+ * theirs.
+ */
+describe('production changes emit the reference events', () => {
+  const f = useProductionEvents()
+
+  test('a live API order: every event type with the reference envelope and data; order and items follow', async () => {
+    const body = orderBody()
+    const created = await f.createLiveOrder(body)
+    const ao = await f.adminOrder(created.id)
+    assert.equal(ao.source, 'api')
+    const po = ao.production_order!
+    assert.equal(po.status, 'pending')
+    assert.equal(po.produced_by_partner, false)
+    const [item0, item1] = ao.items
+    assert.equal(item0!.production_job?.status, 'pending')
+    const base = { order_id: created.id, external_order_id: body.external_order_id }
+    const statusData = (status: string) => ({
+      ...base,
+      production_order_id: po.id,
+      production_status: status,
+    })
+
+    let at = f.tick()
+    await f.setStatus(po.id, 'in_progress')
+    await f.assertOrderState(created.id, {
+      status: 'in_production',
+      productionStatus: 'in_progress',
+      items: ['in_progress', 'in_progress'],
+      updated_at: at,
+    })
+
+    at = f.tick()
+    await f.completeJob(item0!.production_job!.id)
+    await f.assertOrderState(created.id, {
+      status: 'in_production',
+      productionStatus: 'in_progress',
+      items: ['completed', 'in_progress'],
+      updated_at: at,
+    })
+
+    at = f.tick()
+    await f.setStatus(po.id, 'failed')
+    // The job already completed keeps 'completed'.
+    await f.assertOrderState(created.id, {
+      status: 'failed',
+      productionStatus: 'failed',
+      items: ['completed', 'failed'],
+      updated_at: at,
+    })
+
+    at = f.tick()
+    await f.setStatus(po.id, 'in_progress')
+    await f.assertOrderState(created.id, {
+      status: 'in_production',
+      productionStatus: 'in_progress',
+      items: ['completed', 'in_progress'],
+      updated_at: at,
+    })
+
+    at = f.tick()
+    await f.completeJob(item1!.production_job!.id)
+    at = f.tick()
+    await f.setStatus(po.id, 'completed')
+    await f.assertOrderState(created.id, {
+      status: 'completed',
+      productionStatus: 'completed',
+      items: ['completed', 'completed'],
+      updated_at: at,
+    })
+
+    at = f.tick()
+    await f.setStatus(po.id, 'cancelled')
+    await f.assertOrderState(created.id, {
+      status: 'cancelled',
+      productionStatus: 'cancelled',
+      items: ['completed', 'completed'],
+      updated_at: at,
+    })
+
+    const envelopes = await f.assertDelivered(created.id, [
+      { type: 'order.received', data: base },
+      { type: 'order.production_started', data: statusData('in_progress') },
+      {
+        type: 'order_item.completed',
+        data: {
+          ...base,
+          order_item_id: item0!.id,
+          production_job_id: item0!.production_job!.id,
+          sku: 'MUG-01',
+          name: 'Mug',
+        },
+      },
+      { type: 'order.production_failed', data: statusData('failed') },
+      { type: 'order.production_started', data: statusData('in_progress') },
+      {
+        type: 'order_item.completed',
+        data: {
+          ...base,
+          order_item_id: item1!.id,
+          production_job_id: item1!.production_job!.id,
+          sku: null,
+          name: 'Card',
+        },
+      },
+      { type: 'order.production_completed', data: statusData('completed') },
+      { type: 'order.cancelled', data: statusData('cancelled') },
+    ])
+    assert.equal(new Set(envelopes.map((e) => e.id)).size, envelopes.length, 'event ids are unique')
+    // created_at is when the event was recorded (the change's time), not the attempt's.
+    assert.equal(envelopes[0]!.created_at, created.updated_at)
+    assert.equal(envelopes.at(-1)!.created_at, at)
+  })
+
+  test('whole-order cancel: order.cancelled without production_status; unfinished items cancelled', async () => {
+    const body = orderBody()
+    const created = await f.createLiveOrder(body)
+    const ao = await f.adminOrder(created.id)
+    const po = ao.production_order!
+    f.tick()
+    await f.setStatus(po.id, 'in_progress')
+    f.tick()
+    await f.completeJob(ao.items[0]!.production_job!.id)
+    const at = f.tick()
+    const cancelled = await f.cancelOrder(created.id)
+    assert.equal(cancelled.id, created.id)
+    assert.equal(cancelled.status, 'cancelled')
+    assert.equal(cancelled.updated_at, at)
+    assert.equal(cancelled.production_order?.status, 'cancelled')
+    await f.assertOrderState(created.id, {
+      status: 'cancelled',
+      productionStatus: 'cancelled',
+      items: ['completed', 'cancelled'],
+      updated_at: at,
+    })
+    const envelopes = await f.assertDelivered(created.id, [
+      expectedEvent.received(created),
+      expectedEvent.started(created, po.id),
+      expectedEvent.itemCompleted(created, ao.items[0]!, { sku: 'MUG-01', name: 'Mug' }),
+      expectedEvent.cancelled(created, po.id),
+    ])
+    assert.equal('production_status' in envelopes.at(-1)!.data, false)
+    assert.equal('produced_by_partner' in envelopes.at(-1)!.data, false)
+  })
+})
+
+describe('production changes that change nothing emit nothing', () => {
+  const f = useProductionEvents()
+
+  test('a status the production order already has: no event, no updated_at change', async () => {
+    const body = orderBody()
+    const created = await f.createLiveOrder(body)
+    const ao = await f.adminOrder(created.id)
+    const po = ao.production_order!
+    const storedPo = () =>
+      f.t.db.selectFrom('production_orders').selectAll().where('id', '=', po.id).executeTakeFirstOrThrow()
+
+    // pending -> pending on a fresh order.
+    f.tick()
+    await f.setStatus(po.id, 'pending')
+    await f.assertOrderState(created.id, {
+      status: 'pending',
+      productionStatus: 'pending',
+      items: ['pending', 'pending'],
+      updated_at: created.updated_at,
+    })
+
+    const started = f.tick()
+    await f.setStatus(po.id, 'in_progress')
+    const before = await storedPo()
+    f.tick()
+    await f.setStatus(po.id, 'in_progress')
+    assert.equal((await storedPo()).updated_at.toISOString(), before.updated_at.toISOString())
+    await f.assertOrderState(created.id, {
+      status: 'in_production',
+      productionStatus: 'in_progress',
+      items: ['in_progress', 'in_progress'],
+      updated_at: started,
+    })
+
+    // A job completed twice: one order_item.completed.
+    const jobDone = f.tick()
+    await f.completeJob(ao.items[0]!.production_job!.id)
+    f.tick()
+    await f.completeJob(ao.items[0]!.production_job!.id)
+    await f.assertOrderState(created.id, {
+      status: 'in_production',
+      productionStatus: 'in_progress',
+      items: ['completed', 'in_progress'],
+      updated_at: jobDone,
+    })
+
+    // Cancelled as a whole, then cancelled again either way: one order.cancelled.
+    const cancelledAt = f.tick()
+    await f.cancelOrder(created.id)
+    f.tick()
+    const again = await f.cancelOrder(created.id)
+    assert.equal(again.updated_at, cancelledAt)
+    f.tick()
+    await f.setStatus(po.id, 'cancelled')
+    await f.assertOrderState(created.id, {
+      status: 'cancelled',
+      productionStatus: 'cancelled',
+      items: ['completed', 'cancelled'],
+      updated_at: cancelledAt,
+    })
+
+    const envelopes = await f.assertDelivered(created.id, [
+      expectedEvent.received(created),
+      expectedEvent.started(created, po.id),
+      expectedEvent.itemCompleted(created, ao.items[0]!, { sku: 'MUG-01', name: 'Mug' }),
+      expectedEvent.cancelled(created, po.id),
+    ])
+    assert.equal(envelopes.length, 4)
+  })
+
+  test('a repeated identical POST /v1/orders produces no second order.received', async () => {
+    const body = orderBody()
+    const first = await f.createLiveOrder(body)
+    f.tick()
+    const repeat = await f.t.api(f.tenant.liveKey, 'POST', '/v1/orders', body)
+    assert.equal(repeat.statusCode, 200, repeat.body)
+    assert.equal(repeat.json().data.order.id, first.id)
+    assert.equal(repeat.json().data.order.updated_at, first.updated_at)
+    await f.assertDelivered(first.id, [
+      { type: 'order.received', data: { order_id: first.id, external_order_id: body.external_order_id } },
+    ])
+  })
+})
+
+describe('partner, test and shop orders: their production events', () => {
+  const f = useProductionEvents()
+
+  test('partner orders: produced_by_partner true on order-level events, no order_item.completed, updated_at still moves', async () => {
+    const body = orderBody()
+    const created = await f.createLiveOrder(body)
+    const ao = await f.adminOrder(created.id)
+    const po = ao.production_order!
+    f.tick()
+    const res = await f.t.admin('POST', `/admin/v1/production-orders/${po.id}/partner`, {
+      produced_by_partner: true,
+    })
+    assert.equal(res.statusCode, 200, res.body)
+    assert.equal(res.json().data.production_order.id, po.id)
+    assert.equal(res.json().data.production_order.produced_by_partner, true)
+    assert.equal((await f.adminOrder(created.id)).production_order?.produced_by_partner, true)
+
+    f.tick()
+    await f.setStatus(po.id, 'in_progress')
+
+    // A job of a partner order completes: no event, but the order changed.
+    const jobAt = f.tick()
+    await f.completeJob(ao.items[0]!.production_job!.id)
+    await f.assertOrderState(created.id, {
+      status: 'in_production',
+      productionStatus: 'in_progress',
+      items: ['completed', 'in_progress'],
+      updated_at: jobAt,
+    })
+    // A poller asking for changes since that moment sees the order with the completed item.
+    const poll = await f.t.api(
+      f.tenant.liveKey,
+      'GET',
+      `/v1/orders?updated_since=${encodeURIComponent(jobAt)}&limit=100`,
+    )
+    assert.equal(poll.statusCode, 200, poll.body)
+    const polled = poll.json().data.find((o: { id: string }) => o.id === created.id)
+    assert.ok(polled, 'the partner order is in the polling window after its job completed')
+    assert.equal(polled.updated_at, jobAt)
+    assert.deepEqual(
+      polled.items.map((i: { production_status: string }) => i.production_status),
+      ['completed', 'in_progress'],
+    )
+
+    f.tick()
+    await f.setStatus(po.id, 'failed')
+    f.tick()
+    await f.completeJob(ao.items[1]!.production_job!.id)
+    f.tick()
+    await f.setStatus(po.id, 'completed')
+    f.tick()
+    await f.setStatus(po.id, 'cancelled')
+
+    const base = { order_id: created.id, external_order_id: body.external_order_id }
+    const partner = (status: string) => ({
+      ...base,
+      production_order_id: po.id,
+      production_status: status,
+      produced_by_partner: true,
+    })
+    await f.assertDelivered(created.id, [
+      // Created before the partner flag was set: nothing to flag yet.
+      { type: 'order.received', data: base },
+      { type: 'order.production_started', data: partner('in_progress') },
+      { type: 'order.production_failed', data: partner('failed') },
+      { type: 'order.production_completed', data: partner('completed') },
+      { type: 'order.cancelled', data: partner('cancelled') },
+    ])
+
+    // A whole-order cancel of a partner order: flag, no production_status.
+    const other = await f.createLiveOrder()
+    const otherPo = (await f.adminOrder(other.id)).production_order!
+    const flagged = await f.t.admin('POST', `/admin/v1/production-orders/${otherPo.id}/partner`, {
+      produced_by_partner: true,
+    })
+    assert.equal(flagged.statusCode, 200, flagged.body)
+    f.tick()
+    await f.cancelOrder(other.id)
+    await f.assertDelivered(other.id, [
+      { type: 'order.received', data: { order_id: other.id, external_order_id: other.external_order_id } },
+      {
+        type: 'order.cancelled',
+        data: {
+          order_id: other.id,
+          external_order_id: other.external_order_id,
+          production_order_id: otherPo.id,
+          produced_by_partner: true,
+        },
+      },
+    ])
+  })
+
+  test('test orders: no production order, cancel answers 422, no event, nothing delivered', async () => {
+    const testEndpoint = await f.t.api(f.tenant.testKey, 'POST', '/v1/webhook-endpoints', {
+      url: f.receiver.url('/test-env'),
+    })
+    assert.equal(testEndpoint.statusCode, 201, testEndpoint.body)
+    const res = await f.t.api(f.tenant.testKey, 'POST', '/v1/orders', orderBody())
+    assert.equal(res.statusCode, 201, res.body)
+    const order = res.json().data.order
+    const ao = await f.adminOrder(order.id)
+    assert.equal(ao.production_order, null)
+    assert.deepEqual(
+      ao.items.map((i) => i.production_status),
+      [null, null],
+    )
+    assert.equal(
+      (await f.t.db.selectFrom('production_orders').select('id').where('order_id', '=', order.id).execute())
+        .length,
+      0,
+    )
+
+    f.tick()
+    const cancel = await f.t.admin('POST', `/admin/v1/orders/${order.id}/cancel`)
+    assert.equal(cancel.statusCode, 422, cancel.body)
+    assert.equal(cancel.json().error.code, 'validation_failed')
+    const after = await f.adminOrder(order.id)
+    assert.equal(after.status, 'pending')
+    assert.equal(after.updated_at, order.updated_at)
+
+    const events = await f.t.db
+      .selectFrom('events')
+      .select('id')
+      .where('organization_id', '=', f.tenant.orgId)
+      .where('environment', '=', 'test')
+      .execute()
+    assert.deepEqual(events, [])
+    assert.deepEqual(await f.eventRows(order.id), [])
+    const deliveries = await f.t.db
+      .selectFrom('webhook_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', testEndpoint.json().data.endpoint.id)
+      .execute()
+    assert.deepEqual(deliveries, [])
+    await f.settle()
+    assert.equal(f.receiver.received.filter((r) => r.url === '/test-env').length, 0)
+    assert.equal(f.receivedFor(order.id).length, 0)
+
+    // Deleted again so it does not count against other tests' expectations.
+    const del = await f.t.api(
+      f.tenant.testKey,
+      'DELETE',
+      `/v1/webhook-endpoints/${testEndpoint.json().data.endpoint.id}`,
+    )
+    assert.equal(del.statusCode, 200)
+  })
+
+  test('shop orders: live with production, status follows, never an event', async () => {
+    f.tick()
+    const res = await f.t.admin('POST', `/admin/v1/organizations/${f.tenant.orgId}/shop-orders`, orderBody())
+    assert.equal(res.statusCode, 201, res.body)
+    const shop = res.json().data.order as AdminOrder & { is_test: boolean }
+    assert.equal(shop.source, 'shop')
+    assert.equal(shop.is_test, false)
+    const po = shop.production_order!
+    assert.equal(po.status, 'pending')
+
+    let at = f.tick()
+    await f.setStatus(po.id, 'in_progress')
+    await f.assertOrderState(shop.id, {
+      status: 'in_production',
+      productionStatus: 'in_progress',
+      items: ['in_progress', 'in_progress'],
+      updated_at: at,
+    })
+    at = f.tick()
+    await f.completeJob(shop.items[0]!.production_job!.id)
+    f.tick()
+    await f.setStatus(po.id, 'failed')
+    at = f.tick()
+    await f.setStatus(po.id, 'completed')
+    await f.assertOrderState(shop.id, {
+      status: 'completed',
+      productionStatus: 'completed',
+      items: ['completed', 'completed'],
+      updated_at: at,
+    })
+
+    const second = await f.t.admin(
+      'POST',
+      `/admin/v1/organizations/${f.tenant.orgId}/shop-orders`,
+      orderBody(),
+    )
+    assert.equal(second.statusCode, 201, second.body)
+    const secondId = second.json().data.order.id
+    at = f.tick()
+    const cancelled = await f.cancelOrder(secondId)
+    assert.equal(cancelled.status, 'cancelled')
+    assert.equal(cancelled.updated_at, at)
+
+    for (const id of [shop.id, secondId]) {
+      assert.deepEqual(await f.eventRows(id), [])
+    }
+    const deliveries = await f.t.db
+      .selectFrom('webhook_deliveries as d')
+      .innerJoin('events as e', 'e.id', 'd.event_id')
+      .select('d.id')
+      .where('e.order_id', 'in', [shop.id, secondId])
+      .execute()
+    assert.deepEqual(deliveries, [])
+    await f.settle()
+    assert.equal(f.receivedFor(shop.id).length + f.receivedFor(secondId).length, 0)
+  })
+})
+
+describe('production changes and their events commit together', () => {
+  const f = useProductionEvents()
+
+  test('the change and its event commit together: a failing event write leaves the order unchanged', async () => {
+    const created = await f.createLiveOrder()
+    const ao = await f.adminOrder(created.id)
+    const po = ao.production_order!
+    // Make the fan-out of one event type fail inside the transaction.
+    await sql`
+      create function refuse_failed_delivery() returns trigger language plpgsql as $$
+      begin
+        if new.event_type = 'order.production_failed' then
+          raise exception 'refused by test';
+        end if;
+        return new;
+      end $$`.execute(f.t.db)
+    await sql`
+      create trigger refuse_failed_delivery before insert on webhook_deliveries
+      for each row execute function refuse_failed_delivery()`.execute(f.t.db)
+    try {
+      f.tick()
+      const res = await f.t.admin('POST', `/admin/v1/production-orders/${po.id}/status`, { status: 'failed' })
+      assert.equal(res.statusCode, 500, res.body)
+      assert.equal(res.json().error.code, 'internal_error')
+    } finally {
+      await sql`drop trigger refuse_failed_delivery on webhook_deliveries`.execute(f.t.db)
+      await sql`drop function refuse_failed_delivery()`.execute(f.t.db)
+    }
+    await f.assertOrderState(created.id, {
+      status: 'pending',
+      productionStatus: 'pending',
+      items: ['pending', 'pending'],
+      updated_at: created.updated_at,
+    })
+    assert.deepEqual(
+      (await f.eventRows(created.id)).map((e) => e.type),
+      ['order.received'],
+    )
+
+    const at = f.tick()
+    await f.setStatus(po.id, 'failed')
+    await f.assertOrderState(created.id, {
+      status: 'failed',
+      productionStatus: 'failed',
+      items: ['failed', 'failed'],
+      updated_at: at,
+    })
+    await f.assertDelivered(created.id, [
+      {
+        type: 'order.received',
+        data: { order_id: created.id, external_order_id: created.external_order_id },
+      },
+      {
+        type: 'order.production_failed',
+        data: {
+          order_id: created.id,
+          external_order_id: created.external_order_id,
+          production_order_id: po.id,
+          production_status: 'failed',
+        },
+      },
+    ])
+  })
+
+  test('unknown production order, job or order ids: 404', async () => {
+    const unknown = '01900000-0000-7000-8000-000000000000'
+    for (const [url, body] of [
+      [`/admin/v1/production-orders/${unknown}/status`, { status: 'in_progress' }],
+      [`/admin/v1/production-orders/not-a-uuid/status`, { status: 'in_progress' }],
+      [`/admin/v1/production-orders/${unknown}/partner`, { produced_by_partner: true }],
+      [`/admin/v1/production-jobs/${unknown}/complete`, undefined],
+      [`/admin/v1/orders/${unknown}/cancel`, undefined],
+    ] as const) {
+      const res = await f.t.admin('POST', url, body)
+      assert.equal(res.statusCode, 404, `${url}: ${res.body}`)
+      assert.equal(res.json().error.code, 'not_found')
+    }
+  })
+})
 
 type OrderRef = { id: string; external_order_id: string }
 
