@@ -7,7 +7,7 @@
  *   (web/src/generated/dashboard-api.ts), which its openapi-fetch client
  *   checks every path, parameter and body against.
  * The suite checks that the committed files are what the service serves
- * (test/docs/openapi.drift.test.ts).
+ * (test/docs/docs.openapi.test.ts).
  */
 import { writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'

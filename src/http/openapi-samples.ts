@@ -4,7 +4,7 @@ import { EXAMPLE_IDS, ORDER_REQUEST } from './openapi-examples.ts'
  * The `x-codeSamples` of the main /v1 operations, which API references
  * (Redoc, Scalar) show beside each operation: a curl command and the same call
  * with the TypeScript client (packages/client), on the ids of the examples'
- * story. test/docs/openapi.samples.test.ts type-checks every TypeScript sample
+ * story. test/docs/docs.openapi.test.ts type-checks every TypeScript sample
  * against the client and checks that every curl sample calls its operation.
  */
 export interface CodeSample {

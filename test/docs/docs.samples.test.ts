@@ -6,35 +6,85 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { pathToFileURL } from 'node:url'
+import { sql } from 'kysely'
 import { SIGNATURE_VECTORS } from '../../packages/client/test/vectors.ts'
-import { createTestApp, orderBody, type TestApp } from '../helpers/app.ts'
+import { createTestApp, orderBody, type TestApp, useTestApp } from '../helpers/app.ts'
+import { memberOf } from '../helpers/dashboard.ts'
 import { loopbackResolver, type Receiver, startReceiver } from '../helpers/https-receiver.ts'
 import { taggedBlocks } from '../helpers/markdown.ts'
+import { createOrder } from '../helpers/order-files.ts'
 
-/**
- * The signature checks published in docs/webhooks.md, run as a reader would
- * copy them, against a real delivery of the service: each accepts it, and
- * refuses a changed body, the secret without its prefix, a stale t and a
- * missing header.
- */
-const DOC = readFileSync('docs/webhooks.md', 'utf8')
-const sample = (tag: string) => {
-  const blocks = taggedBlocks(DOC, tag)
-  assert.equal(blocks.length, 1, `one block marked ${tag}`)
-  return blocks[0]!
-}
-const hasPython = spawnSync('python3', ['--version']).status === 0
+/** The samples of the guides, run as a reader copies them; each part with its own app. */
+describe('docs/automation.md: the example rules', () => {
+  /**
+   * The examples of docs/automation.md as a reader would copy them: each is
+   * accepted by the dashboard API as written, and the closing example does
+   * what the page says (held by the first rule, tagged, rush).
+   */
+  const t = useTestApp()
+  const examples = [...readFileSync('docs/automation.md', 'utf8').matchAll(/```json\n([\s\S]*?)```/g)].map(
+    (m) => JSON.parse(m[1]!) as { name: string },
+  )
 
-interface Delivery {
-  body: Buffer
-  header: string
-  /** The Standard Webhooks headers of the same request. */
-  standard: Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string>
-  secret: string
-  t: number
-}
+  test('every example rule is accepted as written, and the large mugs and VIP rules act as described', async () => {
+    assert.deepEqual(
+      examples.map((e) => e.name),
+      ['Large mugs', 'Posters to the partner', 'VIP rush', 'Long engravings'],
+    )
+    const org = await t.tenant('Automation Docs')
+    const developer = await memberOf(t, org.orgId, 'developer')
+    for (const example of examples) {
+      const res = await developer.client.call('POST', '/automation/rules', example)
+      assert.equal(res.statusCode, 201, `${example.name}: ${res.body}`)
+    }
+    const vip = { name: 'Anna', email: 'anna@vip.example.com' }
+    const many = await createOrder(
+      t,
+      org.liveKey,
+      orderBody({ customer: vip, items: [{ sku: 'MUG-WHITE', name: 'Mug', quantity: 60 }] }),
+    )
+    const few = await createOrder(
+      t,
+      org.liveKey,
+      orderBody({ customer: vip, items: [{ sku: 'MUG-WHITE', name: 'Mug', quantity: 2 }] }),
+    )
+    const read = async (id: string) =>
+      (
+        await sql<{ tags: string[]; priority: string; hold: { name: string } | null }>`
+        select o.tags, p.priority, p.hold from orders o join production_orders p on p.order_id = o.id
+        where o.id = ${id}::uuid`.execute(t.db)
+      ).rows[0]!
+    const held = await read(many.id)
+    assert.deepEqual([held.hold?.name, held.tags, held.priority], ['Large mugs', ['large'], 'rush'])
+    const rushed = await read(few.id)
+    assert.deepEqual([rushed.hold, rushed.tags, rushed.priority], [null, [], 'rush'])
+  })
+})
 
 describe('docs/webhooks.md: signature samples against a real delivery', () => {
+  /**
+   * The signature checks published in docs/webhooks.md, run as a reader would
+   * copy them, against a real delivery of the service: each accepts it, and
+   * refuses a changed body, the secret without its prefix, a stale t and a
+   * missing header.
+   */
+  const DOC = readFileSync('docs/webhooks.md', 'utf8')
+  const sample = (tag: string) => {
+    const blocks = taggedBlocks(DOC, tag)
+    assert.equal(blocks.length, 1, `one block marked ${tag}`)
+    return blocks[0]!
+  }
+  const hasPython = spawnSync('python3', ['--version']).status === 0
+
+  interface Delivery {
+    body: Buffer
+    header: string
+    /** The Standard Webhooks headers of the same request. */
+    standard: Record<'webhook-id' | 'webhook-timestamp' | 'webhook-signature', string>
+    secret: string
+    t: number
+  }
+
   let app: TestApp
   let receiver: Receiver
   let dir: string
@@ -117,7 +167,12 @@ describe('docs/webhooks.md: signature samples against a real delivery', () => {
       casesFile,
       all
         .map((c) =>
-          JSON.stringify({ body: c.body.toString('base64'), header: c.header, secret: c.secret, now: c.now }),
+          JSON.stringify({
+            body: c.body.toString('base64'),
+            header: c.header,
+            secret: c.secret,
+            now: c.now,
+          }),
         )
         .join('\n'),
     )

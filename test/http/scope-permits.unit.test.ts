@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import { SCOPE_PERMITS, SCOPES } from '../../src/http/principal.ts'
 import { type Doc, operations } from '../helpers/openapi.ts'
 
-// The committed document: openapi.drift.test.ts keeps it what the service serves.
+// The committed document: test/docs/docs.openapi.test.ts keeps it what the service serves.
 const doc: Doc = JSON.parse(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'))
 
 /** `METHOD /v1/path` of every keyed operation, by the scope its description names. */
