@@ -11,12 +11,12 @@ import {
   closeAll,
   signedInContext,
   startBrowserApp,
+  waitForCount,
   watchPage,
 } from '../helpers/browser.ts'
 import { memberOf, operatorOf } from '../helpers/dashboard.ts'
 import { createOrder as createOrderView } from '../helpers/operator.ts'
 import { createOrder } from '../helpers/order-files.ts'
-import { waitUntil } from '../helpers/wait.ts'
 import { settleDelivery } from '../helpers/webhook-endpoints.ts'
 
 /** Set to a name (before, after) to save the pages as docs/images/changes/audit-log*-<name>.png. */
@@ -126,10 +126,7 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
       const ordersChart = page.getByRole('region', { name: 'Live orders per day, last 30 days' })
       await ordersChart.getByRole('img', { name: new RegExp(`${orders} orders`) }).waitFor()
       // The bars are drawn (an SVG per chart, a rectangle for today's pending orders).
-      await waitUntil(
-        async () => (await ordersChart.locator('.recharts-bar-rectangle path').count()) > 0,
-        'bars drawn',
-      )
+      await ordersChart.locator('.recharts-bar-rectangle path').first().waitFor({ state: 'attached' })
       const rate = page.getByRole('region', { name: 'Webhook success rate per day, last 30 days' })
       await rate.locator('svg').first().waitFor()
       // The same numbers for screen readers: today's row is last.
@@ -184,10 +181,7 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
       await page.getByRole('link', { name: /^Live orders today/ }).click()
       await page.waitForURL(new RegExp(`/dashboard/orders\\?environment=live&from=${today()}`))
       const list = page.getByRole('table', { name: 'Live orders, newest first' })
-      await waitUntil(
-        async () => (await list.getByRole('row').count()) === 5,
-        'the 4 live orders of today listed',
-      )
+      await waitForCount(list.getByRole('row'), 5, 'the 4 live orders of today listed (and the header)')
       await page.goBack()
       await figure('Deliveries failed').click()
       await page.waitForURL(/\/dashboard\/webhooks\?environment=live/)
@@ -251,22 +245,26 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
       const nav = page.getByRole('navigation', { name: 'Dashboard' })
       await nav.getByRole('link', { name: 'Webhooks' }).click()
       await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor()
-      await waitUntil(() => page.getByRole('radio', { name: 'Test' }).isChecked(), 'Webhooks opens on Test')
+      // Webhooks opens on Test.
+      await page.getByRole('radio', { name: 'Test', checked: true }).waitFor({ state: 'attached' })
       await banner.waitFor()
       await nav.getByRole('link', { name: 'Home' }).click()
       await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
       await banner.waitFor()
       await nav.getByRole('link', { name: 'API keys' }).click()
       await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor()
-      await waitUntil(() => page.getByRole('radio', { name: 'Test' }).isChecked(), 'a new key is a test key')
+      // A new key is a test key.
+      await page.getByRole('radio', { name: 'Test', checked: true }).waitFor({ state: 'attached' })
       await assertAccessible(page, 'API keys in test mode')
 
       // Remembered in this browser for the member: a new visit opens on Test.
       await page.goto(`${origin}/dashboard/webhooks`)
-      await waitUntil(() => page.getByRole('radio', { name: 'Test' }).isChecked(), 'Webhooks still on Test')
+      // Webhooks still on Test.
+      await page.getByRole('radio', { name: 'Test', checked: true }).waitFor({ state: 'attached' })
       await banner.getByRole('button', { name: 'Switch to Live' }).click()
       await banner.waitFor({ state: 'detached' })
-      await waitUntil(() => page.getByRole('radio', { name: 'Live' }).isChecked(), 'back on Live')
+      // Back on Live.
+      await page.getByRole('radio', { name: 'Live', checked: true }).waitFor({ state: 'attached' })
       await page.goto(`${origin}/dashboard/orders`)
       await page.getByRole('table', { name: 'Live orders, newest first' }).waitFor()
       assert.equal(await banner.count(), 0)
@@ -288,10 +286,8 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
         .addCookies([...viewer.client.cookies].map(([name, value]) => ({ name, value, url: origin })))
       await page.goto(`${origin}/dashboard/webhooks`)
       await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor()
-      await waitUntil(
-        () => page.getByRole('radio', { name: 'Live' }).isChecked(),
-        'the other member opens on Live',
-      )
+      // The other member opens on Live.
+      await page.getByRole('radio', { name: 'Live', checked: true }).waitFor({ state: 'attached' })
       assert.equal(await banner.count(), 0)
     })
   })
@@ -374,19 +370,12 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
       assert.equal(download.suggestedFilename(), `usage-${month}.csv`)
       // The browser is the run's (connected to, not launched): its download is read as a stream.
       const csv = await text(await download.createReadStream())
-      const lines = csv.trimEnd().split('\r\n')
+      // The usage CSV of the month (test/modules/usage proves its lines).
       assert.equal(
-        lines[0],
+        csv.split('\r\n')[0],
         'month,organization_id,organization,line,product_id,sku,product,orders,items,quantity',
       )
-      assert.deepEqual(
-        lines.filter((l) => l.includes(orgId)).map((l) => l.replace(/,[0-9a-f-]{36},(MUG)/, ',PRODUCT,$1')),
-        [
-          `${month},${orgId},Usage Prints,organization,,,,2,3,6`,
-          `${month},${orgId},Usage Prints,product,PRODUCT,MUG,Mug,2,2,4`,
-          `${month},${orgId},Usage Prints,unlinked,,,,,1,2`,
-        ],
-      )
+      assert.ok(csv.includes(`${month},${orgId},Usage Prints,organization,,,,2,3,6\r\n`), csv)
     })
 
     test('an owner reads the Usage page; a developer and a viewer have none', async () => {
@@ -516,11 +505,8 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
       await log.getByText(/created live key/).waitFor()
       const csv = filters.getByRole('link', { name: 'Download CSV (filtered)' })
       const href = await csv.getAttribute('href')
+      // The link carries the filter (test/modules/audit proves the CSV holds the filtered log).
       assert.equal(href, '/dashboard/api/audit-log.csv?action=api_key.created')
-      const body = await page.evaluate(async (url) => (await fetch(url)).text(), href!)
-      const lines = body.trim().split('\r\n')
-      assert.equal(lines.length, 2)
-      assert.match(lines[1]!, /created live key/)
 
       // Who and which days: the next day has nothing; today has the owner's three.
       await filters.getByRole('button', { name: 'Clear filters' }).click()
@@ -545,11 +531,8 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
         document.querySelector('a[download^="orders-"]')?.getAttribute('href')?.includes('q=shop-1'),
       )
       const href = (await link.getAttribute('href'))!
+      // The link carries the filters (orders-csv.test.ts proves what the CSV holds for them).
       assert.equal(href, '/dashboard/api/orders.csv?environment=live&q=shop-1')
-      const body = await page.evaluate(async (url) => (await fetch(url)).text(), href)
-      const lines = body.trim().split('\r\n')
-      assert.equal(lines.length, 2)
-      assert.match(lines[1]!, /,SHOP-1,in_production,live,/)
       await assertAccessible(page, 'Orders')
     })
 
@@ -614,9 +597,11 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
         organizations,
       )
       const href = await filters.getByRole('link', { name: 'Download CSV (filtered)' }).getAttribute('href')
-      const body = await page.evaluate(async (url) => (await fetch(url)).text(), href!)
-      assert.equal(body.trim().split('\r\n').length, organizations + 1)
-      assert.match(body, /North Mugs/)
+      // The link carries the filter (test/modules/audit proves the platform CSV's rows).
+      assert.match(
+        href!,
+        /^\/dashboard\/api\/operator\/audit-log\.csv\?(.+&)?action=organization\.created(&|$)/,
+      )
     })
 
     test("the console's header search finds across organizations: an organization, an order, a key", async () => {

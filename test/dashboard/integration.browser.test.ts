@@ -9,6 +9,7 @@ import {
   copyFrom,
   signedInContext,
   startBrowserApp,
+  waitForCount,
   watchPage,
 } from '../helpers/browser.ts'
 import { memberOf } from '../helpers/dashboard.ts'
@@ -326,7 +327,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       await page.goto(`${origin}/dashboard/requests?environment=test&path=/v1/orders/`)
       await page.getByRole('heading', { name: 'Requests', level: 1 }).waitFor()
       const filters = page.getByRole('form', { name: 'Filter requests' })
-      await waitUntil(async () => (await rows().count()) === 1, 'only the read, by its path')
+      await waitForCount(rows(), 1, 'only the read, by its path')
       assert.equal(
         await filters.getByRole('textbox', { name: 'Path starts with' }).inputValue(),
         '/v1/orders/',
@@ -334,7 +335,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       await rows().getByRole('link', { name: /^GET / }).waitFor()
 
       await filters.getByRole('button', { name: 'Clear filters' }).click()
-      await waitUntil(async () => (await rows().count()) === 3, 'all three')
+      await waitForCount(rows(), 3, 'all three')
       const texts = await rows().allTextContents()
       assert.match(texts[0]!, new RegExp(`GET /v1/orders/${sent.orderId}.*200`))
       assert.match(texts[1]!, /POST \/v1\/orders.*422.*validation_failed/)
@@ -343,7 +344,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       await assertAccessible(page, 'Requests')
 
       await filters.getByRole('combobox', { name: 'Status' }).selectOption('4xx')
-      await waitUntil(async () => (await rows().count()) === 1, 'only the refused request')
+      await waitForCount(rows(), 1, 'only the refused request')
       assert.match(page.url(), /status_class=4xx/)
       await rows().getByText('validation_failed').waitFor()
       await filters.getByRole('button', { name: 'Clear filters' }).click()
@@ -351,7 +352,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       await filters.getByRole('textbox', { name: 'Error code' }).fill('validation_failed')
       await filters.getByRole('button', { name: 'Filter', exact: true }).click()
       assert.match(page.url(), /error_code=validation_failed/)
-      await waitUntil(async () => (await rows().count()) === 1, 'by error code')
+      await waitForCount(rows(), 1, 'by error code')
       await filters.getByRole('button', { name: 'Clear filters' }).click()
 
       // Before the requests: none. The address keeps the instant (the field shows it in the reader's zone).
@@ -374,18 +375,18 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       // Live: the live key's reads, a page of 25 and then the oldest.
       await page.getByText('Live', { exact: true }).click()
       const live = page.getByRole('table', { name: 'Live requests, newest first' }).getByRole('link')
-      await waitUntil(async () => (await live.count()) === 25, 'a page of live requests')
+      await waitForCount(live, 25, 'a page of live requests')
       assert.match(page.url(), /environment=live/)
       assert.equal(await live.first().textContent(), 'GET /v1/orders?limit=26')
       await page.getByRole('button', { name: 'Show older requests' }).click()
-      await waitUntil(async () => (await live.count()) === 26, 'the older one')
+      await waitForCount(live, 26, 'the older one')
       assert.equal(await live.last().textContent(), 'GET /v1/orders?limit=1')
       await page.getByRole('button', { name: 'Show older requests' }).waitFor({ state: 'hidden' })
     })
 
     test('a refused request: its body pretty-printed and cut at 16 KB, the error answer beside it, curl to copy', async () => {
       await page.goto(`${origin}/dashboard/requests?environment=test&request_id=${sent.refusedRequestId}`)
-      await waitUntil(async () => (await rows().count()) === 1, 'the request by its id')
+      await waitForCount(rows(), 1, 'the request by its id')
       await rows().getByRole('link').click()
       await page.getByRole('heading', { name: 'POST /v1/orders', level: 1 }).waitFor()
       const body = page.getByRole('region', { name: 'Request body' })
@@ -511,7 +512,8 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       // The environment switch by keyboard: from Test, the arrow key moves to Live.
       await page.getByRole('radio', { name: 'Test' }).focus()
       await page.keyboard.press('ArrowRight')
-      await waitUntil(() => page.getByRole('radio', { name: 'Live' }).isChecked(), 'Live chosen')
+      // Live chosen.
+      await page.getByRole('radio', { name: 'Live', checked: true }).waitFor({ state: 'attached' })
       await page.getByRole('button', { name: 'Create key' }).click()
       const shown = page.getByLabel('API key', { exact: true })
       await shown.waitFor()
@@ -539,6 +541,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
               .executeTakeFirstOrThrow()
           ).last_used_at,
         'last_used_at written',
+        60_000,
       )
 
       await page.reload()
@@ -612,7 +615,8 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       await first.getByText('succeeded').waitFor() // by polling, no reload
       const eventId = (await first.getByRole('code').textContent())!.trim()
       const atReceiver = () => receiver.received.filter((r) => r.headers['x-service-event-id'] === eventId)
-      await waitUntil(() => atReceiver().length === 1, `${eventId} at the receiver`)
+      const receivedOnes = { timeoutMs: 60_000, details: () => `received ${atReceiver().length}` }
+      await waitUntil(() => atReceiver().length === 1, `${eventId} at the receiver`, receivedOnes)
 
       await first.getByRole('button', { name: /^Details of/ }).click()
       const attempts = page.getByRole('dialog', { name: 'Delivery details' })
@@ -628,9 +632,9 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       await first.getByRole('button', { name: /^Redeliver/ }).click()
       await page.getByText('Redelivery queued as a new entry.').waitFor()
       const same = log.getByRole('row').filter({ hasText: eventId })
-      await waitUntil(async () => (await same.count()) === 2, 'the redelivery listed')
+      await waitForCount(same, 2, 'the redelivery listed')
       await same.filter({ hasText: 'Redelivery' }).getByText('succeeded').waitFor()
-      await waitUntil(() => atReceiver().length === 2, 'the redelivery at the receiver')
+      await waitUntil(() => atReceiver().length === 2, 'the redelivery at the receiver', receivedOnes)
       await assertAccessible(page, 'endpoint after redelivery')
 
       // A replay since a time: its count first, then its progress under the form; the event goes out once more.
@@ -651,9 +655,9 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
         .getByTestId('latest-replay')
         .filter({ hasText: /^Completed: 1 of 1 event queued/ })
         .waitFor()
-      await waitUntil(async () => (await same.count()) === 3, 'the replayed delivery listed')
+      await waitForCount(same, 3, 'the replayed delivery listed')
       await same.filter({ hasText: 'Replay' }).getByText('succeeded').waitFor()
-      await waitUntil(() => atReceiver().length === 3, 'the replay at the receiver')
+      await waitUntil(() => atReceiver().length === 3, 'the replay at the receiver', receivedOnes)
       await assertAccessible(page, 'endpoint after a replay')
     })
 
@@ -703,6 +707,11 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       waitUntil(
         () => receiver.received.find((r) => r.headers['x-service-event-id'] === eventId),
         `${eventId} at the receiver`,
+        {
+          timeoutMs: 60_000,
+          details: () =>
+            `received: ${receiver.received.map((r) => r.headers['x-service-event-id']).join(', ')}`,
+        },
       )
 
     test('the payload and headers of an order’s delivery, from the log and from the order; a sample event sent from the page', async () => {

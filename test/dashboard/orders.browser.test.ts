@@ -9,13 +9,13 @@ import {
   signedInContext,
   startBrowserApp,
   tabStops,
+  waitForCount,
   watchPage,
 } from '../helpers/browser.ts'
 import { memberOf, operatorOf } from '../helpers/dashboard.ts'
 import { loopbackResolver } from '../helpers/https-receiver.ts'
 import { createOrder as createOrderView } from '../helpers/operator.ts'
 import { createOrder, HOSTILE_SVG, MARKUP, PDF, png, uploadFile } from '../helpers/order-files.ts'
-import { waitUntil } from '../helpers/wait.ts'
 import { createEndpoint } from '../helpers/webhook-endpoints.ts'
 
 type Member = Awaited<ReturnType<typeof memberOf>>
@@ -109,7 +109,7 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       const created = await createOrderView(t, tenant.liveKey, body)
       const link = table.getByRole('link', { name: 'SHOP-7781' })
       await link.waitFor()
-      await waitUntil(async () => (await table.getByRole('row').count()) === before + 1, 'one row more')
+      await waitForCount(table.getByRole('row'), before + 1, 'one row more')
       assert.equal(await link.getAttribute('href'), `/dashboard/orders/${created.order.id}`)
       await assertAccessible(page, 'orders')
 
@@ -117,10 +117,8 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       await page.getByRole('button', { name: 'Search' }).click()
       await page.waitForURL(/q=grace%40/)
       await table.getByRole('row').nth(2).waitFor({ state: 'detached' })
-      await waitUntil(
-        async () => (await table.getByRole('link').allInnerTexts()).join() === 'SHOP-7781',
-        'only the matching order listed',
-      )
+      await waitForCount(table.getByRole('link'), 1, 'only the matching order listed')
+      assert.deepEqual(await table.getByRole('link').allInnerTexts(), ['SHOP-7781'])
 
       await page.getByLabel('Status').selectOption('completed')
       await page.getByText('No live orders match.').waitFor()
@@ -237,11 +235,6 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       const pdf = item.getByRole('link', { name: 'proof.pdf' })
       assert.equal(await pdf.getAttribute('href'), fileUrl(order.files.pdf))
       assert.equal(await page.getByRole('img', { name: 'Preview of proof.pdf' }).count(), 0)
-      const download = await page.request.get(`${origin}${fileUrl(order.files.pdf)}`)
-      assert.equal(download.status(), 200)
-      assert.equal(download.headers()['content-type'], 'application/pdf')
-      assert.equal(download.headers()['content-disposition'], 'attachment; filename="proof.pdf"')
-      assert.equal(download.headers()['x-content-type-options'], 'nosniff')
 
       const timeline = page.getByRole('table', { name: 'Events of the order and their webhook deliveries' })
       const received = timeline.getByRole('row').filter({ hasText: 'order.received' })
@@ -449,13 +442,8 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       await timeline.getByText('order.cancelled').waitFor()
       await page.getByText('This order is cancelled: it can no longer be changed.').waitFor()
       assert.equal(await page.getByRole('button', { name: 'Change item 1' }).count(), 0)
-      const stored = (await t.admin('GET', `/admin/v1/orders/${order.id}`)).json().data.order
-      assert.equal(stored.status, 'cancelled')
-      assert.equal(stored.items[0].quantity, 4)
-      assert.deepEqual(
-        stored.items[0].files.map((f: { name: string }) => f.name),
-        ['front.png', 'back.png'],
-      )
+      await item.getByRole('link', { name: 'front.png' }).waitFor()
+      await item.getByRole('link', { name: 'back.png' }).waitFor()
 
       const viewing = await pageOf(viewer)
       await viewing.goto(`${origin}/dashboard/orders/${order.id}`)

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net'
 import AxeBuilder from '@axe-core/playwright'
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 import { createTestApp, type TestApp } from './app.ts'
+import { waitUntil } from './wait.ts'
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it). */
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
@@ -193,4 +194,20 @@ export async function copyFrom(button: Locator, copiedLabel = 'Copied', timeout 
     )
   }
   return page.evaluate(() => navigator.clipboard.readText())
+}
+
+/**
+ * Waits until `locator` matches `count` elements (60 s by default, for a busy
+ * machine); a timeout names what it waited for and the texts it saw last.
+ */
+export async function waitForCount(locator: Locator, count: number, what: string, timeoutMs = 60_000) {
+  let seen: string[] = []
+  await waitUntil(
+    async () => {
+      seen = await locator.allInnerTexts()
+      return seen.length === count
+    },
+    `${what} (${count} of ${locator})`,
+    { timeoutMs, intervalMs: 100, details: () => `saw ${seen.length}: ${JSON.stringify(seen)}` },
+  )
 }
