@@ -1,199 +1,443 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser } from 'playwright-core'
-import type { TestApp } from '../helpers/app.ts'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
   browserSkip,
   closeAll,
   desktopContext,
+  signedInContext,
   startBrowserApp,
   tabStops,
+  waitForCount,
   watchPage,
 } from '../helpers/browser.ts'
-import { dashboardClient, operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
+import { dashboardClient, memberOf, operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
+import { startReceiver } from '../helpers/https-receiver.ts'
+import { createOrder, PDF, png, uploadFile } from '../helpers/order-files.ts'
+import { waitUntil } from '../helpers/wait.ts'
+import { resolverWithWrongName } from '../helpers/webhook-targets.ts'
 
 /**
- * The dashboard as a person uses it, in headless Chromium: an owner accepts
- * the operator's invitation, signs out and in, invites a developer; the
- * developer joins and sees Members without its actions. Every page passes
- * axe (no serious or critical violation), is reachable by keyboard, and
- * loads nothing from elsewhere and nothing its CSP refuses.
+ * The dashboard as a person uses it, in headless Chromium, on one service:
+ * an owner accepts the operator's invitation (the one place this file signs
+ * in through the pages), signs out and in, invites a developer who joins and
+ * sees Members without its actions; the only owner is not offered to remove
+ * themselves; and an organization's first day: a live key, an order made
+ * through /v1 with it on Orders and Home with its files, a webhook delivery
+ * redelivered, a product made from the unmatched SKU. A viewer cannot create
+ * a key, and a member of another organization sees none of it. Every page
+ * passes axe, is reachable by keyboard, and loads nothing from elsewhere and
+ * nothing its CSP refuses.
  */
-describe('the dashboard in a browser', { skip: browserSkip, timeout: 600_000 }, () => {
+describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, () => {
   let t: TestApp
   let browser: Browser
   let origin: string
-  let orgId: string
+  let receiver: Awaited<ReturnType<typeof startReceiver>>
+  const contexts: BrowserContext[] = []
+  const watched: { page: Page; seen: Awaited<ReturnType<typeof watchPage>> }[] = []
 
   before(async () => {
-    ;({ t, origin, browser } = await startBrowserApp())
-    orgId = (await t.createOrganization('Browser Prints')).id
+    ;({ t, origin, browser } = await startBrowserApp({
+      resolver: resolverWithWrongName,
+      webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+    }))
+    receiver = await startReceiver()
+    await t.startDispatcher({ ca: receiver.ca })
   })
-  after(() => closeAll(browser, t))
+  after(() => closeAll(...contexts, browser, t, receiver))
 
-  /** A fresh browser profile (its own cookies), with its requests and CSP violations watched. */
-  async function newPage() {
-    const context = await desktopContext(browser, 120_000)
+  async function watch(context: BrowserContext): Promise<Page> {
+    contexts.push(context)
     const page = await context.newPage()
-    return { page, seen: await watchPage(page) }
+    watched.push({ page, seen: await watchPage(page) })
+    return page
   }
+  /** A fresh browser profile (its own cookies), watched. */
+  const newPage = async () => watch(await desktopContext(browser, 60_000))
+  /** A profile signed in as the member (the cookies of its dashboard client), watched. */
+  const pageOf = async (member: { client: { cookies: Map<string, string> } }) =>
+    watch(await signedInContext(browser, member.client, origin, 60_000))
+
+  const nav = (page: Page, section: string) =>
+    page
+      .getByRole('navigation', { name: 'Dashboard' })
+      .getByRole('link', { name: section, exact: true })
+      .click()
 
   const startingWith = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)
 
   /** The invitation link on this test's origin (the service names PUBLIC_BASE_URL). */
   const linkHere = (url: string) => `${origin}/dashboard/invitation${new URL(url).hash}`
 
-  const ownerEmail = uniqueEmail('owner')
-  let developerLink = ''
-  const developerEmail = uniqueEmail('developer')
+  describe('signing in, Members and Account', () => {
+    let orgId: string
+    const ownerEmail = uniqueEmail('owner')
+    let developerLink = ''
+    const developerEmail = uniqueEmail('developer')
 
-  test('an owner accepts the invitation, signs out and in, and invites a developer', async () => {
-    const token = await operatorInvite(t, orgId, ownerEmail, 'owner')
-    const { page, seen } = await newPage()
-    await page.goto(`${origin}/dashboard/invitation#token=${token}`)
-    await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
-    await page.getByText('Browser Prints').waitFor()
-    assert.equal(await page.getByLabel('Email').inputValue(), ownerEmail)
-    await assertAccessible(page, 'accept invitation')
-    await page.getByLabel('New password').fill(PASSWORD)
-    await page.getByLabel('Repeat the password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Set password and sign in' }).click()
-    // Signing in lands on Home; Members is a section of the navigation.
-    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
-    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Members' }).click()
-    await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+    before(async () => {
+      orgId = (await t.createOrganization('Browser Prints')).id
+    })
 
-    await page.getByRole('button', { name: 'Sign out' }).click()
-    await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor()
-    await assertAccessible(page, 'sign in')
-    await page.getByLabel('Email').fill(ownerEmail)
-    await page.getByRole('textbox', { name: 'Password', exact: true }).fill('not the password at all')
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    await page.getByRole('alert').getByText('The email or password is incorrect.').waitFor()
-    await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD)
-    await page.getByRole('button', { name: 'Sign in' }).click()
-    // Back where the session ended (Members).
-    await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
-    await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
+    test('an owner accepts the invitation, signs out and in, and invites a developer', async () => {
+      const token = await operatorInvite(t, orgId, ownerEmail, 'owner')
+      const page = await newPage()
+      const errors: string[] = []
+      page.on('console', (m) => {
+        if (m.type() === 'error') errors.push(m.text())
+      })
+      const failed: string[] = []
+      page.on('response', (r) => {
+        if (r.status() >= 400) failed.push(`${r.status()} ${new URL(r.url()).pathname}`)
+      })
+      await page.goto(`${origin}/dashboard/invitation#token=${token}`)
+      await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
+      await page.getByText('Browser Prints').waitFor()
+      assert.equal(await page.getByLabel('Email').inputValue(), ownerEmail)
+      await assertAccessible(page, 'accept invitation')
+      await page.getByLabel('New password').fill(PASSWORD)
+      await page.getByLabel('Repeat the password').fill(PASSWORD)
+      await page.getByRole('button', { name: 'Set password and sign in' }).click()
+      // Signing in lands on Home; Members is a section of the navigation.
+      await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+      await nav(page, 'Members')
+      await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+      await page.getByRole('row').filter({ hasText: ownerEmail }).waitFor()
+      // Accepted without a console error, and without looking up the consumed invitation again.
+      assert.deepEqual(failed, [], 'no lookup of the consumed invitation')
+      assert.deepEqual(errors, [], 'no console error')
 
-    const stops = await tabStops(page, 13)
-    for (const name of ['Sign out', 'Members', 'Audit log', 'Account']) {
-      assert.ok(stops.includes(name), `Tab reaches ${name}: ${stops.join(' | ')}`)
-    }
+      await page.getByRole('button', { name: 'Sign out' }).click()
+      await page.getByRole('heading', { name: 'Sign in to the dashboard' }).waitFor()
+      await assertAccessible(page, 'sign in')
+      await page.getByLabel('Email').fill(ownerEmail)
+      await page.getByRole('textbox', { name: 'Password', exact: true }).fill('not the password at all')
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      await page.getByRole('alert').getByText('The email or password is incorrect.').waitFor()
+      await page.getByRole('textbox', { name: 'Password', exact: true }).fill(PASSWORD)
+      await page.getByRole('button', { name: 'Sign in' }).click()
+      // Back where the session ended (Members).
+      await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+      await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
 
-    const invite = page.getByRole('region', { name: 'Invite a member' })
-    await invite.getByLabel('Email').fill(developerEmail)
-    await invite.getByRole('button', { name: 'Create invitation' }).click()
-    const link = page.getByLabel('Invitation link')
-    await link.waitFor()
-    developerLink = await link.inputValue()
-    assert.match(developerLink, /\/dashboard\/invitation#token=\w+$/)
-    const pending = page.getByRole('region', { name: 'Pending invitations' })
-    await pending.getByText(developerEmail).waitFor()
-    await assertAccessible(page, 'members (owner)')
+      const stops = await tabStops(page, 13)
+      for (const name of ['Sign out', 'Members', 'Audit log', 'Account']) {
+        assert.ok(stops.includes(name), `Tab reaches ${name}: ${stops.join(' | ')}`)
+      }
 
-    // A second invitation, revoked after confirming: it leaves the list and its link stops working.
-    const revokedEmail = uniqueEmail('revoked')
-    await invite.getByLabel('Email').fill(revokedEmail)
-    await invite.getByRole('button', { name: 'Create invitation' }).click()
-    await pending.getByText(revokedEmail).waitFor()
-    const revokedLink = await link.inputValue()
-    await pending.getByRole('button', { name: `Revoke the invitation for ${revokedEmail}` }).click()
-    const dialog = page.getByRole('dialog', { name: 'Revoke invitation' })
-    await dialog.getByText(`Revoke the invitation for ${revokedEmail}?`).waitFor()
-    await assertAccessible(page, 'revoke invitation dialog')
-    await dialog.getByRole('button', { name: 'Revoke invitation' }).click()
-    await dialog.waitFor({ state: 'hidden' })
-    await pending.getByText(revokedEmail).waitFor({ state: 'detached' })
-    await pending.getByText(developerEmail).waitFor()
-    const row = await t.db
-      .selectFrom('invitations')
-      .select('revoked_at')
-      .where('email', '=', revokedEmail)
-      .executeTakeFirstOrThrow()
-    assert.ok(row.revoked_at, 'stored as revoked')
-    const other = await browser.newContext()
-    const revokedPage = await other.newPage()
-    await revokedPage.goto(linkHere(revokedLink))
-    await revokedPage
-      .getByRole('alert')
-      .getByText(/unknown, already used, revoked or expired/)
-      .waitFor()
-    await other.close()
+      const invite = page.getByRole('region', { name: 'Invite a member' })
+      await invite.getByLabel('Email').fill(developerEmail)
+      await invite.getByRole('button', { name: 'Create invitation' }).click()
+      const link = page.getByLabel('Invitation link')
+      await link.waitFor()
+      developerLink = await link.inputValue()
+      assert.match(developerLink, /\/dashboard\/invitation#token=\w+$/)
+      const pending = page.getByRole('region', { name: 'Pending invitations' })
+      await pending.getByText(developerEmail).waitFor()
+      await assertAccessible(page, 'members (owner)')
 
-    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Audit log' }).click()
-    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor()
-    await page.getByRole('cell', { name: developerEmail, exact: true }).first().waitFor()
-    await page
-      .getByText(/^\S+@\S+ signed in$/)
-      .first()
-      .waitFor()
-    await assertAccessible(page, 'audit log')
+      // A second invitation, revoked after confirming: it leaves the list and its link stops working.
+      const revokedEmail = uniqueEmail('revoked')
+      await invite.getByLabel('Email').fill(revokedEmail)
+      await invite.getByRole('button', { name: 'Create invitation' }).click()
+      await pending.getByText(revokedEmail).waitFor()
+      const revokedLink = await link.inputValue()
+      await pending.getByRole('button', { name: `Revoke the invitation for ${revokedEmail}` }).click()
+      const dialog = page.getByRole('dialog', { name: 'Revoke invitation' })
+      await dialog.getByText(`Revoke the invitation for ${revokedEmail}?`).waitFor()
+      await assertAccessible(page, 'revoke invitation dialog')
+      await dialog.getByRole('button', { name: 'Revoke invitation' }).click()
+      await dialog.waitFor({ state: 'hidden' })
+      await pending.getByText(revokedEmail).waitFor({ state: 'detached' })
+      await pending.getByText(developerEmail).waitFor()
+      const revokedPage = await newPage()
+      await revokedPage.goto(linkHere(revokedLink))
+      await revokedPage
+        .getByRole('alert')
+        .getByText(/unknown, already used, revoked or expired/)
+        .waitFor()
 
-    // A second session of the owner elsewhere: signing it out asks first.
-    const elsewhere = await dashboardClient(t)
-    const signedIn = await elsewhere.call('POST', '/sign-in', { email: ownerEmail, password: PASSWORD })
-    assert.equal(signedIn.statusCode, 200, signedIn.body)
-    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Account' }).click()
-    await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor()
-    await page.getByText('This session').waitFor()
-    await assertAccessible(page, 'account')
-    await page.getByRole('button', { name: 'Sign out other sessions' }).click()
-    const signOut = page.getByRole('dialog', { name: 'Sign out your other sessions?' })
-    await signOut
-      .getByText(
-        'Every other browser signed in to your account is signed out at once and must sign in again with the password; this one stays signed in. Nothing is sent to tell them.',
+      await nav(page, 'Audit log')
+      await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor()
+      await page.getByRole('cell', { name: developerEmail, exact: true }).first().waitFor()
+      await page
+        .getByText(/^\S+@\S+ signed in$/)
+        .first()
+        .waitFor()
+      await assertAccessible(page, 'audit log')
+
+      // A second session of the owner elsewhere: signing it out asks first.
+      const elsewhere = await dashboardClient(t)
+      const signedIn = await elsewhere.call('POST', '/sign-in', { email: ownerEmail, password: PASSWORD })
+      assert.equal(signedIn.statusCode, 200, signedIn.body)
+      await nav(page, 'Account')
+      await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor()
+      await page.getByText('This session').waitFor()
+      await assertAccessible(page, 'account')
+      await page.getByRole('button', { name: 'Sign out other sessions' }).click()
+      const signOut = page.getByRole('dialog', { name: 'Sign out your other sessions?' })
+      await signOut
+        .getByText(
+          'Every other browser signed in to your account is signed out at once and must sign in again with the password; this one stays signed in. Nothing is sent to tell them.',
+        )
+        .waitFor()
+      assert.equal(
+        (await elsewhere.call('GET', '/members')).statusCode,
+        200,
+        'not signed out by the first click',
       )
-      .waitFor()
-    assert.equal(
-      (await elsewhere.call('GET', '/members')).statusCode,
-      200,
-      'not signed out by the first click',
-    )
-    await signOut.getByRole('button', { name: 'Sign out 1 other session' }).click()
-    await page.getByRole('status').filter({ hasText: '1 other session signed out.' }).waitFor()
-    assert.equal((await elsewhere.call('GET', '/members')).statusCode, 401, 'signed out after confirming')
+      await signOut.getByRole('button', { name: 'Sign out 1 other session' }).click()
+      await page.getByRole('status').filter({ hasText: '1 other session signed out.' }).waitFor()
+      assert.equal((await elsewhere.call('GET', '/members')).statusCode, 401, 'signed out after confirming')
+    })
 
-    assert.deepEqual(seen.cspViolations, [])
-    assert.deepEqual(
-      seen.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:')),
-      [],
-    )
-    await page.context().close()
+    test('the developer joins and sees Members without its actions', async () => {
+      assert.ok(developerLink, 'the owner made the link')
+      const page = await newPage()
+      await page.goto(linkHere(developerLink))
+      await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
+      await page.getByLabel('New password').fill(PASSWORD)
+      await page.getByLabel('Repeat the password').fill(PASSWORD)
+      await page.getByRole('button', { name: 'Set password and sign in' }).click()
+      // Signing in lands on Home; Members is a section of the navigation.
+      await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+      await nav(page, 'Members')
+      await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+      await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
+      await page.getByRole('cell', { name: startingWith(developerEmail) }).waitFor()
+      assert.equal(await page.getByRole('button', { name: 'Create invitation' }).count(), 0)
+      assert.equal(await page.getByRole('button', { name: /^Remove/ }).count(), 0)
+      assert.equal(await page.getByRole('textbox', { name: /^Role of/ }).count(), 0)
+      assert.equal(await page.getByRole('columnheader', { name: 'Actions' }).count(), 0)
+      await assertAccessible(page, 'members (developer)')
+
+      // The link worked once.
+      const second = await newPage()
+      await second.goto(linkHere(developerLink))
+      await second
+        .getByRole('alert')
+        .getByText(/unknown, already used, revoked or expired/)
+        .waitFor()
+    })
+
+    test('the only owner is not offered to remove themselves; removing a second owner asks first', async () => {
+      const otherOrg = (await t.createOrganization('Members Prints')).id
+      const owner = await memberOf(t, otherOrg, 'owner')
+      const page = await pageOf(owner)
+      await page.goto(`${origin}/dashboard/members`)
+      const me = page.getByRole('row').filter({ hasText: owner.email })
+      await me.waitFor()
+
+      // The only owner: no Remove on the row (the API refuses it with last_owner).
+      await me.getByText('Only owner').waitFor()
+      assert.equal(await me.getByRole('button', { name: `Remove ${owner.email}` }).count(), 0)
+      await assertAccessible(page, 'Members with one owner')
+
+      // A second owner: now either may be removed, oneself included.
+      const second = await memberOf(t, otherOrg, 'owner')
+      await page.reload()
+      await page.getByRole('row').filter({ hasText: second.email }).waitFor()
+      await me.getByRole('button', { name: `Remove ${owner.email}` }).waitFor()
+      // Removing asks first, saying who learns of it; only confirming removes.
+      const secondRow = page.getByRole('row').filter({ hasText: second.email })
+      await secondRow.getByRole('button', { name: `Remove ${second.email}` }).click()
+      const remove = page.getByRole('dialog', { name: 'Remove member' })
+      await remove
+        .getByText(
+          `Remove ${second.email}? Their account ends now and every session of it with it: they are signed out at once, and no message is sent to them.`,
+          { exact: false },
+        )
+        .waitFor()
+      assert.equal((await second.client.call('GET', '/members')).statusCode, 200, 'still a member')
+      await remove.getByRole('button', { name: 'Remove member' }).click()
+      await secondRow.waitFor({ state: 'detached' })
+      assert.equal((await second.client.call('GET', '/members')).statusCode, 401, 'signed out')
+    })
   })
 
-  test('the developer joins and sees Members without its actions', async () => {
-    assert.ok(developerLink, 'the owner made the link')
-    const { page, seen } = await newPage()
-    await page.goto(linkHere(developerLink))
-    await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
-    await page.getByLabel('New password').fill(PASSWORD)
-    await page.getByLabel('Repeat the password').fill(PASSWORD)
-    await page.getByRole('button', { name: 'Set password and sign in' }).click()
-    // Signing in lands on Home; Members is a section of the navigation.
-    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
-    await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Members' }).click()
-    await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
-    await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
-    await page.getByRole('cell', { name: startingWith(developerEmail) }).waitFor()
-    assert.equal(await page.getByRole('button', { name: 'Create invitation' }).count(), 0)
-    assert.equal(await page.getByRole('button', { name: /^Remove/ }).count(), 0)
-    assert.equal(await page.getByRole('textbox', { name: /^Role of/ }).count(), 0)
-    assert.equal(await page.getByRole('columnheader', { name: 'Actions' }).count(), 0)
-    await assertAccessible(page, 'members (developer)')
+  /**
+   * An organization's first day: the owner creates a live key; an order made
+   * through /v1 with that key appears on Orders and Home with its files; a
+   * webhook endpoint gets its delivery, which is redelivered; a product made
+   * from the unmatched SKU links the item. A viewer cannot create a key, and a
+   * member of another organization sees none of it.
+   */
+  describe('an organization’s first day', () => {
+    let orgId: string
+    let owner: Awaited<ReturnType<typeof memberOf>>
+    let page: Page
+    const state = { liveKey: '', orderId: '', external: 'SHOP-FIRST-DAY', eventId: '' }
 
-    // The link worked once.
-    const again = await browser.newContext()
-    const second = await again.newPage()
-    await second.goto(linkHere(developerLink))
-    await second
-      .getByRole('alert')
-      .getByText(/unknown, already used, revoked or expired/)
-      .waitFor()
-    await again.close()
+    before(async () => {
+      orgId = (await t.createOrganization('First Day Prints')).id
+      owner = await memberOf(t, orgId, 'owner')
+      page = await pageOf(owner)
+    })
 
-    assert.deepEqual(seen.cspViolations, [])
-    await page.context().close()
+    test('the owner creates a live key, shown once', async () => {
+      await page.goto(`${origin}/dashboard/`)
+      await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+      await nav(page, 'API keys')
+      await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor()
+      // The environment switch, by keyboard: from Test the arrow key moves to Live.
+      await page.getByRole('radio', { name: 'Test' }).focus()
+      await page.keyboard.press('ArrowRight')
+      // Live chosen.
+      await page.getByRole('radio', { name: 'Live', checked: true }).waitFor({ state: 'attached' })
+      await page.getByRole('button', { name: 'Create key' }).click()
+      const shown = page.getByLabel('API key', { exact: true })
+      state.liveKey = (await shown.textContent())!.trim()
+      assert.match(state.liveKey, /^svc_live_/)
+      await page.getByRole('table', { name: 'API keys' }).getByText(owner.email).waitFor()
+    })
+
+    test('an order made through /v1 with that key appears on Orders and Home, with its files', async () => {
+      assert.ok(state.liveKey, 'the key of the first step')
+      await page.goto(`${origin}/dashboard/webhooks?environment=live`)
+      await page.getByRole('heading', { name: 'Webhooks', level: 1 }).waitFor()
+      await page.getByRole('textbox', { name: /^URL/ }).fill(receiver.url('/first-day'))
+      await page.getByRole('button', { name: 'Add endpoint' }).click()
+      await page.getByLabel('Signing secret', { exact: true }).waitFor()
+
+      await page.goto(`${origin}/dashboard/orders?environment=live`)
+      await page.getByText('No live orders match.').waitFor()
+      const image = await uploadFile(t, state.liveKey, png([200, 60, 40]), 'front.png')
+      const proof = await uploadFile(t, state.liveKey, PDF, 'proof.pdf')
+      const created = await createOrder(
+        t,
+        state.liveKey,
+        orderBody({
+          external_order_id: state.external,
+          items: [
+            {
+              sku: 'TOTE-NATURAL',
+              name: 'Tote bag',
+              quantity: 3,
+              personalization: { initials: 'AL' },
+              files: [
+                { upload_id: image, role: 'front' },
+                { upload_id: proof, role: 'proof' },
+              ],
+            },
+          ],
+        }),
+      )
+      state.orderId = created.id
+      const table = page.getByRole('table', { name: 'Live orders, newest first' })
+      await table.getByRole('link', { name: state.external }).waitFor() // by polling, no reload
+
+      await nav(page, 'Home')
+      const today = page.getByRole('row', { name: /^Today/ })
+      await today.waitFor()
+      assert.equal(await today.getByRole('cell').first().innerText(), '1')
+
+      await page.goto(`${origin}/dashboard/orders?environment=live`)
+      await table.getByRole('link', { name: state.external }).click()
+      await page.getByRole('heading', { name: `Order ${state.external}`, level: 1 }).waitFor()
+      const item = page.getByRole('region', { name: 'Item 1: Tote bag' })
+      await item.getByRole('cell', { name: 'AL', exact: true }).waitFor()
+      const thumb = item.getByRole('img', { name: 'Preview of front.png' })
+      await page.waitForFunction(
+        (el) => (el as HTMLImageElement).complete && (el as HTMLImageElement).naturalWidth > 0,
+        await thumb.elementHandle(),
+      )
+      await item.getByRole('link', { name: 'proof.pdf' }).waitFor()
+      await assertAccessible(page, 'order page')
+    })
+
+    test('the endpoint’s delivery appears in its log and is redelivered', async () => {
+      assert.ok(state.orderId, 'the order of the second step')
+      await receiver.waitFor(1, 60_000)
+      await page.goto(`${origin}/dashboard/webhooks?environment=live`)
+      await page.getByRole('link', { name: receiver.url('/first-day') }).click()
+      await page.getByRole('heading', { name: 'Webhook endpoint', level: 1 }).waitFor()
+      const log = page.getByRole('table', { name: 'Deliveries' })
+      const first = log.getByRole('row').filter({ hasText: 'order.received' })
+      await first.getByText('succeeded').waitFor()
+      state.eventId = (await first.getByRole('code').textContent())!.trim()
+      await first.getByRole('button', { name: /^Redeliver/ }).click()
+      const same = log.getByRole('row').filter({ hasText: state.eventId })
+      await waitForCount(same, 2, 'the redelivery listed')
+      await same.filter({ hasText: 'Redelivery' }).getByText('succeeded').waitFor()
+      await waitUntil(
+        () => receiver.received.length === 2,
+        'the delivery and its redelivery at the receiver',
+        {
+          timeoutMs: 60_000,
+          details: () => `received ${receiver.received.length}`,
+        },
+      )
+      assert.deepEqual(
+        receiver.received.map((r) => JSON.parse(r.body.toString()).id),
+        [state.eventId, state.eventId],
+      )
+    })
+
+    test('a product created from the unmatched SKU links the item', async () => {
+      await nav(page, 'Products')
+      const unmatched = page.getByRole('table', { name: 'Unmatched SKUs' })
+      await unmatched.getByRole('button', { name: 'Create product for TOTE-NATURAL' }).click()
+      const form = page.getByRole('region', { name: 'Add a product' })
+      await form.getByRole('textbox', { name: 'Name' }).fill('Natural tote')
+      await form.getByRole('button', { name: 'Add product' }).click()
+      await page.getByRole('status').getByText('It linked 1 existing item').waitFor()
+      await page.goto(`${origin}/dashboard/orders/${state.orderId}`)
+      await page.getByRole('region', { name: 'Item 1: Tote bag' }).getByText('Linked to a product').waitFor()
+
+      await nav(page, 'Audit log')
+      // Each entry a sentence of what happened.
+      for (const sentence of [
+        / created live key svc_live_\S+… with /,
+        / added (live |test )?webhook endpoint https?:\/\//,
+        / redelivered an? \S+ event to https?:\/\//,
+        / created product \S+/,
+      ]) {
+        await page.getByText(sentence).first().waitFor()
+      }
+    })
+
+    test('a viewer cannot create a key; a member of another organization sees none of it', async () => {
+      const viewer = await memberOf(t, orgId, 'viewer')
+      const viewerPage = await pageOf(viewer)
+      await viewerPage.goto(`${origin}/dashboard/api-keys`)
+      await viewerPage.getByRole('table', { name: 'API keys' }).getByText(owner.email).waitFor()
+      assert.equal(await viewerPage.getByRole('button', { name: 'Create key' }).count(), 0)
+
+      const stranger = await memberOf(t, (await t.createOrganization('Elsewhere Prints')).id, 'owner')
+      const strangerPage = await pageOf(stranger)
+      await strangerPage.goto(`${origin}/dashboard/orders?environment=live`)
+      await strangerPage.getByText('No live orders match.').waitFor()
+      await strangerPage.goto(`${origin}/dashboard/orders/${state.orderId}`)
+      await strangerPage.getByRole('alert').waitFor()
+      assert.equal(await strangerPage.getByText(state.external).count(), 0)
+      for (const [path, empty] of [
+        ['/api-keys', 'No keys yet.'],
+        ['/products', 'No products yet.'],
+      ] as const) {
+        await strangerPage.goto(`${origin}/dashboard${path}`)
+        await strangerPage.getByText(empty).first().waitFor()
+        const text = await strangerPage.locator('main').innerText()
+        for (const marker of [owner.email, 'TOTE-NATURAL', 'Natural tote', state.liveKey.slice(0, 17)]) {
+          assert.ok(!text.includes(marker), `${path} shows ${marker}`)
+        }
+      }
+      await strangerPage.goto(`${origin}/dashboard/webhooks?environment=live`)
+      await strangerPage.getByText('No live endpoints yet.').waitFor()
+    })
+  })
+
+  test('no page had a CSP violation or loaded anything from elsewhere', () => {
+    assert.equal(watched.length, 8)
+    for (const { page, seen } of watched) {
+      assert.deepEqual(seen.cspViolations, [], page.url())
+      assert.deepEqual(
+        seen.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:')),
+        [],
+        page.url(),
+      )
+    }
   })
 })

@@ -2,8 +2,9 @@ import assert from 'node:assert/strict'
 import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import AxeBuilder from '@axe-core/playwright'
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
 import { createTestApp, type TestApp } from './app.ts'
+import { waitUntil } from './wait.ts'
 
 /** Debian's Chromium (`apt-get install chromium`; .ci/run installs it). */
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
@@ -160,4 +161,53 @@ export async function signedInContext(
   const context = await desktopContext(browser, timeout)
   await context.addCookies([...client.cookies].map(([name, value]) => ({ name, value, url: origin })))
   return context
+}
+
+/**
+ * Clicks a copy button (Mantine's CopyButton) and returns what it put on the
+ * clipboard. The button says `copiedLabel` for one second only, so the label
+ * is recorded in the page by a MutationObserver set up before the click: a
+ * test process slowed down after the click cannot miss it. The context needs
+ * the clipboard permissions.
+ */
+export async function copyFrom(button: Locator, copiedLabel = 'Copied', timeout = 60_000): Promise<string> {
+  const page = button.page()
+  const element = await button.elementHandle({ timeout })
+  if (!element) throw new Error(`no copy button: ${button}`)
+  const labels = await element.evaluateHandle((el) => {
+    const seen = [(el.textContent ?? '').trim()]
+    new MutationObserver(() => {
+      const label = (el.textContent ?? '').trim()
+      if (seen.at(-1) !== label) seen.push(label)
+    }).observe(el, { subtree: true, childList: true, characterData: true })
+    return seen
+  })
+  await element.click()
+  try {
+    await page.waitForFunction(([seen, label]) => seen.includes(label), [labels, copiedLabel] as const, {
+      timeout,
+    })
+  } catch (error) {
+    throw new Error(
+      `the copy button never said ${copiedLabel} within ${timeout} ms; its labels: ${JSON.stringify(await labels.jsonValue())}`,
+      { cause: error },
+    )
+  }
+  return page.evaluate(() => navigator.clipboard.readText())
+}
+
+/**
+ * Waits until `locator` matches `count` elements (60 s by default, for a busy
+ * machine); a timeout names what it waited for and the texts it saw last.
+ */
+export async function waitForCount(locator: Locator, count: number, what: string, timeoutMs = 60_000) {
+  let seen: string[] = []
+  await waitUntil(
+    async () => {
+      seen = await locator.allInnerTexts()
+      return seen.length === count
+    },
+    `${what} (${count} of ${locator})`,
+    { timeoutMs, intervalMs: 100, details: () => `saw ${seen.length}: ${JSON.stringify(seen)}` },
+  )
 }

@@ -264,6 +264,23 @@ describe('dashboard webhooks', () => {
     assert.equal(audit.subject, 'https://webhook.test/log')
   })
 
+  test('an http:// URL from the dashboard: 422 webhook_url_invalid on url, the listen command in the message, nothing stored', async () => {
+    const before = await t.db.selectFrom('webhook_endpoints').select('id').execute()
+    const refused = assertError(
+      await developer.client.call('POST', '/webhook-endpoints?environment=live', {
+        url: 'http://localhost:4242/webhooks',
+      }),
+      422,
+      'webhook_url_invalid',
+    )
+    assert.equal(refused.field, 'url')
+    assert.ok(
+      refused.message.includes('`npx order-intake listen --forward-to http://localhost:4242/webhooks`'),
+      refused.message,
+    )
+    assert.equal((await t.db.selectFrom('webhook_endpoints').select('id').execute()).length, before.length)
+  })
+
   test('a viewer reads the log but changes nothing (403 role_required)', async () => {
     const viewer = await memberOf(t, orgId, 'viewer')
     assert.equal((await viewer.client.call('GET', '/webhook-endpoints?environment=live')).statusCode, 200)
