@@ -114,7 +114,10 @@ describe('sign-in and the session cookie', () => {
       unknown.push(await time(uniqueEmail('nobody')))
     }
     const [k, u] = [median(known), median(unknown)]
-    assert.ok(u > k * 0.6 && u < k * 1.6, `median ${u.toFixed(0)} ms of CPU unknown, ${k.toFixed(0)} ms known`)
+    assert.ok(
+      u > k * 0.6 && u < k * 1.6,
+      `median ${u.toFixed(0)} ms of CPU unknown, ${k.toFixed(0)} ms known`,
+    )
   })
 
   test('over https the cookies are Secure with the __Host- prefix', async () => {
