@@ -573,7 +573,7 @@ describe('admin', () => {
    * Operators read an organization's rules as its Automation page lists them:
    * /admin/v1/organizations/:org_id/automation-rules with the token, and the
    * console's /dashboard/api/operator/... with an operator account (who may
-   * call them is checked for every route in test/http/auth.routes.test.ts and
+   * call them is checked for every route in test/http/auth.routes.once.test.ts and
    * dashboard.auth.routes.test.ts).
    */
   const t = useTestApp()

@@ -1157,7 +1157,7 @@ describe('rotate-secret', () => {
       assertError(await t.api(org.liveKey, 'POST', rotatePath(endpoint.id), 'null'), 422, 'validation_failed')
       assertError(await t.api(org.liveKey, 'POST', rotatePath(endpoint.id), '[60]'), 422, 'validation_failed')
       assertError(await t.api(org.liveKey, 'POST', rotatePath(endpoint.id), '{"grace'), 400, 'invalid_json')
-      // An empty application/json body is no body, accepted: test/http/empty-json-body.test.ts.
+      // An empty application/json body is no body, accepted: test/http/input.once.test.ts.
       const textPlain = await t.app.inject({
         method: 'POST',
         url: rotatePath(endpoint.id),

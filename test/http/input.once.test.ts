@@ -379,7 +379,7 @@ describe('bad input', () => {
         })
       }
 
-      // hostile-bodies.test.ts and bench:hostile-bodies send 3.4 million.
+      // The hostile bodies below and bench:hostile-bodies send 3.4 million.
       test('5 000 empty items: too_many and at most 50 entries', async () => {
         const res = await t.api(
           key,

@@ -9,7 +9,7 @@ import { type Body, item, keys, x } from '../../helpers/order-bodies.ts'
  * POST /v1/orders schema validation: every rule of the reference and of
  * DECISIONS §1 Orders. A rejected order is 422 validation_failed with the exact
  * errors[] entries and leaves no row behind (the boundaries that pass:
- * orders.boundaries.test.ts).
+ * orders.create.test.ts).
  */
 
 const files = (n: number, role?: string) =>
