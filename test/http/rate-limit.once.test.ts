@@ -428,8 +428,9 @@ describe('Redis outage', () => {
       redis = new Redis(TEST_REDIS_URL!)
     })
     after(async () => {
-      await proxy.close()
+      // The app first: its limiter says goodbye to Redis through the proxy.
       await t.close()
+      await proxy.close()
       redis.disconnect()
     })
 
