@@ -1,6 +1,6 @@
 // Automation rules changed while orders arrive on two instances (issue 43,
 // items 1 and 2). Not part of npm test: the suite's own test of the same
-// invariant is test/modules/automation/automation.instances.test.ts.
+// invariant is test/modules/automation/automation.test.ts.
 //
 //   npm run bench:automation-instances
 //   npm run bench:automation-instances -- --seconds=30 --clients=16 --pg-url=postgres://postgres@127.0.0.1:5432/test

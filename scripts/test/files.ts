@@ -4,13 +4,17 @@ import { globSync } from 'node:fs'
  * The suite's files, and which of them run on both databases.
  *
  * A test file runs on the embedded database and, under CI, again on PostgreSQL,
- * unless what it tests cannot depend on the database; those run once (under CI
- * in the PostgreSQL pass, where a test that wants a server finds one). The file
- * name says which:
+ * unless what it tests cannot differ between the two; those run once (under CI
+ * in the PostgreSQL pass, where a test that wants a server finds one). What can
+ * differ: SQL statements and their plans, transactions, locks, concurrency,
+ * migrations, behaviour across instances. The file name says which:
  */
 const ONCE = [
   // code without a database
   /\.unit\.test\.ts$/,
+  // the service's answers (their shape, texts, limits, the HTTP layer) whose
+  // reads and writes other files already run on both databases
+  /\.once\.test\.ts$/,
   // pages in Chromium
   /\.browser\.test\.ts$/,
   // the service, or a command line, as a process

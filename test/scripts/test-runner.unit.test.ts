@@ -5,9 +5,10 @@ import { type FileRun, summary } from '../../scripts/test/summary.ts'
 import { CHROMIUM_MISSING } from '../helpers/browser.ts'
 
 describe('npm test: which files run where, and what it says at the end', () => {
-  test('database tests run on both databases; unit, browser, process, CLI, embedded, docs and client files once', () => {
+  test('database tests run on both databases; unit, once, browser, process, CLI, embedded, docs and client files once', () => {
     for (const file of [
       'test/config.unit.test.ts',
+      'test/http/errors.once.test.ts',
       'test/dashboard/journey.browser.test.ts',
       'test/main.stop.process.test.ts',
       'test/cli/admin.cli.test.ts',
@@ -17,7 +18,11 @@ describe('npm test: which files run where, and what it says at the end', () => {
     ]) {
       assert.equal(runsOnce(file), true, file)
     }
-    for (const file of ['test/modules/orders/orders.routes.test.ts', 'test/db/database.outage.test.ts']) {
+    for (const file of [
+      'test/modules/orders/orders.routes.test.ts',
+      'test/db/database.outage.test.ts',
+      'test/db/migrations.test.ts',
+    ]) {
       assert.equal(runsOnce(file), false, file)
     }
     const files = testFiles()
