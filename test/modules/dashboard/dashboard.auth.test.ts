@@ -1,360 +1,1061 @@
 import assert from 'node:assert/strict'
 import { randomBytes } from 'node:crypto'
+import diagnostics from 'node:diagnostics_channel'
 import { after, before, describe, test } from 'node:test'
+import type { FastifyInstance } from 'fastify'
+import type { TrustProxy } from '../../../src/config.ts'
 import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, SIGN_IN_LIMITS } from '../../../src/modules/accounts/limits.ts'
-import { createTestApp, manualClock, TEST_REDIS_URL, type TestApp, useTestApp } from '../../helpers/app.ts'
+import {
+  createTestApp,
+  manualClock,
+  orderBody,
+  PUBLIC_BASE_URL,
+  TEST_REDIS_URL,
+  type TestApp,
+  useTestApp,
+} from '../../helpers/app.ts'
 import {
   cookieHeader,
+  type DashboardClient,
   dashboardClient,
   memberOf,
+  operatorOf,
   PASSWORD,
   randomAddress,
   setCookies,
   uniqueEmail,
 } from '../../helpers/dashboard.ts'
 import { assertError } from '../../helpers/errors.ts'
+import { loopbackResolver } from '../../helpers/https-receiver.ts'
+import { createOrder, png, uploadFile } from '../../helpers/order-files.ts'
 
-const clock = manualClock(new Date())
-const t = useTestApp({ clock })
-
-async function signIn(email: string, password = PASSWORD, address = randomAddress()) {
-  const client = await dashboardClient(t, { address })
-  const res = await client.call('POST', '/sign-in', { email, password })
-  return { client, res }
-}
-
-async function sessionRows(email: string) {
-  return t.db
-    .selectFrom('dashboard_sessions')
-    .innerJoin('accounts', 'accounts.id', 'dashboard_sessions.account_id')
-    .selectAll('dashboard_sessions')
-    .where('accounts.email', '=', email)
-    .orderBy('dashboard_sessions.id')
-    .execute()
-}
-
-describe('sign-in and the session cookie', () => {
-  let orgId: string
-  before(async () => {
-    orgId = (await t.createOrganization('Session Org')).id
-  })
-
-  test('signs in with email and password; the cookie is HttpOnly, SameSite=Lax, not Secure over http', async () => {
-    const { email } = await memberOf(t, orgId, 'developer')
-    const { client, res } = await signIn(email.toUpperCase())
-    assert.equal(res.statusCode, 200, res.body)
-    assert.equal(res.json().data.member.email, email)
-    assert.equal(res.json().data.member.role, 'developer')
-    const cookie = setCookies(res).find((c) => c.startsWith('dashboard_session='))
-    assert.ok(cookie, setCookies(res).join(' | '))
-    const attributes = cookie.split('; ').slice(1)
-    assert.deepEqual(attributes.sort(), [
-      'HttpOnly',
-      `Max-Age=${SESSION_ABSOLUTE_MS / 1000}`,
-      'Path=/',
-      'SameSite=Lax',
-    ])
-    assert.equal(res.headers['cache-control'], 'no-store')
-
-    const session = await client.session()
-    assert.equal(session.json().data.member.email, email)
-    const members = await client.call('GET', '/members')
-    assert.equal(members.statusCode, 200)
-  })
-
-  test('the session token and the password are stored only as hashes', async () => {
-    const { email, client } = await memberOf(t, orgId, 'viewer')
-    const token = client.cookies.get('dashboard_session')!
-    const [row] = await sessionRows(email)
-    assert.ok(row)
-    assert.notEqual(row.token_hash, token)
-    assert.match(row.token_hash, /^[0-9a-f]{64}$/)
-    const account = await t.db
-      .selectFrom('accounts')
-      .selectAll()
-      .where('email', '=', email)
-      .executeTakeFirstOrThrow()
-    // scrypt at the test apps' cost (the service's own: test/modules/accounts/passwords.unit.test.ts).
-    assert.match(account.password_hash, /^scrypt\$1024\$8\$1\$[\w-]{22}\$[\w-]{43}$/)
-    assert.ok(!JSON.stringify(account).includes(PASSWORD))
-  })
-
-  test('an unknown email and a wrong password get the same 401, and no cookie', async () => {
-    const { email } = await memberOf(t, orgId, 'viewer')
-    const wrong = await signIn(email, 'not the password at all')
-    const unknown = await signIn(uniqueEmail('nobody'))
-    const a = assertError(wrong.res, 401, 'sign_in_failed', 'wrong password')
-    const b = assertError(unknown.res, 401, 'sign_in_failed', 'unknown email')
-    assert.deepEqual(a, b)
-    assert.deepEqual(setCookies(wrong.res), [])
-    assert.deepEqual(setCookies(unknown.res), [])
-  })
-
-  test('an unknown email takes as long as a wrong password (both hash; the throttles come first for both)', async () => {
-    // At the service's own cost: at the test apps' cheap one the machine's noise is larger than a hash.
-    const real = await createTestApp({ servicePasswordCost: true })
-    after(() => real.close())
-    const { email } = await memberOf(real, (await real.createOrganization()).id, 'viewer')
-    const client = await dashboardClient(real)
-    // The work each answer costs, in CPU time of this process (scrypt's threads included): unlike the
-    // time on the clock, it does not grow when other processes share the machine.
-    const time = async (who: string) => {
-      const start = process.cpuUsage()
-      const res = await client.call('POST', '/sign-in', { email: who, password: 'not the password at all' })
-      assertError(res, 401, 'sign_in_failed', who)
-      const used = process.cpuUsage(start)
-      return (used.user + used.system) / 1000
-    }
-    const median = (xs: number[]) => xs.sort((x, y) => x - y)[xs.length >> 1]!
-    const known: number[] = []
-    const unknown: number[] = []
-    // Alternating, so that a slow moment of the machine falls on both; 8 attempts, 4 on the account, stay under the limits.
-    for (let i = 0; i < 4; i++) {
-      known.push(await time(email))
-      unknown.push(await time(uniqueEmail('nobody')))
-    }
-    const [k, u] = [median(known), median(unknown)]
-    assert.ok(
-      u > k * 0.6 && u < k * 1.6,
-      `median ${u.toFixed(0)} ms of CPU unknown, ${k.toFixed(0)} ms known`,
-    )
-  })
-
-  test('over https the cookies are Secure with the __Host- prefix', async () => {
-    const https = await createTestApp({ publicBaseUrl: 'https://dashboard.example' })
-    try {
-      const org = await https.createOrganization()
-      const { client, email } = await memberOf(https, org.id, 'owner', {
-        origin: 'https://dashboard.example',
-      })
-      assert.ok(client.cookies.has('__Host-dashboard_session'))
-      assert.ok(client.cookies.has('__Host-dashboard_csrf'))
-      const fresh = await dashboardClient(https, { origin: 'https://dashboard.example' })
-      const res = await fresh.call('POST', '/sign-in', { email, password: PASSWORD })
-      assert.equal(res.statusCode, 200, res.body)
-      for (const cookie of setCookies(res)) {
-        assert.match(cookie, /^__Host-/)
-        assert.match(cookie, /; Secure(;|$)/)
-        assert.match(cookie, /; Path=\//)
-        assert.doesNotMatch(cookie, /Domain=/i)
+// First in the file: its app is made while the describe builds, and the route table it
+// reads holds only that app's routes while no other app starts.
+describe("the dashboard routes' authentication and CSRF, generated from the route table", async () => {
+  /**
+   * Generated authorization tests for the dashboard API, like the public
+   * routes' (test/http/auth.routes.test.ts): the route table is read from the
+   * app, and every route gets the same cases: no session, an ended session, an
+   * expired session, a role below the route's, another organization's member,
+   * and (for changes) a missing CSRF token or a foreign Origin.
+   */
+  interface RouteEntry {
+    method: string
+    url: string
+    auth: string
+    role: string | undefined
+    csrf: boolean
+    /** Which accounts a session route is for: member (the default), operator, or any. */
+    accounts: string
+  }
+  const collected: RouteEntry[] = []
+  const onInit = (message: unknown) => {
+    const { fastify } = message as { fastify: FastifyInstance }
+    fastify.addHook('onRoute', (route) => {
+      if (!route.url.startsWith('/dashboard/api/')) return
+      const config = (route.config ?? {}) as {
+        auth?: string
+        role?: string
+        csrf?: boolean
+        accounts?: string
       }
-      const invite = await https.admin('POST', `/admin/v1/organizations/${org.id}/invitations`, {
-        email: uniqueEmail(),
+      for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+        if (method === 'HEAD') continue
+        collected.push({
+          method,
+          url: route.url,
+          auth: config.auth ?? 'key',
+          role: config.role,
+          csrf: !!config.csrf,
+          accounts: config.accounts ?? 'member',
+        })
+      }
+    })
+  }
+  diagnostics.subscribe('fastify.initialization', onInit)
+  // Endpoints on loopback names (nothing receives: no dispatcher runs here).
+  const t: TestApp = await createTestApp({
+    resolver: loopbackResolver,
+    webhookAllowPrivateCidrs: ['127.0.0.0/8'],
+  })
+  diagnostics.unsubscribe('fastify.initialization', onInit)
+  after(() => t.close())
+
+  const routes = collected
+  const label = (r: RouteEntry) => `${r.method} ${r.url}`
+  const path = (r: RouteEntry, ids: Record<string, string>) =>
+    r.url.replace('/dashboard/api', '').replace(/:([A-Za-z_]+)/g, (_, name: string) => ids[name] ?? name)
+  const sessionRoutes = routes.filter((r) => r.auth === 'session')
+  /** Routes of an organization's members (and of any account): they name a least role. */
+  const memberRoutes = sessionRoutes.filter((r) => r.accounts !== 'operator')
+  const operatorRoutes = sessionRoutes.filter((r) => r.accounts === 'operator')
+  const RANK: Record<string, number> = { viewer: 0, developer: 1, owner: 2 }
+
+  /** The routes open without a session: its document, reading the session, signing in, invitations. */
+  const OPEN = [
+    'GET /dashboard/api/openapi.json',
+    'GET /dashboard/api/session',
+    'POST /dashboard/api/sign-in',
+    'POST /dashboard/api/invitations/lookup',
+    'POST /dashboard/api/invitations/accept',
+  ]
+
+  const generatedRule = { name: 'Generated', actions: [{ type: 'tag', value: 'generated' }] }
+
+  /** A valid query for each GET route that requires one. */
+  const QUERIES: Record<string, string> = {
+    'GET /dashboard/api/requests/:request_line_id': '?environment=live',
+    'GET /dashboard/api/search': '?q=generated',
+    'GET /dashboard/api/operator/search': '?q=generated',
+  }
+
+  /** A valid body for each route that takes one, so that only authorization can refuse it. */
+  const BODIES: Record<string, () => unknown> = {
+    'POST /dashboard/api/sign-in': () => ({ email: uniqueEmail(), password: PASSWORD }),
+    'POST /dashboard/api/invitations/lookup': () => ({ token: 'x'.repeat(43) }),
+    'POST /dashboard/api/invitations/accept': () => ({ token: 'x'.repeat(43), password: PASSWORD }),
+    'POST /dashboard/api/account/password': () => ({ current_password: PASSWORD, new_password: PASSWORD }),
+    'PATCH /dashboard/api/members/:member_id': () => ({ role: 'viewer' }),
+    'POST /dashboard/api/invitations': () => ({ email: uniqueEmail('generated'), role: 'viewer' }),
+    'POST /dashboard/api/products': () => ({
+      sku: `GEN-${randomBytes(4).toString('hex')}`,
+      name: 'Generated',
+    }),
+    'POST /dashboard/api/api-keys': () => ({ environment: 'test', scopes: ['orders:read'] }),
+    'POST /dashboard/api/webhook-endpoints': () => ({ url: 'https://webhook.test/generated' }),
+    'PATCH /dashboard/api/webhook-endpoints/:endpoint_id': () => ({ description: 'generated' }),
+    'POST /dashboard/api/webhook-endpoints/:endpoint_id/rotate-secret': () => ({ grace_period_seconds: 0 }),
+    'POST /dashboard/api/webhook-endpoints/:endpoint_id/sample': () => ({ type: 'order.received' }),
+    'POST /dashboard/api/webhook-endpoints/:endpoint_id/replay': () => ({ since: '2026-01-01T00:00:00Z' }),
+    'POST /dashboard/api/webhook-endpoints/:endpoint_id/replay/preview': () => ({
+      since: '2026-01-01T00:00:00Z',
+    }),
+    'POST /dashboard/api/operator/organizations': () => ({ name: 'Generated by operator' }),
+    'POST /dashboard/api/operator/organizations/:org_id/invitations': () => ({ email: uniqueEmail('owner') }),
+    'POST /dashboard/api/operator/operators/invitations': () => ({ email: uniqueEmail('operator') }),
+    'POST /dashboard/api/operator/organizations/:org_id/shop-orders': () => orderBody(),
+    // Setting the status the order already has, and the partner flag it has: no change, no event.
+    'POST /dashboard/api/operator/production-orders/:production_order_id/status': () => ({
+      status: 'pending',
+    }),
+    'POST /dashboard/api/operator/production-orders/:production_order_id/partner': () => ({
+      produced_by_partner: false,
+    }),
+    'POST /dashboard/api/operator/production-jobs/:job_id/complete': () => ({}),
+    'POST /dashboard/api/operator/orders/:order_id/cancel': () => ({}),
+    // A page older than the order: refused with 409 once authorized, nothing changes.
+    'POST /dashboard/api/orders/:order_id/changes': () => ({ expected_updated_at: '2026-01-01T00:00:00Z' }),
+    'POST /dashboard/api/orders/:order_id/cancel': () => ({ expected_updated_at: '2026-01-01T00:00:00Z' }),
+    'POST /dashboard/api/orders/:order_id/uploads': () => ({ filename: 'generated.png' }),
+    'POST /dashboard/api/orders/:order_id/release': () => ({ expected_updated_at: '2026-01-01T00:00:00Z' }),
+    'POST /dashboard/api/operator/orders/:order_id/release': () => ({
+      expected_updated_at: '2026-01-01T00:00:00Z',
+    }),
+    'POST /dashboard/api/operator/orders/:order_id/changes': () => ({
+      expected_updated_at: '2026-01-01T00:00:00Z',
+    }),
+    'POST /dashboard/api/operator/orders/:order_id/uploads': () => ({ filename: 'generated.png' }),
+    'POST /dashboard/api/automation/rules': () => generatedRule,
+    'PUT /dashboard/api/automation/rules/:rule_id': () => generatedRule,
+    'POST /dashboard/api/automation/rules/order': () => ({ rule_ids: [ruleId] }),
+    'POST /dashboard/api/automation/dry-run': () => generatedRule,
+  }
+  /** Changes whose path says it all. */
+  const NO_BODY = [
+    'POST /dashboard/api/sign-out',
+    'POST /dashboard/api/account/sessions/sign-out-others',
+    'POST /dashboard/api/webhook-endpoints/:endpoint_id/test',
+    'POST /dashboard/api/webhook-endpoints/:endpoint_id/retry-now',
+    'POST /dashboard/api/operator/webhook-endpoints/:endpoint_id/retry-now',
+    'POST /dashboard/api/webhook-deliveries/:delivery_id/redeliver',
+    'POST /dashboard/api/operator/webhook-deliveries/:delivery_id/redeliver',
+  ]
+  const bodyOf = (r: RouteEntry) => BODIES[label(r)]?.()
+
+  let orgId: string
+  /** A live order of the organization with a file, for the order routes' ids. */
+  let order: { id: string; file: string }
+  let owner: Awaited<ReturnType<typeof memberOf>>
+  let target: Awaited<ReturnType<typeof memberOf>>
+  let keyId: string
+  let endpointId: string
+  let deliveryId: string
+  let productionOrderId: string
+  let jobId: string
+  /** A pending invitation of the organization; an operator account (never removed: only refusals here). */
+  let invitationId: string
+  let operatorId: string
+  let ruleId: string
+  /** The request log's line of the order's creation (live). */
+  let requestLineId: string
+  const byRole: Record<string, Awaited<ReturnType<typeof memberOf>>> = {}
+
+  before(async () => {
+    orgId = (await t.createOrganization('Generated Auth Org')).id
+    owner = await memberOf(t, orgId, 'owner')
+    target = await memberOf(t, orgId, 'viewer')
+    for (const role of ['developer', 'viewer']) byRole[role] = await memberOf(t, orgId, role as 'viewer')
+    const key = (await t.createKey(orgId, { environment: 'live' })).key
+    const file = await uploadFile(t, key, png(), 'generated.png')
+    const created = await createOrder(
+      t,
+      key,
+      orderBody({
+        items: [{ sku: 'GEN-SKU', name: 'Generated', quantity: 1, files: [{ upload_id: file }] }],
+      }),
+    )
+    order = { id: created.id, file }
+    const production = await t.db
+      .selectFrom('production_orders as p')
+      .innerJoin('production_jobs as j', 'j.production_order_id', 'p.id')
+      .select(['p.id', 'j.id as job_id'])
+      .where('p.order_id', '=', created.id)
+      .executeTakeFirstOrThrow()
+    productionOrderId = production.id
+    jobId = production.job_id
+    const apiKey = await owner.client.call('POST', '/api-keys', {
+      environment: 'test',
+      scopes: ['orders:read'],
+    })
+    assert.equal(apiKey.statusCode, 201, apiKey.body)
+    keyId = apiKey.json().data.api_key.id
+    const endpoint = await owner.client.call('POST', '/webhook-endpoints', {
+      url: 'https://webhook.test/auth',
+    })
+    assert.equal(endpoint.statusCode, 201, endpoint.body)
+    endpointId = endpoint.json().data.endpoint.id
+    const ping = await owner.client.call('POST', `/webhook-endpoints/${endpointId}/test`)
+    assert.equal(ping.statusCode, 202, ping.body)
+    const invited = await owner.client.call('POST', '/invitations', {
+      email: uniqueEmail('pending'),
+      role: 'viewer',
+    })
+    assert.equal(invited.statusCode, 201, invited.body)
+    invitationId = invited.json().data.invitation.id
+    operatorId = (await operatorOf(t)).id
+    const rule = await owner.client.call('POST', '/automation/rules', generatedRule)
+    assert.equal(rule.statusCode, 201, rule.body)
+    ruleId = rule.json().data.rule.id
+    await t.services.requests.recorder.flush()
+    requestLineId = (
+      await t.db
+        .selectFrom('api_requests')
+        .select('id')
+        .where('order_id', '=', created.id)
+        .executeTakeFirstOrThrow()
+    ).id
+    deliveryId = (
+      await t.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', '=', endpointId)
+        .executeTakeFirstOrThrow()
+    ).id
+  })
+  const ids = () => ({
+    org_id: orgId,
+    production_order_id: productionOrderId,
+    job_id: jobId,
+    member_id: target.id,
+    order_id: order.id,
+    upload_id: order.file,
+    key_id: keyId,
+    endpoint_id: endpointId,
+    delivery_id: deliveryId,
+    invitation_id: invitationId,
+    operator_id: operatorId,
+    rule_id: ruleId,
+    request_line_id: requestLineId,
+  })
+
+  async function call(
+    client: DashboardClient,
+    route: RouteEntry,
+    options: Parameters<DashboardClient['call']>[3] = {},
+  ) {
+    return client.call(
+      route.method as 'GET',
+      path(route, ids()) + (QUERIES[label(route)] ?? ''),
+      bodyOf(route),
+      options,
+    )
+  }
+
+  describe('dashboard route table', () => {
+    test('every dashboard API route needs a session, except the open ones', () => {
+      assert.ok(sessionRoutes.length >= 8, `${sessionRoutes.length} session routes`)
+      for (const route of routes) {
+        assert.equal(route.auth === 'session', !OPEN.includes(label(route)), label(route))
+        if (route.auth !== 'session') assert.equal(route.auth, 'none', label(route))
+      }
+    })
+
+    test('every session route names its least role; every change checks CSRF; every body is in BODIES', () => {
+      for (const route of memberRoutes) assert.ok(route.role && route.role in RANK, label(route))
+      for (const route of operatorRoutes)
+        assert.equal(route.role, undefined, `${label(route)}: no member role`)
+      for (const route of sessionRoutes) {
+        assert.ok(['member', 'operator', 'any'].includes(route.accounts), label(route))
+        assert.equal(
+          route.url.startsWith('/dashboard/api/operator/'),
+          route.accounts === 'operator',
+          label(route),
+        )
+      }
+      for (const route of routes.filter((r) => r.method !== 'GET')) {
+        assert.ok(route.csrf, `${label(route)} checks CSRF`)
+      }
+      for (const route of routes.filter((r) => ['POST', 'PATCH', 'PUT'].includes(r.method))) {
+        const needsBody = !NO_BODY.includes(label(route))
+        assert.equal(label(route) in BODIES, needsBody, `${label(route)}: a sample body`)
+      }
+    })
+  })
+
+  describe('dashboard routes: without a valid session', () => {
+    let ended: DashboardClient
+    let expired: DashboardClient
+    before(async () => {
+      ended = (await memberOf(t, orgId, 'owner')).client
+      assert.equal((await ended.call('POST', '/sign-out')).statusCode, 200)
+      // Signed in as an owner, then the session passes its absolute expiry.
+      const late = await memberOf(t, orgId, 'owner')
+      expired = late.client
+      await t.db
+        .updateTable('dashboard_sessions')
+        .set({ expires_at: new Date(Date.now() - 1000) })
+        .where(
+          'account_id',
+          '=',
+          (
+            await t.db
+              .selectFrom('accounts')
+              .select('id')
+              .where('email', '=', late.email)
+              .executeTakeFirstOrThrow()
+          ).id,
+        )
+        .execute()
+    })
+
+    for (const route of sessionRoutes) {
+      test(`${label(route)}: no session, an ended and an expired one get 401 session_required`, async () => {
+        const anonymous = await dashboardClient(t)
+        for (const [name, client] of [
+          ['no session', anonymous],
+          ['ended', ended],
+          ['expired', expired],
+        ] as const) {
+          assertError(await call(client, route), 401, 'session_required', `${label(route)} ${name}`)
+        }
       })
-      assert.match(
-        invite.json().data.url,
-        /^https:\/\/dashboard\.example\/dashboard\/invitation#token=\w{43}$/,
-      )
-    } finally {
-      await https.close()
     }
   })
 
-  test('sign-out ends the session: the cookie is cleared and no longer works', async () => {
-    const { client } = await memberOf(t, orgId, 'viewer')
-    const token = client.cookies.get('dashboard_session')!
-    const res = await client.call('POST', '/sign-out')
-    assert.equal(res.statusCode, 200, res.body)
-    assert.ok(setCookies(res).some((c) => /^dashboard_session=;.*Max-Age=0/.test(c)))
-    const replay = await t.app.inject({
-      method: 'GET',
-      url: '/dashboard/api/members',
-      headers: { cookie: cookieHeader(new Map([['dashboard_session', token]])) },
-    })
-    assertError(replay, 401, 'session_required', 'after sign-out')
-    assert.equal((await client.session()).json().data.member, null)
-  })
-
-  test('a session ends after the idle limit, and after the absolute limit however active', async () => {
-    const start = clock.now().getTime()
-    const { client: idle } = await memberOf(t, orgId, 'viewer')
-    const { client: busy } = await memberOf(t, orgId, 'viewer')
-    clock.advance(SESSION_IDLE_MS - 60_000)
-    assert.equal((await idle.call('GET', '/members')).statusCode, 200, 'still within the idle limit')
-    clock.advance(SESSION_IDLE_MS - 60_000)
-    assert.equal((await idle.call('GET', '/members')).statusCode, 200, 'the last request restarted it')
-    clock.advance(SESSION_IDLE_MS)
-    assertError(await idle.call('GET', '/members'), 401, 'session_required', 'idle')
-
-    // The busy one, from the same start: a request every half idle limit, up to the absolute limit.
-    for (let at = start; at < start + SESSION_ABSOLUTE_MS; at += SESSION_IDLE_MS / 2) {
-      clock.set(new Date(at))
-      assert.equal((await busy.call('GET', '/members')).statusCode, 200, `at ${new Date(at).toISOString()}`)
+  describe('dashboard routes: roles', () => {
+    for (const route of memberRoutes.filter((r) => RANK[r.role!]! > 0)) {
+      for (const role of ['viewer', 'developer'].filter((r) => RANK[r]! < RANK[route.role!]!)) {
+        test(`${label(route)}: a ${role} gets 403 role_required`, async () => {
+          const error = assertError(
+            await call(byRole[role]!.client, route),
+            403,
+            'role_required',
+            label(route),
+          )
+          assert.equal(error.message, `This needs the ${route.role} role.`)
+        })
+      }
     }
-    clock.set(new Date(start + SESSION_ABSOLUTE_MS))
-    assertError(await busy.call('GET', '/members'), 401, 'session_required', 'absolute')
-    clock.set(new Date(start + SESSION_ABSOLUTE_MS + 60_000))
+    test('the routes below owner pass for a viewer (nothing else is refused)', async () => {
+      for (const route of memberRoutes.filter((r) => r.role === 'viewer' && r.method === 'GET')) {
+        const res = await call(byRole.viewer!.client, route)
+        assert.equal(res.statusCode, 200, `${label(route)}: ${res.body}`)
+      }
+    })
   })
 
-  test('"sign out other sessions" ends the others and keeps this one', async () => {
-    const { email, client: first } = await memberOf(t, orgId, 'developer')
-    const second = (await signIn(email)).client
-    const third = (await signIn(email)).client
-    const listed = await first.call('GET', '/account/sessions')
-    assert.equal(listed.statusCode, 200)
-    assert.equal(listed.json().data.length, 3)
-    assert.equal(listed.json().data.filter((s: { current: boolean }) => s.current).length, 1)
+  describe('dashboard routes: operators and members', () => {
+    let operator: Awaited<ReturnType<typeof operatorOf>>
+    before(async () => {
+      operator = await operatorOf(t)
+    })
 
-    const res = await first.call('POST', '/account/sessions/sign-out-others')
-    assert.equal(res.statusCode, 200, res.body)
-    assert.deepEqual(res.json(), { data: { sessions_ended: 2 } })
-    assertError(await second.call('GET', '/members'), 401, 'session_required', 'second')
-    assertError(await third.call('GET', '/members'), 401, 'session_required', 'third')
-    assert.equal((await first.call('GET', '/members')).statusCode, 200)
-    assert.equal((await first.call('GET', '/account/sessions')).json().data.length, 1)
+    test('there are operator routes, and the account routes are open to both kinds', () => {
+      assert.ok(operatorRoutes.length >= 1, `${operatorRoutes.length} operator routes`)
+      assert.ok(sessionRoutes.some((r) => r.accounts === 'any'))
+    })
+
+    for (const route of operatorRoutes) {
+      test(`${label(route)}: every member session (owner, developer, viewer) gets 403 role_required`, async () => {
+        for (const client of [owner.client, byRole.developer!.client, byRole.viewer!.client]) {
+          const error = assertError(await call(client, route), 403, 'role_required', label(route))
+          assert.equal(error.message, 'This needs an operator account.')
+        }
+      })
+      if (route.method === 'GET') {
+        test(`${label(route)}: an operator passes`, async () => {
+          const res = await call(operator.client, route)
+          assert.equal(res.statusCode, 200, `${label(route)}: ${res.body}`)
+        })
+      }
+    }
+
+    for (const route of memberRoutes.filter((r) => r.accounts === 'member')) {
+      test(`${label(route)}: an operator's session gets 403 role_required`, async () => {
+        const error = assertError(await call(operator.client, route), 403, 'role_required', label(route))
+        assert.match(error.message, /member of an organization/)
+      })
+    }
+
+    test('the account routes (any account) pass for an operator', async () => {
+      for (const route of sessionRoutes.filter((r) => r.accounts === 'any' && r.method === 'GET')) {
+        const res = await call(operator.client, route)
+        assert.equal(res.statusCode, 200, `${label(route)}: ${res.body}`)
+      }
+    })
   })
 
-  test('a password change ends the other sessions; the old password stops working', async () => {
-    const { email, client } = await memberOf(t, orgId, 'viewer')
-    const other = (await signIn(email)).client
-    const newPassword = 'a different passphrase entirely'
-
-    const wrong = await client.call('POST', '/account/password', {
-      current_password: 'not the password',
-      new_password: newPassword,
+  describe('dashboard routes: another organization', () => {
+    let stranger: Awaited<ReturnType<typeof memberOf>>
+    before(async () => {
+      stranger = await memberOf(t, (await t.createOrganization('Stranger Org')).id, 'owner')
     })
-    assertError(wrong, 403, 'password_incorrect', 'wrong current password')
-    const short = await client.call('POST', '/account/password', {
-      current_password: PASSWORD,
-      new_password: 'short',
-    })
-    assertError(short, 422, 'validation_failed', 'too short')
-    assert.equal((await other.call('GET', '/members')).statusCode, 200, 'refused changes end nothing')
 
-    const res = await client.call('POST', '/account/password', {
-      current_password: PASSWORD,
-      new_password: newPassword,
-    })
-    assert.equal(res.statusCode, 200, res.body)
-    assert.deepEqual(res.json(), { data: { sessions_ended: 1 } })
-    assertError(await other.call('GET', '/members'), 401, 'session_required', 'other session')
-    assert.equal((await client.call('GET', '/members')).statusCode, 200, 'this session stays')
-    assertError((await signIn(email)).res, 401, 'sign_in_failed', 'old password')
-    assert.equal((await signIn(email, newPassword)).res.statusCode, 200)
+    // Signing out ends the stranger's session: last.
+    const signOutLast = [...sessionRoutes].sort(
+      (a, b) => Number(a.url.endsWith('/sign-out')) - Number(b.url.endsWith('/sign-out')),
+    )
+    for (const route of signOutLast) {
+      test(`${label(route)}: an owner of another organization sees and changes nothing of this one`, async () => {
+        const res = await call(stranger.client, route)
+        if (route.accounts === 'operator') assertError(res, 403, 'role_required', label(route))
+        else if (route.url.includes(':')) assertError(res, 404, 'not_found', label(route))
+        for (const marker of [owner.email, target.email, 'Generated Auth Org', orgId]) {
+          assert.ok(!res.body.includes(marker), `${label(route)} reveals ${marker}`)
+        }
+        const members = (await owner.client.call('GET', '/members')).json().data as {
+          id: string
+          role: string
+        }[]
+        assert.equal(
+          members.find((m) => m.id === target.id)?.role,
+          'viewer',
+          `${label(route)}: the target is unchanged`,
+        )
+      })
+    }
+  })
 
-    const audit = await client.call('GET', '/audit-log')
-    const entry = audit.json().data.find((e: { action: string }) => e.action === 'member.password_changed')
-    assert.equal(entry.subject, email)
-    assert.deepEqual(entry.details, { sessions_ended: 1 })
+  describe('dashboard routes: CSRF on every change', () => {
+    for (const route of routes.filter((r) => r.method !== 'GET')) {
+      test(`${label(route)}: without the token, or from another origin, 403 csrf_failed`, async () => {
+        const client = route.auth === 'session' ? owner.client : await dashboardClient(t)
+        assertError(await call(client, route, { csrf: null }), 403, 'csrf_failed', `${label(route)} no token`)
+        assertError(
+          await call(client, route, { origin: 'https://attacker.example' }),
+          403,
+          'csrf_failed',
+          `${label(route)} origin`,
+        )
+      })
+    }
+  })
+
+  test('the refusals above revoked and removed nothing', async () => {
+    const row = await t.db
+      .selectFrom('invitations')
+      .select('revoked_at')
+      .where('id', '=', invitationId)
+      .executeTakeFirstOrThrow()
+    assert.equal(row.revoked_at, null)
+    assert.ok(await t.db.selectFrom('operators').select('id').where('id', '=', operatorId).executeTakeFirst())
   })
 })
 
-/** Throttling on the in-process limiter, and on Redis when the suite has it. */
-for (const backend of TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memory'] as const)) {
-  describe(`sign-in throttling (${backend})`, () => {
-    let app: TestApp
+describe('sign-in, sessions and sign-in throttling', () => {
+  const clock = manualClock(new Date())
+  const t = useTestApp({ clock })
+
+  async function signIn(email: string, password = PASSWORD, address = randomAddress()) {
+    const client = await dashboardClient(t, { address })
+    const res = await client.call('POST', '/sign-in', { email, password })
+    return { client, res }
+  }
+
+  async function sessionRows(email: string) {
+    return t.db
+      .selectFrom('dashboard_sessions')
+      .innerJoin('accounts', 'accounts.id', 'dashboard_sessions.account_id')
+      .selectAll('dashboard_sessions')
+      .where('accounts.email', '=', email)
+      .orderBy('dashboard_sessions.id')
+      .execute()
+  }
+
+  describe('sign-in and the session cookie', () => {
     let orgId: string
     before(async () => {
-      app = await createTestApp({ redis: backend === 'redis' })
-      orgId = (await app.createOrganization('Throttle Org')).id
-    })
-    after(() => app.close())
-
-    test(`per account and address: attempt ${SIGN_IN_LIMITS.perAccountAndAddress + 1} from one address is refused, right password or not`, async () => {
-      const { email } = await memberOf(app, orgId, 'viewer')
-      const attacker = await dashboardClient(app, { address: randomAddress() })
-      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
-        const res = await attacker.call('POST', '/sign-in', { email, password: 'wrong password here' })
-        assertError(res, 401, 'sign_in_failed', `attempt ${i + 1}`)
-      }
-      const res = await attacker.call('POST', '/sign-in', { email, password: PASSWORD })
-      const error = assertError(res, 429, 'sign_in_throttled', 'over the limit')
-      const retry = Number(res.headers['retry-after'])
-      assert.ok(retry >= 1 && retry <= 60, `Retry-After ${res.headers['retry-after']}`)
-      assert.equal(error.message, `Too many sign-in attempts; try again in ${retry} seconds.`)
-      assert.deepEqual(setCookies(res), [])
-      // Another account from the same address is not affected.
-      const { email: other } = await memberOf(app, orgId, 'viewer')
-      const ok = await attacker.call('POST', '/sign-in', { email: other, password: PASSWORD })
-      assert.equal(ok.statusCode, 200, ok.body)
+      orgId = (await t.createOrganization('Session Org')).id
     })
 
-    test("an attacker's failed attempts on an account do not lock out its owner at another address", async () => {
-      const { email } = await memberOf(app, orgId, 'owner')
-      const attacker = await dashboardClient(app, { address: randomAddress() })
-      for (let i = 0; i <= SIGN_IN_LIMITS.perAccountAndAddress; i++) {
-        await attacker.call('POST', '/sign-in', { email, password: 'wrong password here' })
-      }
-      assertError(
-        await attacker.call('POST', '/sign-in', { email, password: PASSWORD }),
-        429,
-        'sign_in_throttled',
-        'the attacker',
-      )
-      const owner = await dashboardClient(app, { address: randomAddress() })
-      const res = await owner.call('POST', '/sign-in', { email, password: PASSWORD })
+    test('signs in with email and password; the cookie is HttpOnly, SameSite=Lax, not Secure over http', async () => {
+      const { email } = await memberOf(t, orgId, 'developer')
+      const { client, res } = await signIn(email.toUpperCase())
       assert.equal(res.statusCode, 200, res.body)
       assert.equal(res.json().data.member.email, email)
-      // Each address has its own count: a second attacker address starts from zero, and is refused in turn.
-      const second = await dashboardClient(app, { address: randomAddress() })
-      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
-        const wrong = await second.call('POST', '/sign-in', { email, password: 'wrong password here' })
-        assertError(wrong, 401, 'sign_in_failed', `second address, attempt ${i + 1}`)
+      assert.equal(res.json().data.member.role, 'developer')
+      const cookie = setCookies(res).find((c) => c.startsWith('dashboard_session='))
+      assert.ok(cookie, setCookies(res).join(' | '))
+      const attributes = cookie.split('; ').slice(1)
+      assert.deepEqual(attributes.sort(), [
+        'HttpOnly',
+        `Max-Age=${SESSION_ABSOLUTE_MS / 1000}`,
+        'Path=/',
+        'SameSite=Lax',
+      ])
+      assert.equal(res.headers['cache-control'], 'no-store')
+
+      const session = await client.session()
+      assert.equal(session.json().data.member.email, email)
+      const members = await client.call('GET', '/members')
+      assert.equal(members.statusCode, 200)
+    })
+
+    test('the session token and the password are stored only as hashes', async () => {
+      const { email, client } = await memberOf(t, orgId, 'viewer')
+      const token = client.cookies.get('dashboard_session')!
+      const [row] = await sessionRows(email)
+      assert.ok(row)
+      assert.notEqual(row.token_hash, token)
+      assert.match(row.token_hash, /^[0-9a-f]{64}$/)
+      const account = await t.db
+        .selectFrom('accounts')
+        .selectAll()
+        .where('email', '=', email)
+        .executeTakeFirstOrThrow()
+      // scrypt at the test apps' cost (the service's own: test/modules/accounts/passwords.unit.test.ts).
+      assert.match(account.password_hash, /^scrypt\$1024\$8\$1\$[\w-]{22}\$[\w-]{43}$/)
+      assert.ok(!JSON.stringify(account).includes(PASSWORD))
+    })
+
+    test('an unknown email and a wrong password get the same 401, and no cookie', async () => {
+      const { email } = await memberOf(t, orgId, 'viewer')
+      const wrong = await signIn(email, 'not the password at all')
+      const unknown = await signIn(uniqueEmail('nobody'))
+      const a = assertError(wrong.res, 401, 'sign_in_failed', 'wrong password')
+      const b = assertError(unknown.res, 401, 'sign_in_failed', 'unknown email')
+      assert.deepEqual(a, b)
+      assert.deepEqual(setCookies(wrong.res), [])
+      assert.deepEqual(setCookies(unknown.res), [])
+    })
+
+    test('an unknown email takes as long as a wrong password (both hash; the throttles come first for both)', async () => {
+      // At the service's own cost: at the test apps' cheap one the machine's noise is larger than a hash.
+      const real = await createTestApp({ servicePasswordCost: true })
+      after(() => real.close())
+      const { email } = await memberOf(real, (await real.createOrganization()).id, 'viewer')
+      const client = await dashboardClient(real)
+      // The work each answer costs, in CPU time of this process (scrypt's threads included): unlike the
+      // time on the clock, it does not grow when other processes share the machine.
+      const time = async (who: string) => {
+        const start = process.cpuUsage()
+        const res = await client.call('POST', '/sign-in', { email: who, password: 'not the password at all' })
+        assertError(res, 401, 'sign_in_failed', who)
+        const used = process.cpuUsage(start)
+        return (used.user + used.system) / 1000
       }
-      assertError(
-        await second.call('POST', '/sign-in', { email, password: PASSWORD }),
-        429,
-        'sign_in_throttled',
-        'second attacker',
+      const median = (xs: number[]) => xs.sort((x, y) => x - y)[xs.length >> 1]!
+      const known: number[] = []
+      const unknown: number[] = []
+      // Alternating, so that a slow moment of the machine falls on both; 8 attempts, 4 on the account, stay under the limits.
+      for (let i = 0; i < 4; i++) {
+        known.push(await time(email))
+        unknown.push(await time(uniqueEmail('nobody')))
+      }
+      const [k, u] = [median(known), median(unknown)]
+      assert.ok(
+        u > k * 0.6 && u < k * 1.6,
+        `median ${u.toFixed(0)} ms of CPU unknown, ${k.toFixed(0)} ms known`,
       )
     })
 
-    test('the addresses of one IPv6 /64 are counted as one', async () => {
-      const { email } = await memberOf(app, orgId, 'viewer')
-      const { email: other } = await memberOf(app, orgId, 'viewer')
-      // A /64 of the documentation range of this run's own (the Redis counters outlive the run).
-      const [a, b] = [randomBytes(2).readUInt16BE(), randomBytes(2).readUInt16BE()]
-      const net = `2001:db8:${a.toString(16)}:${b.toString(16)}`
-      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
-        const client = await dashboardClient(app, { address: `${net}::${(i + 1).toString(16)}` })
-        const res = await client.call('POST', '/sign-in', { email, password: 'wrong password here' })
-        assertError(res, 401, 'sign_in_failed', `attempt ${i + 1}`)
-      }
-      const same = await dashboardClient(app, { address: `${net}:ffff::1` })
-      assertError(
-        await same.call('POST', '/sign-in', { email, password: PASSWORD }),
-        429,
-        'sign_in_throttled',
-        'same /64',
-      )
-      const v4 = randomAddress()
-      const mapped = await dashboardClient(app, { address: `::ffff:${v4}` })
-      const ipv4 = await dashboardClient(app, { address: v4 })
-      for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
-        const client = i % 2 ? mapped : ipv4
-        await client.call('POST', '/sign-in', { email: other, password: 'wrong password here' })
-      }
-      assertError(
-        await mapped.call('POST', '/sign-in', { email: other, password: PASSWORD }),
-        429,
-        'sign_in_throttled',
-        'IPv4 and IPv4-mapped IPv6 are one address',
-      )
-      const next = await dashboardClient(app, {
-        address: `2001:db8:${a.toString(16)}:${((b + 1) % 65536).toString(16)}::1`,
-      })
-      assert.equal((await next.call('POST', '/sign-in', { email, password: PASSWORD })).statusCode, 200)
-    })
-
-    test(`per address: attempt ${SIGN_IN_LIMITS.perAddress + 1} from one address is refused`, async () => {
-      const address = randomAddress()
-      const client = await dashboardClient(app, { address })
-      for (let i = 0; i < SIGN_IN_LIMITS.perAddress; i++) {
-        const res = await client.call('POST', '/sign-in', {
-          email: uniqueEmail('guess'),
-          password: 'password guess',
+    test('over https the cookies are Secure with the __Host- prefix', async () => {
+      const https = await createTestApp({ publicBaseUrl: 'https://dashboard.example' })
+      try {
+        const org = await https.createOrganization()
+        const { client, email } = await memberOf(https, org.id, 'owner', {
+          origin: 'https://dashboard.example',
         })
-        assertError(res, 401, 'sign_in_failed', `attempt ${i + 1}`)
+        assert.ok(client.cookies.has('__Host-dashboard_session'))
+        assert.ok(client.cookies.has('__Host-dashboard_csrf'))
+        const fresh = await dashboardClient(https, { origin: 'https://dashboard.example' })
+        const res = await fresh.call('POST', '/sign-in', { email, password: PASSWORD })
+        assert.equal(res.statusCode, 200, res.body)
+        for (const cookie of setCookies(res)) {
+          assert.match(cookie, /^__Host-/)
+          assert.match(cookie, /; Secure(;|$)/)
+          assert.match(cookie, /; Path=\//)
+          assert.doesNotMatch(cookie, /Domain=/i)
+        }
+        const invite = await https.admin('POST', `/admin/v1/organizations/${org.id}/invitations`, {
+          email: uniqueEmail(),
+        })
+        assert.match(
+          invite.json().data.url,
+          /^https:\/\/dashboard\.example\/dashboard\/invitation#token=\w{43}$/,
+        )
+      } finally {
+        await https.close()
       }
-      const { email } = await memberOf(app, orgId, 'viewer')
-      assertError(
-        await client.call('POST', '/sign-in', { email, password: PASSWORD }),
-        429,
-        'sign_in_throttled',
-        'same address',
-      )
-      const elsewhere = await dashboardClient(app)
-      assert.equal((await elsewhere.call('POST', '/sign-in', { email, password: PASSWORD })).statusCode, 200)
+    })
+
+    test('sign-out ends the session: the cookie is cleared and no longer works', async () => {
+      const { client } = await memberOf(t, orgId, 'viewer')
+      const token = client.cookies.get('dashboard_session')!
+      const res = await client.call('POST', '/sign-out')
+      assert.equal(res.statusCode, 200, res.body)
+      assert.ok(setCookies(res).some((c) => /^dashboard_session=;.*Max-Age=0/.test(c)))
+      const replay = await t.app.inject({
+        method: 'GET',
+        url: '/dashboard/api/members',
+        headers: { cookie: cookieHeader(new Map([['dashboard_session', token]])) },
+      })
+      assertError(replay, 401, 'session_required', 'after sign-out')
+      assert.equal((await client.session()).json().data.member, null)
+    })
+
+    test('a session ends after the idle limit, and after the absolute limit however active', async () => {
+      const start = clock.now().getTime()
+      const { client: idle } = await memberOf(t, orgId, 'viewer')
+      const { client: busy } = await memberOf(t, orgId, 'viewer')
+      clock.advance(SESSION_IDLE_MS - 60_000)
+      assert.equal((await idle.call('GET', '/members')).statusCode, 200, 'still within the idle limit')
+      clock.advance(SESSION_IDLE_MS - 60_000)
+      assert.equal((await idle.call('GET', '/members')).statusCode, 200, 'the last request restarted it')
+      clock.advance(SESSION_IDLE_MS)
+      assertError(await idle.call('GET', '/members'), 401, 'session_required', 'idle')
+
+      // The busy one, from the same start: a request every half idle limit, up to the absolute limit.
+      for (let at = start; at < start + SESSION_ABSOLUTE_MS; at += SESSION_IDLE_MS / 2) {
+        clock.set(new Date(at))
+        assert.equal((await busy.call('GET', '/members')).statusCode, 200, `at ${new Date(at).toISOString()}`)
+      }
+      clock.set(new Date(start + SESSION_ABSOLUTE_MS))
+      assertError(await busy.call('GET', '/members'), 401, 'session_required', 'absolute')
+      clock.set(new Date(start + SESSION_ABSOLUTE_MS + 60_000))
+    })
+
+    test('"sign out other sessions" ends the others and keeps this one', async () => {
+      const { email, client: first } = await memberOf(t, orgId, 'developer')
+      const second = (await signIn(email)).client
+      const third = (await signIn(email)).client
+      const listed = await first.call('GET', '/account/sessions')
+      assert.equal(listed.statusCode, 200)
+      assert.equal(listed.json().data.length, 3)
+      assert.equal(listed.json().data.filter((s: { current: boolean }) => s.current).length, 1)
+
+      const res = await first.call('POST', '/account/sessions/sign-out-others')
+      assert.equal(res.statusCode, 200, res.body)
+      assert.deepEqual(res.json(), { data: { sessions_ended: 2 } })
+      assertError(await second.call('GET', '/members'), 401, 'session_required', 'second')
+      assertError(await third.call('GET', '/members'), 401, 'session_required', 'third')
+      assert.equal((await first.call('GET', '/members')).statusCode, 200)
+      assert.equal((await first.call('GET', '/account/sessions')).json().data.length, 1)
+    })
+
+    test('a password change ends the other sessions; the old password stops working', async () => {
+      const { email, client } = await memberOf(t, orgId, 'viewer')
+      const other = (await signIn(email)).client
+      const newPassword = 'a different passphrase entirely'
+
+      const wrong = await client.call('POST', '/account/password', {
+        current_password: 'not the password',
+        new_password: newPassword,
+      })
+      assertError(wrong, 403, 'password_incorrect', 'wrong current password')
+      const short = await client.call('POST', '/account/password', {
+        current_password: PASSWORD,
+        new_password: 'short',
+      })
+      assertError(short, 422, 'validation_failed', 'too short')
+      assert.equal((await other.call('GET', '/members')).statusCode, 200, 'refused changes end nothing')
+
+      const res = await client.call('POST', '/account/password', {
+        current_password: PASSWORD,
+        new_password: newPassword,
+      })
+      assert.equal(res.statusCode, 200, res.body)
+      assert.deepEqual(res.json(), { data: { sessions_ended: 1 } })
+      assertError(await other.call('GET', '/members'), 401, 'session_required', 'other session')
+      assert.equal((await client.call('GET', '/members')).statusCode, 200, 'this session stays')
+      assertError((await signIn(email)).res, 401, 'sign_in_failed', 'old password')
+      assert.equal((await signIn(email, newPassword)).res.statusCode, 200)
+
+      const audit = await client.call('GET', '/audit-log')
+      const entry = audit.json().data.find((e: { action: string }) => e.action === 'member.password_changed')
+      assert.equal(entry.subject, email)
+      assert.deepEqual(entry.details, { sessions_ended: 1 })
     })
   })
-}
+
+  /** Throttling on the in-process limiter, and on Redis when the suite has it. */
+  for (const backend of TEST_REDIS_URL ? (['memory', 'redis'] as const) : (['memory'] as const)) {
+    describe(`sign-in throttling (${backend})`, () => {
+      let app: TestApp
+      let orgId: string
+      before(async () => {
+        app = await createTestApp({ redis: backend === 'redis' })
+        orgId = (await app.createOrganization('Throttle Org')).id
+      })
+      after(() => app.close())
+
+      test(`per account and address: attempt ${SIGN_IN_LIMITS.perAccountAndAddress + 1} from one address is refused, right password or not`, async () => {
+        const { email } = await memberOf(app, orgId, 'viewer')
+        const attacker = await dashboardClient(app, { address: randomAddress() })
+        for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
+          const res = await attacker.call('POST', '/sign-in', { email, password: 'wrong password here' })
+          assertError(res, 401, 'sign_in_failed', `attempt ${i + 1}`)
+        }
+        const res = await attacker.call('POST', '/sign-in', { email, password: PASSWORD })
+        const error = assertError(res, 429, 'sign_in_throttled', 'over the limit')
+        const retry = Number(res.headers['retry-after'])
+        assert.ok(retry >= 1 && retry <= 60, `Retry-After ${res.headers['retry-after']}`)
+        assert.equal(error.message, `Too many sign-in attempts; try again in ${retry} seconds.`)
+        assert.deepEqual(setCookies(res), [])
+        // Another account from the same address is not affected.
+        const { email: other } = await memberOf(app, orgId, 'viewer')
+        const ok = await attacker.call('POST', '/sign-in', { email: other, password: PASSWORD })
+        assert.equal(ok.statusCode, 200, ok.body)
+      })
+
+      test("an attacker's failed attempts on an account do not lock out its owner at another address", async () => {
+        const { email } = await memberOf(app, orgId, 'owner')
+        const attacker = await dashboardClient(app, { address: randomAddress() })
+        for (let i = 0; i <= SIGN_IN_LIMITS.perAccountAndAddress; i++) {
+          await attacker.call('POST', '/sign-in', { email, password: 'wrong password here' })
+        }
+        assertError(
+          await attacker.call('POST', '/sign-in', { email, password: PASSWORD }),
+          429,
+          'sign_in_throttled',
+          'the attacker',
+        )
+        const owner = await dashboardClient(app, { address: randomAddress() })
+        const res = await owner.call('POST', '/sign-in', { email, password: PASSWORD })
+        assert.equal(res.statusCode, 200, res.body)
+        assert.equal(res.json().data.member.email, email)
+        // Each address has its own count: a second attacker address starts from zero, and is refused in turn.
+        const second = await dashboardClient(app, { address: randomAddress() })
+        for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
+          const wrong = await second.call('POST', '/sign-in', { email, password: 'wrong password here' })
+          assertError(wrong, 401, 'sign_in_failed', `second address, attempt ${i + 1}`)
+        }
+        assertError(
+          await second.call('POST', '/sign-in', { email, password: PASSWORD }),
+          429,
+          'sign_in_throttled',
+          'second attacker',
+        )
+      })
+
+      test('the addresses of one IPv6 /64 are counted as one', async () => {
+        const { email } = await memberOf(app, orgId, 'viewer')
+        const { email: other } = await memberOf(app, orgId, 'viewer')
+        // A /64 of the documentation range of this run's own (the Redis counters outlive the run).
+        const [a, b] = [randomBytes(2).readUInt16BE(), randomBytes(2).readUInt16BE()]
+        const net = `2001:db8:${a.toString(16)}:${b.toString(16)}`
+        for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
+          const client = await dashboardClient(app, { address: `${net}::${(i + 1).toString(16)}` })
+          const res = await client.call('POST', '/sign-in', { email, password: 'wrong password here' })
+          assertError(res, 401, 'sign_in_failed', `attempt ${i + 1}`)
+        }
+        const same = await dashboardClient(app, { address: `${net}:ffff::1` })
+        assertError(
+          await same.call('POST', '/sign-in', { email, password: PASSWORD }),
+          429,
+          'sign_in_throttled',
+          'same /64',
+        )
+        const v4 = randomAddress()
+        const mapped = await dashboardClient(app, { address: `::ffff:${v4}` })
+        const ipv4 = await dashboardClient(app, { address: v4 })
+        for (let i = 0; i < SIGN_IN_LIMITS.perAccountAndAddress; i++) {
+          const client = i % 2 ? mapped : ipv4
+          await client.call('POST', '/sign-in', { email: other, password: 'wrong password here' })
+        }
+        assertError(
+          await mapped.call('POST', '/sign-in', { email: other, password: PASSWORD }),
+          429,
+          'sign_in_throttled',
+          'IPv4 and IPv4-mapped IPv6 are one address',
+        )
+        const next = await dashboardClient(app, {
+          address: `2001:db8:${a.toString(16)}:${((b + 1) % 65536).toString(16)}::1`,
+        })
+        assert.equal((await next.call('POST', '/sign-in', { email, password: PASSWORD })).statusCode, 200)
+      })
+
+      test(`per address: attempt ${SIGN_IN_LIMITS.perAddress + 1} from one address is refused`, async () => {
+        const address = randomAddress()
+        const client = await dashboardClient(app, { address })
+        for (let i = 0; i < SIGN_IN_LIMITS.perAddress; i++) {
+          const res = await client.call('POST', '/sign-in', {
+            email: uniqueEmail('guess'),
+            password: 'password guess',
+          })
+          assertError(res, 401, 'sign_in_failed', `attempt ${i + 1}`)
+        }
+        const { email } = await memberOf(app, orgId, 'viewer')
+        assertError(
+          await client.call('POST', '/sign-in', { email, password: PASSWORD }),
+          429,
+          'sign_in_throttled',
+          'same address',
+        )
+        const elsewhere = await dashboardClient(app)
+        assert.equal(
+          (await elsewhere.call('POST', '/sign-in', { email, password: PASSWORD })).statusCode,
+          200,
+        )
+      })
+    })
+  }
+})
+
+describe('the CSRF token and the Origin check', () => {
+  /**
+   * Every state-changing dashboard call checks Origin and the CSRF token; a
+   * refused one changes nothing. (Every route gets these cases in
+   * dashboard.auth.routes.test.ts; here they are told as attacks.)
+   */
+  const t = useTestApp()
+
+  describe('CSRF', () => {
+    let orgId: string
+    let owner: Awaited<ReturnType<typeof memberOf>>
+    before(async () => {
+      orgId = (await t.createOrganization('CSRF Org')).id
+      owner = await memberOf(t, orgId, 'owner')
+    })
+
+    const invitationCount = async () =>
+      Number(
+        (
+          await t.db
+            .selectFrom('invitations')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('organization_id', '=', orgId)
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+
+    test("a cross-origin form post with the victim's cookies is refused and invites no one", async () => {
+      const before = await invitationCount()
+      // What a page elsewhere can make a browser send: a form post, the cookies
+      // of a Lax top-level navigation, its own Origin, no custom header.
+      const res = await t.app.inject({
+        method: 'POST',
+        url: '/dashboard/api/invitations',
+        headers: {
+          origin: 'https://attacker.example',
+          cookie: cookieHeader(owner.client.cookies),
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        payload: `email=${encodeURIComponent(uniqueEmail('attacker'))}&role=owner`,
+      })
+      const error = assertError(res, 403, 'csrf_failed', 'cross-origin form post')
+      assert.match(error.message, /Origin/)
+      assert.equal(await invitationCount(), before)
+    })
+
+    test('the right Origin without the token, or with a wrong one, is refused', async () => {
+      const before = await invitationCount()
+      const body = { email: uniqueEmail(), role: 'viewer' }
+      const missing = await owner.client.call('POST', '/invitations', body, { csrf: null })
+      assert.match(assertError(missing, 403, 'csrf_failed', 'no token').message, /X-CSRF-Token/)
+      const wrong = await owner.client.call('POST', '/invitations', body, { csrf: `${owner.client.csrf}x` })
+      assertError(wrong, 403, 'csrf_failed', 'wrong token')
+      // The token of another browser does not fit this one's cookie.
+      const other = await dashboardClient(t)
+      const foreign = await owner.client.call('POST', '/invitations', body, { csrf: other.csrf })
+      assertError(foreign, 403, 'csrf_failed', "another browser's token")
+      assert.equal(await invitationCount(), before)
+      const ok = await owner.client.call('POST', '/invitations', body)
+      assert.equal(ok.statusCode, 201, ok.body)
+      assert.equal(await invitationCount(), before + 1)
+    })
+
+    test('a missing Origin, or another origin with the right token, is refused', async () => {
+      const body = { email: uniqueEmail(), role: 'viewer' }
+      assertError(
+        await owner.client.call('POST', '/invitations', body, { origin: null }),
+        403,
+        'csrf_failed',
+        'none',
+      )
+      for (const origin of ['http://api.test.attacker.example', 'https://api.test', 'null']) {
+        const res = await owner.client.call('POST', '/invitations', body, { origin })
+        assertError(res, 403, 'csrf_failed', origin)
+      }
+    })
+
+    test('the service reached under another host name accepts that origin (same scheme)', async () => {
+      const res = await owner.client.call(
+        'POST',
+        '/invitations',
+        { email: uniqueEmail(), role: 'viewer' },
+        { origin: 'http://dashboard.internal:8080', headers: { host: 'dashboard.internal:8080' } },
+      )
+      assert.equal(res.statusCode, 201, res.body)
+      assert.ok(PUBLIC_BASE_URL.startsWith('http:'))
+    })
+
+    test('sign-in needs the token too (no login CSRF), and sign-out', async () => {
+      const client = await dashboardClient(t)
+      const res = await client.call(
+        'POST',
+        '/sign-in',
+        { email: owner.email, password: PASSWORD },
+        { csrf: null },
+      )
+      assertError(res, 403, 'csrf_failed', 'sign-in without token')
+      assert.deepEqual(res.headers['set-cookie'], undefined)
+      assertError(
+        await owner.client.call('POST', '/sign-out', undefined, { csrf: null }),
+        403,
+        'csrf_failed',
+        'out',
+      )
+      assert.equal((await owner.client.call('GET', '/members')).statusCode, 200, 'still signed in')
+    })
+
+    test('GET /session hands out one token per browser and keeps it', async () => {
+      const client = await dashboardClient(t)
+      const first = client.csrf
+      assert.match(first, /^\w{43}$/)
+      await client.session()
+      assert.equal(client.csrf, first)
+      assert.equal(client.cookies.get('dashboard_csrf'), first)
+    })
+  })
+})
+
+describe('TRUST_PROXY and the client address', () => {
+  /** The address the audit log and the session list show for a sign-in made by `client`. */
+  async function recordedAddresses(client: DashboardClient, email: string) {
+    const res = await client.call('POST', '/sign-in', { email, password: PASSWORD })
+    assert.equal(res.statusCode, 200, res.body)
+    const audit = (await client.call('GET', '/audit-log?limit=100')).json().data
+    const entry = audit.find(
+      (e: { action: string; subject: string }) => e.action === 'member.signed_in' && e.subject === email,
+    )
+    assert.ok(entry, JSON.stringify(audit))
+    const sessions = (await client.call('GET', '/account/sessions')).json().data
+    const current = sessions.find((s: { current: boolean }) => s.current)
+    return { audit: entry.address as string, session: current.address as string }
+  }
+
+  /** Spends an address's sign-in attempts on unknown accounts (spraying). */
+  async function spray(client: DashboardClient) {
+    for (let i = 0; i < SIGN_IN_LIMITS.perAddress; i++) {
+      const res = await client.call('POST', '/sign-in', { email: uniqueEmail('guess'), password: 'a guess' })
+      assertError(res, 401, 'sign_in_failed', `attempt ${i + 1}`)
+    }
+  }
+
+  function proxyApp(trustProxy?: TrustProxy) {
+    const ctx = {} as { app: TestApp; orgId: string }
+    before(async () => {
+      ctx.app = await createTestApp(trustProxy === undefined ? {} : { trustProxy })
+      ctx.orgId = (await ctx.app.createOrganization('Proxy Org')).id
+    })
+    after(() => ctx.app.close())
+    return ctx
+  }
+
+  describe('TRUST_PROXY unset: X-Forwarded-For is ignored', () => {
+    const t = proxyApp()
+
+    test('a forged X-Forwarded-For changes neither the recorded address nor the throttle', async () => {
+      const { email } = await memberOf(t.app, t.orgId, 'viewer')
+      const direct = await dashboardClient(t.app, {
+        address: '10.20.0.1',
+        headers: { 'x-forwarded-for': '203.0.113.7' },
+      })
+      assert.deepEqual(await recordedAddresses(direct, email), { audit: '10.20.0.1', session: '10.20.0.1' })
+
+      const attacker = await dashboardClient(t.app, { address: '10.20.0.2' })
+      for (let i = 0; i < SIGN_IN_LIMITS.perAddress; i++) {
+        const res = await attacker.call(
+          'POST',
+          '/sign-in',
+          { email: uniqueEmail('guess'), password: 'a guess' },
+          { headers: { 'x-forwarded-for': `198.51.100.${i + 1}` } },
+        )
+        assertError(res, 401, 'sign_in_failed', `attempt ${i + 1}`)
+      }
+      const res = await attacker.call(
+        'POST',
+        '/sign-in',
+        { email, password: PASSWORD },
+        { headers: { 'x-forwarded-for': '198.51.100.200' } },
+      )
+      assertError(res, 429, 'sign_in_throttled', 'a new forged address each time')
+      assert.ok(Number(res.headers['retry-after']) >= 1)
+    })
+  })
+
+  for (const [label, trustProxy] of [
+    ['one hop', 1],
+    ['the proxy by CIDR', ['10.99.0.0/16']],
+  ] as const) {
+    describe(`TRUST_PROXY trusts ${label}: addresses are the clients'`, () => {
+      const t = proxyApp(trustProxy)
+      const viaProxy = (client: string) =>
+        dashboardClient(t.app, { address: '10.99.0.1', headers: { 'x-forwarded-for': client } })
+
+      test('the audit log and the session list record the client, not the proxy', async () => {
+        const { email } = await memberOf(t.app, t.orgId, 'viewer')
+        const client = await viaProxy('198.51.100.10')
+        assert.deepEqual(await recordedAddresses(client, email), {
+          audit: '198.51.100.10',
+          session: '198.51.100.10',
+        })
+      })
+
+      test("one client's failed attempts through the proxy do not lock out another", async () => {
+        const attacker = await viaProxy('198.51.100.20')
+        await spray(attacker)
+        const { email } = await memberOf(t.app, t.orgId, 'viewer')
+        const refused = await attacker.call('POST', '/sign-in', { email, password: PASSWORD })
+        assertError(refused, 429, 'sign_in_throttled', 'the attacker is throttled')
+        assert.ok(Number(refused.headers['retry-after']) >= 1)
+        const other = await viaProxy('198.51.100.21')
+        const ok = await other.call('POST', '/sign-in', { email, password: PASSWORD })
+        assert.equal(ok.statusCode, 200, ok.body)
+      })
+
+      test("an address the client wrote before the proxy's is not believed", async () => {
+        const { email } = await memberOf(t.app, t.orgId, 'viewer')
+        const client = await viaProxy('203.0.113.66, 198.51.100.30')
+        assert.deepEqual(await recordedAddresses(client, email), {
+          audit: '198.51.100.30',
+          session: '198.51.100.30',
+        })
+      })
+    })
+  }
+
+  describe('TRUST_PROXY by CIDR: a peer outside the list is not a proxy', () => {
+    const t = proxyApp(['10.99.0.0/16'])
+
+    test('its X-Forwarded-For is ignored', async () => {
+      const { email } = await memberOf(t.app, t.orgId, 'viewer')
+      const direct = await dashboardClient(t.app, {
+        address: '192.0.2.50',
+        headers: { 'x-forwarded-for': '198.51.100.40' },
+      })
+      assert.deepEqual(await recordedAddresses(direct, email), { audit: '192.0.2.50', session: '192.0.2.50' })
+    })
+  })
+})
