@@ -531,7 +531,7 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
         document.querySelector('a[download^="orders-"]')?.getAttribute('href')?.includes('q=shop-1'),
       )
       const href = (await link.getAttribute('href'))!
-      // The link carries the filters (orders-csv.test.ts proves what the CSV holds for them).
+      // The link carries the filters (dashboard.orders.test.ts proves what the CSV holds for them).
       assert.equal(href, '/dashboard/api/orders.csv?environment=live&q=shop-1')
       await assertAccessible(page, 'Orders')
     })

@@ -52,8 +52,7 @@ const CONSOLE_NAV = [
  * first; a production order shows what to make and its job sheet prints on
  * one A4 page whose QR code scans back to it; a member can open none of it.
  * What the console API answers and stores is asserted in
- * test/modules/dashboard/operator-console.test.ts, operators.test.ts and
- * production-order.test.ts.
+ * test/modules/dashboard/dashboard.console.test.ts.
  */
 describe('the operator console in a browser', { skip: browserSkip, timeout: 600_000 }, () => {
   let t: TestApp
@@ -413,7 +412,7 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await page.getByRole('img', { name: 'Thumbnail of photo.png' }).waitFor()
     await page.getByRole('img', { name: 'Thumbnail of logo.svg' }).waitFor()
     await imagesLoaded(page)
-    // The downloads go through the production order (their bytes: production-order.test.ts).
+    // The downloads go through the production order (their bytes: dashboard.console.test.ts).
     const files = `/dashboard/api/operator/production-orders/${productionOrderId}/files`
     assert.equal(
       await page.getByRole('link', { name: 'Download sanitized SVG: logo.svg' }).getAttribute('href'),

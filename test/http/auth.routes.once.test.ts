@@ -164,7 +164,7 @@ describe('route table', () => {
       ['GET /healthz', 'GET /readyz'].includes(label(r)) ||
       (r.method === 'PUT' && /upload/i.test(r.url)) ||
       // The dashboard's files, and its session, sign-in and invitation calls
-      // (the rest of /dashboard/api needs a session: dashboard.auth.routes.test.ts).
+      // (the rest of /dashboard/api needs a session: dashboard.auth.test.ts).
       (r.method === 'GET' &&
         (r.url === '/dashboard' ||
           (r.url.startsWith('/dashboard/') && !r.url.startsWith('/dashboard/api/')))) ||

@@ -825,8 +825,8 @@ describe('sign-in, sessions and sign-in throttling', () => {
 describe('the CSRF token and the Origin check', () => {
   /**
    * Every state-changing dashboard call checks Origin and the CSRF token; a
-   * refused one changes nothing. (Every route gets these cases in
-   * dashboard.auth.routes.test.ts; here they are told as attacks.)
+   * refused one changes nothing. (Every route gets these cases from the route
+   * table, in this file's first describe; here they are told as attacks.)
    */
   const t = useTestApp()
 
