@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { launchChromium } from '../test/helpers/browser.ts'
+import { chromium } from 'playwright-core'
+import { CHROMIUM_OPTIONS } from '../test/helpers/browser.ts'
 import { startServiceProcess } from '../test/helpers/service-process.ts'
 import { closedPort } from '../test/helpers/webhook-targets.ts'
 import { automationPage } from './screenshots/automation.ts'
@@ -36,7 +37,7 @@ const service = await startServiceProcess({
   // The webhook pages' endpoints are on this machine (there is no network).
   WEBHOOK_ALLOW_PRIVATE_CIDRS: '127.0.0.0/8,::1/128',
 })
-const browser = await launchChromium()
+const browser = await chromium.launch(CHROMIUM_OPTIONS)
 const shots = { port, dataDir, browser, orderEndpointPort }
 
 try {

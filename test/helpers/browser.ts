@@ -36,14 +36,20 @@ export const CHROMIUM_OPTIONS = {
 export const BROWSER_ENDPOINT_ENV = 'TEST_BROWSER_WS_ENDPOINT'
 
 /**
- * The run's Chromium, when scripts/test.ts started one (closing it only
- * disconnects); otherwise one of this process's own.
+ * The run's one Chromium, which scripts/test.ts serves to every browser file
+ * (closing it only disconnects this file); a browser file never launches one
+ * of its own.
  */
-export async function launchChromium(): Promise<Browser> {
+export async function runBrowser(): Promise<Browser> {
   const endpoint = process.env[BROWSER_ENDPOINT_ENV]
-  if (endpoint) return chromium.connect(endpoint)
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is required under CI but missing at ${CHROMIUM}`)
-  return chromium.launch(CHROMIUM_OPTIONS)
+  if (!endpoint) {
+    throw new Error(
+      existsSync(CHROMIUM)
+        ? `no browser for the run (${BROWSER_ENDPOINT_ENV}): run browser tests through npm test`
+        : `Chromium is required under CI but missing at ${CHROMIUM}`,
+    )
+  }
+  return chromium.connect(endpoint)
 }
 
 /**
@@ -57,7 +63,7 @@ export async function startBrowserApp(
   try {
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
-    return { t, origin, browser: await launchChromium() }
+    return { t, origin, browser: await runBrowser() }
   } catch (error) {
     await t.close()
     throw error
