@@ -8,7 +8,7 @@ import type { Clock } from './lib/clock.ts'
 import type { Metrics } from './metrics.ts'
 import type { PasswordCost } from './modules/accounts/passwords.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
-import type { Resolver } from './modules/webhooks/ssrf.ts'
+import type { Resolver } from './modules/webhooks/worker/ssrf.ts'
 
 /** What the app is built from: configuration, the database, storage, the clock, and what tests substitute. */
 export interface AppDeps {

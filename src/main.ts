@@ -10,7 +10,7 @@ import { serveMetrics } from './http/metrics.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts'
 import { systemClock } from './lib/clock.ts'
 import { createMetrics, observePools } from './metrics.ts'
-import { startOrderChangeFolding } from './modules/orders/order-changes.folding.ts'
+import { startOrderChangeFolding } from './modules/orders/changes/changes.folding.ts'
 import {
   FileStoreConflictError,
   localFileStore,
@@ -19,8 +19,8 @@ import {
 } from './modules/system/instances.ts'
 import { createLocalStorage } from './modules/uploads/storage/local.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
-import { foldWebhookOutcomes } from './modules/webhooks/daily-outcomes.repo.ts'
-import { createDispatcher } from './modules/webhooks/dispatcher.ts'
+import { foldWebhookOutcomes } from './modules/webhooks/deliveries/daily-outcomes.repo.ts'
+import { createDispatcher } from './modules/webhooks/worker/dispatcher.ts'
 import { resolveOperatorToken } from './operator-token.ts'
 import { createServices } from './services.ts'
 import { handleStopRequests, STOP_SIGNALS } from './stop-requests.ts'

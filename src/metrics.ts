@@ -1,6 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import type { PoolStats } from './db/database.ts'
-import type { WebhookQueueStats } from './modules/webhooks/queue-stats.repo.ts'
+import type { WebhookQueueStats } from './modules/webhooks/deliveries/queue-stats.repo.ts'
 
 /** How a webhook attempt ended (the dispatcher's classification). */
 export type AttemptOutcome = 'succeeded' | 'http_error' | 'timeout' | 'connection_error' | 'tls_error'

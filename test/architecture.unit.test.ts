@@ -32,7 +32,7 @@ const moduleOf = (path: string) => (path.startsWith('modules/') ? path.split('/'
 /** Every table and the one module (or file) that writes it. */
 const OWNERS: Record<string, string[]> = {
   organizations: ['organizations'],
-  api_keys: ['auth'],
+  api_keys: ['api-keys'],
   products: ['products'],
   automation_rules: ['automation'],
   automation_versions: ['automation'],
@@ -89,7 +89,7 @@ const CROSS_MODULE_SQL: Record<string, string[]> = {
     'modules/webhooks/outbox/outbox.repo.ts',
   ],
   // The usage adds the changes not folded yet: which rows count is the orders module's.
-  'modules/usage/usage.repo.ts': ['modules/orders/order-changes.repo.ts'],
+  'modules/usage/usage.repo.ts': ['modules/orders/changes/changes.repo.ts'],
 }
 
 /** The files of src/ a file imports (relative imports, type imports included). */

@@ -8,7 +8,7 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { Agent } from 'undici'
-import { signatureHeader, signingKey } from '../../src/modules/webhooks/signing.ts'
+import { signatureHeader, signingKey } from '../../src/modules/webhooks/worker/signing.ts'
 
 const [port, caFile, warmup, requests, concurrency] = process.argv.slice(2)
 const agent = new Agent({

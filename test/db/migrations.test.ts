@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { foldOrderChanges } from '../../src/modules/orders/order-changes.repo.ts'
-import { foldWebhookOutcomes, webhookDailyOutcomes } from '../../src/modules/webhooks/daily-outcomes.repo.ts'
+import { foldOrderChanges } from '../../src/modules/orders/changes/changes.repo.ts'
+import {
+  foldWebhookOutcomes,
+  webhookDailyOutcomes,
+} from '../../src/modules/webhooks/deliveries/daily-outcomes.repo.ts'
 import { eventData, recordEvent } from '../../src/modules/webhooks/outbox/outbox.service.ts'
 import { createTestDatabase, type TestDatabase } from '../helpers/app.ts'
 import { migrate, seedOrgWithEndpoint } from '../helpers/migrate.ts'

@@ -23,8 +23,8 @@ import {
   createDispatcher,
   type Dispatcher,
   type DispatcherOptions,
-} from '../../src/modules/webhooks/dispatcher.ts'
-import type { Resolver } from '../../src/modules/webhooks/ssrf.ts'
+} from '../../src/modules/webhooks/worker/dispatcher.ts'
+import type { Resolver } from '../../src/modules/webhooks/worker/ssrf.ts'
 import { createServices, type Services } from '../../src/services.ts'
 import { createPgDatabase, pgliteTemplate } from './databases.ts'
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, type TestContext } from 'node:test'
-import type { Dispatcher, DispatcherOptions } from '../../src/modules/webhooks/dispatcher.ts'
+import type { Dispatcher, DispatcherOptions } from '../../src/modules/webhooks/worker/dispatcher.ts'
 import { createTestApp, DIALECT, orderBody, type TestApp } from './app.ts'
 import { loopbackResolver, type ReceivedRequest, type Reply, startReceiver } from './https-receiver.ts'
 import { waitUntil } from './wait.ts'

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net'
-import type { Resolver } from '../../src/modules/webhooks/ssrf.ts'
+import type { Resolver } from '../../src/modules/webhooks/worker/ssrf.ts'
 import { loopbackResolver } from './https-receiver.ts'
 
 /** The receiver's host names on loopback, plus `wrong-name.test`, which its certificate does not cover. */

@@ -5,7 +5,7 @@ import type { ServerResponse } from 'node:http'
 import { type AddressInfo, createServer } from 'node:net'
 import { after, before, describe, test } from 'node:test'
 import { Webhook } from 'standardwebhooks'
-import { USER_AGENT } from '../../../src/modules/webhooks/http-attempt.ts'
+import { USER_AGENT } from '../../../src/modules/webhooks/worker/http-attempt.ts'
 import { verifyWebhook } from '../src/index.ts'
 import { json, type Seen, startFakeServer } from './fake-server.ts'
 

@@ -4,7 +4,7 @@ import { type Kysely, sql } from 'kysely'
  * Usage counted for billing (docs/decisions/2026-11-29-usage-for-billing.md):
  * live orders per organization and calendar month (UTC) of creation, with
  * their item lines and quantity, and the same per linked product. Folded in
- * from order_changes off the order path (order-changes.repo.ts): only an
+ * from order_changes off the order path (orders/changes/changes.repo.ts): only an
  * order's creation counts, so a cancelled order stays counted in its month;
  * test orders never count. The orders stored before this migration are
  * counted here, except those whose creation is still waiting in

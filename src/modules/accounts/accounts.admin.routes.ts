@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { closed, OrgParams, op, opCreate } from '../../http/admin-route-config.ts'
-import { Email, InvitationParams, OperatorInviteBody } from '../accounts/accounts.dashboard.schemas.ts'
+import { Email, InvitationParams, OperatorInviteBody } from './accounts.dashboard.schemas.ts'
 import type { AccountService } from './accounts.service.ts'
 
 /** /admin/v1 accounts: an organization's invitations, and the operators with theirs. */

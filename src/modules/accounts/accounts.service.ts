@@ -1,6 +1,6 @@
 import type { AccountDeps } from './accounts.deps.ts'
 import { createInvitationService } from './invitations.service.ts'
-import { createMemberService } from './members.service.ts'
+import { createMemberService } from './members/members.service.ts'
 import { createSessionService } from './sessions.service.ts'
 
 export type { AccountDeps } from './accounts.deps.ts'

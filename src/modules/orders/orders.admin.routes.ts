@@ -7,7 +7,7 @@ import { sendFileDownload } from '../../http/file-download.ts'
 import { ORDER_BODY_LIMIT } from '../../http/json-body.ts'
 import { StringEnum } from '../../http/schemas.ts'
 import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
-import { OrderRequest } from '../orders/orders.schemas.ts'
+import { OrderRequest } from './orders.schemas.ts'
 import type { OrderService } from './orders.service.ts'
 
 /** /admin/v1 orders: an organization's orders, one order and its files, shop orders, statistics. */

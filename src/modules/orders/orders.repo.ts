@@ -9,7 +9,7 @@ import {
   lockOrderChanges,
   newOrderChangeCte,
   setOrderStatusRecorded,
-} from './order-changes.repo.ts'
+} from './changes/changes.repo.ts'
 import type { OrderStatus } from './orders.schemas.ts'
 
 export interface OrderScope {

@@ -4,14 +4,14 @@ import { type LookupScope, notFoundHere } from '../../http/not-found.ts'
 import { cursorCodec, keysetPage, type Page, type Position } from '../../http/pagination.ts'
 import { csvLine } from '../../lib/csv.ts'
 import { isUuid } from '../../lib/ids.ts'
+import { createOrderIntakeService } from './intake/intake.service.ts'
 import { type OrderDeps, orderAggregates } from './order-aggregates.ts'
-import { createOrderIntakeService } from './order-intake.service.ts'
-import { createOrderStatsService } from './order-stats.service.ts'
 import { type OrderAggregate, toOperatorOrder, toPublicOrder } from './orders.mappers.ts'
 import { findItemsWithJobs, findOrderById, type OrderScope } from './orders.repo.ts'
 import type { ListOrdersQuery, OperatorOrder, Order } from './orders.schemas.ts'
 import { findNewestOrdersPage, findOrdersPage, findOrganizationOrdersPage } from './orders-pages.repo.ts'
 import { PAGE_BUDGET_BYTES, withinBudget } from './page-budget.ts'
+import { createOrderStatsService } from './statistics/statistics.service.ts'
 
 /** Order lists' cursors: the last row's position in the list's order (updated_at or created_at, then id). */
 export const ORDER_CURSOR = cursorCodec()

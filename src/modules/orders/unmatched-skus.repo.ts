@@ -5,7 +5,7 @@ import type { Database } from '../../db/database.ts'
  * unmatched_skus (migration 0022): per organization and sku, the item lines no
  * product matches, the orders they are in and the latest of those orders'
  * creation, folded in from order_changes in the background
- * (order-changes.repo.ts); linking a new product's items removes its sku. The
+ * (orders/changes/changes.repo.ts); linking a new product's items removes its sku. The
  * list adds the orders not folded yet, so it is exact.
  */
 export interface UnmatchedSku {

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox'
 import { Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import { DeliveriesPerDay, OrdersPerDay, OrderTotals } from '../orders/home.dashboard.schemas.ts'
+import { DeliveriesPerDay, OrdersPerDay, OrderTotals } from '../orders/statistics/statistics.schemas.ts'
 
 /** The operator console's organization pages and platform statistics (/dashboard/api/operator/...). */
 const closed = { additionalProperties: false } as const

@@ -7,7 +7,7 @@ import {
 } from '../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../http/errors.ts'
 import { sendFileDownload } from '../../http/file-download.ts'
-import { FileDownload } from '../orders/order.dashboard.schemas.ts'
+import { FileDownload } from '../orders/pages/pages.schemas.ts'
 import type { RecordedEvent } from '../webhooks/outbox/outbox.service.ts'
 import type { WebhookService } from '../webhooks/webhooks.service.ts'
 import {

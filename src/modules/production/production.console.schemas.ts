@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import { TimelineEvent } from '../orders/order.dashboard.schemas.ts'
 import { OperatorOrder } from '../orders/orders.schemas.ts'
+import { TimelineEvent } from '../orders/pages/pages.schemas.ts'
 import { PRODUCTION_STATUSES } from './production.service.ts'
 
 /** The operator console's production board and the changes operators make on it. */

@@ -3,13 +3,13 @@ import Type from 'typebox'
 import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
 import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
 import { StringEnum, Timestamp, Uuid } from '../../http/schemas.ts'
-import { Environment } from '../auth/api-keys.dashboard.schemas.ts'
+import { Environment } from '../api-keys/api-keys.dashboard.schemas.ts'
 import {
   LOGGED_METHODS,
   type RequestLogService,
   type RequestScope,
   STATUS_CLASSES,
-} from './request-log.service.ts'
+} from './requests.service.ts'
 
 const closed = { additionalProperties: false } as const
 const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(t: T) =>

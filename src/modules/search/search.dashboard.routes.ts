@@ -1,7 +1,7 @@
 import Type from 'typebox'
 import { ctx, DASHBOARD_TAG, type DashboardArea, operatorOnly, viewer } from '../../dashboard/route-config.ts'
 import { StringEnum, Text, Uuid } from '../../http/schemas.ts'
-import type { RequestLogService } from '../requests/request-log.service.ts'
+import type { RequestLogService } from '../requests/requests.service.ts'
 import type { SearchService } from './search.service.ts'
 
 const Environment = StringEnum(['live', 'test'] as const)

@@ -1,11 +1,11 @@
 import { sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import { countsForUsage } from '../orders/order-changes.repo.ts'
+import { countsForUsage } from '../orders/changes/changes.repo.ts'
 
 /**
  * monthly_usage and monthly_product_usage (migration 0028): live orders per
  * organization and UTC month of creation, folded in from order_changes off
- * the order path (orders/order-changes.repo.ts). The readers add the
+ * the order path (orders/changes/changes.repo.ts). The readers add the
  * creations not folded yet, so the figures are exact whenever they are read;
  * a month's figures read one row per organization (and one per product it
  * sold), never the orders.

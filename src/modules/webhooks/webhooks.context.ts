@@ -6,10 +6,10 @@ import { isUuid } from '../../lib/ids.ts'
 import { createSecretBox, type SecretBox } from '../../lib/secret-box.ts'
 import { serviceSecret } from '../../lib/service-secrets.ts'
 import { type AuditAction, type AuditActor, recordAudit } from '../audit/audit.service.ts'
-import { type EndpointScope, findEndpoint } from './endpoints.repo.ts'
-import { NO_WEBHOOKS, webhookHealthByOrganization } from './health.repo.ts'
-import { parseCidrs, type Resolver } from './ssrf.ts'
+import { type EndpointScope, findEndpoint } from './endpoints/endpoints.repo.ts'
+import { NO_WEBHOOKS, webhookHealthByOrganization } from './endpoints/health.repo.ts'
 import { endpointNotFound } from './webhooks.views.ts'
+import { parseCidrs, type Resolver } from './worker/ssrf.ts'
 
 export const MAX_ACTIVE_ENDPOINTS = 5
 export const MAX_LISTED_ENDPOINTS = 50

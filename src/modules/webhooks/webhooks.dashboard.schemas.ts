@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
 import { StringEnum, Text, Timestamp } from '../../http/schemas.ts'
-import { Environment } from '../auth/api-keys.dashboard.schemas.ts'
-import { FILTERABLE_EVENT_TYPES } from './enabled-events.ts'
+import { Environment } from '../api-keys/api-keys.dashboard.schemas.ts'
+import { FILTERABLE_EVENT_TYPES } from './endpoints/enabled-events.ts'
 import {
   DeliveryLogFilters,
   DeliveryLogPage,

@@ -1,9 +1,9 @@
 import type { TSchema } from 'typebox'
 import { EXAMPLE_CREATED_AT, EXAMPLE_IDS, EXAMPLE_SECRET } from '../../http/openapi-examples.ts'
-import { USER_AGENT } from './http-attempt.ts'
 import { EVENT_DATA, EVENT_SCHEMAS, eventSchemaName } from './outbox/events.schemas.ts'
 import { EVENT_TYPES, type EventType } from './outbox/events.ts'
-import { signatureHeader, standardSignatureHeader } from './signing.ts'
+import { USER_AGENT } from './worker/http-attempt.ts'
+import { signatureHeader, standardSignatureHeader } from './worker/signing.ts'
 
 const SIGNING = [
   'Check the signature before anything else. In `X-Service-Signature`, `v1` is the lowercase hex HMAC-SHA256 of `<t>.<raw body>`, keyed with the endpoint secret (the whole `whsec_...` string as UTF-8).',

@@ -3,8 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
 import { Uuid } from '../../http/schemas.ts'
-import { REPLAY_AHEAD } from './replay-feeder.ts'
-import { MAX_REPLAY_EVENTS } from './replays.service.ts'
+import { MAX_REPLAY_EVENTS } from './deliveries/replays.service.ts'
 import {
   DeliveryIdParams,
   DeliveryLogFilters,
@@ -21,6 +20,7 @@ import {
   WebhookReplayRequest,
 } from './webhooks.schemas.ts'
 import { MAX_LISTED_ENDPOINTS, type WebhookService } from './webhooks.service.ts'
+import { REPLAY_AHEAD } from './worker/replay-feeder.ts'
 
 export { WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint, WebhookReplay }
 

@@ -1,6 +1,6 @@
 import Type from 'typebox'
 import { AcceptedString, KnownString, StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import { ALL_EVENTS, FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './enabled-events.ts'
+import { ALL_EVENTS, FILTERABLE_EVENT_TYPES, MAX_ENABLED_EVENTS } from './endpoints/enabled-events.ts'
 import { EVENT_TYPES } from './outbox/events.ts'
 
 /**

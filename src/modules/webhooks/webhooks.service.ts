@@ -1,9 +1,9 @@
 import type { Database } from '../../db/database.ts'
-import { createDeliveryService } from './deliveries.service.ts'
-import { createEndpointService } from './endpoints.service.ts'
+import { createDeliveryService } from './deliveries/deliveries.service.ts'
+import { cancelReplays } from './deliveries/replays.repo.ts'
+import { createEndpointService } from './endpoints/endpoints.service.ts'
+import { createProbeService } from './endpoints/probes.service.ts'
 import { failPendingDeliveries } from './outbox/outbox.service.ts'
-import { createProbeService } from './probes.service.ts'
-import { cancelReplays } from './replays.repo.ts'
 import { type WebhookDeps, webhookContext } from './webhooks.context.ts'
 
 export { MAX_ACTIVE_ENDPOINTS, MAX_LISTED_ENDPOINTS, type WebhookScope } from './webhooks.context.ts'

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto'
 import { before, describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { INVITATION_TTL_MS } from '../../../src/modules/accounts/limits.ts'
-import { createApiKeyService } from '../../../src/modules/auth/api-keys.service.ts'
+import { createApiKeyService } from '../../../src/modules/api-keys/api-keys.service.ts'
 import { createOrganizationService } from '../../../src/modules/organizations/organizations.service.ts'
 import { createTestApp, manualClock, useTestApp } from '../../helpers/app.ts'
 import {

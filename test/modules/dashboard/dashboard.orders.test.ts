@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { newId } from '../../../src/lib/ids.ts'
-import { foldWebhookOutcomes } from '../../../src/modules/webhooks/daily-outcomes.repo.ts'
+import { foldWebhookOutcomes } from '../../../src/modules/webhooks/deliveries/daily-outcomes.repo.ts'
 import { createTestApp, manualClock, orderBody, type TestApp, useTestApp } from '../../helpers/app.ts'
 import { memberOf, operatorOf } from '../../helpers/dashboard.ts'
 import { assertError, assertValidation } from '../../helpers/errors.ts'

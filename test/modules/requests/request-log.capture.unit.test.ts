@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import { redactSecrets } from '../../../src/http/redaction.ts'
-import { KEPT_BODY_BYTES, keptBody, LOOKAHEAD } from '../../../src/modules/requests/request-log.capture.ts'
+import { KEPT_BODY_BYTES, keptBody, LOOKAHEAD } from '../../../src/modules/requests/requests.capture.ts'
 
 const OPERATOR = 'op_Operator_Token_0123456789abcdefghijklmnopq'
 const KEY = 'svc_live_Zq8Rt2Wm5Kx7Pv3Ny6Lb9Hc4Jd1Fg0Sa2Ue5Io7'

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import {
-  createRequestRecorder,
-  type RequestLine,
-} from '../../../src/modules/requests/request-log.recorder.ts'
+import { createRequestRecorder, type RequestLine } from '../../../src/modules/requests/requests.recorder.ts'
 
 /** A writer whose statements are counted (and fail while `failing`). */
 function fakeDb() {

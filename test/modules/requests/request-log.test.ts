@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { randomUUID } from 'node:crypto'
 import { before, describe, test } from 'node:test'
 import pg from 'pg'
-import { KEPT_BODY_BYTES } from '../../../src/modules/requests/request-log.capture.ts'
+import { KEPT_BODY_BYTES } from '../../../src/modules/requests/requests.capture.ts'
 import {
   NEEDS_POSTGRESQL,
   OPERATOR_TOKEN,

@@ -7,8 +7,8 @@ import {
   SECRET_CHANGE_MARGIN_MS,
   SECRET_ROTATED,
   withoutSignatures,
-} from '../../../src/modules/webhooks/delivered-headers.ts'
-import { signedHeaders, signingKeys } from '../../../src/modules/webhooks/signing.ts'
+} from '../../../src/modules/webhooks/deliveries/delivered-headers.ts'
+import { signedHeaders, signingKeys } from '../../../src/modules/webhooks/worker/signing.ts'
 
 /** The headers an attempt sent, rebuilt, against what signedHeaders made when it was sent. */
 const CURRENT = 'whsec_Y3VycmVudC1zZWNyZXQtb2YtdGhlLWVuZHBvaW50MDE='

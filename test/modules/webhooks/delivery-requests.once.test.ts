@@ -9,8 +9,8 @@ import Stripe from 'stripe'
 import { Webhook as SvixWebhook } from 'svix'
 import { verifyWebhook } from '../../../packages/client/src/webhooks.ts'
 import { SIGNATURE_VECTORS } from '../../../packages/client/test/vectors.ts'
-import { signatureHeader, signedHeaders, signingKeys } from '../../../src/modules/webhooks/signing.ts'
-import { isBlockedAddress, parseCidrs, type Resolver } from '../../../src/modules/webhooks/ssrf.ts'
+import { signatureHeader, signedHeaders, signingKeys } from '../../../src/modules/webhooks/worker/signing.ts'
+import { isBlockedAddress, parseCidrs, type Resolver } from '../../../src/modules/webhooks/worker/ssrf.ts'
 import {
   createTestApp,
   createTestDatabase,
@@ -31,7 +31,7 @@ import { createEndpoint } from '../../helpers/webhook-endpoints.ts'
 describe('signing', () => {
   /**
    * A receiver's signature check written from the reference alone (WebCrypto,
-   * no node:crypto, nothing shared with src/modules/webhooks/signing.ts):
+   * no node:crypto, nothing shared with src/modules/webhooks/worker/signing.ts):
    * parse `t=<unix seconds>,v1=<hex>`, HMAC-SHA256 over `<t>.` plus the raw body
    * bytes keyed with the given key bytes, 300 s tolerance, constant-time compare.
    */

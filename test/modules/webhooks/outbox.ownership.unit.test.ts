@@ -50,7 +50,7 @@ describe('one owner per webhook table', () => {
 
   test('endpoints are written by their repository, their failure streaks by the result statement, and their probes by the claim', () => {
     assert.deepEqual(writersOf('webhook_endpoints'), [
-      'src/modules/webhooks/endpoints.repo.ts',
+      'src/modules/webhooks/endpoints/endpoints.repo.ts',
       'src/modules/webhooks/outbox/claim.repo.ts',
       'src/modules/webhooks/outbox/complete.repo.ts',
     ])

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict'
 import { PassThrough, Readable } from 'node:stream'
 import { describe, test } from 'node:test'
-import { firstChars, readSnippet, SNIPPET_CHARS } from '../../../src/modules/webhooks/response-snippet.ts'
+import {
+  firstChars,
+  readSnippet,
+  SNIPPET_CHARS,
+} from '../../../src/modules/webhooks/worker/response-snippet.ts'
 
 const body = (...chunks: (string | Buffer)[]) => Readable.from(chunks.map((c) => Buffer.from(c)))
 

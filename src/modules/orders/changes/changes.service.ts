@@ -1,0 +1,317 @@
+import type { Transaction } from 'kysely'
+import type { Database } from '../../../db/database.ts'
+import type { DB, OrderRow } from '../../../db/schema.ts'
+import { AppError, type ValidationEntry } from '../../../http/errors.ts'
+import { bodyErrors } from '../../../http/validation.ts'
+import type { Clock } from '../../../lib/clock.ts'
+import { isUuid } from '../../../lib/ids.ts'
+import { type AuditActor, recordAudit } from '../../audit/audit.service.ts'
+import type { ProductionPrecondition, ProductionService } from '../../production/production.service.ts'
+import { staleOrder } from '../../production/production.service.ts'
+import type { UploadService, UploadSlot } from '../../uploads/uploads.service.ts'
+import { eventData, type RecordedEvent, recordEvent } from '../../webhooks/outbox/outbox.service.ts'
+import type { OrderAggregates } from '../order-aggregates.ts'
+import { toOperatorOrder } from '../orders.mappers.ts'
+import {
+  findOrderById,
+  type ItemWithJob,
+  lockOrder,
+  updateOrderCustomer,
+  updateOrderItem,
+} from '../orders.repo.ts'
+import { type OperatorOrder, OrderRequest } from '../orders.schemas.ts'
+import { lockOrderChanges, recordResize } from './changes.repo.ts'
+import type { OrderChangeRequest } from './changes.schemas.ts'
+
+/** Who changes an order: a member (only before production starts) or an operator (any time). */
+export interface Changer {
+  actor: AuditActor
+  /** A member's organization: any other order is 404. Operators name none. */
+  organizationId?: string
+}
+
+type Customer = { name: string; email: string | null; phone: string | null }
+type Files = { upload_id: string; role: string | null }[]
+interface ItemState {
+  quantity: number
+  personalization: Record<string, string | number | boolean | null>
+  files: Files
+}
+
+const notFound = () => new AppError('not_found', { message: 'No order with this id.' })
+
+/** The production status that still lets members change an order (test orders have none). */
+const productionStarted = (status: string | undefined) => status !== undefined && status !== 'pending'
+
+const startedMessage = (status: string) =>
+  `Production of this order has started (its production status is ${status}): it can no longer be changed in the dashboard. Ask the operator to change it.`
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+/**
+ * Changes to accepted orders (the dashboard's order page, the console): the
+ * customer, an item's quantity, personalization and files, each checked as
+ * part of the whole order with POST /v1/orders' rules and messages; and the
+ * whole-order cancel, which is production's. One transaction per change, on
+ * the precondition of the order's updated_at, with its audit entry and (live
+ * API orders) its order.updated event. content_hash is never touched: it is
+ * what the client sent, so the client's resend still answers 200.
+ */
+export function createOrderEditService(deps: {
+  db: Database
+  clock: Clock
+  uploads: Pick<UploadService, 'prepare' | 'commit' | 'afterCommit' | 'discard' | 'createSlot'>
+  aggregates: OrderAggregates
+  production: Pick<ProductionService, 'cancel' | 'release' | 'lockForOrderChange'>
+}) {
+  const { db, clock, uploads, aggregates } = deps
+
+  async function orderRow(orderId: string, organizationId: string | undefined): Promise<OrderRow> {
+    const row = isUuid(orderId) ? await findOrderById(db, orderId) : undefined
+    if (!row || (organizationId !== undefined && row.organization_id !== organizationId)) throw notFound()
+    return row
+  }
+
+  async function view(row: OrderRow): Promise<OperatorOrder> {
+    const [aggregate] = await aggregates.aggregatesFor([row], true)
+    return toOperatorOrder(aggregate!)
+  }
+
+  /** The order as it is to be, what changed, and the file references to check. */
+  function apply(row: OrderRow, items: ItemWithJob[], change: OrderChangeRequest) {
+    const changed: string[] = []
+    const customerBefore: Customer = {
+      name: row.customer_name,
+      email: row.customer_email,
+      phone: row.customer_phone,
+    }
+    let customer = customerBefore
+    if (change.customer) {
+      customer = {
+        name: change.customer.name,
+        email: change.customer.email ?? null,
+        phone: change.customer.phone ?? null,
+      }
+      for (const field of ['name', 'email', 'phone'] as const) {
+        if (customer[field] !== customerBefore[field]) changed.push(`customer.${field}`)
+      }
+    }
+    const errors: ValidationEntry[] = []
+    const byId = new Map(items.map((item, n) => [item.id, n]))
+    const states: ItemState[] = items.map((i) => ({
+      quantity: i.quantity,
+      personalization: i.personalization,
+      files: i.files.map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
+    }))
+    const touched = new Set<number>()
+    /** Where each item was first named in the change. */
+    const named = new Map<number, number>()
+    ;(change.items ?? []).forEach((c, k) => {
+      const n = byId.get(c.id)
+      if (n === undefined) {
+        errors.push({
+          code: 'invalid_format',
+          field: `items[${k}].id`,
+          message: `items[${k}].id is not an item of this order`,
+        })
+        return
+      }
+      const first = named.get(n)
+      if (first !== undefined) {
+        errors.push({
+          code: 'invalid_format',
+          field: `items[${k}].id`,
+          message: `items[${k}] names the same item as items[${first}]: list each item once, with all its changes.`,
+        })
+        return
+      }
+      named.set(n, k)
+      const state = states[n]!
+      if (c.quantity !== undefined && c.quantity !== state.quantity) {
+        state.quantity = c.quantity
+        changed.push(`items[${n}].quantity`)
+      }
+      if (c.personalization !== undefined && !same(c.personalization, state.personalization)) {
+        state.personalization = c.personalization
+        changed.push(`items[${n}].personalization`)
+      }
+      const removed = new Set(c.remove_files ?? [])
+      for (const id of removed) {
+        if (!state.files.some((f) => f.upload_id === id)) {
+          errors.push({
+            code: 'file_not_found',
+            field: `items[${k}].remove_files`,
+            message: `The item has no file with upload_id ${id}.`,
+          })
+        }
+      }
+      const files = [
+        ...state.files.filter((f) => !removed.has(f.upload_id)),
+        ...(c.add_files ?? []).map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
+      ]
+      if (!same(files, state.files)) {
+        state.files = files
+        changed.push(`items[${n}].files`)
+      }
+      touched.add(n)
+    })
+    // The whole order as POST /v1/orders would receive it: its rules, its messages.
+    const candidate = {
+      external_order_id: row.external_order_id,
+      customer: {
+        name: customer.name,
+        ...(customer.email === null ? {} : { email: customer.email }),
+        ...(customer.phone === null ? {} : { phone: customer.phone }),
+      },
+      items: items.map((item, n) => ({
+        sku: item.sku,
+        name: item.name,
+        quantity: states[n]!.quantity,
+        personalization: states[n]!.personalization,
+        files: states[n]!.files.map((f) => (f.role === null ? { upload_id: f.upload_id } : f)),
+      })),
+    }
+    errors.push(...bodyErrors(OrderRequest, candidate))
+    return { customer, customerBefore, states, touched, changed, errors, candidate }
+  }
+
+  async function lockAndCheck(
+    trx: Transaction<DB>,
+    orderId: string,
+    expectedUpdatedAt: string,
+    changer: Changer,
+  ): Promise<{ row: OrderRow; production: Awaited<ReturnType<ProductionService['lockForOrderChange']>> }> {
+    // Production first, then the order: the order the production service locks them in.
+    const production = await deps.production.lockForOrderChange(trx, orderId)
+    const row = await lockOrder(trx, orderId)
+    if (!row) throw notFound()
+    if (row.updated_at.getTime() !== new Date(expectedUpdatedAt).getTime()) throw staleOrder(row.updated_at)
+    if (changer.organizationId !== undefined && productionStarted(production?.status)) {
+      throw new AppError('production_conflict', { message: startedMessage(production!.status) })
+    }
+    return { row, production }
+  }
+
+  return {
+    /** A signed upload slot in the order's organization and environment, for a file to add. */
+    async createUploadSlot(orderId: string, filename: string, organizationId?: string): Promise<UploadSlot> {
+      const row = await orderRow(orderId, organizationId)
+      return uploads.createSlot(
+        { organizationId: row.organization_id, environment: row.environment },
+        filename,
+      )
+    },
+
+    async change(
+      orderId: string,
+      change: OrderChangeRequest,
+      changer: Changer,
+    ): Promise<{ order: OperatorOrder; changed: string[]; events: RecordedEvent[] }> {
+      const before = await orderRow(orderId, changer.organizationId)
+      if (before.updated_at.getTime() !== new Date(change.expected_updated_at).getTime()) {
+        throw staleOrder(before.updated_at)
+      }
+      const [aggregate] = await aggregates.aggregatesFor([before], true)
+      const production = aggregate!.productionOrder
+      if (changer.organizationId !== undefined && productionStarted(production?.status)) {
+        throw new AppError('production_conflict', { message: startedMessage(production!.status) })
+      }
+      const items = aggregate!.items
+      const next = apply(before, items, change)
+      if (next.errors.length > 0) throw AppError.validation(next.errors)
+      if (next.changed.length === 0) return { order: toOperatorOrder(aggregate!), changed: [], events: [] }
+
+      // Added files are checked as POST /v1/orders checks them (bracket notation, the order's positions).
+      const scope = { organizationId: before.organization_id, environment: before.environment }
+      const { errors: fileErrors, plan } = await uploads.prepare(scope, next.candidate.items)
+      if (fileErrors.length > 0) throw AppError.validation(fileErrors)
+      // A live order's quantities are counted (statistics, usage): the counts follow the change.
+      const resized = [...next.touched]
+        .map((n) => ({
+          productId: items[n]!.product_id,
+          difference: next.states[n]!.quantity - items[n]!.quantity,
+        }))
+        .filter((r) => r.difference !== 0)
+      const counted = before.environment === 'live' && resized.length > 0
+      let events: RecordedEvent[]
+      try {
+        events = await db.transaction().execute(async (trx) => {
+          // The fold's lock before the order's (linking a product takes them in that order).
+          if (counted) await lockOrderChanges(trx)
+          const { row } = await lockAndCheck(trx, orderId, change.expected_updated_at, changer)
+          const at = clock.now()
+          await uploads.commit(trx, plan, at)
+          const itemsBefore = [...next.touched].map((n) => ({
+            id: items[n]!.id,
+            quantity: items[n]!.quantity,
+            personalization: items[n]!.personalization,
+            files: items[n]!.files,
+          }))
+          const itemsAfter = [...next.touched].map((n) => ({ id: items[n]!.id, ...next.states[n]! }))
+          const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
+          await updateOrderCustomer(trx, row.id, next.customer, at, bytes(itemsAfter) - bytes(itemsBefore))
+          for (const n of next.touched) await updateOrderItem(trx, items[n]!.id, next.states[n]!)
+          if (counted) {
+            const order = {
+              id: row.id,
+              organizationId: row.organization_id,
+              createdAt: row.created_at,
+              status: row.status,
+            }
+            await recordResize(trx, order, resized, at)
+          }
+          await recordAudit(trx, clock, {
+            organizationId: row.organization_id,
+            actor: changer.actor,
+            action: 'order.changed',
+            subject: row.id,
+            details: {
+              order_id: row.id,
+              external_order_id: row.external_order_id,
+              changed: next.changed,
+              before: { customer: next.customerBefore, items: itemsBefore },
+              after: { customer: next.customer, items: itemsAfter },
+            },
+          })
+          // As every event: live orders that came through the API only.
+          if (row.environment !== 'live' || row.source !== 'api') return []
+          const order = { order_id: row.id, external_order_id: row.external_order_id }
+          return [
+            await recordEvent(trx, {
+              organizationId: row.organization_id,
+              environment: row.environment,
+              type: 'order.updated',
+              orderId: row.id,
+              data: eventData.updated(order, next.changed),
+              at,
+            }),
+          ]
+        })
+      } catch (err) {
+        await uploads.discard(plan)
+        throw err
+      }
+      await uploads.afterCommit(plan)
+      return { order: await view(await orderRow(orderId, undefined)), changed: next.changed, events }
+    },
+
+    /**
+     * The whole-order cancel of production (the operator's: the same
+     * order.cancelled event), on the page's precondition; completed and
+     * cancelled orders are a 409, test orders a 422 (they have no production).
+     */
+    async cancel(orderId: string, expectedUpdatedAt: string, changer: Changer) {
+      await orderRow(orderId, changer.organizationId)
+      const precondition: ProductionPrecondition = { expectedUpdatedAt, unfinishedOnly: true }
+      return deps.production.cancel(orderId, changer.actor, precondition)
+    },
+
+    /** Releases an order held for review by a rule, on the page's precondition (not held: 409). */
+    async release(orderId: string, expectedUpdatedAt: string, changer: Changer): Promise<OperatorOrder> {
+      await orderRow(orderId, changer.organizationId)
+      return deps.production.release(orderId, changer.actor, { expectedUpdatedAt })
+    },
+  }
+}
+
+export type OrderEditService = ReturnType<typeof createOrderEditService>

@@ -1,0 +1,23 @@
+import Type, { type Static } from 'typebox'
+import { OperatorOrder } from '../orders.schemas.ts'
+
+/** The operator console's shop orders. */
+
+export const ShopOrderCreated = Type.Object({
+  data: Type.Object({
+    order: OperatorOrder,
+    created: Type.Boolean({ description: 'false: the same order was sent before (nothing new).' }),
+    events: Type.Array(Type.Object({}), {
+      maxItems: 0,
+      description: 'Always empty: shop orders produce no events.',
+    }),
+  }),
+})
+
+export type ShopOrderCreated = Static<typeof ShopOrderCreated>
+
+export const OperatorOrderAnswer = Type.Object({ data: Type.Object({ order: OperatorOrder }) })
+
+export const OperatorOrderChanged = Type.Object({
+  data: Type.Object({ order: OperatorOrder, changed: Type.Array(Type.String()) }),
+})

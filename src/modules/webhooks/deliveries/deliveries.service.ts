@@ -1,0 +1,230 @@
+import { AppError } from '../../../http/errors.ts'
+import { inScope, notFoundHere } from '../../../http/not-found.ts'
+import { isUuid } from '../../../lib/ids.ts'
+import type { AuditActor } from '../../audit/audit.service.ts'
+import { findEndpoint, isEndpointActive } from '../endpoints/endpoints.repo.ts'
+import { withProbeTimes } from '../endpoints/probes.service.ts'
+import {
+  enqueueRedelivery,
+  findDelivery,
+  findEventBody,
+  listAttempts,
+  listDeliveries,
+} from '../outbox/outbox.service.ts'
+import type { WebhookContext, WebhookScope } from '../webhooks.context.ts'
+import { deliveryView, operatorDeliveryView } from '../webhooks.views.ts'
+import { deliveredHeaders, withoutSignatures } from './delivered-headers.ts'
+import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
+import { orderTimeline } from './order-timeline.repo.ts'
+import { latestReplay } from './replays.repo.ts'
+import { previewReplay, type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
+
+/** Who reads a delivery: viewers read no signatures (enough to replay an attempt within the tolerance). */
+export interface Reader {
+  signatures: boolean
+}
+
+/** The delivery log, an order's timeline, redelivery and replays. */
+export function createDeliveryService(ctx: WebhookContext) {
+  const { db, clock, audit, ownEndpoint, secretBox } = ctx
+
+  /** The delivery log, newest first, narrowed by the query's filters; next_cursor pages on. */
+  async function deliveries(scope: WebhookScope, query: DeliveryLogQuery) {
+    if (query.endpoint_id !== undefined) await ownEndpoint(scope, query.endpoint_id)
+    const rows = await listDeliveries(db, {
+      ...logFilter(query),
+      organizationId: scope.organizationId,
+      environment: scope.environment,
+    })
+    return logPage(rows, query.limit ?? DEFAULT_LOG_LIMIT, deliveryView)
+  }
+
+  /**
+   * One log entry of the caller's and its attempts, oldest first; 404 for
+   * any other id. Without `signatures` (a viewer), signatures a receiver
+   * echoed in its answer are replaced.
+   */
+  async function delivery(scope: WebhookScope, id: string, reader: Reader = { signatures: true }) {
+    const row = isUuid(id) ? await findDelivery(db, id) : undefined
+    if (!row || !inScope(scope, row)) throw notFoundHere('delivery', scope, row)
+    const attempts = (await listAttempts(db, row.id)).map(attemptView)
+    return {
+      delivery: deliveryView(row),
+      attempts: reader.signatures
+        ? attempts
+        : attempts.map((a) => ({ ...a, response_snippet: withoutSignatures(a.response_snippet) })),
+    }
+  }
+
+  return {
+    deliveries,
+    delivery,
+
+    /** The log as the dashboard shows it: a pending entry also says when the probe it waits for may start. */
+    async dashboardDeliveries(scope: WebhookScope, query: DeliveryLogQuery) {
+      const page = await deliveries(scope, query)
+      return { ...page, data: await withProbeTimes(db, page.data) }
+    },
+
+    /** One entry as the dashboard shows it, with the probe it waits for (if any). */
+    async dashboardDelivery(scope: WebhookScope, id: string, reader: Reader = { signatures: true }) {
+      const detail = await delivery(scope, id, reader)
+      const [view] = await withProbeTimes(db, [detail.delivery])
+      return { ...detail, delivery: view! }
+    },
+
+    /**
+     * What a log entry of the caller's delivered: its event's body (the exact
+     * bytes signed) and, per attempt, the headers sent, rebuilt from the
+     * signing time (delivered-headers.ts), the signatures only for a reader
+     * with `signatures`; 404 for any other id.
+     */
+    async deliveryPayload(scope: WebhookScope, id: string, reader: Reader) {
+      const row = isUuid(id) ? await findDelivery(db, id) : undefined
+      if (!row || !inScope(scope, row)) throw notFoundHere('delivery', scope, row)
+      const [event, endpoint, attempts] = await Promise.all([
+        findEventBody(db, row.event_id),
+        findEndpoint(db, row.endpoint_id),
+        listAttempts(db, row.id),
+      ])
+      if (!event || !endpoint) throw notFoundHere('delivery', scope, undefined)
+      const signed = reader.signatures && attempts.some((a) => a.signature_timestamp !== null)
+      const box = signed ? await secretBox() : undefined
+      const open = box && ((sealed: string) => box.open(sealed))
+      return {
+        event: {
+          id: event.id,
+          type: event.type,
+          created_at: event.created_at.toISOString(),
+          body: event.body,
+        },
+        attempts: attempts.map((a) => ({
+          attempt: a.attempt,
+          started_at: a.started_at.toISOString(),
+          ...deliveredHeaders(a, event, endpoint, open),
+        })),
+      }
+    },
+
+    /**
+     * An order's events and their deliveries, for the dashboard's order page;
+     * the caller has checked that the order is the organization's.
+     */
+    async orderTimeline(organizationId: string, orderId: string) {
+      const events = await orderTimeline(db, { organizationId, orderId })
+      const all = await withProbeTimes(
+        db,
+        events.flatMap((e) => e.deliveries),
+      )
+      const probes = new Map(all.map((d) => [d.id, d.endpoint_next_probe_at]))
+      return events.map((e) => ({
+        ...e,
+        deliveries: e.deliveries.map((d) => ({ ...d, endpoint_next_probe_at: probes.get(d.id) ?? null })),
+      }))
+    },
+
+    async operatorDeliveries(
+      query: DeliveryLogQuery & {
+        organization_id?: string | undefined
+        environment?: WebhookScope['environment'] | undefined
+      },
+    ) {
+      for (const id of [query.organization_id, query.endpoint_id]) {
+        if (id !== undefined && !isUuid(id)) return { data: [], next_cursor: null }
+      }
+      const rows = await listDeliveries(db, {
+        ...logFilter(query),
+        ...(query.organization_id ? { organizationId: query.organization_id } : {}),
+        ...(query.environment ? { environment: query.environment } : {}),
+      })
+      return logPage(rows, query.limit ?? DEFAULT_LOG_LIMIT, operatorDeliveryView)
+    },
+
+    async operatorDelivery(id: string) {
+      const row = isUuid(id) ? await findDelivery(db, id) : undefined
+      if (!row) throw new AppError('not_found', { message: 'No delivery with this id.' })
+      return {
+        delivery: operatorDeliveryView(row),
+        attempts: (await listAttempts(db, row.id)).map(attemptView),
+      }
+    },
+
+    /**
+     * A new pending log entry for the same event and endpoint: the dashboard's
+     * manual redelivery (no scope) and POST /v1/webhook-deliveries/{id}/redeliver
+     * (the key's organization and environment only). Its success ends the
+     * retries of the entry it repeats.
+     */
+    async redeliver(scope: WebhookScope | undefined, deliveryId: string, actor?: AuditActor) {
+      const original = isUuid(deliveryId) ? await findDelivery(db, deliveryId) : undefined
+      if (!original || !inScope(scope, original)) throw notFoundHere('delivery', scope, original)
+      if (!(await isEndpointActive(db, original.endpoint_id))) {
+        throw AppError.validation(
+          [{ code: 'invalid_format', field: 'id', message: 'The endpoint is disabled.' }],
+          'The delivery’s endpoint is disabled; it receives nothing further.',
+        )
+      }
+      const endpoint = actor ? await findEndpoint(db, original.endpoint_id) : undefined
+      const row = await enqueueRedelivery(db, original, clock.now(), (trx, created) =>
+        audit(
+          trx,
+          actor,
+          { organizationId: original.organization_id },
+          'webhook_delivery.redelivered',
+          { id: original.endpoint_id, url: endpoint?.url ?? '' },
+          {
+            delivery_id: original.id,
+            redelivery_id: created.id,
+            event_id: original.event_id,
+            event_type: original.event_type,
+          },
+        ),
+      )
+      return deliveryView(row)
+    },
+
+    /** Queues the endpoint's matching events again, in the background (see replays.service.ts). */
+    async replay(
+      scope: WebhookScope | undefined,
+      endpointId: string,
+      input: ReplayRequest,
+      actor?: AuditActor,
+    ) {
+      const endpoint = await ownEndpoint(scope, endpointId)
+      const row = await requestReplay(db, endpoint, input, clock.now(), (trx, replay) =>
+        audit(
+          trx,
+          actor,
+          { organizationId: endpoint.organization_id },
+          'webhook_endpoint.replayed',
+          endpoint,
+          {
+            replay_id: replay.id,
+            since: replay.since.toISOString(),
+            until: replay.until?.toISOString() ?? null,
+            event_types: replay.event_types,
+            only_failed: replay.only_failed,
+            total: replay.total,
+          },
+        ),
+      )
+      return replayView(row)
+    },
+
+    /** How many events a replay with this input would send, without starting it. */
+    async previewReplay(scope: WebhookScope | undefined, endpointId: string, input: ReplayRequest) {
+      return previewReplay(db, await ownEndpoint(scope, endpointId), input)
+    },
+
+    /** The endpoint's newest replay and how far it got. */
+    async replayStatus(scope: WebhookScope | undefined, endpointId: string) {
+      return replayView(await replayOf(db, await ownEndpoint(scope, endpointId)))
+    },
+
+    /** The endpoint's latest replay, or null when it has never been replayed. */
+    async lastReplay(scope: WebhookScope, endpointId: string) {
+      const row = await latestReplay(db, (await ownEndpoint(scope, endpointId)).id)
+      return row ? replayView(row) : null
+    },
+  }
+}
