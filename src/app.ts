@@ -28,52 +28,45 @@ import { configureServerTimeouts, DEFAULT_TIMEOUTS, registerBodyDeadline } from 
 import { trustProxyOption } from './http/trust-proxy.ts'
 import { validatorCompiler } from './http/validation.ts'
 import { createMetrics, observeListenStreams, observeWebhookQueue } from './metrics.ts'
-import { accountsAdminRoutes } from './modules/accounts/accounts.admin.routes.ts'
-import { accountsConsoleRoutes } from './modules/accounts/accounts.console.routes.ts'
-import { accountsDashboardRoutes } from './modules/accounts/accounts.dashboard.routes.ts'
-import { membersDashboardRoutes } from './modules/accounts/members/members.dashboard.routes.ts'
-import { operatorsConsoleRoutes } from './modules/accounts/operators/operators.console.routes.ts'
-import { apiKeysAdminRoutes } from './modules/api-keys/api-keys.admin.routes.ts'
-import { apiKeysConsoleRoutes } from './modules/api-keys/api-keys.console.routes.ts'
-import { apiKeysDashboardRoutes } from './modules/api-keys/api-keys.dashboard.routes.ts'
-import { auditConsoleRoutes } from './modules/audit/audit.console.routes.ts'
-import { auditDashboardRoutes } from './modules/audit/audit.dashboard.routes.ts'
-import { automationAdminRoutes } from './modules/automation/automation.admin.routes.ts'
-import { automationConsoleRoutes } from './modules/automation/automation.console.routes.ts'
-import { automationDashboardRoutes } from './modules/automation/automation.dashboard.routes.ts'
-import { docsRoutes } from './modules/docs/docs.routes.ts'
-import { ordersAdminRoutes } from './modules/orders/orders.admin.routes.ts'
-import { ordersDashboardRoutes } from './modules/orders/orders.dashboard.routes.ts'
-import { ordersRoutes } from './modules/orders/orders.routes.ts'
+import { accountsSurfaces } from './modules/accounts/index.ts'
+import { apiKeysSurfaces } from './modules/api-keys/index.ts'
+import { auditSurfaces } from './modules/audit/index.ts'
+import { automationSurfaces } from './modules/automation/index.ts'
+import { docsSurfaces } from './modules/docs/index.ts'
+import { ordersSurfaces } from './modules/orders/index.ts'
 import { Order } from './modules/orders/orders.schemas.ts'
-import { ordersConsoleRoutes } from './modules/orders/pages/pages.console.routes.ts'
-import { orderDashboardRoutes } from './modules/orders/pages/pages.dashboard.routes.ts'
-import { homeDashboardRoutes } from './modules/orders/statistics/statistics.dashboard.routes.ts'
-import { organizationsAdminRoutes } from './modules/organizations/organizations.admin.routes.ts'
-import { organizationsConsoleRoutes } from './modules/organizations/organizations.console.routes.ts'
-import { productionAdminRoutes } from './modules/production/production.admin.routes.ts'
-import { productionConsoleRoutes } from './modules/production/production.console.routes.ts'
-import { productsAdminRoutes } from './modules/products/products.admin.routes.ts'
-import { productsDashboardRoutes } from './modules/products/products.dashboard.routes.ts'
-import { registerRequestLog } from './modules/requests/requests.capture.ts'
-import { requestsDashboardRoutes } from './modules/requests/requests.dashboard.routes.ts'
-import { searchDashboardRoutes } from './modules/search/search.dashboard.routes.ts'
-import { createSearchService } from './modules/search/search.service.ts'
-import { pingRoutes, systemRoutes } from './modules/system/system.routes.ts'
-import { uploadsRoutes } from './modules/uploads/uploads.routes.ts'
-import { usageAdminRoutes } from './modules/usage/usage.admin.routes.ts'
-import { usageConsoleRoutes } from './modules/usage/usage.console.routes.ts'
-import { usageDashboardRoutes } from './modules/usage/usage.dashboard.routes.ts'
-import { webhookDeliveriesDashboardRoutes } from './modules/webhooks/deliveries/deliveries.dashboard.routes.ts'
-import { webhookQueueStats } from './modules/webhooks/deliveries/queue-stats.repo.ts'
-import { listenRoutes } from './modules/webhooks/listen/listen.routes.ts'
-import { createListenService } from './modules/webhooks/listen/listen.service.ts'
-import { webhooksAdminRoutes } from './modules/webhooks/webhooks.admin.routes.ts'
-import { webhooksConsoleRoutes } from './modules/webhooks/webhooks.console.routes.ts'
-import { webhooksDashboardRoutes } from './modules/webhooks/webhooks.dashboard.routes.ts'
-import { webhooksSection } from './modules/webhooks/webhooks.openapi.ts'
-import { webhooksRoutes } from './modules/webhooks/webhooks.routes.ts'
+import { organizationsSurfaces } from './modules/organizations/index.ts'
+import { productionSurfaces } from './modules/production/index.ts'
+import { productsSurfaces } from './modules/products/index.ts'
+import { registerRequestLog, requestsSurfaces } from './modules/requests/index.ts'
+import { searchSurfaces } from './modules/search/index.ts'
+import { systemSurfaces } from './modules/system/index.ts'
+import { uploadsSurfaces } from './modules/uploads/index.ts'
+import { usageSurfaces } from './modules/usage/index.ts'
+import { webhookQueueStats, webhooksSection, webhooksSurfaces } from './modules/webhooks/index.ts'
 import { createServices, type Services } from './services.ts'
+
+/**
+ * Every feature, each by its entry (`modules/<feature>/index.ts`); the app
+ * registers their surfaces in this order.
+ */
+const FEATURES = [
+  systemSurfaces,
+  docsSurfaces,
+  accountsSurfaces,
+  auditSurfaces,
+  searchSurfaces,
+  requestsSurfaces,
+  ordersSurfaces,
+  uploadsSurfaces,
+  apiKeysSurfaces,
+  webhooksSurfaces,
+  productsSurfaces,
+  automationSurfaces,
+  usageSurfaces,
+  organizationsSurfaces,
+  productionSurfaces,
+]
 
 const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH }
 
@@ -127,8 +120,7 @@ export async function buildApp(
 
   registerErrorHandler(app, errors)
 
-  const { system, docs, apiKeys, orders, products, organizations, uploads, production, webhooks } = services
-  const { accounts, audit, usage, orderEdits, automation, requests } = services
+  const { apiKeys, accounts, requests, listen } = services
   const cookies = dashboardCookies(deps.config.publicBaseUrl)
 
   registerAuth(app, {
@@ -143,13 +135,7 @@ export async function buildApp(
   const metrics = deps.metrics ?? createMetrics()
   observeWebhookQueue(metrics, () => webhookQueueStats(deps.db, deps.clock.now()))
   registerMetrics(app, metrics, { route: deps.metricsOnApiPort ?? true })
-  const listen = createListenService({
-    db: deps.db,
-    listen: deps.listen,
-    clock: deps.clock,
-    onError: (err) => app.log.error({ err }, 'listen stream failed'),
-    ...deps.listenTimings,
-  })
+  listen.reportTo((err) => app.log.error({ err }, 'listen stream failed'))
   observeListenStreams(metrics, listen.openCount)
   // Open streams end before the server stops waiting for in-flight requests.
   app.addHook('preClose', () => listen.close())
@@ -158,18 +144,15 @@ export async function buildApp(
   requests.recorder.reportTo((err, lost) => app.log.error({ err, lost }, 'request log lines lost'))
   registerRequestLog(app, { recorder: requests.recorder, clock: deps.clock, secrets: [deps.operatorToken] })
   app.addHook('onClose', () => requests.recorder.close())
-  await app.register(systemRoutes({ system, errors }))
-  await app.register(docsRoutes({ docs }))
+
+  const surfaces = FEATURES.map((feature) => feature({ ...services, errors, timeouts, cookies }))
+  for (const s of surfaces) for (const plugin of s.root ?? []) await app.register(plugin)
   await app.register(
     async (v1) => {
       v1.get('/openapi.json', { config: { auth: 'none' }, schema: OPENAPI_ROUTE_SCHEMA }, async () =>
         app.swagger(),
       )
-      await v1.register(pingRoutes())
-      await v1.register(ordersRoutes({ orders }))
-      await v1.register(uploadsRoutes({ uploads, timeouts }))
-      await v1.register(webhooksRoutes({ webhooks }))
-      await v1.register(listenRoutes({ listen }))
+      for (const s of surfaces) for (const plugin of s.api ?? []) await v1.register(plugin)
     },
     { prefix: '/v1' },
   )
@@ -177,15 +160,7 @@ export async function buildApp(
   // the same envelope and error shape as /v1.
   await app.register(
     async (admin) => {
-      await admin.register(organizationsAdminRoutes({ organizations }))
-      await admin.register(accountsAdminRoutes({ accounts }))
-      await admin.register(apiKeysAdminRoutes({ apiKeys }))
-      await admin.register(productsAdminRoutes({ products }))
-      await admin.register(ordersAdminRoutes({ orders }))
-      await admin.register(productionAdminRoutes({ production }))
-      await admin.register(usageAdminRoutes({ usage }))
-      await admin.register(webhooksAdminRoutes({ webhooks, organizations }))
-      await admin.register(automationAdminRoutes({ automation, organizations }))
+      for (const s of surfaces) for (const plugin of s.admin ?? []) await admin.register(plugin)
     },
     { prefix: '/admin/v1' },
   )
@@ -194,32 +169,7 @@ export async function buildApp(
       accounts,
       cookies,
       publicBaseUrl: deps.config.publicBaseUrl,
-      areas: [
-        (app) => accountsDashboardRoutes(app, { accounts, cookies }),
-        (app) => membersDashboardRoutes(app, { accounts }),
-        (app) => auditDashboardRoutes(app, { audit }),
-        (app) => searchDashboardRoutes(app, { search: createSearchService({ db: deps.db }), requests }),
-        (app) => requestsDashboardRoutes(app, { requests }),
-        (app) => homeDashboardRoutes(app, { orders, webhooks }),
-        (app) => ordersDashboardRoutes(app, { orders }),
-        (app) => orderDashboardRoutes(app, { orders, webhooks, orderEdits, audit }),
-        (app) => apiKeysDashboardRoutes(app, { apiKeys }),
-        (app) => webhooksDashboardRoutes(app, { webhooks }),
-        (app) => webhookDeliveriesDashboardRoutes(app, { webhooks }),
-        (app) => productsDashboardRoutes(app, { products }),
-        (app) => automationDashboardRoutes(app, { automation }),
-        (app) => usageDashboardRoutes(app, { usage }),
-        (app) => auditConsoleRoutes(app, { audit }),
-        (app) => organizationsConsoleRoutes(app, { organizations, orders, webhooks }),
-        (app) => accountsConsoleRoutes(app, { accounts }),
-        (app) => apiKeysConsoleRoutes(app, { apiKeys, organizations }),
-        (app) => webhooksConsoleRoutes(app, { webhooks, organizations }),
-        (app) => automationConsoleRoutes(app, { automation, organizations }),
-        (app) => productionConsoleRoutes(app, { production, webhooks }),
-        (app) => ordersConsoleRoutes(app, { orders, orderEdits, audit }),
-        (app) => usageConsoleRoutes(app, { usage }),
-        (app) => operatorsConsoleRoutes(app, { accounts }),
-      ],
+      areas: [...surfaces.flatMap((s) => s.dashboard ?? []), ...surfaces.flatMap((s) => s.console ?? [])],
     }),
     { prefix: DASHBOARD_API_PREFIX },
   )

@@ -1,23 +1,23 @@
 import type { AppDeps } from './app-deps.ts'
-import { createAccountService } from './modules/accounts/accounts.service.ts'
-import { createApiKeyService } from './modules/api-keys/api-keys.service.ts'
-import { createAuditService } from './modules/audit/audit.service.ts'
-import { createAutomationService } from './modules/automation/automation.service.ts'
-import { createDocsService } from './modules/docs/docs.service.ts'
-import { createOrderEditService } from './modules/orders/changes/changes.service.ts'
-import { orderAggregates } from './modules/orders/order-aggregates.ts'
-import { createOrderService } from './modules/orders/orders.service.ts'
-import { createOrganizationService } from './modules/organizations/organizations.service.ts'
-import { createProductionService } from './modules/production/production.service.ts'
-import { createProductService } from './modules/products/products.service.ts'
-import { createRequestRecorder } from './modules/requests/requests.recorder.ts'
-import { insertRequestLines } from './modules/requests/requests.repo.ts'
-import { createRequestLogService } from './modules/requests/requests.service.ts'
-import { createSystemService } from './modules/system/system.service.ts'
-import { createUploadService } from './modules/uploads/uploads.service.ts'
-import { createUsageService } from './modules/usage/usage.service.ts'
-import { createWebhookService } from './modules/webhooks/webhooks.service.ts'
-import { systemResolver } from './modules/webhooks/worker/ssrf.ts'
+import { createAccountService } from './modules/accounts/index.ts'
+import { createApiKeyService } from './modules/api-keys/index.ts'
+import { createAuditService } from './modules/audit/index.ts'
+import { createAutomationService } from './modules/automation/index.ts'
+import { createDocsService } from './modules/docs/index.ts'
+import { createOrderEditService, createOrderService, orderAggregates } from './modules/orders/index.ts'
+import { createOrganizationService } from './modules/organizations/index.ts'
+import { createProductionService } from './modules/production/index.ts'
+import { createProductService } from './modules/products/index.ts'
+import {
+  createRequestLogService,
+  createRequestRecorder,
+  insertRequestLines,
+} from './modules/requests/index.ts'
+import { createSearchService } from './modules/search/index.ts'
+import { createSystemService } from './modules/system/index.ts'
+import { createUploadService } from './modules/uploads/index.ts'
+import { createUsageService } from './modules/usage/index.ts'
+import { createListenService, createWebhookService, systemResolver } from './modules/webhooks/index.ts'
 
 /** Every feature's service, built once; routes and background work share them. */
 export function createServices(deps: AppDeps) {
@@ -85,6 +85,13 @@ export function createServices(deps: AppDeps) {
       resolver: deps.resolver ?? systemResolver,
       allowPrivateCidrs: deps.config.webhookAllowPrivateCidrs,
     }),
+    listen: createListenService({
+      db: deps.db,
+      listen: deps.listen,
+      clock: deps.clock,
+      ...deps.listenTimings,
+    }),
+    search: createSearchService({ db: deps.db }),
   }
 }
 export type Services = ReturnType<typeof createServices>

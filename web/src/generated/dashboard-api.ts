@@ -1064,110 +1064,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/operator/audit-log": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * What operators did, across organizations, newest first; filtered by actor, action and period (operators only)
-         * @description Needs a session; least role: `undefined`.
-         */
-        get: operations["dashboardOperatorAuditLog"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/audit-log.csv": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The filtered platform log as a CSV download, streamed (operators only)
-         * @description Needs a session; least role: `undefined`.
-         */
-        get: operations["dashboardOperatorAuditLogCsv"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/organizations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every organization with its live order counts and live webhook health
-         * @description Needs a session; least role: `undefined`.
-         */
-        get: operations["dashboardOperatorListOrganizations"];
-        put?: never;
-        /**
-         * Create an organization (then invite its first owner)
-         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
-         */
-        post: operations["dashboardOperatorCreateOrganization"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/organizations/{org_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * One organization with its live order counts and webhook health
-         * @description Needs a session; least role: `undefined`.
-         */
-        get: operations["dashboardOperatorGetOrganization"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/statistics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Live orders across organizations and per organization (today, 7 and 30 days, all time), per day for 30 days, and live webhook deliveries per day
-         * @description Needs a session; least role: `undefined`.
-         */
-        get: operations["dashboardOperatorStatistics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/operator/organizations/{org_id}/invitations": {
         parameters: {
             query?: never;
@@ -1208,7 +1104,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/operator/organizations/{org_id}/api-keys": {
+    "/operator/operators": {
         parameters: {
             query?: never;
             header?: never;
@@ -1216,10 +1112,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An organization's API keys, revoked ones too
+         * The platform's operator accounts (operators only)
          * @description Needs a session; least role: `undefined`.
          */
-        get: operations["dashboardOperatorListApiKeys"];
+        get: operations["dashboardListOperators"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1228,7 +1124,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/operator/organizations/{org_id}/api-keys/{key_id}": {
+    "/operator/operators/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operator invitations not yet accepted, revoked or expired
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardListOperatorInvitations"];
+        put?: never;
+        /**
+         * Invite an operator: the link (7 days, single use) is shown once
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardInviteOperator"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/operators/invitations/{invitation_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1239,56 +1159,16 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Revoke one of the organization's keys
+         * Revoke a pending operator invitation: its link stops working at once
          * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
-        delete: operations["dashboardOperatorRevokeApiKey"];
+        delete: operations["dashboardRevokeOperatorInvitation"];
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/operator/organizations/{org_id}/webhook-endpoints": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An organization's webhook endpoints of one environment (live by default)
-         * @description Needs a session; least role: `undefined`.
-         */
-        get: operations["dashboardOperatorListWebhookEndpoints"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/organizations/{org_id}/webhook-deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An organization's delivery log, newest first (next_cursor pages on)
-         * @description Needs a session; least role: `undefined`.
-         */
-        get: operations["dashboardOperatorListWebhookDeliveries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/webhook-endpoints/{endpoint_id}/retry-now": {
+    "/operator/operators/{operator_id}": {
         parameters: {
             query?: never;
             header?: never;
@@ -1297,38 +1177,18 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        post?: never;
         /**
-         * Retry now: a failing endpoint's next probe goes at once (as the organization's own Retry now)
+         * Remove another operator account: its sessions end at once and its email is free
          * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
-        post: operations["dashboardOperatorRetryWebhookEndpointNow"];
-        delete?: never;
+        delete: operations["dashboardRemoveOperator"];
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/operator/webhook-deliveries/{delivery_id}/redeliver": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Send a delivery's event again, as a new log entry
-         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
-         */
-        post: operations["dashboardOperatorRedeliver"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/organizations/{org_id}/automation-rules": {
+    "/operator/audit-log": {
         parameters: {
             query?: never;
             header?: never;
@@ -1336,10 +1196,10 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An organization's automation rules, in the order they run
+         * What operators did, across organizations, newest first; filtered by actor, action and period (operators only)
          * @description Needs a session; least role: `undefined`.
          */
-        get: operations["dashboardOperatorListAutomationRules"];
+        get: operations["dashboardOperatorAuditLog"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1348,7 +1208,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/operator/production": {
+    "/operator/audit-log.csv": {
         parameters: {
             query?: never;
             header?: never;
@@ -1356,132 +1216,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Live production orders of one status, oldest first, with filters (next_cursor pages on)
+         * The filtered platform log as a CSV download, streamed (operators only)
          * @description Needs a session; least role: `undefined`.
          */
-        get: operations["dashboardOperatorProductionBoard"];
+        get: operations["dashboardOperatorAuditLogCsv"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/production-orders/{production_order_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A production order with its order (items, personalization, files), organization and history
-         * @description Needs a session; least role: `undefined`.
-         */
-        get: operations["dashboardOperatorGetProductionOrder"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/production-orders/{production_order_id}/files/{upload_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A file of the production order's order: the stored bytes as a download (SVG sanitized)
-         * @description Needs a session; least role: `undefined`.
-         */
-        get: operations["dashboardOperatorDownloadProductionFile"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/production-orders/{production_order_id}/status": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Move a production order to a status; answers the events it recorded
-         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
-         */
-        post: operations["dashboardOperatorSetProductionStatus"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/production-orders/{production_order_id}/partner": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Set whether a partner produces the order (records no event)
-         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
-         */
-        post: operations["dashboardOperatorSetPartner"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/production-jobs/{job_id}/complete": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Complete an item's job (409 if it already is); answers the events it recorded
-         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
-         */
-        post: operations["dashboardOperatorCompleteJob"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/orders/{order_id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a live order as a whole; answers the events it recorded
-         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
-         */
-        post: operations["dashboardOperatorCancelOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1628,6 +1368,146 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operator/organizations/{org_id}/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's API keys, revoked ones too
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorListApiKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/organizations/{org_id}/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of the organization's keys
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        delete: operations["dashboardOperatorRevokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/organizations/{org_id}/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's webhook endpoints of one environment (live by default)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorListWebhookEndpoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/organizations/{org_id}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's delivery log, newest first (next_cursor pages on)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/webhook-endpoints/{endpoint_id}/retry-now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry now: a failing endpoint's next probe goes at once (as the organization's own Retry now)
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorRetryWebhookEndpointNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/webhook-deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a delivery's event again, as a new log entry
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/organizations/{org_id}/automation-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's automation rules, in the order they run
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorListAutomationRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/usage": {
         parameters: {
             query?: never;
@@ -1668,7 +1548,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/operator/operators": {
+    "/operator/organizations": {
         parameters: {
             query?: never;
             header?: never;
@@ -1676,10 +1556,34 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The platform's operator accounts (operators only)
+         * Every organization with its live order counts and live webhook health
          * @description Needs a session; least role: `undefined`.
          */
-        get: operations["dashboardListOperators"];
+        get: operations["dashboardOperatorListOrganizations"];
+        put?: never;
+        /**
+         * Create an organization (then invite its first owner)
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorCreateOrganization"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/organizations/{org_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One organization with its live order counts and webhook health
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorGetOrganization"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1688,7 +1592,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/operator/operators/invitations": {
+    "/operator/statistics": {
         parameters: {
             query?: never;
             header?: never;
@@ -1696,43 +1600,79 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Operator invitations not yet accepted, revoked or expired
+         * Live orders across organizations and per organization (today, 7 and 30 days, all time), per day for 30 days, and live webhook deliveries per day
          * @description Needs a session; least role: `undefined`.
          */
-        get: operations["dashboardListOperatorInvitations"];
+        get: operations["dashboardOperatorStatistics"];
         put?: never;
-        /**
-         * Invite an operator: the link (7 days, single use) is shown once
-         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
-         */
-        post: operations["dashboardInviteOperator"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/operator/operators/invitations/{invitation_id}": {
+    "/operator/production": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Live production orders of one status, oldest first, with filters (next_cursor pages on)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorProductionBoard"];
         put?: never;
         post?: never;
-        /**
-         * Revoke a pending operator invitation: its link stops working at once
-         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
-         */
-        delete: operations["dashboardRevokeOperatorInvitation"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/operator/operators/{operator_id}": {
+    "/operator/production-orders/{production_order_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A production order with its order (items, personalization, files), organization and history
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorGetProductionOrder"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/production-orders/{production_order_id}/files/{upload_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file of the production order's order: the stored bytes as a download (SVG sanitized)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorDownloadProductionFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/production-orders/{production_order_id}/status": {
         parameters: {
             query?: never;
             header?: never;
@@ -1741,12 +1681,72 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        post?: never;
         /**
-         * Remove another operator account: its sessions end at once and its email is free
+         * Move a production order to a status; answers the events it recorded
          * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
-        delete: operations["dashboardRemoveOperator"];
+        post: operations["dashboardOperatorSetProductionStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/production-orders/{production_order_id}/partner": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set whether a partner produces the order (records no event)
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorSetPartner"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/production-jobs/{job_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete an item's job (409 if it already is); answers the events it recorded
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorCompleteJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/orders/{order_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a live order as a whole; answers the events it recorded
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorCancelOrder"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -11161,947 +11161,6 @@ export interface operations {
             };
         };
     };
-    dashboardOperatorAuditLog: {
-        parameters: {
-            query?: {
-                limit?: number;
-                cursor?: string;
-                actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
-                from?: string;
-                to?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** @description An account's email, or operator token. */
-                            actor: string;
-                            /** @description member.signed_in, member.invited, member.role_changed ... */
-                            action: string;
-                            /** @description The entry as a sentence, e.g. "ada@shop.test created live key svc_live_ab12… with orders:write". */
-                            summary: string;
-                            subject: string;
-                            details: {
-                                [key: string]: unknown;
-                            };
-                            address: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            created_at: string;
-                            /** @description The organization the action concerns; null for the platform itself (operators). */
-                            organization_id: string | null;
-                        }[];
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            /** @description Error: malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: validation_failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorAuditLogCsv: {
-        parameters: {
-            query?: {
-                actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
-                from?: string;
-                to?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The filtered log, newest first, a line per entry with its sentence; as an attachment. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/csv": string;
-                };
-            };
-            /** @description Error: malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: validation_failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorListOrganizations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            name: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            created_at: string;
-                            /** @description Live orders only, from the daily aggregates. */
-                            live_orders: {
-                                /** DashboardOrderTotals */
-                                today: {
-                                    orders_total: number;
-                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                    orders_by_status: {
-                                        [key: string]: number;
-                                    };
-                                    /** @description Item lines. */
-                                    items_total: number;
-                                    /** @description Sum of the items’ quantities. */
-                                    quantity_total: number;
-                                };
-                                /** DashboardOrderTotals */
-                                all_time: {
-                                    orders_total: number;
-                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                    orders_by_status: {
-                                        [key: string]: number;
-                                    };
-                                    /** @description Item lines. */
-                                    items_total: number;
-                                    /** @description Sum of the items’ quantities. */
-                                    quantity_total: number;
-                                };
-                            };
-                            /** @description The live environment’s webhook health. */
-                            webhooks: {
-                                live: {
-                                    active_endpoints: number;
-                                    /** @description Disabled after too many failures. */
-                                    disabled_endpoints: number;
-                                    /** @description Active endpoints whose last attempt failed: their deliveries wait for the next probe. */
-                                    failing_endpoints: number;
-                                    /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
-                                    failed_deliveries_24h: number;
-                                };
-                            };
-                        }[];
-                    };
-                };
-            };
-            /** @description Error: malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorCreateOrganization: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    name: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            organization: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Error: invalid_json, malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: csrf_failed, role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: validation_failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorGetOrganization: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                org_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            organization: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                /** @description Live orders only, from the daily aggregates. */
-                                live_orders: {
-                                    /** DashboardOrderTotals */
-                                    today: {
-                                        orders_total: number;
-                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                        orders_by_status: {
-                                            [key: string]: number;
-                                        };
-                                        /** @description Item lines. */
-                                        items_total: number;
-                                        /** @description Sum of the items’ quantities. */
-                                        quantity_total: number;
-                                    };
-                                    /** DashboardOrderTotals */
-                                    all_time: {
-                                        orders_total: number;
-                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                        orders_by_status: {
-                                            [key: string]: number;
-                                        };
-                                        /** @description Item lines. */
-                                        items_total: number;
-                                        /** @description Sum of the items’ quantities. */
-                                        quantity_total: number;
-                                    };
-                                };
-                                /** @description The live environment’s webhook health. */
-                                webhooks: {
-                                    live: {
-                                        active_endpoints: number;
-                                        /** @description Disabled after too many failures. */
-                                        disabled_endpoints: number;
-                                        /** @description Active endpoints whose last attempt failed: their deliveries wait for the next probe. */
-                                        failing_endpoints: number;
-                                        /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
-                                        failed_deliveries_24h: number;
-                                    };
-                                };
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Error: malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorStatistics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /**
-                             * Format: date
-                             * @description The current UTC day.
-                             */
-                            today: string;
-                            live_orders: {
-                                /** DashboardOrderTotals */
-                                today: {
-                                    orders_total: number;
-                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                    orders_by_status: {
-                                        [key: string]: number;
-                                    };
-                                    /** @description Item lines. */
-                                    items_total: number;
-                                    /** @description Sum of the items’ quantities. */
-                                    quantity_total: number;
-                                };
-                                /** DashboardOrderTotals */
-                                last_7_days: {
-                                    orders_total: number;
-                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                    orders_by_status: {
-                                        [key: string]: number;
-                                    };
-                                    /** @description Item lines. */
-                                    items_total: number;
-                                    /** @description Sum of the items’ quantities. */
-                                    quantity_total: number;
-                                };
-                                /** DashboardOrderTotals */
-                                last_30_days: {
-                                    orders_total: number;
-                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                    orders_by_status: {
-                                        [key: string]: number;
-                                    };
-                                    /** @description Item lines. */
-                                    items_total: number;
-                                    /** @description Sum of the items’ quantities. */
-                                    quantity_total: number;
-                                };
-                                /** DashboardOrderTotals */
-                                all_time: {
-                                    orders_total: number;
-                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                    orders_by_status: {
-                                        [key: string]: number;
-                                    };
-                                    /** @description Item lines. */
-                                    items_total: number;
-                                    /** @description Sum of the items’ quantities. */
-                                    quantity_total: number;
-                                };
-                            };
-                            /** @description Live orders created on each of the last 30 UTC days (today last), by their current status. */
-                            live_orders_per_day: {
-                                /** Format: date */
-                                day: string;
-                                orders_total: number;
-                                /** @description Every order status a key (0 when none): where the orders created that day stand now. */
-                                orders_by_status: {
-                                    [key: string]: number;
-                                };
-                            }[];
-                            /** @description Live webhook deliveries settled on each of the last 30 UTC days (today last): delivered, or given up after the last retry. The success rate of a day is succeeded / (succeeded + failed); deliveries still retrying count on the day they settle. */
-                            live_deliveries_per_day: {
-                                /** Format: date */
-                                day: string;
-                                succeeded: number;
-                                /** @description Given up (retries exhausted or endpoint disabled). */
-                                failed: number;
-                            }[];
-                            organizations: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                                live_orders: {
-                                    /** DashboardOrderTotals */
-                                    today: {
-                                        orders_total: number;
-                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                        orders_by_status: {
-                                            [key: string]: number;
-                                        };
-                                        /** @description Item lines. */
-                                        items_total: number;
-                                        /** @description Sum of the items’ quantities. */
-                                        quantity_total: number;
-                                    };
-                                    /** DashboardOrderTotals */
-                                    last_7_days: {
-                                        orders_total: number;
-                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                        orders_by_status: {
-                                            [key: string]: number;
-                                        };
-                                        /** @description Item lines. */
-                                        items_total: number;
-                                        /** @description Sum of the items’ quantities. */
-                                        quantity_total: number;
-                                    };
-                                    /** DashboardOrderTotals */
-                                    last_30_days: {
-                                        orders_total: number;
-                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                        orders_by_status: {
-                                            [key: string]: number;
-                                        };
-                                        /** @description Item lines. */
-                                        items_total: number;
-                                        /** @description Sum of the items’ quantities. */
-                                        quantity_total: number;
-                                    };
-                                    /** DashboardOrderTotals */
-                                    all_time: {
-                                        orders_total: number;
-                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
-                                        orders_by_status: {
-                                            [key: string]: number;
-                                        };
-                                        /** @description Item lines. */
-                                        items_total: number;
-                                        /** @description Sum of the items’ quantities. */
-                                        quantity_total: number;
-                                    };
-                                };
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Error: malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
     dashboardOperatorInviteOwner: {
         parameters: {
             query?: never;
@@ -12406,13 +11465,11 @@ export interface operations {
             };
         };
     };
-    dashboardOperatorListApiKeys: {
+    dashboardListOperators: {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                org_id: string;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -12427,26 +11484,12 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /** @description The visible start of the key, e.g. svc_live_AbCd1234. */
-                            key_prefix: string;
-                            name: string | null;
-                            /**
-                             * @description test or live
-                             * @enum {string}
-                             */
-                            environment: "test" | "live";
-                            scopes: string[];
-                            /** @description A member's email, or operator. */
-                            created_by: string;
+                            email: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                              */
                             created_at: string;
-                            /** @description The first use in the minute of the latest use: at most a minute behind. Null: never used. */
-                            last_used_at: string | null;
-                            expires_at: string | null;
-                            revoked_at: string | null;
                         }[];
                     };
                 };
@@ -12478,15 +11521,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
             /** @description Error: request_timeout */
             408: {
                 headers: {
@@ -12543,14 +11577,11 @@ export interface operations {
             };
         };
     };
-    dashboardOperatorRevokeApiKey: {
+    dashboardListOperatorInvitations: {
         parameters: {
             query?: never;
             header?: never;
-            path: {
-                org_id: string;
-                key_id: string;
-            };
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
@@ -12563,31 +11594,20 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            api_key: {
-                                /** Format: uuid */
-                                id: string;
-                                /** @description The visible start of the key, e.g. svc_live_AbCd1234. */
-                                key_prefix: string;
-                                name: string | null;
-                                /**
-                                 * @description test or live
-                                 * @enum {string}
-                                 */
-                                environment: "test" | "live";
-                                scopes: string[];
-                                /** @description A member's email, or operator. */
-                                created_by: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                /** @description The first use in the minute of the latest use: at most a minute behind. Null: never used. */
-                                last_used_at: string | null;
-                                expires_at: string | null;
-                                revoked_at: string | null;
-                            };
-                        };
+                            /** Format: uuid */
+                            id: string;
+                            email: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            expires_at: string;
+                        }[];
                     };
                 };
             };
@@ -12609,17 +11629,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Error: csrf_failed, role_required */
+            /** @description Error: role_required */
             403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12683,367 +11694,52 @@ export interface operations {
             };
         };
     };
-    dashboardOperatorListWebhookEndpoints: {
+    dashboardInviteOperator: {
         parameters: {
-            query?: {
-                environment?: "test" | "live";
-            };
+            query?: never;
             header?: never;
-            path: {
-                org_id: string;
-            };
+            path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                };
+            };
+        };
         responses: {
             /** @description Success. */
-            200: {
+            201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            /** Format: uuid */
-                            id: string;
+                            invitation: {
+                                /** Format: uuid */
+                                id: string;
+                                email: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                expires_at: string;
+                            };
+                            /** @description The link to pass on; it is shown once and works once. */
                             url: string;
-                            description: string;
-                            /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
-                            enabled_events: string[];
-                            is_active: boolean;
-                            disabled_reason: string | null;
-                            consecutive_failures: number;
-                            last_success_at: string | null;
-                            last_failure_at: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            created_at: string;
-                            /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
-                            secret_rotation_ends_at: string | null;
-                            /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
-                            next_probe_at: string | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description Error: malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: validation_failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorListWebhookDeliveries: {
-        parameters: {
-            query?: {
-                environment?: "test" | "live";
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path: {
-                org_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            endpoint_id: string;
-                            /** Format: uuid */
-                            event_id: string;
-                            event_type: string;
-                            /** @description pending, succeeded or failed (permanent); tolerate unknown values. */
-                            status: string;
-                            attempts: number;
-                            next_attempt_at: string | null;
-                            last_attempt_at: string | null;
-                            response_status: number | null;
-                            response_snippet: string | null;
-                            error_code: string | null;
-                            error_message: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            created_at: string;
-                            /** @description The entry this one repeats, when it is a redelivery; else null. */
-                            redelivery_of: string | null;
-                            /** @description The redelivery whose success ended this entry’s retries (its status is then failed, and its error_code that of its last failed attempt); else null. */
-                            superseded_by: string | null;
-                            /** @description The replay that queued this entry; else null. */
-                            replay_id: string | null;
-                            /** Format: uuid */
-                            organization_id: string;
-                            /**
-                             * @description test or live
-                             * @enum {string}
-                             */
-                            environment: "test" | "live";
-                        }[];
-                        next_cursor: string | null;
-                    };
-                };
-            };
-            /** @description Error: malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: validation_failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorRetryWebhookEndpointNow: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                endpoint_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** DashboardWebhookEndpoint */
-                            endpoint: {
-                                /** Format: uuid */
-                                id: string;
-                                url: string;
-                                description: string;
-                                /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
-                                enabled_events: string[];
-                                is_active: boolean;
-                                disabled_reason: string | null;
-                                consecutive_failures: number;
-                                last_success_at: string | null;
-                                last_failure_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
-                                secret_rotation_ends_at: string | null;
-                                /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
-                                next_probe_at: string | null;
-                            };
-                            /**
-                             * @description `started`: a waiting delivery goes now as the probe (at whichever instance’s worker takes it); `nothing_waiting`: no delivery waits, the next event goes at once as the probe; `under_way`: an attempt to the endpoint is on its way already and its result decides (nothing was changed).
-                             * @enum {string}
-                             */
-                            probe: "started" | "under_way" | "nothing_waiting";
                         };
                     };
                 };
             };
-            /** @description Error: malformed_request */
+            /** @description Error: invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -13070,8 +11766,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Error: not_found */
-            404: {
+            /** @description Error: request_timeout */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13079,8 +11775,17 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Error: request_timeout */
-            408: {
+            /** @description Error: member_exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13144,57 +11849,44 @@ export interface operations {
             };
         };
     };
-    dashboardOperatorRedeliver: {
+    dashboardRevokeOperatorInvitation: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                delivery_id: string;
+                invitation_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
             /** @description Success. */
-            202: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            /**
-                             * WebhookDelivery
-                             * @description The log entry of one event sent to one endpoint.
-                             */
-                            delivery: {
+                            invitation: {
                                 /** Format: uuid */
                                 id: string;
-                                /** Format: uuid */
-                                endpoint_id: string;
-                                /** Format: uuid */
-                                event_id: string;
-                                event_type: string;
-                                /** @description pending, succeeded or failed (permanent); tolerate unknown values. */
-                                status: string;
-                                attempts: number;
-                                next_attempt_at: string | null;
-                                last_attempt_at: string | null;
-                                response_status: number | null;
-                                response_snippet: string | null;
-                                error_code: string | null;
-                                error_message: string | null;
+                                email: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                                  */
                                 created_at: string;
-                                /** @description The entry this one repeats, when it is a redelivery; else null. */
-                                redelivery_of: string | null;
-                                /** @description The redelivery whose success ended this entry’s retries (its status is then failed, and its error_code that of its last failed attempt); else null. */
-                                superseded_by: string | null;
-                                /** @description The replay that queued this entry; else null. */
-                                replay_id: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                expires_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                revoked_at: string;
                             };
                         };
                     };
@@ -13254,7 +11946,135 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Error: validation_failed */
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardRemoveOperator: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                operator_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** DashboardOperator */
+                            operator: {
+                                /** Format: uuid */
+                                id: string;
+                                email: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                            };
+                            /** @description Its open sessions, ended with it. */
+                            sessions_ended: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: operator_self_removal */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -13301,170 +12121,15 @@ export interface operations {
             };
         };
     };
-    dashboardOperatorListAutomationRules: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                org_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            rules: {
-                                /** Format: uuid */
-                                id: string;
-                                /** @description The rule’s place in the order rules run in, from 1. */
-                                position: number;
-                                name: string;
-                                enabled: boolean;
-                                conditions: {
-                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, order.total, order.currency, customer.email_domain, order.source. */
-                                    field: string;
-                                    /** @description How it compares; each field has its own operators (GET /automation/fields). */
-                                    operator: string;
-                                    /** @description item.personalization: the personalization field read. */
-                                    key?: string;
-                                    /** @description What it compares with; left out by operators that take none (present, linked...). */
-                                    value?: string | number | string[];
-                                }[];
-                                actions: {
-                                    /** @description hold, partner, priority, tag. */
-                                    type: string;
-                                    /** @description priority: rush or normal; tag: the tag. */
-                                    value?: string;
-                                }[];
-                                /** @description The conditions in words. */
-                                description: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                updated_at: string;
-                            }[];
-                            /** @description At most 50 rules an organization. */
-                            max_rules: number;
-                        };
-                    };
-                };
-            };
-            /** @description Error: malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorProductionBoard: {
+    dashboardOperatorAuditLog: {
         parameters: {
             query?: {
-                status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
-                organization_id?: string;
-                partner?: boolean;
-                held?: boolean;
-                tag?: string;
-                older_than_minutes?: number;
                 limit?: number;
                 cursor?: string;
+                actor?: string;
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                from?: string;
+                to?: string;
             };
             header?: never;
             path?: never;
@@ -13480,107 +12145,28 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            production_order: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                order_id: string;
-                                /** @enum {string} */
-                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
-                                produced_by_partner: boolean;
+                            /** Format: uuid */
+                            id: string;
+                            /** @description An account's email, or operator token. */
+                            actor: string;
+                            /** @description member.signed_in, member.invited, member.role_changed ... */
+                            action: string;
+                            /** @description The entry as a sentence, e.g. "ada@shop.test created live key svc_live_ab12… with orders:write". */
+                            summary: string;
+                            subject: string;
+                            details: {
+                                [key: string]: unknown;
                             };
-                            order: {
-                                /** Format: uuid */
-                                id: string;
-                                external_order_id: string;
-                                status: string;
-                                source: string;
-                                customer_name: string;
-                            };
-                            organization: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                            };
-                            /**
-                             * @description Rush orders come first.
-                             * @enum {string}
-                             */
-                            priority: "rush" | "normal";
-                            /** @description Held for review: not startable until released in the dashboard. */
-                            held: boolean;
-                            /** @description The rule that held the order (kept after its release). */
-                            hold: {
-                                /** Format: uuid */
-                                rule_id: string;
-                                name: string;
-                                reason: string;
-                            } | null;
-                            tags: string[];
+                            address: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                              */
                             created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            updated_at: string;
-                            items: {
-                                /** Format: uuid */
-                                id: string;
-                                sku: string | null;
-                                name: string;
-                                quantity: number;
-                                job: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    status: string;
-                                } | null;
-                            }[];
+                            /** @description The organization the action concerns; null for the platform itself (operators). */
+                            organization_id: string | null;
                         }[];
-                        /** @description null on the last page. */
                         next_cursor: string | null;
-                        /** @description On the first page (no cursor); null on the pages after it. */
-                        counts: {
-                            pending: {
-                                /** @description Orders of this status under the filters, at most 1000. */
-                                count: number;
-                                /** @description true: more than `count` (counting stops at 1000). */
-                                more: boolean;
-                            };
-                            in_progress: {
-                                /** @description Orders of this status under the filters, at most 1000. */
-                                count: number;
-                                /** @description true: more than `count` (counting stops at 1000). */
-                                more: boolean;
-                            };
-                            completed: {
-                                /** @description Orders of this status under the filters, at most 1000. */
-                                count: number;
-                                /** @description true: more than `count` (counting stops at 1000). */
-                                more: boolean;
-                            };
-                            failed: {
-                                /** @description Orders of this status under the filters, at most 1000. */
-                                count: number;
-                                /** @description true: more than `count` (counting stops at 1000). */
-                                more: boolean;
-                            };
-                            cancelled: {
-                                /** @description Orders of this status under the filters, at most 1000. */
-                                count: number;
-                                /** @description true: more than `count` (counting stops at 1000). */
-                                more: boolean;
-                            };
-                            held: {
-                                /** @description Orders of this status under the filters, at most 1000. */
-                                count: number;
-                                /** @description true: more than `count` (counting stops at 1000). */
-                                more: boolean;
-                            };
-                        } | null;
                     };
                 };
             };
@@ -13676,190 +12262,27 @@ export interface operations {
             };
         };
     };
-    dashboardOperatorGetProductionOrder: {
+    dashboardOperatorAuditLogCsv: {
         parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                production_order_id: string;
+            query?: {
+                actor?: string;
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                from?: string;
+                to?: string;
             };
+            header?: never;
+            path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Success. */
+            /** @description The filtered log, newest first, a line per entry with its sentence; as an attachment. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        data: {
-                            production_order: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                order_id: string;
-                                /** @enum {string} */
-                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
-                                produced_by_partner: boolean;
-                            };
-                            organization: {
-                                /** Format: uuid */
-                                id: string;
-                                name: string;
-                            };
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            updated_at: string;
-                            /** OperatorOrder */
-                            order: {
-                                /** Format: uuid */
-                                id: string;
-                                external_order_id: string;
-                                /** @description Equals external_order_id. */
-                                order_number: string;
-                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
-                                status: string;
-                                is_test: boolean;
-                                currency: string | null;
-                                total_amount: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                ordered_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                updated_at: string;
-                                /** Customer */
-                                customer: {
-                                    name: string;
-                                    email: string | null;
-                                    phone: string | null;
-                                };
-                                items: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    sku: string | null;
-                                    name: string;
-                                    quantity: number;
-                                    price: number | null;
-                                    product_linked: boolean;
-                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
-                                    production_status: string | null;
-                                    personalization: {
-                                        [key: string]: string | number | boolean | null;
-                                    };
-                                    files: {
-                                        /** Format: uuid */
-                                        upload_id: string;
-                                        name: string | null;
-                                        role: string | null;
-                                        content_type: string | null;
-                                        size_bytes: number | null;
-                                    }[];
-                                    production_job: {
-                                        /** Format: uuid */
-                                        id: string;
-                                        status: string;
-                                    } | null;
-                                }[];
-                                /** Format: uuid */
-                                organization_id: string;
-                                /** @enum {string} */
-                                source: "api" | "shop";
-                                production_order: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    status: string;
-                                    produced_by_partner: boolean;
-                                } | null;
-                                /** @description Tags set by automation rules. */
-                                tags: string[];
-                                /**
-                                 * @description Production priority (normal for test orders).
-                                 * @enum {string}
-                                 */
-                                priority: "rush" | "normal";
-                                /** @description Held for review by a rule until an owner or developer releases it. */
-                                held: boolean;
-                                /** @description The rule that held the order, kept after its release; null when none did. */
-                                hold: {
-                                    /** Format: uuid */
-                                    rule_id: string;
-                                    /** @description The rule’s name when it held the order. */
-                                    name: string;
-                                    /** @description The rule’s conditions in words. */
-                                    reason: string;
-                                } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
-                                automation: {
-                                    /** Format: uuid */
-                                    rule_id: string;
-                                    name: string;
-                                    actions: {
-                                        /** @description hold, partner, priority or tag. */
-                                        type: string;
-                                        value?: string;
-                                        /** @description The action in words: "held this order for review". */
-                                        words: string;
-                                    }[];
-                                }[];
-                            };
-                            /** @description The order's events, oldest first, each with its webhook deliveries (shop orders have none). */
-                            timeline: {
-                                /** Format: uuid */
-                                id: string;
-                                type: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                                deliveries: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    /** Format: uuid */
-                                    endpoint_id: string;
-                                    endpoint_url: string;
-                                    /** @description pending, succeeded or failed */
-                                    status: string;
-                                    attempts: number;
-                                    last_attempt_at: string | null;
-                                    /** @description Pending deliveries only. */
-                                    next_attempt_at: string | null;
-                                    response_status: number | null;
-                                    error_message: string | null;
-                                    redelivery_of: string | null;
-                                    /**
-                                     * Format: date-time
-                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                     */
-                                    created_at: string;
-                                    /** @description Pending, and its endpoint is failing: when the endpoint’s next probe may start. The delivery waits for it whatever next_attempt_at says (it goes as that probe, or after a probe succeeds, and not before its own next_attempt_at). Null: it does not wait (its endpoint is not failing, it is settled, or it is a redelivery, which goes when due). */
-                                    endpoint_next_probe_at: string | null;
-                                }[];
-                            }[];
-                        };
-                    };
+                    "text/csv": string;
                 };
             };
             /** @description Error: malformed_request */
@@ -13889,913 +12312,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
             /** @description Error: request_timeout */
             408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorDownloadProductionFile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                production_order_id: string;
-                upload_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The stored bytes (a sanitized SVG as stored), as an attachment of the detected type. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/octet-stream": string;
-                };
-            };
-            /** @description Error: malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorSetProductionStatus: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                production_order_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @enum {string} */
-                    status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
-                    /**
-                     * @description The production status the operator saw; another one now is 409 production_conflict.
-                     * @enum {string}
-                     */
-                    expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            production_order: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                order_id: string;
-                                /** @enum {string} */
-                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
-                                produced_by_partner: boolean;
-                            };
-                            events: {
-                                /** Format: uuid */
-                                id: string;
-                                type: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Error: invalid_json, malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: csrf_failed, role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: production_conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: validation_failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorSetPartner: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                production_order_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    produced_by_partner: boolean;
-                    /**
-                     * @description The production status the operator saw; another one now is 409 production_conflict.
-                     * @enum {string}
-                     */
-                    expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            production_order: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                order_id: string;
-                                /** @enum {string} */
-                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
-                                produced_by_partner: boolean;
-                            };
-                            events: {
-                                /** Format: uuid */
-                                id: string;
-                                type: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Error: invalid_json, malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: csrf_failed, role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: production_conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: validation_failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorCompleteJob: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                job_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * @description The production status the operator saw; another one now is 409 production_conflict.
-                     * @enum {string}
-                     */
-                    expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            production_job: {
-                                /** Format: uuid */
-                                id: string;
-                                /** Format: uuid */
-                                production_order_id: string;
-                                /** Format: uuid */
-                                order_item_id: string;
-                                status: string;
-                            };
-                            events: {
-                                /** Format: uuid */
-                                id: string;
-                                type: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Error: invalid_json, malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: csrf_failed, role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: production_conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: validation_failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorCancelOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                order_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * @description The production status the operator saw; another one now is 409 production_conflict.
-                     * @enum {string}
-                     */
-                    expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** OperatorOrder */
-                            order: {
-                                /** Format: uuid */
-                                id: string;
-                                external_order_id: string;
-                                /** @description Equals external_order_id. */
-                                order_number: string;
-                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
-                                status: string;
-                                is_test: boolean;
-                                currency: string | null;
-                                total_amount: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                ordered_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                updated_at: string;
-                                /** Customer */
-                                customer: {
-                                    name: string;
-                                    email: string | null;
-                                    phone: string | null;
-                                };
-                                items: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    sku: string | null;
-                                    name: string;
-                                    quantity: number;
-                                    price: number | null;
-                                    product_linked: boolean;
-                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
-                                    production_status: string | null;
-                                    personalization: {
-                                        [key: string]: string | number | boolean | null;
-                                    };
-                                    files: {
-                                        /** Format: uuid */
-                                        upload_id: string;
-                                        name: string | null;
-                                        role: string | null;
-                                        content_type: string | null;
-                                        size_bytes: number | null;
-                                    }[];
-                                    production_job: {
-                                        /** Format: uuid */
-                                        id: string;
-                                        status: string;
-                                    } | null;
-                                }[];
-                                /** Format: uuid */
-                                organization_id: string;
-                                /** @enum {string} */
-                                source: "api" | "shop";
-                                production_order: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    status: string;
-                                    produced_by_partner: boolean;
-                                } | null;
-                                /** @description Tags set by automation rules. */
-                                tags: string[];
-                                /**
-                                 * @description Production priority (normal for test orders).
-                                 * @enum {string}
-                                 */
-                                priority: "rush" | "normal";
-                                /** @description Held for review by a rule until an owner or developer releases it. */
-                                held: boolean;
-                                /** @description The rule that held the order, kept after its release; null when none did. */
-                                hold: {
-                                    /** Format: uuid */
-                                    rule_id: string;
-                                    /** @description The rule’s name when it held the order. */
-                                    name: string;
-                                    /** @description The rule’s conditions in words. */
-                                    reason: string;
-                                } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
-                                automation: {
-                                    /** Format: uuid */
-                                    rule_id: string;
-                                    name: string;
-                                    actions: {
-                                        /** @description hold, partner, priority or tag. */
-                                        type: string;
-                                        value?: string;
-                                        /** @description The action in words: "held this order for review". */
-                                        words: string;
-                                    }[];
-                                }[];
-                            };
-                            events: {
-                                /** Format: uuid */
-                                id: string;
-                                type: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                data: {
-                                    [key: string]: unknown;
-                                };
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Error: invalid_json, malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: csrf_failed, role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: production_conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_too_large */
-            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16427,6 +13945,1054 @@ export interface operations {
             };
         };
     };
+    dashboardOperatorListApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description The visible start of the key, e.g. svc_live_AbCd1234. */
+                            key_prefix: string;
+                            name: string | null;
+                            /**
+                             * @description test or live
+                             * @enum {string}
+                             */
+                            environment: "test" | "live";
+                            scopes: string[];
+                            /** @description A member's email, or operator. */
+                            created_by: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                            /** @description The first use in the minute of the latest use: at most a minute behind. Null: never used. */
+                            last_used_at: string | null;
+                            expires_at: string | null;
+                            revoked_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorRevokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            api_key: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The visible start of the key, e.g. svc_live_AbCd1234. */
+                                key_prefix: string;
+                                name: string | null;
+                                /**
+                                 * @description test or live
+                                 * @enum {string}
+                                 */
+                                environment: "test" | "live";
+                                scopes: string[];
+                                /** @description A member's email, or operator. */
+                                created_by: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description The first use in the minute of the latest use: at most a minute behind. Null: never used. */
+                                last_used_at: string | null;
+                                expires_at: string | null;
+                                revoked_at: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorListWebhookEndpoints: {
+        parameters: {
+            query?: {
+                environment?: "test" | "live";
+            };
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            url: string;
+                            description: string;
+                            /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
+                            enabled_events: string[];
+                            is_active: boolean;
+                            disabled_reason: string | null;
+                            consecutive_failures: number;
+                            last_success_at: string | null;
+                            last_failure_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                            /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
+                            secret_rotation_ends_at: string | null;
+                            /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
+                            next_probe_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                environment?: "test" | "live";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            endpoint_id: string;
+                            /** Format: uuid */
+                            event_id: string;
+                            event_type: string;
+                            /** @description pending, succeeded or failed (permanent); tolerate unknown values. */
+                            status: string;
+                            attempts: number;
+                            next_attempt_at: string | null;
+                            last_attempt_at: string | null;
+                            response_status: number | null;
+                            response_snippet: string | null;
+                            error_code: string | null;
+                            error_message: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                            /** @description The entry this one repeats, when it is a redelivery; else null. */
+                            redelivery_of: string | null;
+                            /** @description The redelivery whose success ended this entry’s retries (its status is then failed, and its error_code that of its last failed attempt); else null. */
+                            superseded_by: string | null;
+                            /** @description The replay that queued this entry; else null. */
+                            replay_id: string | null;
+                            /** Format: uuid */
+                            organization_id: string;
+                            /**
+                             * @description test or live
+                             * @enum {string}
+                             */
+                            environment: "test" | "live";
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorRetryWebhookEndpointNow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** DashboardWebhookEndpoint */
+                            endpoint: {
+                                /** Format: uuid */
+                                id: string;
+                                url: string;
+                                description: string;
+                                /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
+                                enabled_events: string[];
+                                is_active: boolean;
+                                disabled_reason: string | null;
+                                consecutive_failures: number;
+                                last_success_at: string | null;
+                                last_failure_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
+                                secret_rotation_ends_at: string | null;
+                                /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
+                                next_probe_at: string | null;
+                            };
+                            /**
+                             * @description `started`: a waiting delivery goes now as the probe (at whichever instance’s worker takes it); `nothing_waiting`: no delivery waits, the next event goes at once as the probe; `under_way`: an attempt to the endpoint is on its way already and its result decides (nothing was changed).
+                             * @enum {string}
+                             */
+                            probe: "started" | "under_way" | "nothing_waiting";
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorRedeliver: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * WebhookDelivery
+                             * @description The log entry of one event sent to one endpoint.
+                             */
+                            delivery: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                endpoint_id: string;
+                                /** Format: uuid */
+                                event_id: string;
+                                event_type: string;
+                                /** @description pending, succeeded or failed (permanent); tolerate unknown values. */
+                                status: string;
+                                attempts: number;
+                                next_attempt_at: string | null;
+                                last_attempt_at: string | null;
+                                response_status: number | null;
+                                response_snippet: string | null;
+                                error_code: string | null;
+                                error_message: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description The entry this one repeats, when it is a redelivery; else null. */
+                                redelivery_of: string | null;
+                                /** @description The redelivery whose success ended this entry’s retries (its status is then failed, and its error_code that of its last failed attempt); else null. */
+                                superseded_by: string | null;
+                                /** @description The replay that queued this entry; else null. */
+                                replay_id: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorListAutomationRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            rules: {
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The rule’s place in the order rules run in, from 1. */
+                                position: number;
+                                name: string;
+                                enabled: boolean;
+                                conditions: {
+                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, order.total, order.currency, customer.email_domain, order.source. */
+                                    field: string;
+                                    /** @description How it compares; each field has its own operators (GET /automation/fields). */
+                                    operator: string;
+                                    /** @description item.personalization: the personalization field read. */
+                                    key?: string;
+                                    /** @description What it compares with; left out by operators that take none (present, linked...). */
+                                    value?: string | number | string[];
+                                }[];
+                                actions: {
+                                    /** @description hold, partner, priority, tag. */
+                                    type: string;
+                                    /** @description priority: rush or normal; tag: the tag. */
+                                    value?: string;
+                                }[];
+                                /** @description The conditions in words. */
+                                description: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                            }[];
+                            /** @description At most 50 rules an organization. */
+                            max_rules: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     dashboardOperatorUsage: {
         parameters: {
             query?: {
@@ -16692,7 +15258,7 @@ export interface operations {
             };
         };
     };
-    dashboardListOperators: {
+    dashboardOperatorListOrganizations: {
         parameters: {
             query?: never;
             header?: never;
@@ -16711,12 +15277,51 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            email: string;
+                            name: string;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                              */
                             created_at: string;
+                            /** @description Live orders only, from the daily aggregates. */
+                            live_orders: {
+                                /** DashboardOrderTotals */
+                                today: {
+                                    orders_total: number;
+                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                    orders_by_status: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Item lines. */
+                                    items_total: number;
+                                    /** @description Sum of the items’ quantities. */
+                                    quantity_total: number;
+                                };
+                                /** DashboardOrderTotals */
+                                all_time: {
+                                    orders_total: number;
+                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                    orders_by_status: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Item lines. */
+                                    items_total: number;
+                                    /** @description Sum of the items’ quantities. */
+                                    quantity_total: number;
+                                };
+                            };
+                            /** @description The live environment’s webhook health. */
+                            webhooks: {
+                                live: {
+                                    active_endpoints: number;
+                                    /** @description Disabled after too many failures. */
+                                    disabled_endpoints: number;
+                                    /** @description Active endpoints whose last attempt failed: their deliveries wait for the next probe. */
+                                    failing_endpoints: number;
+                                    /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
+                                    failed_deliveries_24h: number;
+                                };
+                            };
                         }[];
                     };
                 };
@@ -16804,124 +15409,7 @@ export interface operations {
             };
         };
     };
-    dashboardListOperatorInvitations: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** Format: uuid */
-                            id: string;
-                            email: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            created_at: string;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            expires_at: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Error: malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardInviteOperator: {
+    dashboardOperatorCreateOrganization: {
         parameters: {
             query?: never;
             header?: never;
@@ -16931,8 +15419,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** Format: email */
-                    email: string;
+                    name: string;
                 };
             };
         };
@@ -16945,23 +15432,16 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            invitation: {
+                            organization: {
                                 /** Format: uuid */
                                 id: string;
-                                email: string;
+                                name: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                                  */
                                 created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                expires_at: string;
                             };
-                            /** @description The link to pass on; it is shown once and works once. */
-                            url: string;
                         };
                     };
                 };
@@ -17002,7 +15482,1183 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Error: member_exists */
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorGetOrganization: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            organization: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description Live orders only, from the daily aggregates. */
+                                live_orders: {
+                                    /** DashboardOrderTotals */
+                                    today: {
+                                        orders_total: number;
+                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                        orders_by_status: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Item lines. */
+                                        items_total: number;
+                                        /** @description Sum of the items’ quantities. */
+                                        quantity_total: number;
+                                    };
+                                    /** DashboardOrderTotals */
+                                    all_time: {
+                                        orders_total: number;
+                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                        orders_by_status: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Item lines. */
+                                        items_total: number;
+                                        /** @description Sum of the items’ quantities. */
+                                        quantity_total: number;
+                                    };
+                                };
+                                /** @description The live environment’s webhook health. */
+                                webhooks: {
+                                    live: {
+                                        active_endpoints: number;
+                                        /** @description Disabled after too many failures. */
+                                        disabled_endpoints: number;
+                                        /** @description Active endpoints whose last attempt failed: their deliveries wait for the next probe. */
+                                        failing_endpoints: number;
+                                        /** @description Deliveries whose last attempt in the last 24 hours failed (retrying or given up). */
+                                        failed_deliveries_24h: number;
+                                    };
+                                };
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorStatistics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: date
+                             * @description The current UTC day.
+                             */
+                            today: string;
+                            live_orders: {
+                                /** DashboardOrderTotals */
+                                today: {
+                                    orders_total: number;
+                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                    orders_by_status: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Item lines. */
+                                    items_total: number;
+                                    /** @description Sum of the items’ quantities. */
+                                    quantity_total: number;
+                                };
+                                /** DashboardOrderTotals */
+                                last_7_days: {
+                                    orders_total: number;
+                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                    orders_by_status: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Item lines. */
+                                    items_total: number;
+                                    /** @description Sum of the items’ quantities. */
+                                    quantity_total: number;
+                                };
+                                /** DashboardOrderTotals */
+                                last_30_days: {
+                                    orders_total: number;
+                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                    orders_by_status: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Item lines. */
+                                    items_total: number;
+                                    /** @description Sum of the items’ quantities. */
+                                    quantity_total: number;
+                                };
+                                /** DashboardOrderTotals */
+                                all_time: {
+                                    orders_total: number;
+                                    /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                    orders_by_status: {
+                                        [key: string]: number;
+                                    };
+                                    /** @description Item lines. */
+                                    items_total: number;
+                                    /** @description Sum of the items’ quantities. */
+                                    quantity_total: number;
+                                };
+                            };
+                            /** @description Live orders created on each of the last 30 UTC days (today last), by their current status. */
+                            live_orders_per_day: {
+                                /** Format: date */
+                                day: string;
+                                orders_total: number;
+                                /** @description Every order status a key (0 when none): where the orders created that day stand now. */
+                                orders_by_status: {
+                                    [key: string]: number;
+                                };
+                            }[];
+                            /** @description Live webhook deliveries settled on each of the last 30 UTC days (today last): delivered, or given up after the last retry. The success rate of a day is succeeded / (succeeded + failed); deliveries still retrying count on the day they settle. */
+                            live_deliveries_per_day: {
+                                /** Format: date */
+                                day: string;
+                                succeeded: number;
+                                /** @description Given up (retries exhausted or endpoint disabled). */
+                                failed: number;
+                            }[];
+                            organizations: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                live_orders: {
+                                    /** DashboardOrderTotals */
+                                    today: {
+                                        orders_total: number;
+                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                        orders_by_status: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Item lines. */
+                                        items_total: number;
+                                        /** @description Sum of the items’ quantities. */
+                                        quantity_total: number;
+                                    };
+                                    /** DashboardOrderTotals */
+                                    last_7_days: {
+                                        orders_total: number;
+                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                        orders_by_status: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Item lines. */
+                                        items_total: number;
+                                        /** @description Sum of the items’ quantities. */
+                                        quantity_total: number;
+                                    };
+                                    /** DashboardOrderTotals */
+                                    last_30_days: {
+                                        orders_total: number;
+                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                        orders_by_status: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Item lines. */
+                                        items_total: number;
+                                        /** @description Sum of the items’ quantities. */
+                                        quantity_total: number;
+                                    };
+                                    /** DashboardOrderTotals */
+                                    all_time: {
+                                        orders_total: number;
+                                        /** @description Every order status (pending, in_production, completed, failed, cancelled) a key, 0 when none. */
+                                        orders_by_status: {
+                                            [key: string]: number;
+                                        };
+                                        /** @description Item lines. */
+                                        items_total: number;
+                                        /** @description Sum of the items’ quantities. */
+                                        quantity_total: number;
+                                    };
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorProductionBoard: {
+        parameters: {
+            query?: {
+                status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                organization_id?: string;
+                partner?: boolean;
+                held?: boolean;
+                tag?: string;
+                older_than_minutes?: number;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            production_order: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                order_id: string;
+                                /** @enum {string} */
+                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                produced_by_partner: boolean;
+                            };
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                status: string;
+                                source: string;
+                                customer_name: string;
+                            };
+                            organization: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            };
+                            /**
+                             * @description Rush orders come first.
+                             * @enum {string}
+                             */
+                            priority: "rush" | "normal";
+                            /** @description Held for review: not startable until released in the dashboard. */
+                            held: boolean;
+                            /** @description The rule that held the order (kept after its release). */
+                            hold: {
+                                /** Format: uuid */
+                                rule_id: string;
+                                name: string;
+                                reason: string;
+                            } | null;
+                            tags: string[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            updated_at: string;
+                            items: {
+                                /** Format: uuid */
+                                id: string;
+                                sku: string | null;
+                                name: string;
+                                quantity: number;
+                                job: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                } | null;
+                            }[];
+                        }[];
+                        /** @description null on the last page. */
+                        next_cursor: string | null;
+                        /** @description On the first page (no cursor); null on the pages after it. */
+                        counts: {
+                            pending: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                            in_progress: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                            completed: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                            failed: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                            cancelled: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                            held: {
+                                /** @description Orders of this status under the filters, at most 1000. */
+                                count: number;
+                                /** @description true: more than `count` (counting stops at 1000). */
+                                more: boolean;
+                            };
+                        } | null;
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorGetProductionOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                production_order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            production_order: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                order_id: string;
+                                /** @enum {string} */
+                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                produced_by_partner: boolean;
+                            };
+                            organization: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            updated_at: string;
+                            /** OperatorOrder */
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** Format: uuid */
+                                organization_id: string;
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
+                            };
+                            /** @description The order's events, oldest first, each with its webhook deliveries (shop orders have none). */
+                            timeline: {
+                                /** Format: uuid */
+                                id: string;
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                                deliveries: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    endpoint_id: string;
+                                    endpoint_url: string;
+                                    /** @description pending, succeeded or failed */
+                                    status: string;
+                                    attempts: number;
+                                    last_attempt_at: string | null;
+                                    /** @description Pending deliveries only. */
+                                    next_attempt_at: string | null;
+                                    response_status: number | null;
+                                    error_message: string | null;
+                                    redelivery_of: string | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    created_at: string;
+                                    /** @description Pending, and its endpoint is failing: when the endpoint’s next probe may start. The delivery waits for it whatever next_attempt_at says (it goes as that probe, or after a probe succeeds, and not before its own next_attempt_at). Null: it does not wait (its endpoint is not failing, it is settled, or it is a redelivery, which goes when due). */
+                                    endpoint_next_probe_at: string | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorDownloadProductionFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                production_order_id: string;
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stored bytes (a sanitized SVG as stored), as an attachment of the detected type. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorSetProductionStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                production_order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                    /**
+                     * @description The production status the operator saw; another one now is 409 production_conflict.
+                     * @enum {string}
+                     */
+                    expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            production_order: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                order_id: string;
+                                /** @enum {string} */
+                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                produced_by_partner: boolean;
+                            };
+                            events: {
+                                /** Format: uuid */
+                                id: string;
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -17076,16 +16732,27 @@ export interface operations {
             };
         };
     };
-    dashboardRevokeOperatorInvitation: {
+    dashboardOperatorSetPartner: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                invitation_id: string;
+                production_order_id: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    produced_by_partner: boolean;
+                    /**
+                     * @description The production status the operator saw; another one now is 409 production_conflict.
+                     * @enum {string}
+                     */
+                    expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                };
+            };
+        };
         responses: {
             /** @description Success. */
             200: {
@@ -17095,31 +16762,33 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            invitation: {
+                            production_order: {
                                 /** Format: uuid */
                                 id: string;
-                                email: string;
+                                /** Format: uuid */
+                                order_id: string;
+                                /** @enum {string} */
+                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                produced_by_partner: boolean;
+                            };
+                            events: {
+                                /** Format: uuid */
+                                id: string;
+                                type: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                                  */
                                 created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                expires_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                revoked_at: string;
-                            };
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
                         };
                     };
                 };
             };
-            /** @description Error: malformed_request */
+            /** @description Error: invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17164,8 +16833,35 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error: expectation_failed */
             417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17211,16 +16907,26 @@ export interface operations {
             };
         };
     };
-    dashboardRemoveOperator: {
+    dashboardOperatorCompleteJob: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                operator_id: string;
+                job_id: string;
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The production status the operator saw; another one now is 409 production_conflict.
+                     * @enum {string}
+                     */
+                    expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                };
+            };
+        };
         responses: {
             /** @description Success. */
             200: {
@@ -17230,24 +16936,33 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /** DashboardOperator */
-                            operator: {
+                            production_job: {
                                 /** Format: uuid */
                                 id: string;
-                                email: string;
+                                /** Format: uuid */
+                                production_order_id: string;
+                                /** Format: uuid */
+                                order_item_id: string;
+                                status: string;
+                            };
+                            events: {
+                                /** Format: uuid */
+                                id: string;
+                                type: string;
                                 /**
                                  * Format: date-time
                                  * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                                  */
                                 created_at: string;
-                            };
-                            /** @description Its open sessions, ended with it. */
-                            sessions_ended: number;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
                         };
                     };
                 };
             };
-            /** @description Error: malformed_request */
+            /** @description Error: invalid_json, malformed_request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -17292,6 +17007,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description Error: expectation_failed */
             417: {
                 headers: {
@@ -17301,7 +17034,274 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Error: operator_self_removal */
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorCancelOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description The production status the operator saw; another one now is 409 production_conflict.
+                     * @enum {string}
+                     */
+                    expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** OperatorOrder */
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** Format: uuid */
+                                organization_id: string;
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
+                            };
+                            events: {
+                                /** Format: uuid */
+                                id: string;
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -113,7 +113,8 @@ export interface ListenServiceDeps {
   db: Database
   listen: Listen
   clock: Clock
-  onError: (err: unknown) => void
+  /** Told of a stream or feed that failed (see also reportTo); nothing by default. */
+  onError?: (err: unknown) => void
   keepaliveMs?: number
   pollMs?: number
 }
@@ -125,11 +126,13 @@ export interface ListenServiceDeps {
  */
 export function createListenService(deps: ListenServiceDeps) {
   const { db } = deps
+  let report = deps.onError ?? (() => {})
+  const onError = (err: unknown) => report(err)
   const keepaliveMs = deps.keepaliveMs ?? KEEPALIVE_MS
   const feed = createEventFeed({
     db,
     listen: deps.listen,
-    onError: deps.onError,
+    onError,
     ...(deps.pollMs ? { pollMs: deps.pollMs } : {}),
   })
   const streams = new Set<OpenStream>()
@@ -141,7 +144,7 @@ export function createListenService(deps: ListenServiceDeps) {
       db,
       [...streams].map((s) => s.sessionId),
       LISTEN_LEASE_MS,
-    ).catch(deps.onError)
+    ).catch(onError)
   }
 
   /** The stream after the session is recorded: subscribed, caught up from `resume`, then live. */
@@ -196,7 +199,7 @@ export function createListenService(deps: ListenServiceDeps) {
       streams.delete(stream)
       if (streams.size === 0) clearInterval(renewer)
       closeSession(db, sessionId)
-        .catch(deps.onError)
+        .catch(onError)
         .finally(() => closedResolve())
     })
     streams.add(stream)
@@ -227,7 +230,7 @@ export function createListenService(deps: ListenServiceDeps) {
       })
       .catch((err) => {
         // The client reconnects with its Last-Event-ID and the catch-up starts again.
-        deps.onError(err)
+        onError(err)
         out.end()
       })
     return out
@@ -256,7 +259,7 @@ export function createListenService(deps: ListenServiceDeps) {
       try {
         return await start(scope, sessionId, types, resume)
       } catch (err) {
-        await closeSession(db, sessionId).catch(deps.onError)
+        await closeSession(db, sessionId).catch(onError)
         throw err
       }
     },
@@ -273,6 +276,11 @@ export function createListenService(deps: ListenServiceDeps) {
       const sample: Sample = { organization_id: scope.organizationId, type, body }
       await notifySample(db, JSON.stringify(sample))
       return { type, sessions: await countSessions(db, scope) }
+    },
+
+    /** Where failures are told from now on (the app's log). */
+    reportTo(next: (err: unknown) => void): void {
+      report = next
     },
 
     /** Streams open on this instance. */

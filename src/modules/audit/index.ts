@@ -1,0 +1,14 @@
+import type { Surfaces } from '../feature.ts'
+import { auditConsoleRoutes } from './audit.console.routes.ts'
+import { auditDashboardRoutes } from './audit.dashboard.routes.ts'
+import type { AuditService } from './audit.service.ts'
+
+export { type AuditService, createAuditService } from './audit.service.ts'
+
+/** The audit log: an organization's, and the platform's in the console. */
+export function auditSurfaces(s: { audit: AuditService }): Surfaces {
+  return {
+    dashboard: [(app) => auditDashboardRoutes(app, s)],
+    console: [(app) => auditConsoleRoutes(app, s)],
+  }
+}
