@@ -2,11 +2,20 @@ import type { Surfaces } from '../feature.ts'
 import type { WebhookService } from '../webhooks/webhooks.service.ts'
 import { productionAdminRoutes } from './production.admin.routes.ts'
 import { productionConsoleRoutes } from './production.console.routes.ts'
+import { productionDashboardRoutes } from './production.dashboard.routes.ts'
 import type { ProductionService } from './production.service.ts'
 
 export { createProductionService, type ProductionService } from './production.service.ts'
 
-/** Production: its orders' status, partners, jobs, the board and the whole-order cancel. */
+/**
+ * Production: its orders' status, partners, jobs and the board; the whole-order
+ * cancel and the release of a held order, for members (on the order page) and
+ * operators.
+ */
 export function productionSurfaces(s: { production: ProductionService; webhooks: WebhookService }): Surfaces {
-  return { admin: [productionAdminRoutes(s)], console: [(app) => productionConsoleRoutes(app, s)] }
+  return {
+    admin: [productionAdminRoutes(s)],
+    dashboard: [(app) => productionDashboardRoutes(app, s)],
+    console: [(app) => productionConsoleRoutes(app, s)],
+  }
 }

@@ -7,7 +7,8 @@ import {
 } from '../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../http/errors.ts'
 import { sendFileDownload } from '../../http/file-download.ts'
-import { FileDownload } from '../orders/pages/pages.schemas.ts'
+import { OperatorOrderAnswer } from '../orders/pages/pages.console.schemas.ts'
+import { FileDownload, OrderParams } from '../orders/pages/pages.schemas.ts'
 import type { RecordedEvent } from '../webhooks/outbox/outbox.service.ts'
 import type { WebhookService } from '../webhooks/webhooks.service.ts'
 import {
@@ -25,6 +26,7 @@ import {
   SetPartnerBody,
   SetStatusBody,
 } from './production.console.schemas.ts'
+import { PageRequest } from './production.dashboard.schemas.ts'
 import type { ProductionService } from './production.service.ts'
 
 /** The events an action recorded, as its answer shows them. */
@@ -199,6 +201,28 @@ export const productionConsoleRoutes: DashboardArea<{
         expectedStatus: request.body.expected_status,
       })
       return { data: { order: view, events: eventsView(events) } }
+    },
+  )
+
+  app.post(
+    '/operator/orders/:order_id/release',
+    {
+      config: { ...operatorChange(), errors: ['not_found', 'production_conflict', 'validation_failed'] },
+      schema: {
+        operationId: 'dashboardOperatorReleaseOrder',
+        tags,
+        summary: 'Release an order an automation rule held for review (audited as the operator)',
+        description: 'As the dashboard\u2019s release: on the page\u2019s updated_at; not held is a 409.',
+        params: OrderParams,
+        body: PageRequest,
+        response: { 200: OperatorOrderAnswer },
+      },
+    },
+    async (request) => {
+      const order = await production.release(request.params.order_id, opActor(request), {
+        expectedUpdatedAt: request.body.expected_updated_at,
+      })
+      return { data: { order } }
     },
   )
 }

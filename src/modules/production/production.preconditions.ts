@@ -13,6 +13,8 @@ export interface ProductionPrecondition {
   expectedUpdatedAt?: string | undefined
   /** Refuse (409) rather than do anything to a completed or cancelled production order. */
   unfinishedOnly?: boolean
+  /** A member's organization: an order of another one is not found (404). */
+  organizationId?: string | undefined
 }
 
 const conflict = (current: string) =>
@@ -26,8 +28,15 @@ export const staleOrder = (updatedAt: Date) =>
     message: `The order was changed at ${updatedAt.toISOString()}, after this page showed it. Nothing was done: reload the order and make the change again.`,
   })
 
+export const orderNotFound = () => new AppError('not_found', { message: 'No order with this id.' })
+
+/** Whether a member of the organization may see the order (an operator, with no organization, sees all). */
+export const visibleTo = (order: { organization_id: string }, precondition: ProductionPrecondition) =>
+  precondition.organizationId === undefined || order.organization_id === precondition.organizationId
+
 /** Refuses a change whose precondition no longer holds, under the production order's lock. */
 export function checkPrecondition(p: LockedProduction, precondition: ProductionPrecondition) {
+  if (!visibleTo(p, precondition)) throw orderNotFound()
   if (precondition.expectedStatus !== undefined && p.status !== precondition.expectedStatus) {
     throw conflict(p.status)
   }

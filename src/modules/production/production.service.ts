@@ -14,7 +14,13 @@ import {
   type RecordedEvent,
   recordEvent,
 } from '../webhooks/outbox/outbox.service.ts'
-import { checkNotHeld, checkPrecondition, type ProductionPrecondition } from './production.preconditions.ts'
+import {
+  checkNotHeld,
+  checkPrecondition,
+  orderNotFound,
+  type ProductionPrecondition,
+  visibleTo,
+} from './production.preconditions.ts'
 import {
   completeJob,
   findJob,
@@ -108,6 +114,12 @@ export function createProductionService(deps: {
   }
 
   const notFound = () => new AppError('not_found', { message: 'No production order with this id.' })
+
+  /** An order with no production order (a test order): refused as not found unless it exists and is visible. */
+  async function requireOrder(trx: Database, orderId: string, precondition: ProductionPrecondition) {
+    const order = await findOrderById(trx, orderId)
+    if (!order || !visibleTo(order, precondition)) throw orderNotFound()
+  }
 
   const api = {
     /** Sets a production order's status; the event of the new status (live API orders), unless unchanged. */
@@ -228,10 +240,11 @@ export function createProductionService(deps: {
       actor: AuditActor,
       precondition: ProductionPrecondition = {},
     ): Promise<OperatorOrder> {
-      if (!isUuid(orderId)) throw new AppError('not_found', { message: 'No order with this id.' })
+      if (!isUuid(orderId)) throw orderNotFound()
       await db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { orderId })
         if (p) checkPrecondition(p, precondition)
+        else await requireOrder(trx, orderId, precondition)
         if (!p || p.held_at === null) {
           throw new AppError('production_conflict', {
             message: 'This order is not held for review: there is nothing to release. Nothing was done.',
@@ -255,13 +268,11 @@ export function createProductionService(deps: {
       actor?: AuditActor,
       precondition: ProductionPrecondition = {},
     ): Promise<ProductionChange<OperatorOrder>> {
-      if (!isUuid(orderId)) throw new AppError('not_found', { message: 'No order with this id.' })
+      if (!isUuid(orderId)) throw orderNotFound()
       const events = await db.transaction().execute(async (trx) => {
         const p = await lockProduction(trx, { orderId })
         if (!p) {
-          if (!(await findOrderById(trx, orderId))) {
-            throw new AppError('not_found', { message: 'No order with this id.' })
-          }
+          await requireOrder(trx, orderId, precondition)
           throw AppError.validation(
             [
               {

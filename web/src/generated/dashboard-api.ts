@@ -532,46 +532,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/orders/{order_id}/cancel": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Cancel a live order as a whole (before it is completed); records order.cancelled as the operator’s cancel does
-         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
-         */
-        post: operations["dashboardCancelOrder"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/orders/{order_id}/release": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Release an order an automation rule held for review: its production can start
-         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
-         */
-        post: operations["dashboardReleaseOrder"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/orders/{order_id}/uploads": {
         parameters: {
             query?: never;
@@ -1064,6 +1024,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orders/{order_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a live order as a whole (before it is completed); records order.cancelled as the operator’s cancel does
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardCancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{order_id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release an order an automation rule held for review: its production can start
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardReleaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/organizations/{org_id}/invitations": {
         parameters: {
             query?: never;
@@ -1322,26 +1322,6 @@ export interface paths {
          * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
         post: operations["dashboardOperatorChangeOrder"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/operator/orders/{order_id}/release": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Release an order an automation rule held for review (audited as the operator)
-         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
-         */
-        post: operations["dashboardOperatorReleaseOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1746,6 +1726,26 @@ export interface paths {
          * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
         post: operations["dashboardOperatorCancelOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/orders/{order_id}/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release an order an automation rule held for review (audited as the operator)
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorReleaseOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5832,508 +5832,6 @@ export interface operations {
                                 }[];
                             };
                             changed: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Error: invalid_json, malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: csrf_failed, role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: production_conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: validation_failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardCancelOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                order_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description The order’s updated_at the page showed.
-                     */
-                    expected_updated_at: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            order: {
-                                /** Format: uuid */
-                                id: string;
-                                external_order_id: string;
-                                /** @description Equals external_order_id. */
-                                order_number: string;
-                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
-                                status: string;
-                                is_test: boolean;
-                                currency: string | null;
-                                total_amount: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                ordered_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                updated_at: string;
-                                /** Customer */
-                                customer: {
-                                    name: string;
-                                    email: string | null;
-                                    phone: string | null;
-                                };
-                                items: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    sku: string | null;
-                                    name: string;
-                                    quantity: number;
-                                    price: number | null;
-                                    product_linked: boolean;
-                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
-                                    production_status: string | null;
-                                    personalization: {
-                                        [key: string]: string | number | boolean | null;
-                                    };
-                                    files: {
-                                        /** Format: uuid */
-                                        upload_id: string;
-                                        name: string | null;
-                                        role: string | null;
-                                        content_type: string | null;
-                                        size_bytes: number | null;
-                                    }[];
-                                    production_job: {
-                                        /** Format: uuid */
-                                        id: string;
-                                        status: string;
-                                    } | null;
-                                }[];
-                                /** @enum {string} */
-                                source: "api" | "shop";
-                                production_order: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    status: string;
-                                    produced_by_partner: boolean;
-                                } | null;
-                                /** @description Tags set by automation rules. */
-                                tags: string[];
-                                /**
-                                 * @description Production priority (normal for test orders).
-                                 * @enum {string}
-                                 */
-                                priority: "rush" | "normal";
-                                /** @description Held for review by a rule until an owner or developer releases it. */
-                                held: boolean;
-                                /** @description The rule that held the order, kept after its release; null when none did. */
-                                hold: {
-                                    /** Format: uuid */
-                                    rule_id: string;
-                                    /** @description The rule’s name when it held the order. */
-                                    name: string;
-                                    /** @description The rule’s conditions in words. */
-                                    reason: string;
-                                } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
-                                automation: {
-                                    /** Format: uuid */
-                                    rule_id: string;
-                                    name: string;
-                                    actions: {
-                                        /** @description hold, partner, priority or tag. */
-                                        type: string;
-                                        value?: string;
-                                        /** @description The action in words: "held this order for review". */
-                                        words: string;
-                                    }[];
-                                }[];
-                            };
-                        };
-                    };
-                };
-            };
-            /** @description Error: invalid_json, malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: csrf_failed, role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: production_conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: validation_failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardReleaseOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                order_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description The order’s updated_at the page showed.
-                     */
-                    expected_updated_at: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            order: {
-                                /** Format: uuid */
-                                id: string;
-                                external_order_id: string;
-                                /** @description Equals external_order_id. */
-                                order_number: string;
-                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
-                                status: string;
-                                is_test: boolean;
-                                currency: string | null;
-                                total_amount: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                ordered_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                updated_at: string;
-                                /** Customer */
-                                customer: {
-                                    name: string;
-                                    email: string | null;
-                                    phone: string | null;
-                                };
-                                items: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    sku: string | null;
-                                    name: string;
-                                    quantity: number;
-                                    price: number | null;
-                                    product_linked: boolean;
-                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
-                                    production_status: string | null;
-                                    personalization: {
-                                        [key: string]: string | number | boolean | null;
-                                    };
-                                    files: {
-                                        /** Format: uuid */
-                                        upload_id: string;
-                                        name: string | null;
-                                        role: string | null;
-                                        content_type: string | null;
-                                        size_bytes: number | null;
-                                    }[];
-                                    production_job: {
-                                        /** Format: uuid */
-                                        id: string;
-                                        status: string;
-                                    } | null;
-                                }[];
-                                /** @enum {string} */
-                                source: "api" | "shop";
-                                production_order: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    status: string;
-                                    produced_by_partner: boolean;
-                                } | null;
-                                /** @description Tags set by automation rules. */
-                                tags: string[];
-                                /**
-                                 * @description Production priority (normal for test orders).
-                                 * @enum {string}
-                                 */
-                                priority: "rush" | "normal";
-                                /** @description Held for review by a rule until an owner or developer releases it. */
-                                held: boolean;
-                                /** @description The rule that held the order, kept after its release; null when none did. */
-                                hold: {
-                                    /** Format: uuid */
-                                    rule_id: string;
-                                    /** @description The rule’s name when it held the order. */
-                                    name: string;
-                                    /** @description The rule’s conditions in words. */
-                                    reason: string;
-                                } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
-                                automation: {
-                                    /** Format: uuid */
-                                    rule_id: string;
-                                    name: string;
-                                    actions: {
-                                        /** @description hold, partner, priority or tag. */
-                                        type: string;
-                                        value?: string;
-                                        /** @description The action in words: "held this order for review". */
-                                        words: string;
-                                    }[];
-                                }[];
-                            };
                         };
                     };
                 };
@@ -11161,6 +10659,508 @@ export interface operations {
             };
         };
     };
+    dashboardCancelOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The order’s updated_at the page showed.
+                     */
+                    expected_updated_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardReleaseOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The order’s updated_at the page showed.
+                     */
+                    expected_updated_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     dashboardOperatorInviteOwner: {
         parameters: {
             query?: never;
@@ -13410,260 +13410,6 @@ export interface operations {
                                 }[];
                             };
                             changed: string[];
-                        };
-                    };
-                };
-            };
-            /** @description Error: invalid_json, malformed_request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: session_required */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: csrf_failed, role_required */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_timeout */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: production_conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: request_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: expectation_failed */
-            417: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: validation_failed */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: rate_limited */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: headers_too_large */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: internal_error */
-            500: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Error: service_unavailable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    dashboardOperatorReleaseOrder: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                order_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: date-time
-                     * @description The order’s updated_at the page showed.
-                     */
-                    expected_updated_at: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Success. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        data: {
-                            /** OperatorOrder */
-                            order: {
-                                /** Format: uuid */
-                                id: string;
-                                external_order_id: string;
-                                /** @description Equals external_order_id. */
-                                order_number: string;
-                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
-                                status: string;
-                                is_test: boolean;
-                                currency: string | null;
-                                total_amount: number | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                ordered_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                updated_at: string;
-                                /** Customer */
-                                customer: {
-                                    name: string;
-                                    email: string | null;
-                                    phone: string | null;
-                                };
-                                items: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    sku: string | null;
-                                    name: string;
-                                    quantity: number;
-                                    price: number | null;
-                                    product_linked: boolean;
-                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
-                                    production_status: string | null;
-                                    personalization: {
-                                        [key: string]: string | number | boolean | null;
-                                    };
-                                    files: {
-                                        /** Format: uuid */
-                                        upload_id: string;
-                                        name: string | null;
-                                        role: string | null;
-                                        content_type: string | null;
-                                        size_bytes: number | null;
-                                    }[];
-                                    production_job: {
-                                        /** Format: uuid */
-                                        id: string;
-                                        status: string;
-                                    } | null;
-                                }[];
-                                /** Format: uuid */
-                                organization_id: string;
-                                /** @enum {string} */
-                                source: "api" | "shop";
-                                production_order: {
-                                    /** Format: uuid */
-                                    id: string;
-                                    status: string;
-                                    produced_by_partner: boolean;
-                                } | null;
-                                /** @description Tags set by automation rules. */
-                                tags: string[];
-                                /**
-                                 * @description Production priority (normal for test orders).
-                                 * @enum {string}
-                                 */
-                                priority: "rush" | "normal";
-                                /** @description Held for review by a rule until an owner or developer releases it. */
-                                held: boolean;
-                                /** @description The rule that held the order, kept after its release; null when none did. */
-                                hold: {
-                                    /** Format: uuid */
-                                    rule_id: string;
-                                    /** @description The rule’s name when it held the order. */
-                                    name: string;
-                                    /** @description The rule’s conditions in words. */
-                                    reason: string;
-                                } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
-                                automation: {
-                                    /** Format: uuid */
-                                    rule_id: string;
-                                    name: string;
-                                    actions: {
-                                        /** @description hold, partner, priority or tag. */
-                                        type: string;
-                                        value?: string;
-                                        /** @description The action in words: "held this order for review". */
-                                        words: string;
-                                    }[];
-                                }[];
-                            };
                         };
                     };
                 };
@@ -17225,6 +16971,260 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                             }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorReleaseOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date-time
+                     * @description The order’s updated_at the page showed.
+                     */
+                    expected_updated_at: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** OperatorOrder */
+                            order: {
+                                /** Format: uuid */
+                                id: string;
+                                external_order_id: string;
+                                /** @description Equals external_order_id. */
+                                order_number: string;
+                                /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                status: string;
+                                is_test: boolean;
+                                currency: string | null;
+                                total_amount: number | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                ordered_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** Customer */
+                                customer: {
+                                    name: string;
+                                    email: string | null;
+                                    phone: string | null;
+                                };
+                                items: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    sku: string | null;
+                                    name: string;
+                                    quantity: number;
+                                    price: number | null;
+                                    product_linked: boolean;
+                                    /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                    production_status: string | null;
+                                    personalization: {
+                                        [key: string]: string | number | boolean | null;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        name: string | null;
+                                        role: string | null;
+                                        content_type: string | null;
+                                        size_bytes: number | null;
+                                    }[];
+                                    production_job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                                /** Format: uuid */
+                                organization_id: string;
+                                /** @enum {string} */
+                                source: "api" | "shop";
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    status: string;
+                                    produced_by_partner: boolean;
+                                } | null;
+                                /** @description Tags set by automation rules. */
+                                tags: string[];
+                                /**
+                                 * @description Production priority (normal for test orders).
+                                 * @enum {string}
+                                 */
+                                priority: "rush" | "normal";
+                                /** @description Held for review by a rule until an owner or developer releases it. */
+                                held: boolean;
+                                /** @description The rule that held the order, kept after its release; null when none did. */
+                                hold: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    /** @description The rule’s name when it held the order. */
+                                    name: string;
+                                    /** @description The rule’s conditions in words. */
+                                    reason: string;
+                                } | null;
+                                /** @description The rules that matched when the order arrived, in rule order. */
+                                automation: {
+                                    /** Format: uuid */
+                                    rule_id: string;
+                                    name: string;
+                                    actions: {
+                                        /** @description hold, partner, priority or tag. */
+                                        type: string;
+                                        value?: string;
+                                        /** @description The action in words: "held this order for review". */
+                                        words: string;
+                                    }[];
+                                }[];
+                            };
                         };
                     };
                 };

@@ -69,11 +69,6 @@ export const OrderChangeRequest = Type.Object(
 )
 export type OrderChangeRequest = Static<typeof OrderChangeRequest>
 
-export const CancelRequest = Type.Object(
-  { expected_updated_at: { ...Timestamp, description: 'The order\u2019s updated_at the page showed.' } },
-  closed,
-)
-
 export const UploadSlotRequest = Type.Object(
   {
     filename: SanitizedName({

@@ -6,7 +6,7 @@ import { bodyErrors } from '../../../http/validation.ts'
 import type { Clock } from '../../../lib/clock.ts'
 import { isUuid } from '../../../lib/ids.ts'
 import { type AuditActor, recordAudit } from '../../audit/audit.service.ts'
-import type { ProductionPrecondition, ProductionService } from '../../production/production.service.ts'
+import type { ProductionService } from '../../production/production.service.ts'
 import { staleOrder } from '../../production/production.service.ts'
 import type { UploadService, UploadSlot } from '../../uploads/uploads.service.ts'
 import { eventData, type RecordedEvent, recordEvent } from '../../webhooks/outbox/outbox.service.ts'
@@ -62,7 +62,7 @@ export function createOrderEditService(deps: {
   clock: Clock
   uploads: Pick<UploadService, 'prepare' | 'commit' | 'afterCommit' | 'discard' | 'createSlot'>
   aggregates: OrderAggregates
-  production: Pick<ProductionService, 'cancel' | 'release' | 'lockForOrderChange'>
+  production: Pick<ProductionService, 'lockForOrderChange'>
 }) {
   const { db, clock, uploads, aggregates } = deps
 
@@ -293,23 +293,6 @@ export function createOrderEditService(deps: {
       }
       await uploads.afterCommit(plan)
       return { order: await view(await orderRow(orderId, undefined)), changed: next.changed, events }
-    },
-
-    /**
-     * The whole-order cancel of production (the operator's: the same
-     * order.cancelled event), on the page's precondition; completed and
-     * cancelled orders are a 409, test orders a 422 (they have no production).
-     */
-    async cancel(orderId: string, expectedUpdatedAt: string, changer: Changer) {
-      await orderRow(orderId, changer.organizationId)
-      const precondition: ProductionPrecondition = { expectedUpdatedAt, unfinishedOnly: true }
-      return deps.production.cancel(orderId, changer.actor, precondition)
-    },
-
-    /** Releases an order held for review by a rule, on the page's precondition (not held: 409). */
-    async release(orderId: string, expectedUpdatedAt: string, changer: Changer): Promise<OperatorOrder> {
-      await orderRow(orderId, changer.organizationId)
-      return deps.production.release(orderId, changer.actor, { expectedUpdatedAt })
     },
   }
 }

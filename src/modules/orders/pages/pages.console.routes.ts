@@ -11,12 +11,7 @@ import { ORDER_BODY_LIMIT } from '../../../http/json-body.ts'
 import type { AuditService } from '../../audit/audit.service.ts'
 import { OrgParams } from '../../organizations/organizations.console.schemas.ts'
 import { UploadSlot } from '../../uploads/uploads.routes.ts'
-import {
-  CancelRequest,
-  HistoryAnswer,
-  OrderChangeRequest,
-  UploadSlotRequest,
-} from '../changes/changes.schemas.ts'
+import { HistoryAnswer, OrderChangeRequest, UploadSlotRequest } from '../changes/changes.schemas.ts'
 import type { OrderEditService } from '../changes/changes.service.ts'
 import { OrderRequest } from '../orders.schemas.ts'
 import type { OrderService } from '../orders.service.ts'
@@ -26,7 +21,7 @@ import { FileDownload, OrderFileParams, OrderParams } from './pages.schemas.ts'
 /**
  * Shop orders entered in the operator console (always live; they produce no
  * events), and the console's order page: changes to any order, production
- * started or not (the cancel is production's, /operator/orders/{id}/cancel).
+ * started or not (the cancel and the release of a held order are production's).
  */
 export const ordersConsoleRoutes: DashboardArea<{
   orders: OrderService
@@ -129,28 +124,6 @@ export const ordersConsoleRoutes: DashboardArea<{
         actor: opActor(request),
       })
       return { data: { order, changed } }
-    },
-  )
-
-  app.post(
-    '/operator/orders/:order_id/release',
-    {
-      config: { ...operatorChange(), errors: ['not_found', 'production_conflict', 'validation_failed'] },
-      schema: {
-        operationId: 'dashboardOperatorReleaseOrder',
-        tags,
-        summary: 'Release an order an automation rule held for review (audited as the operator)',
-        description: 'As the dashboard\u2019s release: on the page\u2019s updated_at; not held is a 409.',
-        params: OrderParams,
-        body: CancelRequest,
-        response: { 200: OperatorOrderAnswer },
-      },
-    },
-    async (request) => {
-      const order = await orderEdits.release(request.params.order_id, request.body.expected_updated_at, {
-        actor: opActor(request),
-      })
-      return { data: { order } }
     },
   )
 

@@ -12,12 +12,7 @@ import { sendFileDownload } from '../../../http/file-download.ts'
 import type { AuditService } from '../../audit/audit.service.ts'
 import { UploadSlot } from '../../uploads/uploads.routes.ts'
 import type { WebhookService } from '../../webhooks/webhooks.service.ts'
-import {
-  CancelRequest,
-  HistoryAnswer,
-  OrderChangeRequest,
-  UploadSlotRequest,
-} from '../changes/changes.schemas.ts'
+import { HistoryAnswer, OrderChangeRequest, UploadSlotRequest } from '../changes/changes.schemas.ts'
 import type { OrderEditService } from '../changes/changes.service.ts'
 import type { OrderService } from '../orders.service.ts'
 import {
@@ -144,59 +139,6 @@ export const orderDashboardRoutes: DashboardArea<{
       })
       const { organization_id: _, ...own } = order
       return { data: { order: own, changed } }
-    },
-  )
-
-  app.post(
-    '/orders/:order_id/cancel',
-    {
-      config: { ...change('developer'), errors: refusals },
-      schema: {
-        operationId: 'dashboardCancelOrder',
-        tags,
-        summary:
-          'Cancel a live order as a whole (before it is completed); records order.cancelled as the operator\u2019s cancel does',
-        description:
-          'Test orders have no production and cannot be cancelled (422). A completed or cancelled order, or a page older than the order\u2019s last change, is a 409.',
-        params: OrderParams,
-        body: CancelRequest,
-        response: { 200: OrderAnswer },
-      },
-    },
-    async (request) => {
-      const organizationId = ctx(request).member.organization_id
-      const { view } = await orderEdits.cancel(request.params.order_id, request.body.expected_updated_at, {
-        actor: actor(request),
-        organizationId,
-      })
-      const { organization_id: _, ...own } = view
-      return { data: { order: own } }
-    },
-  )
-
-  app.post(
-    '/orders/:order_id/release',
-    {
-      config: { ...change('developer'), errors: ['not_found', 'production_conflict', 'validation_failed'] },
-      schema: {
-        operationId: 'dashboardReleaseOrder',
-        tags,
-        summary: 'Release an order an automation rule held for review: its production can start',
-        description:
-          'The hold stays on the order as the record of the rule that set it; `held` becomes false and updated_at moves. An order not held, or a page older than the order\u2019s last change, is a 409 and nothing is written. Audited as order.released.',
-        params: OrderParams,
-        body: CancelRequest,
-        response: { 200: OrderAnswer },
-      },
-    },
-    async (request) => {
-      const organizationId = ctx(request).member.organization_id
-      const order = await orderEdits.release(request.params.order_id, request.body.expected_updated_at, {
-        actor: actor(request),
-        organizationId,
-      })
-      const { organization_id: _, ...own } = order
-      return { data: { order: own } }
     },
   )
 
