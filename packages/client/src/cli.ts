@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util'
+import type { RequestBodyJSON } from 'openapi-typescript-helpers'
 import { ListenRefused, listen } from './cli/listen.ts'
 import { OrderIntakeConnectionError, OrderIntakeError } from './errors.ts'
+import type { operations } from './generated/openapi.ts'
 import { Transport } from './transport.ts'
 
 const USAGE = `Usage:
@@ -72,11 +74,9 @@ async function main(argv: string[]): Promise<number> {
       return 2
     }
     const transport = new Transport({ baseUrl, apiKey })
-    const answer = await transport.call<{ data: { type: string; sessions: number } }>(
-      'POST',
-      '/v1/webhook-events/trigger',
-      { body: { type }, retry: 'rate-limit' },
-    )
+    // Any word is sent: the service refuses an unknown type with the list of valid ones.
+    const body = { type } as RequestBodyJSON<operations['triggerWebhookEvent']>
+    const answer = await transport.call('POST', '/v1/webhook-events/trigger', { body, retry: 'rate-limit' })
     const { sessions } = answer.body.data
     console.log(
       `Triggered ${answer.body.data.type}: sent to ${sessions} listen session${sessions === 1 ? '' : 's'}.`,

@@ -23,7 +23,7 @@ export class OrderIntakeClient {
 
   /** GET /v1/ping: the key's organization, environment and scopes. */
   async ping(options: { signal?: AbortSignal } = {}): Promise<Ping> {
-    const answer = await this.#transport.call<{ data: Ping }>('GET', '/v1/ping', {
+    const answer = await this.#transport.call('GET', '/v1/ping', {
       retry: 'safe',
       signal: options.signal,
     })
@@ -41,6 +41,6 @@ export class OrderIntakeClient {
       signal?: AbortSignal
     } = {},
   ) {
-    return this.#transport.call<T>(method, path, { ...options, retry: options.retry ?? 'rate-limit' })
+    return this.#transport.request<T>(method, path, { ...options, retry: options.retry ?? 'rate-limit' })
   }
 }

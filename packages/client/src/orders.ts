@@ -56,29 +56,29 @@ export class Orders {
    * identical repeat never creates a second order.
    */
   async create(order: CreateOrderRequest, options: { signal?: AbortSignal } = {}): Promise<CreatedOrder> {
-    const answer = await this.#transport.call<{ data: { order: Order; warnings: OrderWarning[] } }>(
-      'POST',
-      '/v1/orders',
-      { body: order, retry: 'safe', signal: options.signal },
-    )
+    const answer = await this.#transport.call('POST', '/v1/orders', {
+      body: order,
+      retry: 'safe',
+      signal: options.signal,
+    })
     const status = answer.status === 201 ? 201 : 200
     return { ...answer.body.data, created: status === 201, status, requestId: answer.requestId }
   }
 
   /** GET /v1/orders/{id}. */
   async get(id: string, options: { signal?: AbortSignal } = {}): Promise<Order> {
-    const answer = await this.#transport.call<{ data: { order: Order } }>(
-      'GET',
-      `/v1/orders/${encodeURIComponent(id)}`,
-      { retry: 'safe', signal: options.signal },
-    )
+    const answer = await this.#transport.call('GET', '/v1/orders/{id}', {
+      params: { path: { id } },
+      retry: 'safe',
+      signal: options.signal,
+    })
     return answer.body.data.order
   }
 
   /** One page of GET /v1/orders. */
   async list(query: ListOrdersQuery = {}, options: { signal?: AbortSignal } = {}): Promise<OrdersPage> {
-    const answer = await this.#transport.call<OrdersPage>('GET', '/v1/orders', {
-      query,
+    const answer = await this.#transport.call('GET', '/v1/orders', {
+      params: { query },
       retry: 'safe',
       signal: options.signal,
     })

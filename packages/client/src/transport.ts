@@ -1,4 +1,12 @@
+import type {
+  IsOperationRequestBodyOptional,
+  PathsWithMethod,
+  RequestBodyJSON,
+  RequiredKeysOf,
+  SuccessResponseJSON,
+} from 'openapi-typescript-helpers'
 import { OrderIntakeConnectionError, OrderIntakeError, retryAfterSeconds } from './errors.ts'
+import type { paths } from './generated/openapi.ts'
 
 export interface TransportOptions {
   /** The service's address, e.g. `https://orders.example.com` (a trailing `/v1` is accepted). */
@@ -22,12 +30,40 @@ export interface TransportOptions {
  */
 export type RetryPolicy = 'safe' | 'rate-limit'
 
-export interface CallOptions {
-  query?: Record<string, string | number | undefined | null>
+/** Query values of an untyped call; undefined and null ones are left out. */
+export type QueryValues = Record<string, string | number | undefined | null>
+
+export interface RequestOptions {
+  query?: QueryValues | undefined
   body?: unknown
   retry: RetryPolicy
   signal?: AbortSignal | undefined
 }
+
+/** The methods the client sends, as HTTP spells them. */
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+/** The document's paths that take the method. */
+export type PathOf<M extends Method> = PathsWithMethod<paths, Lowercase<M>>
+/** The document's operation at a path and method. */
+export type Operation<P extends keyof paths, M extends Method> = paths[P][Lowercase<M>]
+
+/** The path and query parameters of an operation (headers are the transport's). */
+type Params<Op> = Op extends { parameters: infer P } ? Pick<P, ('path' | 'query') & keyof P> : never
+
+/**
+ * What a typed call takes, read from the document with
+ * openapi-typescript-helpers as openapi-fetch reads it: the path and query
+ * parameters under `params` (required when the path has one), and the JSON
+ * body (required when the operation requires one, refused when it takes none).
+ */
+export type CallOptions<Op> = { retry: RetryPolicy; signal?: AbortSignal | undefined } & (RequiredKeysOf<
+  Params<Op>
+> extends never
+  ? { params?: Params<Op> }
+  : { params: Params<Op> }) &
+  (IsOperationRequestBodyOptional<Op> extends true
+    ? { body?: RequestBodyJSON<Op> }
+    : { body: RequestBodyJSON<Op> })
 
 export interface Answer<T> {
   status: number
@@ -76,8 +112,29 @@ export class Transport {
     this.#maxRetryDelayMs = options.maxRetryDelayMs ?? 60_000
   }
 
-  /** A JSON call to the API (path from the root, `/v1/...`). */
-  call<T>(method: string, path: string, options: CallOptions): Promise<Answer<T>> {
+  /**
+   * A JSON call to one of the document's operations, by method and path as
+   * the document writes them (`/v1/orders/{id}`, the id in `params.path`):
+   * a wrong path, parameter or body fails the type check.
+   */
+  call<M extends Method, P extends PathOf<M>>(
+    method: M,
+    path: P,
+    options: CallOptions<Operation<P, M>>,
+  ): Promise<Answer<SuccessResponseJSON<NonNullable<Operation<P, M>>>>> {
+    const { params, ...rest } = options as RequestOptions & {
+      params?: { path?: Record<string, string>; query?: QueryValues }
+    }
+    const filled = path.replace(/\{([^}]+)\}/g, (_, name: string) => {
+      const value = params?.path?.[name]
+      if (value === undefined) throw new TypeError(`${method} ${path}: no value for {${name}}`)
+      return encodeURIComponent(value)
+    })
+    return this.request(method, filled, { ...rest, query: params?.query })
+  }
+
+  /** A JSON call to any path from the root (`/v1/...`), typed by the caller. */
+  request<T>(method: string, path: string, options: RequestOptions): Promise<Answer<T>> {
     const url = new URL(this.baseUrl + path)
     for (const [name, value] of Object.entries(options.query ?? {})) {
       if (value !== undefined && value !== null) url.searchParams.set(name, String(value))

@@ -56,7 +56,7 @@ export class Uploads {
 
   /** POST /v1/uploads: a signed slot for one file (an unused slot simply expires, so it is safe to repeat). */
   async create(filename: string, options: { signal?: AbortSignal } = {}): Promise<UploadSlot> {
-    const answer = await this.#transport.call<{ data: UploadSlot }>('POST', '/v1/uploads', {
+    const answer = await this.#transport.call('POST', '/v1/uploads', {
       body: { filename },
       retry: 'safe',
       signal: options.signal,

@@ -247,8 +247,19 @@ describe('@order-intake/client as published', () => {
     const source = await import('../src/index.ts')
     assert.deepEqual(Object.keys(built).sort(), Object.keys(source).sort())
     const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'))
-    // The library needs nothing; the CLI reads event streams with eventsource-parser (dependency-free).
-    assert.deepEqual(manifest.dependencies ?? {}, { 'eventsource-parser': '^3.1.1' })
+    // The library needs nothing at run time; the CLI reads event streams with eventsource-parser
+    // (dependency-free); the declarations read the document's types with openapi-typescript-helpers
+    // (types only), so a project that uses the client's types installs it.
+    assert.deepEqual(manifest.dependencies ?? {}, {
+      'eventsource-parser': '^3.1.1',
+      'openapi-typescript-helpers': '^0.1.0',
+    })
+    for (const f of readdirSync(join(pkg, 'dist'), { recursive: true, encoding: 'utf8' })) {
+      if (!f.endsWith('.d.ts')) continue
+      for (const [, name] of readFileSync(join(pkg, 'dist', f), 'utf8').matchAll(/from '([^'.][^']*)'/g)) {
+        assert.ok(name?.startsWith('node:') || name! in manifest.dependencies, `${f} needs ${name}`)
+      }
+    }
     assert.equal(manifest.bin['order-intake'], 'dist/cli.js')
     assert.ok(existsSync(join(pkg, manifest.exports['.'].types)))
   })

@@ -6,6 +6,7 @@
  * GET /session handed out (the browser adds Origin and the cookies).
  */
 import createClient from 'openapi-fetch'
+import type { PathsWithMethod, RequestBodyJSON, SuccessResponseJSON } from 'openapi-typescript-helpers'
 import type { paths } from '../generated/dashboard-api.ts'
 
 export type { paths }
@@ -70,22 +71,18 @@ export async function call<T>(
   )
 }
 
-/** The JSON body of a path's successful answer, as the document describes it. */
+/**
+ * The JSON body of a path's successful answer and the JSON body a path takes,
+ * read from the document with openapi-typescript-helpers, the types
+ * openapi-fetch itself reads it with (and packages/client too). A path that
+ * lacks the method fails the check.
+ */
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete'
-type Success<R> = R extends { 200: infer A } | { 201: infer A } | { 202: infer A } ? A : never
-export type Answer<P extends keyof paths, M extends Method = 'get'> = paths[P][M] extends {
-  responses: infer R
-}
-  ? Success<R> extends { content: { 'application/json': infer B } }
-    ? B
-    : never
-  : never
-/** The JSON body a path takes. */
-export type Input<P extends keyof paths, M extends Method> = paths[P][M] extends {
-  requestBody: { content: { 'application/json': infer B } }
-}
-  ? B
-  : never
+type Operation<P extends keyof paths, M extends Method> = NonNullable<paths[P][M]>
+export type Answer<P extends PathsWithMethod<paths, M>, M extends Method = 'get'> = SuccessResponseJSON<
+  Operation<P, M>
+>
+export type Input<P extends PathsWithMethod<paths, M>, M extends Method> = RequestBodyJSON<Operation<P, M>>
 /** A path's query parameters. */
 export type Query<P extends keyof paths, M extends Method = 'get'> = paths[P][M] extends {
   parameters: { query?: infer Q }
