@@ -1,11 +1,6 @@
 import { DASHBOARD_TAG, type DashboardArea, operatorOnly } from '../../dashboard/route-config.ts'
 import { sendCsv } from '../../http/csv-download.ts'
-import {
-  AuditCsv,
-  AuditCsvQuery,
-  AuditQuery,
-  OperatorAuditPage,
-} from '../accounts/accounts.dashboard.schemas.ts'
+import { AuditCsv, AuditCsvQuery, AuditQuery, OperatorAuditPage } from './audit.schemas.ts'
 import { type AuditService, auditFilter } from './audit.service.ts'
 
 /**

@@ -1,6 +1,6 @@
 import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
 import { sendCsv } from '../../http/csv-download.ts'
-import { AuditCsv, AuditCsvQuery, AuditPage, AuditQuery } from '../accounts/accounts.dashboard.schemas.ts'
+import { AuditCsv, AuditCsvQuery, AuditPage, AuditQuery } from './audit.schemas.ts'
 import { type AuditService, auditFilter } from './audit.service.ts'
 
 /** The organization's audit log, as its members see it. */

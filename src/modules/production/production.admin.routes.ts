@@ -3,9 +3,8 @@ import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { StringEnum } from '../../http/schemas.ts'
 import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
+import { IdParams } from './production.admin.schemas.ts'
 import { PRODUCTION_STATUSES, type ProductionService } from './production.service.ts'
-
-const IdParams = Type.Object({ id: Type.String() })
 
 /** /admin/v1 production operations: what the dashboard does to production. */
 export function productionAdminRoutes(deps: { production: ProductionService }) {

@@ -1,27 +1,10 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
-import Type from 'typebox'
-import { ENVIRONMENTS } from '../../db/schema.ts'
 import type { ErrorContext } from '../../http/error-handler.ts'
-import { StringEnum } from '../../http/schemas.ts'
+import { PingResponse } from './system.schemas.ts'
 import type { SystemService } from './system.service.ts'
 
 export const API_VERSION = 'v1'
-
-export const ApiKeyInfo = Type.Object(
-  {
-    organization: Type.Object({ name: Type.String() }),
-    environment: StringEnum(ENVIRONMENTS),
-    scopes: Type.Array(Type.String(), {
-      description: 'The key\u2019s scopes; the apiKey security scheme says what each permits.',
-    }),
-    key_prefix: Type.String({ description: 'Leading part of the key.' }),
-    api_version: Type.String(),
-  },
-  { $id: 'ApiKeyInfo', title: 'ApiKeyInfo', description: 'What the service knows of the key that called.' },
-)
-
-const PingResponse = Type.Object({ data: ApiKeyInfo })
 
 /** GET /v1/ping: needs a valid key, no scope. */
 export function pingRoutes() {

@@ -10,7 +10,7 @@ import {
 import type { ErrorCode } from '../../../http/errors.ts'
 import { sendFileDownload } from '../../../http/file-download.ts'
 import type { AuditService } from '../../audit/audit.service.ts'
-import { UploadSlot } from '../../uploads/uploads.routes.ts'
+import { UploadSlot } from '../../uploads/uploads.schemas.ts'
 import type { WebhookService } from '../../webhooks/webhooks.service.ts'
 import { HistoryAnswer, OrderChangeRequest, UploadSlotRequest } from '../changes/changes.schemas.ts'
 import type { OrderEditService } from '../changes/changes.service.ts'

@@ -1,0 +1,3 @@
+import Type from 'typebox'
+
+export const IdParams = Type.Object({ id: Type.String() })
