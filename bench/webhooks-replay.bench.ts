@@ -16,7 +16,7 @@
 //    replay ran, against the baseline. Target: p99 < 1000 ms.
 // Exits 1 unless that target is met, every replayed event arrived, in recorded
 // order (up to the attempts sent at once), and the replay is completed. The
-// suite runs the same with 400 events (test/modules/webhooks/delivery-log.test.ts).
+// suite runs the same with 400 events (test/modules/webhooks/deliveries/delivery-log.test.ts).
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { createServer } from 'node:https'

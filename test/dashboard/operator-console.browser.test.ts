@@ -52,7 +52,7 @@ const CONSOLE_NAV = [
  * first; a production order shows what to make and its job sheet prints on
  * one A4 page whose QR code scans back to it; a member can open none of it.
  * What the console API answers and stores is asserted in
- * test/modules/dashboard/dashboard.console.test.ts.
+ * test/modules/organizations/organizations.console.test.ts.
  */
 describe('the operator console in a browser', { skip: browserSkip, timeout: 600_000 }, () => {
   let t: TestApp

@@ -160,7 +160,7 @@ describe('the document', () => {
       const update = doc.components.schemas.WebhookEndpointUpdate
       assert.deepEqual(Object.keys(update.properties), ['description', 'enabled_events'])
       assert.equal(update.additionalProperties, false)
-      // The refusal itself: test/modules/webhooks/endpoints.test.ts.
+      // The refusal itself: test/modules/webhooks/endpoints/endpoints.test.ts.
     })
 
     test('each 413 answer states the operation\u2019s body limit, the one the service applies', async () => {
@@ -210,7 +210,7 @@ describe('the document', () => {
       assert.ok(known(S.ValidationEntry.properties.code).includes('file_not_found'))
       assert.ok(known(S.WebhookEndpoint.properties.enabled_events.items).includes('*'))
       assert.ok(!JSON.stringify(doc).includes('x-known-values'))
-      // A request's closed set is a plain enum (enabled_events: test/modules/webhooks/endpoints.test.ts).
+      // A request's closed set is a plain enum (enabled_events: test/modules/webhooks/endpoints/endpoints.test.ts).
       assert.ok(S.WebhookEndpointRequest.properties.enabled_events.items.enum.includes('*'))
       assert.ok(!JSON.stringify(doc).includes('x-accepted-values'))
     })

@@ -226,7 +226,7 @@ describe('order-intake trigger', () => {
     )
     assert.deepEqual(JSON.parse(req.body.toString()), { type: 'order.received' })
 
-    // The service's answer to an unknown type (test/modules/webhooks/listen.test.ts): the
+    // The service's answer to an unknown type (test/modules/webhooks/listen/listen.test.ts): the
     // valid types are in errors[], which the CLI prints under the error line.
     const valid = 'type must be one of "order.received", "order.cancelled", "ping"'
     service.handle((_req, res) =>

@@ -574,7 +574,7 @@ describe('admin', () => {
    * /admin/v1/organizations/:org_id/automation-rules with the token, and the
    * console's /dashboard/api/operator/... with an operator account (who may
    * call them is checked for every route in test/http/auth.routes.once.test.ts and
-   * test/modules/dashboard/dashboard.auth.test.ts).
+   * test/dashboard/dashboard.auth.test.ts).
    */
   const t = useTestApp()
 

@@ -5,7 +5,7 @@ import {
   firstChars,
   readSnippet,
   SNIPPET_CHARS,
-} from '../../../src/modules/webhooks/worker/response-snippet.ts'
+} from '../../../../src/modules/webhooks/worker/response-snippet.ts'
 
 const body = (...chunks: (string | Buffer)[]) => Readable.from(chunks.map((c) => Buffer.from(c)))
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { ClaimedDelivery } from '../../../src/modules/webhooks/outbox/claim.repo.ts'
-import { type Claimed, FairShare, type Ticket } from '../../../src/modules/webhooks/worker/fair-share.ts'
+import type { ClaimedDelivery } from '../../../../src/modules/webhooks/outbox/claim.repo.ts'
+import { type Claimed, FairShare, type Ticket } from '../../../../src/modules/webhooks/worker/fair-share.ts'
 
 let seq = 0
 /** `n` claimed attempts of an endpoint of an organization, claimed at `claimedAt`. */

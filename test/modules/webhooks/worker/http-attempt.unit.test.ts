@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict'
 import type { LookupAddress } from 'node:dns'
 import { describe, test } from 'node:test'
-import { classifyError, classifyStatus } from '../../../src/modules/webhooks/worker/http-attempt.ts'
-import { pinnedLookup } from '../../../src/modules/webhooks/worker/pinned-lookup.ts'
+import { classifyError, classifyStatus } from '../../../../src/modules/webhooks/worker/http-attempt.ts'
+import { pinnedLookup } from '../../../../src/modules/webhooks/worker/pinned-lookup.ts'
 
 const error = (fields: { code?: string; name?: string; cause?: unknown }) =>
   Object.assign(new Error('failed'), fields)

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict'
 import { afterEach, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
-import type { ClaimedDelivery } from '../../../src/modules/webhooks/outbox/claim.repo.ts'
-import type { AttemptResult } from '../../../src/modules/webhooks/outbox/complete.repo.ts'
-import type { Sent } from '../../../src/modules/webhooks/worker/http-attempt.ts'
+import type { ClaimedDelivery } from '../../../../src/modules/webhooks/outbox/claim.repo.ts'
+import type { AttemptResult } from '../../../../src/modules/webhooks/outbox/complete.repo.ts'
+import type { Sent } from '../../../../src/modules/webhooks/worker/http-attempt.ts'
 import {
   disabledResult,
   ResultWriter,
   type ResultWriterOptions,
   retryAt,
   sentResult,
-} from '../../../src/modules/webhooks/worker/result-writer.ts'
+} from '../../../../src/modules/webhooks/worker/result-writer.ts'
 
 const tick = () => new Promise((r) => setImmediate(r))
 

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { createMemoryRateLimiter } from '../../../src/http/rate-limit.ts'
-import { EVENT_TYPES } from '../../../src/modules/webhooks/outbox/events.ts'
-import { orderBody, rowCounts } from '../../helpers/app.ts'
-import { openStream, type SseFrame, useListenApp } from '../../helpers/sse.ts'
+import { createMemoryRateLimiter } from '../../../../src/http/rate-limit.ts'
+import { EVENT_TYPES } from '../../../../src/modules/webhooks/outbox/events.ts'
+import { orderBody, rowCounts } from '../../../helpers/app.ts'
+import { openStream, type SseFrame, useListenApp } from '../../../helpers/sse.ts'
 
 describe('stream', () => {
   // Listen streams over real HTTP (an in-process app listening on a free port).

@@ -4,14 +4,14 @@ import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import Fastify from 'fastify'
 import { sql } from 'kysely'
-import { loggerOptions } from '../../../src/http/logging.ts'
-import { REPLAY_AHEAD } from '../../../src/modules/webhooks/worker/replay-feeder.ts'
-import { createTestApp, ISO_MS, manualClock, orderBody, type TestApp } from '../../helpers/app.ts'
-import { memberOf, operatorOf } from '../../helpers/dashboard.ts'
-import { useDispatcherApp } from '../../helpers/dispatcher.ts'
-import { assertError, assertValidation } from '../../helpers/errors.ts'
-import { loopbackResolver } from '../../helpers/https-receiver.ts'
-import { waitUntil } from '../../helpers/wait.ts'
+import { loggerOptions } from '../../../../src/http/logging.ts'
+import { REPLAY_AHEAD } from '../../../../src/modules/webhooks/worker/replay-feeder.ts'
+import { createTestApp, ISO_MS, manualClock, orderBody, type TestApp } from '../../../helpers/app.ts'
+import { memberOf, operatorOf } from '../../../helpers/dashboard.ts'
+import { useDispatcherApp } from '../../../helpers/dispatcher.ts'
+import { assertError, assertValidation } from '../../../helpers/errors.ts'
+import { loopbackResolver } from '../../../helpers/https-receiver.ts'
+import { waitUntil } from '../../../helpers/wait.ts'
 import {
   createEndpoint,
   DELIVERY_KEYS,
@@ -19,8 +19,8 @@ import {
   listDeliveries,
   NO_WEBHOOK_SCOPE,
   UNKNOWN_ID,
-} from '../../helpers/webhook-endpoints.ts'
-import { closedPort } from '../../helpers/webhook-targets.ts'
+} from '../../../helpers/webhook-endpoints.ts'
+import { closedPort } from '../../../helpers/webhook-targets.ts'
 
 describe('filters and cursor', () => {
   interface Page {

@@ -7,26 +7,30 @@ import { type TLSSocket, createServer as tlsCreateServer } from 'node:tls'
 import { Webhook as StandardWebhook } from 'standardwebhooks'
 import Stripe from 'stripe'
 import { Webhook as SvixWebhook } from 'svix'
-import { verifyWebhook } from '../../../packages/client/src/webhooks.ts'
-import { SIGNATURE_VECTORS } from '../../../packages/client/test/vectors.ts'
-import { signatureHeader, signedHeaders, signingKeys } from '../../../src/modules/webhooks/worker/signing.ts'
-import { isBlockedAddress, parseCidrs, type Resolver } from '../../../src/modules/webhooks/worker/ssrf.ts'
+import { verifyWebhook } from '../../../../packages/client/src/webhooks.ts'
+import { SIGNATURE_VECTORS } from '../../../../packages/client/test/vectors.ts'
+import {
+  signatureHeader,
+  signedHeaders,
+  signingKeys,
+} from '../../../../src/modules/webhooks/worker/signing.ts'
+import { isBlockedAddress, parseCidrs, type Resolver } from '../../../../src/modules/webhooks/worker/ssrf.ts'
 import {
   createTestApp,
   createTestDatabase,
   orderBody,
   type TestApp,
   type TestDatabase,
-} from '../../helpers/app.ts'
-import { endpointDeliveries } from '../../helpers/dispatcher.ts'
+} from '../../../helpers/app.ts'
+import { endpointDeliveries } from '../../../helpers/dispatcher.ts'
 import {
   loopbackResolver,
   type Receiver,
   startReceiver,
   testCertificate,
-} from '../../helpers/https-receiver.ts'
-import { waitUntil } from '../../helpers/wait.ts'
-import { createEndpoint } from '../../helpers/webhook-endpoints.ts'
+} from '../../../helpers/https-receiver.ts'
+import { waitUntil } from '../../../helpers/wait.ts'
+import { createEndpoint } from '../../../helpers/webhook-endpoints.ts'
 
 describe('signing', () => {
   /**

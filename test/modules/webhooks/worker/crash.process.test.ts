@@ -5,11 +5,11 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { orderBody, TEST_DATABASE_URL } from '../../helpers/app.ts'
-import { createPgDatabase, seededDataDir } from '../../helpers/databases.ts'
-import { type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
-import { callService, type ServiceProcess, startServiceProcess } from '../../helpers/service-process.ts'
-import { waitUntil } from '../../helpers/wait.ts'
+import { orderBody, TEST_DATABASE_URL } from '../../../helpers/app.ts'
+import { createPgDatabase, seededDataDir } from '../../../helpers/databases.ts'
+import { type Receiver, startReceiver } from '../../../helpers/https-receiver.ts'
+import { callService, type ServiceProcess, startServiceProcess } from '../../../helpers/service-process.ts'
+import { waitUntil } from '../../../helpers/wait.ts'
 
 /**
  * The real entry point (src/main.ts) in child processes: kill -9 while

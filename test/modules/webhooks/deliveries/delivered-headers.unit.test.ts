@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { describe, test } from 'node:test'
-import type { WebhookAttemptRow, WebhookEndpointRow } from '../../../src/db/schema.ts'
+import type { WebhookAttemptRow, WebhookEndpointRow } from '../../../../src/db/schema.ts'
 import {
   deliveredHeaders,
   NOT_RECORDED,
   SECRET_CHANGE_MARGIN_MS,
   SECRET_ROTATED,
   withoutSignatures,
-} from '../../../src/modules/webhooks/deliveries/delivered-headers.ts'
-import { signedHeaders, signingKeys } from '../../../src/modules/webhooks/worker/signing.ts'
+} from '../../../../src/modules/webhooks/deliveries/delivered-headers.ts'
+import { signedHeaders, signingKeys } from '../../../../src/modules/webhooks/worker/signing.ts'
 
 /** The headers an attempt sent, rebuilt, against what signedHeaders made when it was sent. */
 const CURRENT = 'whsec_Y3VycmVudC1zZWNyZXQtb2YtdGhlLWVuZHBvaW50MDE='

@@ -5,9 +5,9 @@ import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import Fastify from 'fastify'
-import { dashboardWebRoutes } from '../../../src/dashboard/web.routes.ts'
-import { useTestApp } from '../../helpers/app.ts'
-import { assertError } from '../../helpers/errors.ts'
+import { dashboardWebRoutes } from '../../src/dashboard/web.routes.ts'
+import { useTestApp } from '../helpers/app.ts'
+import { assertError } from '../helpers/errors.ts'
 
 describe('the pages and their files', () => {
   /** /dashboard: the built app (npm ci builds it), its client routes, its hashed files. */

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict'
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { after, before, describe, test } from 'node:test'
-import { createSecretBox } from '../../../src/lib/secret-box.ts'
-import { serviceSecret } from '../../../src/lib/service-secrets.ts'
-import { EVENT_TYPES } from '../../../src/modules/webhooks/outbox/events.ts'
-import { createTestApp, manualClock, orderBody, type TestApp, useTestApp } from '../../helpers/app.ts'
-import { useDispatcherApp } from '../../helpers/dispatcher.ts'
-import { assertError, assertValidation } from '../../helpers/errors.ts'
-import { loopbackResolver, type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
-import { waitUntil } from '../../helpers/wait.ts'
+import { createSecretBox } from '../../../../src/lib/secret-box.ts'
+import { serviceSecret } from '../../../../src/lib/service-secrets.ts'
+import { EVENT_TYPES } from '../../../../src/modules/webhooks/outbox/events.ts'
+import { createTestApp, manualClock, orderBody, type TestApp, useTestApp } from '../../../helpers/app.ts'
+import { useDispatcherApp } from '../../../helpers/dispatcher.ts'
+import { assertError, assertValidation } from '../../../helpers/errors.ts'
+import { loopbackResolver, type Receiver, startReceiver } from '../../../helpers/https-receiver.ts'
+import { waitUntil } from '../../../helpers/wait.ts'
 import {
   activeCount,
   createEndpoint,
@@ -23,7 +23,7 @@ import {
   NO_WEBHOOK_SCOPE,
   sleep,
   UNKNOWN_ID,
-} from '../../helpers/webhook-endpoints.ts'
+} from '../../../helpers/webhook-endpoints.ts'
 
 describe('create', () => {
   describe('POST /v1/webhook-endpoints', () => {

@@ -1,0 +1,551 @@
+import assert from 'node:assert/strict'
+import { before, describe, test } from 'node:test'
+import { newId } from '../../../src/lib/ids.ts'
+import { manualClock, orderBody, useTestApp } from '../../helpers/app.ts'
+import { type DashboardClient, memberOf, operatorOf, tokenOf, uniqueEmail } from '../../helpers/dashboard.ts'
+import { assertError } from '../../helpers/errors.ts'
+import { loopbackResolver } from '../../helpers/https-receiver.ts'
+import { createOrder } from '../../helpers/order-files.ts'
+import { settleDelivery } from '../../helpers/webhook-endpoints.ts'
+
+describe('the operator console', () => {
+  const clock = manualClock(new Date('2026-11-26T09:00:00.000Z'))
+  const t = useTestApp({ clock, resolver: loopbackResolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
+
+  interface BoardEntry {
+    production_order: { id: string; order_id: string; status: string; produced_by_partner: boolean }
+    order: { id: string; external_order_id: string; status: string; source: string }
+    organization: { id: string; name: string }
+    created_at: string
+    items: { id: string; sku: string | null; name: string; job: { id: string; status: string } | null }[]
+  }
+  interface ProducedEvent {
+    id: string
+    type: string
+    data: Record<string, unknown>
+  }
+
+  async function board(
+    client: DashboardClient,
+    query: string,
+  ): Promise<{ data: BoardEntry[]; next_cursor: string | null }> {
+    const res = await client.call('GET', `/operator/production?${query}`)
+    assert.equal(res.statusCode, 200, res.body)
+    return res.json()
+  }
+
+  /** The order's events as stored in the outbox, oldest first. */
+  async function storedEvents(orderId: string) {
+    return t.db
+      .selectFrom('events')
+      .select(['id', 'type'])
+      .where('order_id', '=', orderId)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute()
+  }
+
+  async function platformLog(client: DashboardClient) {
+    const res = await client.call('GET', '/operator/audit-log?limit=100')
+    assert.equal(res.statusCode, 200, res.body)
+    return res.json().data as {
+      actor: string
+      action: string
+      subject: string
+      organization_id: string | null
+    }[]
+  }
+
+  describe('the operator console API', () => {
+    let operator: Awaited<ReturnType<typeof operatorOf>>
+    let orgId: string
+    let liveKey: string
+    before(async () => {
+      operator = await operatorOf(t)
+      orgId = (await t.createOrganization('Console Prints')).id
+      liveKey = (await t.createKey(orgId, { environment: 'live' })).key
+    })
+
+    test('an operator creates an organization and invites its first owner; both are in the platform-wide log by the operator', async () => {
+      const created = await operator.client.call('POST', '/operator/organizations', { name: 'Fresh Org' })
+      assert.equal(created.statusCode, 201, created.body)
+      const organization = created.json().data.organization
+      assert.equal(organization.name, 'Fresh Org')
+
+      const email = uniqueEmail('first-owner')
+      const invited = await operator.client.call(
+        'POST',
+        `/operator/organizations/${organization.id}/invitations`,
+        {
+          email,
+        },
+      )
+      assert.equal(invited.statusCode, 201, invited.body)
+      assert.equal(invited.json().data.invitation.role, 'owner')
+      const member = await operator.client.call('POST', '/invitations/lookup', {
+        token: tokenOf(invited.json().data.url),
+      })
+      assert.equal(member.json().data.organization.name, 'Fresh Org')
+      assertError(
+        await operator.client.call(
+          'POST',
+          '/operator/organizations/00000000-0000-7000-8000-000000000000/invitations',
+          {
+            email: uniqueEmail(),
+          },
+        ),
+        404,
+        'not_found',
+      )
+
+      const log = await platformLog(operator.client)
+      const mine = log.filter((e) => e.organization_id === organization.id)
+      assert.deepEqual(
+        mine.map((e) => [e.action, e.actor]),
+        [
+          ['member.invited', operator.email],
+          ['organization.created', operator.email],
+        ],
+      )
+    })
+
+    test('organizations list live order counts from the aggregates (test orders never) and live webhook health', async () => {
+      const org = await t.tenant('Counted Org')
+      await createOrder(t, org.liveKey, orderBody())
+      await createOrder(t, org.liveKey, orderBody())
+      await createOrder(t, org.testKey, orderBody())
+      const res = await operator.client.call('GET', '/operator/organizations')
+      assert.equal(res.statusCode, 200, res.body)
+      const row = res.json().data.find((o: { id: string }) => o.id === org.orgId)
+      assert.equal(row.name, 'Counted Org')
+      assert.equal(row.live_orders.all_time.orders_total, 2)
+      assert.equal(row.live_orders.all_time.orders_by_status.pending, 2)
+      assert.equal(row.live_orders.today.items_total, 4)
+      assert.deepEqual(row.webhooks.live, {
+        active_endpoints: 0,
+        disabled_endpoints: 0,
+        failing_endpoints: 0,
+        failed_deliveries_24h: 0,
+      })
+      const one = await operator.client.call('GET', `/operator/organizations/${org.orgId}`)
+      assert.equal(one.json().data.organization.live_orders.all_time.orders_total, 2)
+    })
+
+    test("each organization's own live webhook health: the test environment and other organizations never count", async () => {
+      const [busy, quiet] = [await t.tenant('Busy Org'), await t.tenant('Quiet Org')]
+      const deliveriesToday = async () =>
+        (await operator.client.call('GET', '/operator/statistics')).json().data.live_deliveries_per_day.at(-1)
+      const before = await deliveriesToday()
+      const endpoint = (organizationId: string, environment: 'live' | 'test', active: boolean) => ({
+        id: newId(),
+        organization_id: organizationId,
+        environment,
+        url: 'https://hooks.example.com/in',
+        description: '',
+        secret_encrypted: 'sealed',
+        pinned_addresses: [],
+        is_active: active,
+        disabled_reason: active ? null : 'too_many_failures',
+        last_success_at: null,
+        last_failure_at: null,
+        created_at: clock.now(),
+        disabled_at: active ? null : clock.now(),
+      })
+      const hooked = endpoint(busy.orgId, 'live', true)
+      await t.db
+        .insertInto('webhook_endpoints')
+        .values([
+          hooked,
+          endpoint(busy.orgId, 'live', true),
+          endpoint(busy.orgId, 'live', false),
+          endpoint(busy.orgId, 'test', false),
+          endpoint(quiet.orgId, 'live', false),
+        ])
+        .execute()
+      await createOrder(t, busy.liveKey, orderBody())
+      const delivery = await t.db
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', '=', hooked.id)
+        .executeTakeFirstOrThrow()
+      await settleDelivery(t, delivery.id, 'failed', new Date(clock.now().getTime() - 3600_000))
+
+      const res = await operator.client.call('GET', '/operator/organizations')
+      assert.equal(res.statusCode, 200, res.body)
+      const health = (id: string) => res.json().data.find((o: { id: string }) => o.id === id).webhooks.live
+      // The endpoint whose last attempt failed is failing until one succeeds.
+      assert.deepEqual(health(busy.orgId), {
+        active_endpoints: 2,
+        disabled_endpoints: 1,
+        failing_endpoints: 1,
+        failed_deliveries_24h: 1,
+      })
+      assert.deepEqual(health(quiet.orgId), {
+        active_endpoints: 0,
+        disabled_endpoints: 1,
+        failing_endpoints: 0,
+        failed_deliveries_24h: 0,
+      })
+      // The statistics' deliveries per day: of the live order's two deliveries, one given up today; the other still waits.
+      const after = await deliveriesToday()
+      assert.deepEqual(
+        {
+          day: after.day,
+          succeeded: after.succeeded - before.succeeded,
+          failed: after.failed - before.failed,
+        },
+        { day: clock.now().toISOString().slice(0, 10), succeeded: 0, failed: 1 },
+      )
+      const one = await operator.client.call('GET', `/operator/organizations/${quiet.orgId}`)
+      assert.deepEqual(one.json().data.organization.webhooks.live, {
+        active_endpoints: 0,
+        disabled_endpoints: 1,
+        failing_endpoints: 0,
+        failed_deliveries_24h: 0,
+      })
+    })
+
+    test("an organization's keys (revoked by the operator), members, endpoints and deliveries (redelivered)", async () => {
+      const owner = await memberOf(t, orgId, 'owner')
+      const endpoint = await owner.client.call('POST', '/webhook-endpoints?environment=live', {
+        url: 'https://webhook.test/console',
+      })
+      assert.equal(endpoint.statusCode, 201, endpoint.body)
+      await createOrder(t, liveKey, orderBody())
+
+      const keyId = (await t.createKey(orgId, { environment: 'test' })).id
+      const keys = await operator.client.call('GET', `/operator/organizations/${orgId}/api-keys`)
+      assert.equal(keys.statusCode, 200, keys.body)
+      assert.ok(
+        keys
+          .json()
+          .data.some((k: { id: string; revoked_at: string | null }) => k.id === keyId && !k.revoked_at),
+      )
+      const other = (await t.createOrganization('Other Org')).id
+      assertError(
+        await operator.client.call('DELETE', `/operator/organizations/${other}/api-keys/${keyId}`),
+        404,
+        'not_found',
+      )
+      const revoked = await operator.client.call(
+        'DELETE',
+        `/operator/organizations/${orgId}/api-keys/${keyId}`,
+      )
+      assert.equal(revoked.statusCode, 200, revoked.body)
+      assert.ok(revoked.json().data.api_key.revoked_at)
+
+      const members = await operator.client.call('GET', `/operator/organizations/${orgId}/members`)
+      assert.deepEqual(
+        members.json().data.map((m: { email: string }) => m.email),
+        [owner.email],
+      )
+      const endpoints = await operator.client.call(
+        'GET',
+        `/operator/organizations/${orgId}/webhook-endpoints`,
+      )
+      assert.deepEqual(
+        endpoints.json().data.map((e: { url: string }) => e.url),
+        ['https://webhook.test/console'],
+      )
+      const testEndpoints = await operator.client.call(
+        'GET',
+        `/operator/organizations/${orgId}/webhook-endpoints?environment=test`,
+      )
+      assert.deepEqual(testEndpoints.json().data, [])
+
+      const deliveries = await operator.client.call(
+        'GET',
+        `/operator/organizations/${orgId}/webhook-deliveries`,
+      )
+      assert.equal(deliveries.statusCode, 200, deliveries.body)
+      const [delivery] = deliveries.json().data
+      assert.equal(delivery.event_type, 'order.received')
+      assert.equal(delivery.environment, 'live')
+      const again = await operator.client.call(
+        'POST',
+        `/operator/webhook-deliveries/${delivery.id}/redeliver`,
+      )
+      assert.equal(again.statusCode, 202, again.body)
+      assert.equal(again.json().data.delivery.redelivery_of, delivery.id)
+
+      // The organization's own log names the operator too.
+      const orgLog = (await owner.client.call('GET', '/audit-log?limit=100')).json().data as {
+        actor: string
+        action: string
+      }[]
+      assert.ok(orgLog.some((e) => e.action === 'api_key.revoked' && e.actor === operator.email))
+      assert.ok(orgLog.some((e) => e.action === 'webhook_delivery.redelivered' && e.actor === operator.email))
+    })
+
+    test('the board: live orders of one status, oldest first, with organization, partner and age filters and keyset pages', async () => {
+      const org = await t.tenant('Board Org')
+      const first = await createOrder(t, org.liveKey, orderBody())
+      clock.advance(60 * 60_000)
+      const second = await createOrder(t, org.liveKey, orderBody())
+      clock.advance(60_000)
+      const third = await createOrder(t, org.liveKey, orderBody())
+      await createOrder(t, org.testKey, orderBody())
+
+      const all = await board(operator.client, `organization_id=${org.orgId}`)
+      assert.deepEqual(
+        all.data.map((e) => e.order.id),
+        [first.id, second.id, third.id],
+      )
+      assert.equal(all.data[0]!.organization.name, 'Board Org')
+      assert.equal(all.data[0]!.items.length, 2)
+      assert.equal(all.data[0]!.items[0]!.job!.status, 'pending')
+
+      const page1 = await board(operator.client, `organization_id=${org.orgId}&limit=2`)
+      assert.deepEqual(
+        page1.data.map((e) => e.order.id),
+        [first.id, second.id],
+      )
+      const page2 = await board(
+        operator.client,
+        `organization_id=${org.orgId}&limit=2&cursor=${page1.next_cursor}`,
+      )
+      assert.deepEqual(
+        page2.data.map((e) => e.order.id),
+        [third.id],
+      )
+      assert.equal(page2.next_cursor, null)
+
+      const old = await board(operator.client, `organization_id=${org.orgId}&older_than_minutes=30`)
+      assert.deepEqual(
+        old.data.map((e) => e.order.id),
+        [first.id],
+      )
+
+      const partner = await operator.client.call(
+        'POST',
+        `/operator/production-orders/${all.data[1]!.production_order.id}/partner`,
+        { produced_by_partner: true, expected_status: 'pending' },
+      )
+      assert.equal(partner.statusCode, 200, partner.body)
+      assert.deepEqual(partner.json().data.events, [])
+      const partnered = await board(operator.client, `organization_id=${org.orgId}&partner=true`)
+      assert.deepEqual(
+        partnered.data.map((e) => e.order.id),
+        [second.id],
+      )
+      const own = await board(operator.client, `organization_id=${org.orgId}&partner=false`)
+      assert.deepEqual(
+        own.data.map((e) => e.order.id),
+        [first.id, third.id],
+      )
+      assert.deepEqual(
+        (await board(operator.client, `organization_id=${org.orgId}&status=in_progress`)).data,
+        [],
+      )
+      assertError(
+        await operator.client.call('GET', '/operator/production?cursor=nonsense'),
+        422,
+        'validation_failed',
+      )
+    })
+
+    test('each action answers the events it recorded; pending to completed item by item', async () => {
+      const order = await createOrder(t, liveKey, orderBody())
+      const [entry] = (await board(operator.client, `organization_id=${orgId}`)).data.filter(
+        (e) => e.order.id === order.id,
+      )
+      const po = entry!.production_order.id
+
+      const started = await operator.client.call('POST', `/operator/production-orders/${po}/status`, {
+        status: 'in_progress',
+        expected_status: 'pending',
+      })
+      assert.equal(started.statusCode, 200, started.body)
+      assert.equal(started.json().data.production_order.status, 'in_progress')
+      const startedEvents: ProducedEvent[] = started.json().data.events
+      assert.deepEqual(
+        startedEvents.map((e) => [e.type, e.data.production_status]),
+        [['order.production_started', 'in_progress']],
+      )
+
+      const items: ProducedEvent[] = []
+      for (const item of entry!.items) {
+        const done = await operator.client.call(
+          'POST',
+          `/operator/production-jobs/${item.job!.id}/complete`,
+          {
+            expected_status: 'in_progress',
+          },
+        )
+        assert.equal(done.statusCode, 200, done.body)
+        items.push(...done.json().data.events)
+      }
+      assert.deepEqual(
+        items.map((e) => [e.type, e.data.order_item_id]),
+        entry!.items.map((i) => ['order_item.completed', i.id]),
+      )
+
+      const completed = await operator.client.call('POST', `/operator/production-orders/${po}/status`, {
+        status: 'completed',
+        expected_status: 'in_progress',
+      })
+      assert.equal(completed.statusCode, 200, completed.body)
+      const completedEvents: ProducedEvent[] = completed.json().data.events
+      assert.deepEqual(
+        completedEvents.map((e) => [e.type, e.data.production_status]),
+        [['order.production_completed', 'completed']],
+      )
+
+      // The answers' events are the order's stored events, in the order of recording, each
+      // numbered after order.received (what webhook endpoints receive: production.test.ts).
+      const answered = [...startedEvents, ...items, ...completedEvents]
+      assert.deepEqual(
+        (await storedEvents(order.id)).map((e) => e.id).slice(1),
+        answered.map((e) => e.id),
+      )
+      assert.deepEqual(
+        answered.map((e) => e.data.sequence),
+        [2, 3, 4, 5],
+      )
+      const log = await platformLog(operator.client)
+      assert.ok(log.some((e) => e.action === 'production.status_set' && e.actor === operator.email))
+      assert.ok(log.some((e) => e.action === 'production.job_completed' && e.actor === operator.email))
+    })
+
+    test('a stale page gets 409 production_conflict naming the current status, and nothing is recorded', async () => {
+      const order = await createOrder(t, liveKey, orderBody())
+      const [entry] = (await board(operator.client, `organization_id=${orgId}`)).data.filter(
+        (e) => e.order.id === order.id,
+      )
+      const po = entry!.production_order.id
+      const before = await storedEvents(order.id)
+      const stale = await operator.client.call('POST', `/operator/production-orders/${po}/status`, {
+        status: 'completed',
+        expected_status: 'in_progress',
+      })
+      const error = assertError(stale, 409, 'production_conflict')
+      assert.match(error.message, /now pending/)
+      assertError(
+        await operator.client.call('POST', `/operator/orders/${order.id}/cancel`, {
+          expected_status: 'in_progress',
+        }),
+        409,
+        'production_conflict',
+      )
+      assert.deepEqual(await storedEvents(order.id), before)
+
+      const cancelled = await operator.client.call('POST', `/operator/orders/${order.id}/cancel`, {
+        expected_status: 'pending',
+      })
+      assert.equal(cancelled.statusCode, 200, cancelled.body)
+      assert.equal(cancelled.json().data.order.status, 'cancelled')
+      assert.deepEqual(
+        cancelled.json().data.events.map((e: ProducedEvent) => [e.type, 'production_status' in e.data]),
+        [['order.cancelled', false]],
+      )
+    })
+
+    test('two operators acting on the same order at once: one acts, the other gets 409, one event', async () => {
+      const second = await operatorOf(t)
+      const order = await createOrder(t, liveKey, orderBody())
+      const [entry] = (await board(operator.client, `organization_id=${orgId}`)).data.filter(
+        (e) => e.order.id === order.id,
+      )
+      const po = entry!.production_order.id
+      const body = { status: 'in_progress', expected_status: 'pending' }
+      const answers = await Promise.all([
+        operator.client.call('POST', `/operator/production-orders/${po}/status`, body),
+        second.client.call('POST', `/operator/production-orders/${po}/status`, body),
+      ])
+      assert.deepEqual(
+        answers.map((a) => a.statusCode).sort(),
+        [200, 409],
+        answers.map((a) => a.body).join('\n'),
+      )
+      assert.match(answers.find((a) => a.statusCode === 409)!.json().error.message, /now in_progress/)
+      assert.deepEqual(
+        (await storedEvents(order.id)).map((e) => e.type),
+        ['order.received', 'order.production_started'],
+      )
+
+      // The same item's job completed by both at once: one order_item.completed.
+      const job = entry!.items[0]!.job!.id
+      const jobs = await Promise.all([
+        operator.client.call('POST', `/operator/production-jobs/${job}/complete`, {
+          expected_status: 'in_progress',
+        }),
+        second.client.call('POST', `/operator/production-jobs/${job}/complete`, {
+          expected_status: 'in_progress',
+        }),
+      ])
+      assert.deepEqual(jobs.map((a) => a.statusCode).sort(), [200, 409], jobs.map((a) => a.body).join('\n'))
+      assert.match(jobs.find((a) => a.statusCode === 409)!.json().error.message, /already completed/)
+      assert.deepEqual(
+        (await storedEvents(order.id)).map((e) => e.type),
+        ['order.received', 'order.production_started', 'order_item.completed'],
+      )
+    })
+
+    test('a shop order is created live, says it produced no events, and records none', async () => {
+      const body = orderBody()
+      const res = await operator.client.call('POST', `/operator/organizations/${orgId}/shop-orders`, body)
+      assert.equal(res.statusCode, 201, res.body)
+      const { order, created, events } = res.json().data
+      assert.equal(order.source, 'shop')
+      const row = await t.db
+        .selectFrom('orders')
+        .select('environment')
+        .where('id', '=', order.id)
+        .executeTakeFirstOrThrow()
+      assert.equal(row.environment, 'live')
+      assert.equal(created, true)
+      assert.deepEqual(events, [])
+      assert.deepEqual(await storedEvents(order.id), [])
+      const again = await operator.client.call('POST', `/operator/organizations/${orgId}/shop-orders`, body)
+      assert.equal(again.statusCode, 200, again.body)
+      assert.equal(again.json().data.created, false)
+      const log = await platformLog(operator.client)
+      assert.ok(
+        log.some(
+          (e) => e.action === 'shop_order.created' && e.subject === order.id && e.actor === operator.email,
+        ),
+      )
+    })
+
+    test('statistics across organizations: live only, the platform and each organization', async () => {
+      const a = await t.tenant('Stats A')
+      const b = await t.tenant('Stats B')
+      const before = (await operator.client.call('GET', '/operator/statistics')).json().data
+      await createOrder(t, a.liveKey, orderBody())
+      await createOrder(t, b.liveKey, orderBody())
+      await createOrder(t, b.liveKey, orderBody())
+      await createOrder(t, b.testKey, orderBody())
+      const res = await operator.client.call('GET', '/operator/statistics')
+      assert.equal(res.statusCode, 200, res.body)
+      const stats = res.json().data
+      assert.equal(stats.today, '2026-11-26')
+      assert.equal(stats.live_orders.all_time.orders_total - before.live_orders.all_time.orders_total, 3)
+      assert.equal(stats.live_orders.today.orders_total - before.live_orders.today.orders_total, 3)
+      const of = (id: string) => stats.organizations.find((o: { id: string }) => o.id === id)
+      assert.equal(of(a.orgId).name, 'Stats A')
+      assert.equal(of(a.orgId).live_orders.all_time.orders_total, 1)
+      assert.equal(of(b.orgId).live_orders.last_7_days.orders_total, 2)
+      assert.equal(of(b.orgId).live_orders.all_time.quantity_total, 6)
+      // Per day for 30 days, today last: the same three live orders, none of the test one.
+      assert.equal(stats.live_orders_per_day.length, 30)
+      assert.equal(stats.live_orders_per_day.at(-1).day, '2026-11-26')
+      assert.equal(
+        stats.live_orders_per_day.at(-1).orders_total - before.live_orders_per_day.at(-1).orders_total,
+        3,
+      )
+      assert.equal(
+        stats.live_orders_per_day.at(-1).orders_by_status.pending -
+          before.live_orders_per_day.at(-1).orders_by_status.pending,
+        3,
+      )
+      assert.equal(stats.live_deliveries_per_day.length, 30)
+      assert.equal(stats.live_deliveries_per_day.at(-1).day, '2026-11-26')
+    })
+
+    test('a member is refused the console API', async () => {
+      const member = await memberOf(t, orgId, 'owner')
+      const error = assertError(await member.client.call('GET', '/operator/production'), 403, 'role_required')
+      assert.equal(error.message, 'This needs an operator account.')
+    })
+  })
+})
