@@ -12,6 +12,7 @@ import { homeDashboardRoutes } from './statistics/statistics.dashboard.routes.ts
 
 export { createOrderEditService, type OrderEditService } from './changes/changes.service.ts'
 export { orderAggregates } from './order-aggregates.ts'
+export { Order } from './orders.schemas.ts'
 export { createOrderService, type OrderService } from './orders.service.ts'
 
 /**
