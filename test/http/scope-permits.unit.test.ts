@@ -60,3 +60,11 @@ test('the document and docs/api.md state each scope as the dashboard labels it',
     assert.ok(api.includes(`| ${scope} | ${label} | ${permits} |`), `${scope} in docs/api.md`)
   }
 })
+
+test("the dashboard's key form names each scope in the service's words", async () => {
+  const web = await import('../../web/src/features/api-keys/api/api-keys.ts')
+  assert.deepEqual(
+    Object.fromEntries(Object.entries(web.SCOPE_PERMITS).map(([s, p]) => [s, [p.label, p.permits]])),
+    Object.fromEntries(SCOPES.map((s) => [s, [SCOPE_PERMITS[s].label, SCOPE_PERMITS[s].permits]])),
+  )
+})
