@@ -695,69 +695,6 @@ describe('changing and cancelling an order', () => {
       assert.deepEqual(console.json().data, await historyOf(id))
     })
   })
-
-  describe('cancelling', () => {
-    test('a member cancels a live order: order.cancelled exactly as the operator\u2019s, once', async () => {
-      const body = orderBody()
-      const { id } = await createOrder(t, org.liveKey, body)
-      const shown = await pageOf(id)
-      const res = await developer.client.call('POST', `/orders/${id}/cancel`, {
-        expected_updated_at: shown.updated_at,
-      })
-      assert.equal(res.statusCode, 200, res.body)
-      const order = res.json().data.order as Order
-      assert.equal(order.status, 'cancelled')
-      assert.equal(order.production_order!.status, 'cancelled')
-      assert.ok(order.updated_at > shown.updated_at)
-      const events = await eventsOf(id)
-      assert.deepEqual(events.at(-1), {
-        type: 'order.cancelled',
-        data: {
-          order_id: id,
-          external_order_id: body.external_order_id,
-          production_order_id: shown.production_order!.id,
-          sequence: 2,
-        },
-      })
-      const [entry] = await historyOf(id)
-      assert.equal(entry!.action, 'order.cancelled')
-      assert.deepEqual(
-        [entry!.details.before, entry!.details.after],
-        [{ status: 'pending' }, { status: 'cancelled' }],
-      )
-      const again = await developer.client.call('POST', `/orders/${id}/cancel`, {
-        expected_updated_at: order.updated_at,
-      })
-      assert.match(assertError(again, 409, 'production_conflict').message, /already cancelled/)
-      assert.equal((await eventsOf(id)).length, 2)
-    })
-
-    test('test orders: changed without events, never cancelled; shop orders change without events', async () => {
-      const { id } = await createOrder(t, org.testKey, orderBody())
-      const shown = await pageOf(id)
-      const res = await developer.client.call('POST', `/orders/${id}/changes`, {
-        expected_updated_at: shown.updated_at,
-        items: [{ id: shown.items[1]!.id, quantity: 4 }],
-      })
-      assert.equal(res.statusCode, 200, res.body)
-      const cancel = await developer.client.call('POST', `/orders/${id}/cancel`, {
-        expected_updated_at: res.json().data.order.updated_at,
-      })
-      assertError(cancel, 422, 'validation_failed')
-      assert.equal((await pageOf(id)).status, 'pending')
-      assert.deepEqual(await eventsOf(id), [])
-
-      const shop = await t.admin('POST', `/admin/v1/organizations/${org.orgId}/shop-orders`, orderBody())
-      assert.equal(shop.statusCode, 201, shop.body)
-      const shopOrder = await pageOf(shop.json().data.order.id)
-      const changed = await developer.client.call('POST', `/orders/${shopOrder.id}/changes`, {
-        expected_updated_at: shopOrder.updated_at,
-        customer: { name: 'Shop customer' },
-      })
-      assert.equal(changed.statusCode, 200, changed.body)
-      assert.deepEqual(await eventsOf(shopOrder.id), [])
-    })
-  })
 })
 
 describe('the order page and products', () => {
