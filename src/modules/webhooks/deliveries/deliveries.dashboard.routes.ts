@@ -9,7 +9,7 @@ import {
 } from '../../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../../http/errors.ts'
 import { restorePlusInOffsets } from '../../../http/query-timestamps.ts'
-import { webhookScope as scope } from '../webhooks.dashboard.routes.ts'
+import { webhookScope as scope } from '../endpoints/endpoints.dashboard.routes.ts'
 import {
   DeliveryAnswer,
   DeliveryDetail,

@@ -4,10 +4,12 @@ import {
   opActor,
   operatorChange,
   operatorOnly,
-} from '../../dashboard/route-config.ts'
-import type { ErrorCode } from '../../http/errors.ts'
-import { OrgParams } from '../organizations/organizations.console.schemas.ts'
-import type { OrganizationService } from '../organizations/organizations.service.ts'
+} from '../../../dashboard/route-config.ts'
+import type { ErrorCode } from '../../../http/errors.ts'
+import { OrgParams } from '../../organizations/organizations.console.schemas.ts'
+import type { OrganizationService } from '../../organizations/organizations.service.ts'
+import { EndpointList, RetryNowAnswer } from '../webhooks.dashboard.schemas.ts'
+import type { WebhookService } from '../webhooks.service.ts'
 import {
   OperatorDeliveryAnswer,
   OperatorDeliveryPage,
@@ -15,9 +17,7 @@ import {
   OperatorDeliveryQuery,
   OperatorEndpointParams,
   OrgEnvironmentQuery,
-} from './webhooks.console.schemas.ts'
-import { EndpointList, RetryNowAnswer } from './webhooks.dashboard.schemas.ts'
-import type { WebhookService } from './webhooks.service.ts'
+} from './deliveries.console.schemas.ts'
 
 /**
  * An organization's webhook endpoints and delivery log in the operator console,

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
-import { Uuid } from '../../http/schemas.ts'
-import { MAX_REPLAY_EVENTS } from './deliveries/replays.service.ts'
+import { restorePlusInOffsets } from '../../../http/query-timestamps.ts'
+import { Uuid } from '../../../http/schemas.ts'
+import { MAX_REPLAY_EVENTS } from '../deliveries/replays.service.ts'
 import {
   DeliveryIdParams,
   DeliveryLogFilters,
@@ -18,9 +18,9 @@ import {
   WebhookEndpointUpdateBody,
   WebhookReplay,
   WebhookReplayRequest,
-} from './webhooks.schemas.ts'
-import { MAX_LISTED_ENDPOINTS, type WebhookService } from './webhooks.service.ts'
-import { REPLAY_AHEAD } from './worker/replay-feeder.ts'
+} from '../webhooks.schemas.ts'
+import { MAX_LISTED_ENDPOINTS, type WebhookService } from '../webhooks.service.ts'
+import { REPLAY_AHEAD } from '../worker/replay-feeder.ts'
 
 export { WebhookDelivery, WebhookDeliveryAttempt, WebhookEndpoint, WebhookReplay }
 

@@ -1,19 +1,19 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { ENVIRONMENTS } from '../../db/schema.ts'
-import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
-import { StringEnum } from '../../http/schemas.ts'
-import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
-import type { OrganizationService } from '../organizations/organizations.service.ts'
+import { ENVIRONMENTS } from '../../../db/schema.ts'
+import { restorePlusInOffsets } from '../../../http/query-timestamps.ts'
+import { StringEnum } from '../../../http/schemas.ts'
+import { OPERATOR_TOKEN_ACTOR } from '../../audit/audit.service.ts'
+import type { OrganizationService } from '../../organizations/organizations.service.ts'
 import {
   DeliveryIdParams,
   DeliveryLogFilters,
   IdParams,
   WebhookEndpoint,
   WebhookReplayRequest,
-} from './webhooks.schemas.ts'
-import type { WebhookService } from './webhooks.service.ts'
+} from '../webhooks.schemas.ts'
+import type { WebhookService } from '../webhooks.service.ts'
 
 /** The operator's side: the delivery log across organizations, manual redelivery and replays. */
 export function webhooksAdminRoutes(deps: { webhooks: WebhookService; organizations: OrganizationService }) {

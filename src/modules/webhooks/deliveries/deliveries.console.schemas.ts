@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox'
-import { Uuid } from '../../http/schemas.ts'
-import { Environment } from '../api-keys/api-keys.dashboard.schemas.ts'
-import { WebhookDelivery } from './webhooks.schemas.ts'
+import { Uuid } from '../../../http/schemas.ts'
+import { Environment } from '../../api-keys/api-keys.dashboard.schemas.ts'
+import { WebhookDelivery } from '../webhooks.schemas.ts'
 
 /** The operator console's webhook views: endpoints and the delivery log of any organization. */
 const closed = { additionalProperties: false } as const

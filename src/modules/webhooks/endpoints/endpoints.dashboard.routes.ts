@@ -6,8 +6,8 @@ import {
   DASHBOARD_TAG,
   type DashboardArea,
   viewer,
-} from '../../dashboard/route-config.ts'
-import type { ErrorCode } from '../../http/errors.ts'
+} from '../../../dashboard/route-config.ts'
+import type { ErrorCode } from '../../../http/errors.ts'
 import {
   CreateEndpointBody,
   EndpointAnswer,
@@ -27,8 +27,8 @@ import {
   SampleQueued,
   SecretRotated,
   UpdateEndpointBody,
-} from './webhooks.dashboard.schemas.ts'
-import type { WebhookScope, WebhookService } from './webhooks.service.ts'
+} from '../webhooks.dashboard.schemas.ts'
+import type { WebhookScope, WebhookService } from '../webhooks.service.ts'
 
 /** The member's organization and the environment of the page's switch (`environment`, test by default). */
 export const webhookScope = (request: FastifyRequest): WebhookScope => ({
