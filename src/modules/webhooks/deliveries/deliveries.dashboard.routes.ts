@@ -9,7 +9,9 @@ import {
 } from '../../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../../http/errors.ts'
 import { restorePlusInOffsets } from '../../../http/query-timestamps.ts'
-import { webhookScope as scope } from '../endpoints/endpoints.dashboard.routes.ts'
+import { EndpointParams, EnvironmentQuery } from '../webhooks.dashboard.schemas.ts'
+import { webhookScope as scope } from '../webhooks.route-config.ts'
+import type { WebhookService } from '../webhooks.service.ts'
 import {
   DeliveryAnswer,
   DeliveryDetail,
@@ -17,17 +19,20 @@ import {
   DeliveryParams,
   DeliveryPayload,
   DeliveryQuery,
-  EnvironmentQuery,
-} from '../webhooks.dashboard.schemas.ts'
-import type { WebhookService } from '../webhooks.service.ts'
+  LatestReplay,
+  ReplayAnswer,
+  ReplayBody,
+  ReplayPreview,
+} from './deliveries.dashboard.schemas.ts'
 
 /** Signatures are for owners and developers: a viewer could replay an attempt with them. */
 const reader = (request: FastifyRequest) => ({ signatures: ctx(request).member.role !== 'viewer' })
 
 /**
- * The delivery log of the member's organization, in the environment of the
- * page's switch: entries with their attempts, what each attempt sent, and
- * redelivery. Another organization's or environment's entry is 404.
+ * The replays of an endpoint's events, and the delivery log of the member's
+ * organization, in the environment of the page's switch: entries with their
+ * attempts, what each attempt sent, and redelivery. Another organization's or
+ * environment's endpoint or entry is 404.
  */
 export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: WebhookService }> = (
   app,
@@ -35,6 +40,69 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
 ) => {
   const tags = [DASHBOARD_TAG]
   const invalid: ErrorCode[] = ['validation_failed']
+
+  app.post(
+    '/webhook-endpoints/:endpoint_id/replay',
+    {
+      config: { ...change('developer'), errors: [...invalid, 'replay_in_progress'] },
+      schema: {
+        operationId: 'dashboardReplayWebhookEndpoint',
+        tags,
+        summary: 'Send the endpoint the events of a time window again, in the background; answers the count',
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        body: ReplayBody,
+        response: { 202: ReplayAnswer },
+      },
+    },
+    async (request, reply) => {
+      reply.code(202)
+      const replay = await webhooks.replay(
+        scope(request),
+        request.params.endpoint_id,
+        request.body,
+        actor(request),
+      )
+      return { data: { replay } }
+    },
+  )
+
+  app.post(
+    '/webhook-endpoints/:endpoint_id/replay/preview',
+    {
+      config: { ...change('developer'), errors: invalid },
+      schema: {
+        operationId: 'dashboardPreviewWebhookReplay',
+        tags,
+        summary: 'How many events a replay with this body would send; starts nothing and stores nothing',
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        body: ReplayBody,
+        response: { 200: ReplayPreview },
+      },
+    },
+    async (request) => ({
+      data: await webhooks.previewReplay(scope(request), request.params.endpoint_id, request.body),
+    }),
+  )
+
+  app.get(
+    '/webhook-endpoints/:endpoint_id/replay',
+    {
+      config: { ...viewer, errors: ['not_found'] },
+      schema: {
+        operationId: 'dashboardLatestWebhookReplay',
+        tags,
+        summary: "The endpoint's latest replay and how far it got; null when it has never been replayed",
+        params: EndpointParams,
+        querystring: EnvironmentQuery,
+        response: { 200: LatestReplay },
+      },
+    },
+    async (request) => ({
+      data: { replay: await webhooks.lastReplay(scope(request), request.params.endpoint_id) },
+    }),
+  )
 
   app.get(
     '/webhook-deliveries',

@@ -1,51 +1,40 @@
-import type { FastifyRequest } from 'fastify'
-import {
-  actor,
-  change,
-  ctx,
-  DASHBOARD_TAG,
-  type DashboardArea,
-  viewer,
-} from '../../../dashboard/route-config.ts'
+import { actor, change, DASHBOARD_TAG, type DashboardArea, viewer } from '../../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../../http/errors.ts'
+import { EndpointParams, EnvironmentQuery } from '../webhooks.dashboard.schemas.ts'
+import { webhookScope as scope } from '../webhooks.route-config.ts'
+import type { WebhookService } from '../webhooks.service.ts'
 import {
   CreateEndpointBody,
   EndpointAnswer,
   EndpointCreated,
   EndpointDeleted,
   EndpointList,
-  EndpointParams,
-  EnvironmentQuery,
-  LatestReplay,
   PingQueued,
-  ReplayAnswer,
-  ReplayBody,
-  ReplayPreview,
   RetryNowAnswer,
   RotateSecretBody,
   SampleBody,
   SampleQueued,
   SecretRotated,
   UpdateEndpointBody,
-} from '../webhooks.dashboard.schemas.ts'
-import type { WebhookScope, WebhookService } from '../webhooks.service.ts'
+} from './endpoints.dashboard.schemas.ts'
 
-/** The member's organization and the environment of the page's switch (`environment`, test by default). */
-export const webhookScope = (request: FastifyRequest): WebhookScope => ({
-  organizationId: ctx(request).member.organization_id,
-  environment: (request.query as { environment?: 'test' | 'live' }).environment ?? 'test',
-})
+type Area = DashboardArea<{ webhooks: WebhookService }>
 
 /**
- * Webhooks: the same service as /v1's webhook routes, scoped to the member's
- * organization and the environment of the page's test/live switch (the
- * `environment` query parameter, test by default). An endpoint or delivery
- * of another organization or environment is 404. Changes are recorded in the
+ * Webhook endpoints: the same service as /v1's webhook routes, scoped to the
+ * member's organization and the environment of the page's test/live switch
+ * (the `environment` query parameter, test by default). An endpoint of
+ * another organization or environment is 404. Changes are recorded in the
  * audit log in their own transaction (never a secret).
  */
-export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }> = (app, { webhooks }) => {
+export const webhookEndpointsDashboardRoutes: Area = (app, services) => {
+  endpointRoutes(app, services)
+  endpointActionRoutes(app, services)
+}
+
+/** The environment's endpoints: listed, registered, read, changed and deleted. */
+const endpointRoutes: Area = (app, { webhooks }) => {
   const tags = [DASHBOARD_TAG]
-  const scope = webhookScope
   const invalid: ErrorCode[] = ['validation_failed']
 
   app.get(
@@ -139,6 +128,12 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
       data: await webhooks.remove(scope(request), request.params.endpoint_id, actor(request)),
     }),
   )
+}
+
+/** What a member does to one endpoint: a test ping, a sample event, Retry now, a new secret. */
+const endpointActionRoutes: Area = (app, { webhooks }) => {
+  const tags = [DASHBOARD_TAG]
+  const invalid: ErrorCode[] = ['validation_failed']
 
   app.post(
     '/webhook-endpoints/:endpoint_id/test',
@@ -231,69 +226,6 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
         request.body,
         actor(request),
       ),
-    }),
-  )
-
-  app.post(
-    '/webhook-endpoints/:endpoint_id/replay',
-    {
-      config: { ...change('developer'), errors: [...invalid, 'replay_in_progress'] },
-      schema: {
-        operationId: 'dashboardReplayWebhookEndpoint',
-        tags,
-        summary: 'Send the endpoint the events of a time window again, in the background; answers the count',
-        params: EndpointParams,
-        querystring: EnvironmentQuery,
-        body: ReplayBody,
-        response: { 202: ReplayAnswer },
-      },
-    },
-    async (request, reply) => {
-      reply.code(202)
-      const replay = await webhooks.replay(
-        scope(request),
-        request.params.endpoint_id,
-        request.body,
-        actor(request),
-      )
-      return { data: { replay } }
-    },
-  )
-
-  app.post(
-    '/webhook-endpoints/:endpoint_id/replay/preview',
-    {
-      config: { ...change('developer'), errors: invalid },
-      schema: {
-        operationId: 'dashboardPreviewWebhookReplay',
-        tags,
-        summary: 'How many events a replay with this body would send; starts nothing and stores nothing',
-        params: EndpointParams,
-        querystring: EnvironmentQuery,
-        body: ReplayBody,
-        response: { 200: ReplayPreview },
-      },
-    },
-    async (request) => ({
-      data: await webhooks.previewReplay(scope(request), request.params.endpoint_id, request.body),
-    }),
-  )
-
-  app.get(
-    '/webhook-endpoints/:endpoint_id/replay',
-    {
-      config: { ...viewer, errors: ['not_found'] },
-      schema: {
-        operationId: 'dashboardLatestWebhookReplay',
-        tags,
-        summary: "The endpoint's latest replay and how far it got; null when it has never been replayed",
-        params: EndpointParams,
-        querystring: EnvironmentQuery,
-        response: { 200: LatestReplay },
-      },
-    },
-    async (request) => ({
-      data: { replay: await webhooks.lastReplay(scope(request), request.params.endpoint_id) },
     }),
   )
 }
