@@ -3,10 +3,8 @@ import {
   type DashboardArea,
   opActor,
   operatorChange,
-  operatorOnly,
+  organizationRead,
 } from '../../../dashboard/route-config.ts'
-import type { ErrorCode } from '../../../http/errors.ts'
-import { OrgParams } from '../../organizations/organizations.console.schemas.ts'
 import type { OrganizationService } from '../../organizations/organizations.service.ts'
 import type { WebhookService } from '../webhooks.service.ts'
 import {
@@ -25,21 +23,15 @@ export const webhookDeliveriesConsoleRoutes: DashboardArea<{
   organizations: OrganizationService
 }> = (app, { webhooks, organizations }) => {
   const tags = [DASHBOARD_TAG]
-  const notFound: ErrorCode[] = ['not_found']
 
   app.get(
     '/operator/organizations/:org_id/webhook-deliveries',
-    {
-      config: { ...operatorOnly, errors: notFound },
-      schema: {
-        operationId: 'dashboardOperatorListWebhookDeliveries',
-        tags,
-        summary: "An organization's delivery log, newest first (next_cursor pages on)",
-        params: OrgParams,
-        querystring: OperatorDeliveryQuery,
-        response: { 200: OperatorDeliveryPage },
-      },
-    },
+    organizationRead({
+      operationId: 'dashboardOperatorListWebhookDeliveries',
+      summary: "An organization's delivery log, newest first (next_cursor pages on)",
+      querystring: OperatorDeliveryQuery,
+      response: { 200: OperatorDeliveryPage },
+    }),
     async (request) => {
       const organization = await organizations.require(request.params.org_id)
       return webhooks.operatorDeliveries({

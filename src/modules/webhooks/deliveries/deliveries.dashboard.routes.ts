@@ -9,8 +9,8 @@ import {
 } from '../../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../../http/errors.ts'
 import { restorePlusInOffsets } from '../../../http/query-timestamps.ts'
-import { EndpointParams, EnvironmentQuery } from '../webhooks.dashboard.schemas.ts'
-import { webhookScope as scope } from '../webhooks.route-config.ts'
+import { EndpointParams } from '../webhooks.dashboard.schemas.ts'
+import { webhookScope as scope, scoped } from '../webhooks.route-config.ts'
 import type { WebhookService } from '../webhooks.service.ts'
 import {
   DeliveryAnswer,
@@ -38,22 +38,19 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
   app,
   { webhooks },
 ) => {
-  const tags = [DASHBOARD_TAG]
   const invalid: ErrorCode[] = ['validation_failed']
 
   app.post(
     '/webhook-endpoints/:endpoint_id/replay',
     {
       config: { ...change('developer'), errors: [...invalid, 'replay_in_progress'] },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardReplayWebhookEndpoint',
-        tags,
         summary: 'Send the endpoint the events of a time window again, in the background; answers the count',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         body: ReplayBody,
         response: { 202: ReplayAnswer },
-      },
+      }),
     },
     async (request, reply) => {
       reply.code(202)
@@ -71,15 +68,13 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
     '/webhook-endpoints/:endpoint_id/replay/preview',
     {
       config: { ...change('developer'), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardPreviewWebhookReplay',
-        tags,
         summary: 'How many events a replay with this body would send; starts nothing and stores nothing',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         body: ReplayBody,
         response: { 200: ReplayPreview },
-      },
+      }),
     },
     async (request) => ({
       data: await webhooks.previewReplay(scope(request), request.params.endpoint_id, request.body),
@@ -90,14 +85,12 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
     '/webhook-endpoints/:endpoint_id/replay',
     {
       config: { ...viewer, errors: ['not_found'] },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardLatestWebhookReplay',
-        tags,
         summary: "The endpoint's latest replay and how far it got; null when it has never been replayed",
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         response: { 200: LatestReplay },
-      },
+      }),
     },
     async (request) => ({
       data: { replay: await webhooks.lastReplay(scope(request), request.params.endpoint_id) },
@@ -111,7 +104,7 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
       preValidation: restorePlusInOffsets('created_since', 'created_until'),
       schema: {
         operationId: 'dashboardListWebhookDeliveries',
-        tags,
+        tags: [DASHBOARD_TAG],
         summary: 'The delivery log, newest first, with the filters of /v1 (next_cursor pages on)',
         querystring: DeliveryQuery,
         response: { 200: DeliveryPage },
@@ -127,14 +120,12 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
     '/webhook-deliveries/:delivery_id',
     {
       config: viewer,
-      schema: {
+      schema: scoped({
         operationId: 'dashboardGetWebhookDelivery',
-        tags,
         summary: 'One log entry and its attempts, oldest first',
         params: DeliveryParams,
-        querystring: EnvironmentQuery,
         response: { 200: DeliveryDetail },
-      },
+      }),
     },
     async (request) => ({
       data: await webhooks.dashboardDelivery(scope(request), request.params.delivery_id, reader(request)),
@@ -145,14 +136,12 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
     '/webhook-deliveries/:delivery_id/payload',
     {
       config: viewer,
-      schema: {
+      schema: scoped({
         operationId: 'dashboardGetWebhookDeliveryPayload',
-        tags,
         summary: 'What a log entry sent: its event body and, per attempt, the headers with the signing time',
         params: DeliveryParams,
-        querystring: EnvironmentQuery,
         response: { 200: DeliveryPayload },
-      },
+      }),
     },
     async (request) => ({
       data: await webhooks.deliveryPayload(scope(request), request.params.delivery_id, reader(request)),
@@ -163,14 +152,12 @@ export const webhookDeliveriesDashboardRoutes: DashboardArea<{ webhooks: Webhook
     '/webhook-deliveries/:delivery_id/redeliver',
     {
       config: { ...change('developer', false), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardRedeliverWebhookDelivery',
-        tags,
         summary: "Send a delivery's event again, as a new log entry",
         params: DeliveryParams,
-        querystring: EnvironmentQuery,
         response: { 202: DeliveryAnswer },
-      },
+      }),
     },
     async (request, reply) => {
       reply.code(202)

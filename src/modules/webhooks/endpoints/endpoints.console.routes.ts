@@ -3,10 +3,8 @@ import {
   type DashboardArea,
   opActor,
   operatorChange,
-  operatorOnly,
+  organizationRead,
 } from '../../../dashboard/route-config.ts'
-import type { ErrorCode } from '../../../http/errors.ts'
-import { OrgParams } from '../../organizations/organizations.console.schemas.ts'
 import type { OrganizationService } from '../../organizations/organizations.service.ts'
 import type { WebhookService } from '../webhooks.service.ts'
 import { OperatorEndpointParams, OrgEnvironmentQuery } from './endpoints.console.schemas.ts'
@@ -21,21 +19,15 @@ export const webhookEndpointsConsoleRoutes: DashboardArea<{
   organizations: OrganizationService
 }> = (app, { webhooks, organizations }) => {
   const tags = [DASHBOARD_TAG]
-  const notFound: ErrorCode[] = ['not_found']
 
   app.get(
     '/operator/organizations/:org_id/webhook-endpoints',
-    {
-      config: { ...operatorOnly, errors: notFound },
-      schema: {
-        operationId: 'dashboardOperatorListWebhookEndpoints',
-        tags,
-        summary: "An organization's webhook endpoints of one environment (live by default)",
-        params: OrgParams,
-        querystring: OrgEnvironmentQuery,
-        response: { 200: EndpointList },
-      },
-    },
+    organizationRead({
+      operationId: 'dashboardOperatorListWebhookEndpoints',
+      summary: "An organization's webhook endpoints of one environment (live by default)",
+      querystring: OrgEnvironmentQuery,
+      response: { 200: EndpointList },
+    }),
     async (request) => {
       const organization = await organizations.require(request.params.org_id)
       const environment = request.query.environment ?? 'live'

@@ -1,7 +1,7 @@
-import { actor, change, DASHBOARD_TAG, type DashboardArea, viewer } from '../../../dashboard/route-config.ts'
+import { actor, change, type DashboardArea, viewer } from '../../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../../http/errors.ts'
-import { EndpointParams, EnvironmentQuery } from '../webhooks.dashboard.schemas.ts'
-import { webhookScope as scope } from '../webhooks.route-config.ts'
+import { EndpointParams } from '../webhooks.dashboard.schemas.ts'
+import { webhookScope as scope, scoped } from '../webhooks.route-config.ts'
 import type { WebhookService } from '../webhooks.service.ts'
 import {
   CreateEndpointBody,
@@ -34,20 +34,17 @@ export const webhookEndpointsDashboardRoutes: Area = (app, services) => {
 
 /** The environment's endpoints: listed, registered, read, changed and deleted. */
 const endpointRoutes: Area = (app, { webhooks }) => {
-  const tags = [DASHBOARD_TAG]
   const invalid: ErrorCode[] = ['validation_failed']
 
   app.get(
     '/webhook-endpoints',
     {
       config: viewer,
-      schema: {
+      schema: scoped({
         operationId: 'dashboardListWebhookEndpoints',
-        tags,
         summary: "The environment's endpoints, newest first, with their health (never a secret)",
-        querystring: EnvironmentQuery,
         response: { 200: EndpointList },
-      },
+      }),
     },
     async (request) => ({ data: await webhooks.list(scope(request)) }),
   )
@@ -59,14 +56,12 @@ const endpointRoutes: Area = (app, { webhooks }) => {
         ...change('developer'),
         errors: ['webhook_url_invalid', 'webhook_target_blocked', 'webhook_limit_reached'],
       },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardCreateWebhookEndpoint',
-        tags,
         summary: 'Register an endpoint: its secret is in this answer only',
-        querystring: EnvironmentQuery,
         body: CreateEndpointBody,
         response: { 201: EndpointCreated },
-      },
+      }),
     },
     async (request, reply) => {
       reply.code(201)
@@ -78,14 +73,12 @@ const endpointRoutes: Area = (app, { webhooks }) => {
     '/webhook-endpoints/:endpoint_id',
     {
       config: viewer,
-      schema: {
+      schema: scoped({
         operationId: 'dashboardGetWebhookEndpoint',
-        tags,
         summary: 'One endpoint and its health',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         response: { 200: EndpointAnswer },
-      },
+      }),
     },
     async (request) => ({
       data: { endpoint: await webhooks.get(scope(request), request.params.endpoint_id) },
@@ -96,15 +89,13 @@ const endpointRoutes: Area = (app, { webhooks }) => {
     '/webhook-endpoints/:endpoint_id',
     {
       config: { ...change('developer'), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardUpdateWebhookEndpoint',
-        tags,
         summary: 'Change the description or event filter of an active endpoint',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         body: UpdateEndpointBody,
         response: { 200: EndpointAnswer },
-      },
+      }),
     },
     async (request) => ({
       data: await webhooks.update(scope(request), request.params.endpoint_id, request.body, actor(request)),
@@ -115,14 +106,12 @@ const endpointRoutes: Area = (app, { webhooks }) => {
     '/webhook-endpoints/:endpoint_id',
     {
       config: change('developer', false),
-      schema: {
+      schema: scoped({
         operationId: 'dashboardDeleteWebhookEndpoint',
-        tags,
         summary: 'Disable an endpoint permanently; its pending deliveries fail',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         response: { 200: EndpointDeleted },
-      },
+      }),
     },
     async (request) => ({
       data: await webhooks.remove(scope(request), request.params.endpoint_id, actor(request)),
@@ -132,21 +121,18 @@ const endpointRoutes: Area = (app, { webhooks }) => {
 
 /** What a member does to one endpoint: a test ping, a sample event, Retry now, a new secret. */
 const endpointActionRoutes: Area = (app, { webhooks }) => {
-  const tags = [DASHBOARD_TAG]
   const invalid: ErrorCode[] = ['validation_failed']
 
   app.post(
     '/webhook-endpoints/:endpoint_id/test',
     {
       config: { ...change('developer', false), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardTestWebhookEndpoint',
-        tags,
         summary: 'Queue a ping event to the endpoint',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         response: { 202: PingQueued },
-      },
+      }),
     },
     async (request, reply) => {
       reply.code(202)
@@ -158,17 +144,15 @@ const endpointActionRoutes: Area = (app, { webhooks }) => {
     '/webhook-endpoints/:endpoint_id/sample',
     {
       config: { ...change('developer'), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardSendWebhookSample',
-        tags,
         summary: 'Queue a sample event of a type the endpoint receives, to that endpoint only',
         description:
           'A well-formed event of the type, with `"sample": true` in `data` and an order that exists nowhere; it is delivered, signed and retried like any event, appears in the delivery log, and is never replayed.',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         body: SampleBody,
         response: { 202: SampleQueued },
-      },
+      }),
     },
     async (request, reply) => {
       reply.code(202)
@@ -187,17 +171,15 @@ const endpointActionRoutes: Area = (app, { webhooks }) => {
     '/webhook-endpoints/:endpoint_id/retry-now',
     {
       config: { ...change('developer', false), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardRetryWebhookEndpointNow',
-        tags,
         summary:
           "Retry now: a failing endpoint's next probe goes at once (one delivery), at any instance's worker",
         description:
           'While the endpoint is failing its deliveries wait for its next probe (`next_probe_at`). This lets one delivery go now as that probe; when it succeeds the waiting deliveries follow, when it fails the retry schedule sets the next probe. Nothing changes while an attempt to the endpoint is on its way (`probe: under_way`). Recorded in the audit log. An endpoint that is not failing, or is disabled: 422, nothing changed.',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         response: { 202: RetryNowAnswer },
-      },
+      }),
     },
     async (request, reply) => {
       reply.code(202)
@@ -209,15 +191,13 @@ const endpointActionRoutes: Area = (app, { webhooks }) => {
     '/webhook-endpoints/:endpoint_id/rotate-secret',
     {
       config: { ...change('developer'), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardRotateWebhookSecret',
-        tags,
         summary: 'A new secret (in this answer only); the old one signs beside it for the grace period',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         body: RotateSecretBody,
         response: { 200: SecretRotated },
-      },
+      }),
     },
     async (request) => ({
       data: await webhooks.rotateSecret(
