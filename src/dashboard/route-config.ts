@@ -8,6 +8,7 @@ import type {
   RawServerDefault,
 } from 'fastify'
 import type { Role } from '../db/schema.ts'
+import type { ErrorCode } from '../http/errors.ts'
 import type { AccountService } from '../modules/accounts/accounts.service.ts'
 import {
   type AccountContext,
@@ -17,6 +18,7 @@ import {
   type SessionContext,
 } from '../modules/accounts/accounts.views.ts'
 import type { AuditActor } from '../modules/audit/audit.service.ts'
+import { OrgParams } from '../modules/organizations/organizations.console.schemas.ts'
 import type { DashboardCookies } from './cookies.ts'
 
 export const DASHBOARD_TAG = 'dashboard'
@@ -66,6 +68,19 @@ export const anyAccountChange = (jsonBody = true) => ({
  */
 export const operatorOnly = { auth: 'session' as const, accounts: 'operator' as const }
 export const operatorChange = (jsonBody = true) => ({ ...operatorOnly, csrf: true, jsonBody })
+
+const notFound: ErrorCode[] = ['not_found']
+
+/**
+ * The options of an operator's read of one organization's records in the
+ * console (`GET /operator/organizations/:org_id/...`): operator-only, 404 for
+ * an unknown organization. `schema` is the route's own part (operationId,
+ * summary, query, answer); the dashboard's tag and the organization's id are added.
+ */
+export const organizationRead = <Schema extends object>(schema: Schema) => ({
+  config: { ...operatorOnly, errors: notFound },
+  schema: { tags: [DASHBOARD_TAG], params: OrgParams, ...schema },
+})
 
 export const meta = (request: FastifyRequest): RequestMeta => ({
   address: request.ip,

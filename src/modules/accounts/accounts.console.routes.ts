@@ -3,9 +3,8 @@ import {
   type DashboardArea,
   opActor,
   operatorChange,
-  operatorOnly,
+  organizationRead,
 } from '../../dashboard/route-config.ts'
-import type { ErrorCode } from '../../http/errors.ts'
 import { OrgParams } from '../organizations/organizations.console.schemas.ts'
 import { InvitationCreated, MemberList, OwnerInviteBody } from './accounts.dashboard.schemas.ts'
 import type { AccountService } from './accounts.service.ts'
@@ -15,7 +14,6 @@ import type { AccountService } from './accounts.service.ts'
  */
 export const accountsConsoleRoutes: DashboardArea<{ accounts: AccountService }> = (app, { accounts }) => {
   const tags = [DASHBOARD_TAG]
-  const notFound: ErrorCode[] = ['not_found']
 
   app.post(
     '/operator/organizations/:org_id/invitations',
@@ -43,16 +41,11 @@ export const accountsConsoleRoutes: DashboardArea<{ accounts: AccountService }> 
 
   app.get(
     '/operator/organizations/:org_id/members',
-    {
-      config: { ...operatorOnly, errors: notFound },
-      schema: {
-        operationId: 'dashboardOperatorListMembers',
-        tags,
-        summary: "An organization's members",
-        params: OrgParams,
-        response: { 200: MemberList },
-      },
-    },
+    organizationRead({
+      operationId: 'dashboardOperatorListMembers',
+      summary: "An organization's members",
+      response: { 200: MemberList },
+    }),
     async (request) => ({ data: await accounts.listMembersOf(request.params.org_id) }),
   )
 }

@@ -3,10 +3,10 @@ import {
   type DashboardArea,
   opActor,
   operatorChange,
-  operatorOnly,
+  organizationRead,
 } from '../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../http/errors.ts'
-import { OrgKeyParams, OrgParams } from '../organizations/organizations.console.schemas.ts'
+import { OrgKeyParams } from '../organizations/organizations.console.schemas.ts'
 import type { OrganizationService } from '../organizations/organizations.service.ts'
 import { ApiKeyAnswer, ApiKeyList } from './api-keys.dashboard.schemas.ts'
 import type { ApiKeyService } from './api-keys.service.ts'
@@ -23,16 +23,11 @@ export const apiKeysConsoleRoutes: DashboardArea<{
 
   app.get(
     '/operator/organizations/:org_id/api-keys',
-    {
-      config: { ...operatorOnly, errors: notFound },
-      schema: {
-        operationId: 'dashboardOperatorListApiKeys',
-        tags,
-        summary: "An organization's API keys, revoked ones too",
-        params: OrgParams,
-        response: { 200: ApiKeyList },
-      },
-    },
+    organizationRead({
+      operationId: 'dashboardOperatorListApiKeys',
+      summary: "An organization's API keys, revoked ones too",
+      response: { 200: ApiKeyList },
+    }),
     async (request) => ({ data: await apiKeys.list(request.params.org_id) }),
   )
 

@@ -1,12 +1,15 @@
 import type { Surfaces } from '../feature.ts'
 import type { OrganizationService } from '../organizations/organizations.service.ts'
+import { webhookDeliveriesAdminRoutes } from './deliveries/deliveries.admin.routes.ts'
+import { webhookDeliveriesConsoleRoutes } from './deliveries/deliveries.console.routes.ts'
 import { webhookDeliveriesDashboardRoutes } from './deliveries/deliveries.dashboard.routes.ts'
+import { webhookDeliveriesRoutes } from './deliveries/deliveries.routes.ts'
+import { webhookEndpointsAdminRoutes } from './endpoints/endpoints.admin.routes.ts'
+import { webhookEndpointsConsoleRoutes } from './endpoints/endpoints.console.routes.ts'
+import { webhookEndpointsDashboardRoutes } from './endpoints/endpoints.dashboard.routes.ts'
+import { webhookEndpointsRoutes } from './endpoints/endpoints.routes.ts'
 import { listenRoutes } from './listen/listen.routes.ts'
 import type { ListenService } from './listen/listen.service.ts'
-import { webhooksAdminRoutes } from './webhooks.admin.routes.ts'
-import { webhooksConsoleRoutes } from './webhooks.console.routes.ts'
-import { webhooksDashboardRoutes } from './webhooks.dashboard.routes.ts'
-import { webhooksRoutes } from './webhooks.routes.ts'
 import type { WebhookService } from './webhooks.service.ts'
 
 export { webhookQueueStats } from './deliveries/queue-stats.repo.ts'
@@ -26,9 +29,15 @@ export function webhooksSurfaces(s: {
   organizations: OrganizationService
 }): Surfaces {
   return {
-    api: [webhooksRoutes(s), listenRoutes(s)],
-    admin: [webhooksAdminRoutes(s)],
-    dashboard: [(app) => webhooksDashboardRoutes(app, s), (app) => webhookDeliveriesDashboardRoutes(app, s)],
-    console: [(app) => webhooksConsoleRoutes(app, s)],
+    api: [webhookEndpointsRoutes(s), webhookDeliveriesRoutes(s), listenRoutes(s)],
+    admin: [webhookEndpointsAdminRoutes(s), webhookDeliveriesAdminRoutes(s)],
+    dashboard: [
+      (app) => webhookEndpointsDashboardRoutes(app, s),
+      (app) => webhookDeliveriesDashboardRoutes(app, s),
+    ],
+    console: [
+      (app) => webhookEndpointsConsoleRoutes(app, s),
+      (app) => webhookDeliveriesConsoleRoutes(app, s),
+    ],
   }
 }

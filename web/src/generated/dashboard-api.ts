@@ -1408,26 +1408,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/operator/organizations/{org_id}/webhook-deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * An organization's delivery log, newest first (next_cursor pages on)
-         * @description Needs a session; least role: `undefined`.
-         */
-        get: operations["dashboardOperatorListWebhookDeliveries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/operator/webhook-endpoints/{endpoint_id}/retry-now": {
         parameters: {
             query?: never;
@@ -1442,6 +1422,26 @@ export interface paths {
          * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
         post: operations["dashboardOperatorRetryWebhookEndpointNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/organizations/{org_id}/webhook-deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An organization's delivery log, newest first (next_cursor pages on)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorListWebhookDeliveries"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -14114,65 +14114,54 @@ export interface operations {
             };
         };
     };
-    dashboardOperatorListWebhookDeliveries: {
+    dashboardOperatorRetryWebhookEndpointNow: {
         parameters: {
-            query?: {
-                environment?: "test" | "live";
-                limit?: number;
-                cursor?: string;
-            };
+            query?: never;
             header?: never;
             path: {
-                org_id: string;
+                endpoint_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
             /** @description Success. */
-            200: {
+            202: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            /** Format: uuid */
-                            id: string;
-                            /** Format: uuid */
-                            endpoint_id: string;
-                            /** Format: uuid */
-                            event_id: string;
-                            event_type: string;
-                            /** @description pending, succeeded or failed (permanent); tolerate unknown values. */
-                            status: string;
-                            attempts: number;
-                            next_attempt_at: string | null;
-                            last_attempt_at: string | null;
-                            response_status: number | null;
-                            response_snippet: string | null;
-                            error_code: string | null;
-                            error_message: string | null;
+                            /** DashboardWebhookEndpoint */
+                            endpoint: {
+                                /** Format: uuid */
+                                id: string;
+                                url: string;
+                                description: string;
+                                /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
+                                enabled_events: string[];
+                                is_active: boolean;
+                                disabled_reason: string | null;
+                                consecutive_failures: number;
+                                last_success_at: string | null;
+                                last_failure_at: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
+                                secret_rotation_ends_at: string | null;
+                                /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
+                                next_probe_at: string | null;
+                            };
                             /**
-                             * Format: date-time
-                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                             */
-                            created_at: string;
-                            /** @description The entry this one repeats, when it is a redelivery; else null. */
-                            redelivery_of: string | null;
-                            /** @description The redelivery whose success ended this entry’s retries (its status is then failed, and its error_code that of its last failed attempt); else null. */
-                            superseded_by: string | null;
-                            /** @description The replay that queued this entry; else null. */
-                            replay_id: string | null;
-                            /** Format: uuid */
-                            organization_id: string;
-                            /**
-                             * @description test or live
+                             * @description `started`: a waiting delivery goes now as the probe (at whichever instance’s worker takes it); `nothing_waiting`: no delivery waits, the next event goes at once as the probe; `under_way`: an attempt to the endpoint is on its way already and its result decides (nothing was changed).
                              * @enum {string}
                              */
-                            environment: "test" | "live";
-                        }[];
-                        next_cursor: string | null;
+                            probe: "started" | "under_way" | "nothing_waiting";
+                        };
                     };
                 };
             };
@@ -14194,7 +14183,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Error: role_required */
+            /** @description Error: csrf_failed, role_required */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -14277,54 +14266,65 @@ export interface operations {
             };
         };
     };
-    dashboardOperatorRetryWebhookEndpointNow: {
+    dashboardOperatorListWebhookDeliveries: {
         parameters: {
-            query?: never;
+            query?: {
+                environment?: "test" | "live";
+                limit?: number;
+                cursor?: string;
+            };
             header?: never;
             path: {
-                endpoint_id: string;
+                org_id: string;
             };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
             /** @description Success. */
-            202: {
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
                         data: {
-                            /** DashboardWebhookEndpoint */
-                            endpoint: {
-                                /** Format: uuid */
-                                id: string;
-                                url: string;
-                                description: string;
-                                /** @description The event types the endpoint receives; `["*"]` (the default) for every type, new ones included. `ping` always reaches the endpoint and is not listed. A type listed twice counts once. */
-                                enabled_events: string[];
-                                is_active: boolean;
-                                disabled_reason: string | null;
-                                consecutive_failures: number;
-                                last_success_at: string | null;
-                                last_failure_at: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
-                                 */
-                                created_at: string;
-                                /** @description While a secret rotation is under way: when the previous secret stops signing (until then every attempt carries a v1 for each secret). Null otherwise. */
-                                secret_rotation_ends_at: string | null;
-                                /** @description While the endpoint is failing (its last attempt failed): when its next probe may start. Its deliveries wait for it: one goes then, and when it succeeds the others follow; when it fails, the retry schedule sets the next one. A time already past: the probe goes as soon as a worker takes it, or, with nothing waiting, the next event goes at once. Null: not failing (or disabled). */
-                                next_probe_at: string | null;
-                            };
+                            /** Format: uuid */
+                            id: string;
+                            /** Format: uuid */
+                            endpoint_id: string;
+                            /** Format: uuid */
+                            event_id: string;
+                            event_type: string;
+                            /** @description pending, succeeded or failed (permanent); tolerate unknown values. */
+                            status: string;
+                            attempts: number;
+                            next_attempt_at: string | null;
+                            last_attempt_at: string | null;
+                            response_status: number | null;
+                            response_snippet: string | null;
+                            error_code: string | null;
+                            error_message: string | null;
                             /**
-                             * @description `started`: a waiting delivery goes now as the probe (at whichever instance’s worker takes it); `nothing_waiting`: no delivery waits, the next event goes at once as the probe; `under_way`: an attempt to the endpoint is on its way already and its result decides (nothing was changed).
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                            /** @description The entry this one repeats, when it is a redelivery; else null. */
+                            redelivery_of: string | null;
+                            /** @description The redelivery whose success ended this entry’s retries (its status is then failed, and its error_code that of its last failed attempt); else null. */
+                            superseded_by: string | null;
+                            /** @description The replay that queued this entry; else null. */
+                            replay_id: string | null;
+                            /** Format: uuid */
+                            organization_id: string;
+                            /**
+                             * @description test or live
                              * @enum {string}
                              */
-                            probe: "started" | "under_way" | "nothing_waiting";
-                        };
+                            environment: "test" | "live";
+                        }[];
+                        next_cursor: string | null;
                     };
                 };
             };
@@ -14346,7 +14346,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description Error: csrf_failed, role_required */
+            /** @description Error: role_required */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -1,64 +1,50 @@
-import type { FastifyRequest } from 'fastify'
-import {
-  actor,
-  change,
-  ctx,
-  DASHBOARD_TAG,
-  type DashboardArea,
-  viewer,
-} from '../../dashboard/route-config.ts'
-import type { ErrorCode } from '../../http/errors.ts'
+import { actor, change, type DashboardArea, viewer } from '../../../dashboard/route-config.ts'
+import type { ErrorCode } from '../../../http/errors.ts'
+import { EndpointParams } from '../webhooks.dashboard.schemas.ts'
+import { webhookScope as scope, scoped } from '../webhooks.route-config.ts'
+import type { WebhookService } from '../webhooks.service.ts'
 import {
   CreateEndpointBody,
   EndpointAnswer,
   EndpointCreated,
   EndpointDeleted,
   EndpointList,
-  EndpointParams,
-  EnvironmentQuery,
-  LatestReplay,
   PingQueued,
-  ReplayAnswer,
-  ReplayBody,
-  ReplayPreview,
   RetryNowAnswer,
   RotateSecretBody,
   SampleBody,
   SampleQueued,
   SecretRotated,
   UpdateEndpointBody,
-} from './webhooks.dashboard.schemas.ts'
-import type { WebhookScope, WebhookService } from './webhooks.service.ts'
+} from './endpoints.dashboard.schemas.ts'
 
-/** The member's organization and the environment of the page's switch (`environment`, test by default). */
-export const webhookScope = (request: FastifyRequest): WebhookScope => ({
-  organizationId: ctx(request).member.organization_id,
-  environment: (request.query as { environment?: 'test' | 'live' }).environment ?? 'test',
-})
+type Area = DashboardArea<{ webhooks: WebhookService }>
 
 /**
- * Webhooks: the same service as /v1's webhook routes, scoped to the member's
- * organization and the environment of the page's test/live switch (the
- * `environment` query parameter, test by default). An endpoint or delivery
- * of another organization or environment is 404. Changes are recorded in the
+ * Webhook endpoints: the same service as /v1's webhook routes, scoped to the
+ * member's organization and the environment of the page's test/live switch
+ * (the `environment` query parameter, test by default). An endpoint of
+ * another organization or environment is 404. Changes are recorded in the
  * audit log in their own transaction (never a secret).
  */
-export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }> = (app, { webhooks }) => {
-  const tags = [DASHBOARD_TAG]
-  const scope = webhookScope
+export const webhookEndpointsDashboardRoutes: Area = (app, services) => {
+  endpointRoutes(app, services)
+  endpointActionRoutes(app, services)
+}
+
+/** The environment's endpoints: listed, registered, read, changed and deleted. */
+const endpointRoutes: Area = (app, { webhooks }) => {
   const invalid: ErrorCode[] = ['validation_failed']
 
   app.get(
     '/webhook-endpoints',
     {
       config: viewer,
-      schema: {
+      schema: scoped({
         operationId: 'dashboardListWebhookEndpoints',
-        tags,
         summary: "The environment's endpoints, newest first, with their health (never a secret)",
-        querystring: EnvironmentQuery,
         response: { 200: EndpointList },
-      },
+      }),
     },
     async (request) => ({ data: await webhooks.list(scope(request)) }),
   )
@@ -70,14 +56,12 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
         ...change('developer'),
         errors: ['webhook_url_invalid', 'webhook_target_blocked', 'webhook_limit_reached'],
       },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardCreateWebhookEndpoint',
-        tags,
         summary: 'Register an endpoint: its secret is in this answer only',
-        querystring: EnvironmentQuery,
         body: CreateEndpointBody,
         response: { 201: EndpointCreated },
-      },
+      }),
     },
     async (request, reply) => {
       reply.code(201)
@@ -89,14 +73,12 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
     '/webhook-endpoints/:endpoint_id',
     {
       config: viewer,
-      schema: {
+      schema: scoped({
         operationId: 'dashboardGetWebhookEndpoint',
-        tags,
         summary: 'One endpoint and its health',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         response: { 200: EndpointAnswer },
-      },
+      }),
     },
     async (request) => ({
       data: { endpoint: await webhooks.get(scope(request), request.params.endpoint_id) },
@@ -107,15 +89,13 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
     '/webhook-endpoints/:endpoint_id',
     {
       config: { ...change('developer'), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardUpdateWebhookEndpoint',
-        tags,
         summary: 'Change the description or event filter of an active endpoint',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         body: UpdateEndpointBody,
         response: { 200: EndpointAnswer },
-      },
+      }),
     },
     async (request) => ({
       data: await webhooks.update(scope(request), request.params.endpoint_id, request.body, actor(request)),
@@ -126,32 +106,33 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
     '/webhook-endpoints/:endpoint_id',
     {
       config: change('developer', false),
-      schema: {
+      schema: scoped({
         operationId: 'dashboardDeleteWebhookEndpoint',
-        tags,
         summary: 'Disable an endpoint permanently; its pending deliveries fail',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         response: { 200: EndpointDeleted },
-      },
+      }),
     },
     async (request) => ({
       data: await webhooks.remove(scope(request), request.params.endpoint_id, actor(request)),
     }),
   )
+}
+
+/** What a member does to one endpoint: a test ping, a sample event, Retry now, a new secret. */
+const endpointActionRoutes: Area = (app, { webhooks }) => {
+  const invalid: ErrorCode[] = ['validation_failed']
 
   app.post(
     '/webhook-endpoints/:endpoint_id/test',
     {
       config: { ...change('developer', false), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardTestWebhookEndpoint',
-        tags,
         summary: 'Queue a ping event to the endpoint',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         response: { 202: PingQueued },
-      },
+      }),
     },
     async (request, reply) => {
       reply.code(202)
@@ -163,17 +144,15 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
     '/webhook-endpoints/:endpoint_id/sample',
     {
       config: { ...change('developer'), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardSendWebhookSample',
-        tags,
         summary: 'Queue a sample event of a type the endpoint receives, to that endpoint only',
         description:
           'A well-formed event of the type, with `"sample": true` in `data` and an order that exists nowhere; it is delivered, signed and retried like any event, appears in the delivery log, and is never replayed.',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         body: SampleBody,
         response: { 202: SampleQueued },
-      },
+      }),
     },
     async (request, reply) => {
       reply.code(202)
@@ -192,17 +171,15 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
     '/webhook-endpoints/:endpoint_id/retry-now',
     {
       config: { ...change('developer', false), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardRetryWebhookEndpointNow',
-        tags,
         summary:
           "Retry now: a failing endpoint's next probe goes at once (one delivery), at any instance's worker",
         description:
           'While the endpoint is failing its deliveries wait for its next probe (`next_probe_at`). This lets one delivery go now as that probe; when it succeeds the waiting deliveries follow, when it fails the retry schedule sets the next probe. Nothing changes while an attempt to the endpoint is on its way (`probe: under_way`). Recorded in the audit log. An endpoint that is not failing, or is disabled: 422, nothing changed.',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         response: { 202: RetryNowAnswer },
-      },
+      }),
     },
     async (request, reply) => {
       reply.code(202)
@@ -214,15 +191,13 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
     '/webhook-endpoints/:endpoint_id/rotate-secret',
     {
       config: { ...change('developer'), errors: invalid },
-      schema: {
+      schema: scoped({
         operationId: 'dashboardRotateWebhookSecret',
-        tags,
         summary: 'A new secret (in this answer only); the old one signs beside it for the grace period',
         params: EndpointParams,
-        querystring: EnvironmentQuery,
         body: RotateSecretBody,
         response: { 200: SecretRotated },
-      },
+      }),
     },
     async (request) => ({
       data: await webhooks.rotateSecret(
@@ -231,69 +206,6 @@ export const webhooksDashboardRoutes: DashboardArea<{ webhooks: WebhookService }
         request.body,
         actor(request),
       ),
-    }),
-  )
-
-  app.post(
-    '/webhook-endpoints/:endpoint_id/replay',
-    {
-      config: { ...change('developer'), errors: [...invalid, 'replay_in_progress'] },
-      schema: {
-        operationId: 'dashboardReplayWebhookEndpoint',
-        tags,
-        summary: 'Send the endpoint the events of a time window again, in the background; answers the count',
-        params: EndpointParams,
-        querystring: EnvironmentQuery,
-        body: ReplayBody,
-        response: { 202: ReplayAnswer },
-      },
-    },
-    async (request, reply) => {
-      reply.code(202)
-      const replay = await webhooks.replay(
-        scope(request),
-        request.params.endpoint_id,
-        request.body,
-        actor(request),
-      )
-      return { data: { replay } }
-    },
-  )
-
-  app.post(
-    '/webhook-endpoints/:endpoint_id/replay/preview',
-    {
-      config: { ...change('developer'), errors: invalid },
-      schema: {
-        operationId: 'dashboardPreviewWebhookReplay',
-        tags,
-        summary: 'How many events a replay with this body would send; starts nothing and stores nothing',
-        params: EndpointParams,
-        querystring: EnvironmentQuery,
-        body: ReplayBody,
-        response: { 200: ReplayPreview },
-      },
-    },
-    async (request) => ({
-      data: await webhooks.previewReplay(scope(request), request.params.endpoint_id, request.body),
-    }),
-  )
-
-  app.get(
-    '/webhook-endpoints/:endpoint_id/replay',
-    {
-      config: { ...viewer, errors: ['not_found'] },
-      schema: {
-        operationId: 'dashboardLatestWebhookReplay',
-        tags,
-        summary: "The endpoint's latest replay and how far it got; null when it has never been replayed",
-        params: EndpointParams,
-        querystring: EnvironmentQuery,
-        response: { 200: LatestReplay },
-      },
-    },
-    async (request) => ({
-      data: { replay: await webhooks.lastReplay(scope(request), request.params.endpoint_id) },
     }),
   )
 }

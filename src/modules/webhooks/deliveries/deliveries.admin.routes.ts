@@ -1,47 +1,16 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
-import { ENVIRONMENTS } from '../../db/schema.ts'
-import { restorePlusInOffsets } from '../../http/query-timestamps.ts'
-import { StringEnum } from '../../http/schemas.ts'
-import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
-import type { OrganizationService } from '../organizations/organizations.service.ts'
-import {
-  DeliveryIdParams,
-  DeliveryLogFilters,
-  IdParams,
-  WebhookEndpoint,
-  WebhookReplayRequest,
-} from './webhooks.schemas.ts'
-import type { WebhookService } from './webhooks.service.ts'
+import { restorePlusInOffsets } from '../../../http/query-timestamps.ts'
+import { OPERATOR_TOKEN_ACTOR } from '../../audit/audit.service.ts'
+import { IdParams } from '../webhooks.schemas.ts'
+import type { WebhookService } from '../webhooks.service.ts'
+import { DeliveryIdParams, DeliveryLogFilters, WebhookReplayRequest } from './deliveries.schemas.ts'
 
 /** The operator's side: the delivery log across organizations, manual redelivery and replays. */
-export function webhooksAdminRoutes(deps: { webhooks: WebhookService; organizations: OrganizationService }) {
+export function webhookDeliveriesAdminRoutes(deps: { webhooks: WebhookService }) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
-    app.get(
-      '/organizations/:org_id/webhook-endpoints',
-      {
-        config: { auth: 'operator', errors: ['not_found'] },
-        schema: {
-          params: Type.Object({ org_id: Type.String() }),
-          querystring: Type.Object(
-            {
-              environment: Type.Optional(StringEnum(ENVIRONMENTS, { description: 'live (default) or test' })),
-            },
-            { additionalProperties: false },
-          ),
-          // The public endpoint object, as /v1 answers it.
-          response: { 200: Type.Object({ data: Type.Array(WebhookEndpoint) }) },
-        },
-      },
-      async (request) => {
-        const organization = await deps.organizations.require(request.params.org_id)
-        const scope = { organizationId: organization.id, environment: request.query.environment ?? 'live' }
-        return { data: await deps.webhooks.list(scope) }
-      },
-    )
-
     app.get(
       '/webhook-deliveries',
       {

@@ -1,18 +1,12 @@
 import Type, { type Static } from 'typebox'
-import { Uuid } from '../../http/schemas.ts'
-import { Environment } from '../api-keys/api-keys.dashboard.schemas.ts'
-import { WebhookDelivery } from './webhooks.schemas.ts'
+import { Uuid } from '../../../http/schemas.ts'
+import { Environment } from '../../api-keys/api-keys.dashboard.schemas.ts'
+import { WebhookDelivery } from './deliveries.schemas.ts'
 
-/** The operator console's webhook views: endpoints and the delivery log of any organization. */
+/** The operator console's delivery log of any organization, and redelivery. */
 const closed = { additionalProperties: false } as const
 
 export const OperatorDeliveryParams = Type.Object({ delivery_id: Type.String({ maxLength: 64 }) })
-export const OperatorEndpointParams = Type.Object({ endpoint_id: Type.String({ maxLength: 64 }) })
-
-export const OrgEnvironmentQuery = Type.Object(
-  { environment: Type.Optional({ ...Environment, default: 'live', description: 'live (default) or test' }) },
-  closed,
-)
 
 export const OperatorDeliveryQuery = Type.Object(
   {
