@@ -233,13 +233,19 @@ describe('architecture', () => {
     assert.deepEqual(circles, [])
   })
 
-  test("a feature's routes are named by their surface; only main.ts imports the app", () => {
-    const surfaces = /^modules\/[\w-]+\/(?:[\w/-]+\/)?[\w-]+\.(?:admin\.|dashboard\.|console\.)?routes\.ts$/
-    const routes = files.filter((f) => f.path.endsWith('.routes.ts') && f.path.startsWith('modules/'))
-    assert.deepEqual(
-      routes.filter((f) => !surfaces.test(f.path)).map((f) => f.path),
-      [],
-    )
+  test('a route file is named by its folder and its surface; only main.ts imports the app', () => {
+    // modules/<feature>/[<part>/]<folder>.{routes,admin.routes,dashboard.routes,console.routes}.ts
+    const misnamed = files
+      .filter((f) => f.path.endsWith('.routes.ts') && f.path.startsWith('modules/'))
+      .filter((f) => {
+        const parts = f.path.split('/')
+        const folder = parts.at(-2)!
+        return !new RegExp(`^${folder}\\.(?:admin\\.|dashboard\\.|console\\.)?routes\\.ts$`).test(
+          parts.at(-1)!,
+        )
+      })
+      .map((f) => f.path)
+    assert.deepEqual(misnamed, [])
     assert.deepEqual(
       files.filter((f) => /from '(?:\.\.\/)+app\.ts'|from '\.\/app\.ts'/.test(f.code)).map((f) => f.path),
       ['main.ts'],
@@ -250,6 +256,62 @@ describe('architecture', () => {
         .filter((f) => f.path.startsWith('dashboard/'))
         .filter((f) => /from '\.\.\/modules\/[^']+\.routes\.ts'/.test(f.code))
         .map((f) => f.path),
+      [],
+    )
+  })
+
+  test('every feature has one entry (index.ts) that registers all its route files; the app and services.ts go through entries', () => {
+    const features = readdirSync(join(SRC, 'modules'), { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+    const entries = new Set(files.map((f) => f.path))
+    assert.deepEqual(
+      features.filter((name) => !entries.has(`modules/${name}/index.ts`)),
+      [],
+      'a feature without modules/<feature>/index.ts',
+    )
+    const importsOf = (f: { path: string; code: string }) =>
+      [...f.code.matchAll(/from '(\.{1,2}\/[^']+)'/g)].map((m) => normalize(join(dirname(f.path), m[1]!)))
+    // A route file is imported by its own feature's entry, and by nothing else in src/.
+    const strays = files
+      .filter((f) => f.path.endsWith('.routes.ts') && f.path.startsWith('modules/'))
+      .flatMap((route) => {
+        const entry = `modules/${moduleOf(route.path)}/index.ts`
+        const importers = files.filter((f) => importsOf(f).includes(route.path)).map((f) => f.path)
+        return importers.length === 1 && importers[0] === entry
+          ? []
+          : [`${route.path} <- ${importers.join(', ')}`]
+      })
+    assert.deepEqual(strays, [], 'a route file is imported by its own feature entry only')
+    for (const wiring of ['app.ts', 'services.ts']) {
+      const f = files.find((x) => x.path === wiring)!
+      const intoModules = importsOf(f).filter((i) => i.startsWith('modules/'))
+      assert.ok(intoModules.length > 0)
+      assert.deepEqual(
+        intoModules.filter((i) => !/^modules\/[\w-]+\/index\.ts$/.test(i)),
+        [],
+        `${wiring} takes features from their entries`,
+      )
+    }
+  })
+
+  test("a feature's schemas live in its *.schemas.ts files, not in its route files", () => {
+    const schemaInRoutes = files
+      .filter((f) => f.path.endsWith('.routes.ts'))
+      .filter((f) => /^(?:export )?const \w+ = Type\./m.test(f.code))
+      .map((f) => f.path)
+    assert.deepEqual(schemaInRoutes, [])
+  })
+
+  test('the tests mirror src/: every folder of test/modules/ is a folder of src/modules/', () => {
+    const TESTS = new URL('modules/', import.meta.url).pathname
+    const folders = (dir: string, base: string): string[] =>
+      readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .flatMap((e) => [join(base, e.name), ...folders(join(dir, e.name), join(base, e.name))])
+    const srcFolders = new Set(folders(join(SRC, 'modules'), ''))
+    assert.deepEqual(
+      folders(TESTS, '').filter((f) => !srcFolders.has(f)),
       [],
     )
   })
@@ -269,14 +331,7 @@ describe('architecture', () => {
         from: m[2]!.replace(/^(?:\.\.\/)+/, ''),
       })),
     )
-    // Values the pages list (scopes, event types) may come from the service; types may not.
-    assert.deepEqual(
-      fromService.filter((i) => i.typeOnly || /type /.test(i.from)),
-      [],
-    )
-    assert.ok(
-      fromService.every((i) => !/schemas\.ts$/.test(i.from)),
-      'no schema file of the service is imported by the dashboard',
-    )
+    // Types, scopes and event types all come from the document: the dashboard imports nothing from src/.
+    assert.deepEqual(fromService, [])
   })
 })

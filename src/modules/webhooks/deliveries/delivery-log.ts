@@ -3,7 +3,7 @@ import { cursorCodec, keysetPage, type Page } from '../../../http/pagination.ts'
 import { createdWindow } from '../../../http/query-timestamps.ts'
 import type { DeliveryFilter } from '../outbox/outbox.service.ts'
 
-/** GET /webhook-deliveries's query (both APIs); see webhooks.routes.ts for the schema. */
+/** GET /webhook-deliveries's query (both APIs); see deliveries.schemas.ts for the schema. */
 export interface DeliveryLogQuery {
   endpoint_id?: string | undefined
   limit?: number | undefined
