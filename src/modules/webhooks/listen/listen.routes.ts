@@ -3,10 +3,9 @@ import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { StringEnum } from '../../../http/schemas.ts'
 import { EVENT_TYPES } from '../outbox/outbox.service.ts'
+import { manage } from '../webhooks.route-config.ts'
 import { STREAM_200, STREAM_DESCRIPTION, STREAM_MEDIA } from './listen.schemas.ts'
 import type { ListenService } from './listen.service.ts'
-
-const manage = { auth: 'key' as const, scopes: ['webhooks:manage' as const] }
 
 export function listenRoutes(deps: { listen: ListenService }) {
   return async function routes(fastify: FastifyInstance) {
