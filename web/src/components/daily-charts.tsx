@@ -2,17 +2,19 @@ import { BarChart, LineChart } from '@mantine/charts'
 import { Card, Table, Text, Title, VisuallyHidden } from '@mantine/core'
 import { useId } from 'react'
 import type { Answer } from '../lib/api.ts'
+import { ORDER_STATUSES, type OrderStatus } from './order-statuses.ts'
 
 type OrdersPerDay = Answer<'/home'>['data']['live_orders_per_day']
 type DeliveriesPerDay = Answer<'/home'>['data']['webhooks']['deliveries_per_day']
 
-const STATUS_SERIES = [
-  { name: 'pending', label: 'Pending', color: 'gray.6' },
-  { name: 'in_production', label: 'In production', color: 'indigo.6' },
-  { name: 'completed', label: 'Completed', color: 'teal.7' },
-  { name: 'failed', label: 'Failed', color: 'red.7' },
-  { name: 'cancelled', label: 'Cancelled', color: 'orange.6' },
-]
+const STATUS_COLORS: Record<OrderStatus, string> = {
+  pending: 'gray.6',
+  in_production: 'indigo.6',
+  completed: 'teal.7',
+  failed: 'red.7',
+  cancelled: 'orange.6',
+}
+const STATUS_SERIES = ORDER_STATUSES.map(([name, label]) => ({ name, label, color: STATUS_COLORS[name] }))
 
 /** "11-22" for 2026-11-22: the axis has 30 ticks, the table the full date. */
 const shortDay = (day: string) => day.slice(5)
