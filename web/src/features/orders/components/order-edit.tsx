@@ -17,6 +17,8 @@ import { type Editor, useOrderEdits } from '../api/order-edit.ts'
 
 type Item = DashboardOrder['items'][number]
 type Value = string | number | boolean | null
+/** What an item's controls (ChangeItem, ItemFiles) take: the order, the item, its place (from 1) and who edits. */
+type ItemControlProps = { order: DashboardOrder; item: Item; position: number; who: Editor }
 
 /**
  * What the page may change: members (owners, developers) while production
@@ -162,17 +164,7 @@ export function ChangeCustomer({ order, who }: { order: DashboardOrder; who: Edi
   )
 }
 
-export function ChangeItem({
-  order,
-  item,
-  position,
-  who,
-}: {
-  order: DashboardOrder
-  item: Item
-  position: number
-  who: Editor
-}) {
+export function ChangeItem({ order, item, position, who }: ItemControlProps) {
   const { change } = useOrderEdits(who, order.id)
   const [quantity, setQuantity] = useState<string | number>(item.quantity)
   const [fields, setFields] = useState<{ key: string; value: string }[]>([])
@@ -238,17 +230,7 @@ export function ChangeItem({
 }
 
 /** An item's file controls: remove one (after asking), or add one from this computer. */
-export function ItemFiles({
-  order,
-  item,
-  position,
-  who,
-}: {
-  order: DashboardOrder
-  item: Item
-  position: number
-  who: Editor
-}) {
+export function ItemFiles({ order, item, position, who }: ItemControlProps) {
   const { change, addFile } = useOrderEdits(who, order.id)
   const [removing, setRemoving] = useState<Item['files'][number] | null>(null)
   const [file, setFile] = useState<File | null>(null)
