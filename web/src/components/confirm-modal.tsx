@@ -72,3 +72,25 @@ export function ConfirmModal({
     </Modal>
   )
 }
+
+/**
+ * A row's action asked about first (revoking a key, removing a member):
+ * `ask(row)` opens the ConfirmModal that `modal` is spread on; confirming runs
+ * `action` on the row's id, and the modal closes once that has settled.
+ */
+export function useConfirmRow<T extends { id: string }>(action: {
+  isPending: boolean
+  mutate: (id: string, options: { onSettled: () => void }) => void
+}) {
+  const [row, setRow] = useState<T | null>(null)
+  return {
+    row,
+    ask: setRow,
+    modal: {
+      opened: row !== null,
+      onCancel: () => setRow(null),
+      busy: action.isPending,
+      onConfirm: () => row && action.mutate(row.id, { onSettled: () => setRow(null) }),
+    },
+  }
+}

@@ -2,17 +2,19 @@ import { BarChart, LineChart } from '@mantine/charts'
 import { Card, Table, Text, Title, VisuallyHidden } from '@mantine/core'
 import { useId } from 'react'
 import type { Answer } from '../lib/api.ts'
+import { ORDER_STATUSES, type OrderStatus } from './order-statuses.ts'
 
 type OrdersPerDay = Answer<'/home'>['data']['live_orders_per_day']
 type DeliveriesPerDay = Answer<'/home'>['data']['webhooks']['deliveries_per_day']
 
-const STATUS_SERIES = [
-  { name: 'pending', label: 'Pending', color: 'gray.6' },
-  { name: 'in_production', label: 'In production', color: 'indigo.6' },
-  { name: 'completed', label: 'Completed', color: 'teal.7' },
-  { name: 'failed', label: 'Failed', color: 'red.7' },
-  { name: 'cancelled', label: 'Cancelled', color: 'orange.6' },
-]
+const STATUS_COLORS: Record<OrderStatus, string> = {
+  pending: 'gray.6',
+  in_production: 'indigo.6',
+  completed: 'teal.7',
+  failed: 'red.7',
+  cancelled: 'orange.6',
+}
+const STATUS_SERIES = ORDER_STATUSES.map(([name, label]) => ({ name, label, color: STATUS_COLORS[name] }))
 
 /** "11-22" for 2026-11-22: the axis has 30 ticks, the table the full date. */
 const shortDay = (day: string) => day.slice(5)
@@ -45,6 +47,46 @@ function ChartCard(props: {
   )
 }
 
+/** A chart's numbers as a table: a row per day (its full date heading the row), `cells` its columns. */
+function DayTable<D extends { day: string }>({
+  caption,
+  columns,
+  days,
+  cells,
+}: {
+  caption: string
+  columns: string[]
+  days: D[]
+  cells: (day: D) => React.ReactNode[]
+}) {
+  return (
+    <Table>
+      <Table.Caption>{caption}</Table.Caption>
+      <Table.Thead>
+        <Table.Tr>
+          <Table.Th scope="col">Day</Table.Th>
+          {columns.map((c) => (
+            <Table.Th scope="col" key={c}>
+              {c}
+            </Table.Th>
+          ))}
+        </Table.Tr>
+      </Table.Thead>
+      <Table.Tbody>
+        {days.map((d) => (
+          <Table.Tr key={d.day}>
+            <Table.Th scope="row">{d.day}</Table.Th>
+            {cells(d).map((cell, n) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a row's cells are its columns, in their order.
+              <Table.Td key={n}>{cell}</Table.Td>
+            ))}
+          </Table.Tr>
+        ))}
+      </Table.Tbody>
+    </Table>
+  )
+}
+
 /** Live orders created on each of the last 30 UTC days, stacked by the status they are in now. */
 export function OrdersPerDayChart({ days }: { days: OrdersPerDay }) {
   const total = days.reduce((sum, d) => sum + d.orders_total, 0)
@@ -67,31 +109,12 @@ export function OrdersPerDayChart({ days }: { days: OrdersPerDay }) {
         />
       }
       table={
-        <Table>
-          <Table.Caption>Live orders per day by current status</Table.Caption>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">Day</Table.Th>
-              <Table.Th scope="col">Orders</Table.Th>
-              {STATUS_SERIES.map((s) => (
-                <Table.Th scope="col" key={s.name}>
-                  {s.label}
-                </Table.Th>
-              ))}
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {days.map((d) => (
-              <Table.Tr key={d.day}>
-                <Table.Th scope="row">{d.day}</Table.Th>
-                <Table.Td>{d.orders_total}</Table.Td>
-                {STATUS_SERIES.map((s) => (
-                  <Table.Td key={s.name}>{d.orders_by_status[s.name] ?? 0}</Table.Td>
-                ))}
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DayTable
+          caption="Live orders per day by current status"
+          columns={['Orders', ...STATUS_SERIES.map((s) => s.label)]}
+          days={days}
+          cells={(d) => [d.orders_total, ...STATUS_SERIES.map((s) => d.orders_by_status[s.name] ?? 0)]}
+        />
       }
     />
   )
@@ -138,27 +161,12 @@ export function DeliverySuccessChart({ days }: { days: DeliveriesPerDay }) {
         />
       }
       table={
-        <Table>
-          <Table.Caption>Live webhook deliveries per day</Table.Caption>
-          <Table.Thead>
-            <Table.Tr>
-              <Table.Th scope="col">Day</Table.Th>
-              <Table.Th scope="col">Succeeded</Table.Th>
-              <Table.Th scope="col">Failed</Table.Th>
-              <Table.Th scope="col">Success rate</Table.Th>
-            </Table.Tr>
-          </Table.Thead>
-          <Table.Tbody>
-            {days.map((d) => (
-              <Table.Tr key={d.day}>
-                <Table.Th scope="row">{d.day}</Table.Th>
-                <Table.Td>{d.succeeded}</Table.Td>
-                <Table.Td>{d.failed}</Table.Td>
-                <Table.Td>{rate(d) === null ? 'none settled' : `${rate(d)}%`}</Table.Td>
-              </Table.Tr>
-            ))}
-          </Table.Tbody>
-        </Table>
+        <DayTable
+          caption="Live webhook deliveries per day"
+          columns={['Succeeded', 'Failed', 'Success rate']}
+          days={days}
+          cells={(d) => [d.succeeded, d.failed, rate(d) === null ? 'none settled' : `${rate(d)}%`]}
+        />
       }
     />
   )

@@ -1,4 +1,5 @@
-import { Alert, Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core'
+import { Alert, Code, Group, Stack, Text } from '@mantine/core'
+import { CopyTextButton } from './copy-text-button.tsx'
 
 /** An invitation link to pass on (the service sends no email), with a button to copy it. */
 export function InvitationLink({
@@ -27,13 +28,7 @@ export function InvitationLink({
           >
             {url}
           </Code>
-          <CopyButton value={url}>
-            {({ copied, copy }) => (
-              <Button variant="default" onClick={copy}>
-                {copied ? 'Copied' : 'Copy link'}
-              </Button>
-            )}
-          </CopyButton>
+          <CopyTextButton value={url}>Copy link</CopyTextButton>
         </Group>
       </Stack>
     </Alert>

@@ -4,17 +4,9 @@ import { Link } from 'react-router'
 import type { Answer } from '../lib/api.ts'
 import { formatNumber } from '../lib/format.ts'
 import { DataCell, DataRow, DataTable } from './data-table.tsx'
+import { ORDER_STATUSES } from './order-statuses.ts'
 
 type OrderTotals = Answer<'/home'>['data']['live_orders']['all_time']
-
-/** The order statuses a statistics table shows, in this order. */
-const STATUSES = [
-  ['pending', 'Pending'],
-  ['in_production', 'In production'],
-  ['completed', 'Completed'],
-  ['failed', 'Failed'],
-  ['cancelled', 'Cancelled'],
-] as const
 
 /** One figure in a card: a label and a number; with `to`, the card links to the list it counts. */
 export function Figure({ label, value, to }: { label: string; value: number; to?: string | undefined }) {
@@ -49,7 +41,7 @@ export function TotalsHead({ first }: { first: string }) {
       <Table.Tr>
         <Table.Th scope="col">{first}</Table.Th>
         <Table.Th scope="col">Orders</Table.Th>
-        {STATUSES.map(([key, label]) => (
+        {ORDER_STATUSES.map(([key, label]) => (
           <Table.Th scope="col" key={key}>
             {label}
           </Table.Th>
@@ -79,7 +71,7 @@ export function TotalsTable({
       label={caption}
       caption
       cardColumns={2}
-      columns={[first, 'Orders', ...STATUSES.map(([, label]) => label), 'Items', 'Quantity']}
+      columns={[first, 'Orders', ...ORDER_STATUSES.map(([, label]) => label), 'Items', 'Quantity']}
     >
       {children}
     </DataTable>
@@ -103,7 +95,7 @@ export function TotalsRow({
         {label}
       </DataCell>
       <DataCell label="Orders">{formatNumber(totals.orders_total)}</DataCell>
-      {STATUSES.map(([key, name]) => (
+      {ORDER_STATUSES.map(([key, name]) => (
         <DataCell key={key} label={name}>
           {formatNumber(totals.orders_by_status[key] ?? 0)}
         </DataCell>

@@ -1,4 +1,5 @@
-import { Alert, Button, Code, CopyButton, Group, Stack, Text } from '@mantine/core'
+import { Alert, Code, Group, Stack, Text } from '@mantine/core'
+import { CopyTextButton } from './copy-text-button.tsx'
 
 /** A secret shown once (an API key, a webhook signing secret), with a button to copy it. */
 export function SecretReveal({ title, label, value }: { title: string; label: string; value: string }) {
@@ -11,13 +12,7 @@ export function SecretReveal({ title, label, value }: { title: string; label: st
           <Code block aria-label={label} style={{ flex: '1 1 16rem', minWidth: 0, wordBreak: 'break-all' }}>
             {value}
           </Code>
-          <CopyButton value={value}>
-            {({ copied, copy }) => (
-              <Button variant="default" onClick={copy}>
-                {copied ? 'Copied' : `Copy ${label.toLowerCase()}`}
-              </Button>
-            )}
-          </CopyButton>
+          <CopyTextButton value={value}>{`Copy ${label.toLowerCase()}`}</CopyTextButton>
         </Group>
       </Stack>
     </Alert>

@@ -1,6 +1,5 @@
 import { Button, Code, Loader, Text } from '@mantine/core'
-import { useState } from 'react'
-import { ConfirmModal } from '../../../components/confirm-modal.tsx'
+import { ConfirmModal, useConfirmRow } from '../../../components/confirm-modal.tsx'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { StatusBadge } from '../../../components/status-badge.tsx'
@@ -17,7 +16,7 @@ function state(key: ApiKey): { label: string; color: string } {
 export function KeysTable({ canManage }: { canManage: boolean }) {
   const keys = useApiKeys()
   const revoke = useRevokeApiKey()
-  const [revoking, setRevoking] = useState<ApiKey | null>(null)
+  const confirm = useConfirmRow<ApiKey>(revoke)
 
   if (keys.isPending) return <Loader aria-label="Loading API keys" />
   return (
@@ -76,7 +75,7 @@ export function KeysTable({ canManage }: { canManage: boolean }) {
                         variant="subtle"
                         color="red"
                         aria-label={`Revoke ${k.key_prefix}`}
-                        onClick={() => setRevoking(k)}
+                        onClick={() => confirm.ask(k)}
                       >
                         Revoke
                       </Button>
@@ -88,16 +87,9 @@ export function KeysTable({ canManage }: { canManage: boolean }) {
           })}
         </DataTable>
       )}
-      <ConfirmModal
-        opened={revoking !== null}
-        title="Revoke API key"
-        onCancel={() => setRevoking(null)}
-        confirmLabel="Revoke key"
-        busy={revoke.isPending}
-        onConfirm={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
-      >
-        Revoke {revoking?.key_prefix}…? Every request with it gets 401 from now on, so whatever uses it stops
-        working. Nobody is notified; the revocation is in the audit log. This cannot be undone.
+      <ConfirmModal {...confirm.modal} title="Revoke API key" confirmLabel="Revoke key">
+        Revoke {confirm.row?.key_prefix}…? Every request with it gets 401 from now on, so whatever uses it
+        stops working. Nobody is notified; the revocation is in the audit log. This cannot be undone.
       </ConfirmModal>
     </>
   )

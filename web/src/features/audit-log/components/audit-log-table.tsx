@@ -11,6 +11,23 @@ export type AuditColumn<E> = { header: string; cell: (entry: E) => ReactNode; st
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
+/** A small stroked icon of the copy button (a tick once copied); hidden from assistive technology. */
+function Icon({ children }: { children: ReactNode }) {
+  return (
+    <svg
+      aria-hidden="true"
+      width="14"
+      height="14"
+      viewBox="0 0 24 24"
+      fill="none"
+      stroke="currentColor"
+      strokeWidth="2"
+    >
+      {children}
+    </svg>
+  )
+}
+
 /** A long id as its first characters, and a button that copies the whole of it. */
 export function ShortId({ id, what = 'id' }: { id: string; what?: string }) {
   return (
@@ -23,30 +40,14 @@ export function ShortId({ id, what = 'id' }: { id: string; what?: string }) {
           <Tooltip label={copied ? 'Copied' : `Copy ${what}`} withArrow>
             <ActionIcon variant="subtle" size="sm" onClick={copy} aria-label={`Copy ${what} ${id}`}>
               {copied ? (
-                <svg
-                  aria-hidden="true"
-                  width="14"
-                  height="14"
-                  viewBox="0 0 24 24"
-                  fill="none"
-                  stroke="currentColor"
-                  strokeWidth="2"
-                >
+                <Icon>
                   <path d="M5 12l5 5L20 7" />
-                </svg>
+                </Icon>
               ) : (
-                <svg
-                  aria-hidden="true"
-                  width="14"
-                  height="14"
-                  viewBox="0 0 24 24"
-                  fill="none"
-                  stroke="currentColor"
-                  strokeWidth="2"
-                >
+                <Icon>
                   <rect x="9" y="9" width="11" height="11" rx="2" />
                   <path d="M5 15V5a2 2 0 0 1 2-2h10" />
-                </svg>
+                </Icon>
               )}
             </ActionIcon>
           </Tooltip>

@@ -1,5 +1,5 @@
 import { Alert, Button, Fieldset, Group, NativeSelect, Stack, Switch, Text, TextInput } from '@mantine/core'
-import { type FormEvent, useState } from 'react'
+import { type FormEvent, type ReactNode, useState } from 'react'
 import { ApiError, type AutomationRule } from '../../../lib/api.ts'
 import { useDryRun, useSaveRule } from '../api/automation.ts'
 import { ConditionRow } from './condition-row.tsx'
@@ -69,8 +69,6 @@ export function RuleForm({
     dryRun.mutate(bodyOfDraft(catalog, draft), { onError: (error) => setFailure({ of: 'dry run', error }) })
   }
 
-  const conditionsError = error('conditions')
-  const actionsError = error('actions')
   const unplaced = errors.filter((e) => !placed(e.field))
   return (
     <form onSubmit={submit} noValidate>
@@ -106,24 +104,14 @@ export function RuleForm({
                 error={(part) => error(`conditions.${n}.${part}`)}
               />
             ))}
-            {conditionsError && (
-              <Text c="red.8" size="sm">
-                {conditionsError}
-              </Text>
-            )}
-            <Group>
-              <Button
-                variant="default"
-                size="xs"
-                disabled={draft.conditions.length >= limits.conditions}
-                onClick={() => set({ conditions: [...draft.conditions, newCondition(catalog)] })}
-              >
-                Add a condition
-              </Button>
-              <Text size="xs" c="dimmed">
-                {draft.conditions.length} of at most {limits.conditions}
-              </Text>
-            </Group>
+            <RowsFooter
+              error={error('conditions')}
+              count={draft.conditions.length}
+              limit={limits.conditions}
+              onAdd={() => set({ conditions: [...draft.conditions, newCondition(catalog)] })}
+            >
+              Add a condition
+            </RowsFooter>
           </Stack>
         </Fieldset>
         <Fieldset legend="Actions">
@@ -156,24 +144,14 @@ export function RuleForm({
                 </Button>
               </Group>
             ))}
-            {actionsError && (
-              <Text c="red.8" size="sm">
-                {actionsError}
-              </Text>
-            )}
-            <Group>
-              <Button
-                variant="default"
-                size="xs"
-                disabled={draft.actions.length >= limits.actions}
-                onClick={() => set({ actions: [...draft.actions, newAction(catalog)] })}
-              >
-                Add an action
-              </Button>
-              <Text size="xs" c="dimmed">
-                {draft.actions.length} of at most {limits.actions}
-              </Text>
-            </Group>
+            <RowsFooter
+              error={error('actions')}
+              count={draft.actions.length}
+              limit={limits.actions}
+              onAdd={() => set({ actions: [...draft.actions, newAction(catalog)] })}
+            >
+              Add an action
+            </RowsFooter>
           </Stack>
         </Fieldset>
         {failure !== null && (
@@ -204,6 +182,42 @@ export function RuleForm({
         </Group>
       </Stack>
     </form>
+  )
+}
+
+/**
+ * Under a fieldset's rows (conditions, actions): the service's message about
+ * the rows as a whole, and the button that adds one while fewer than `limit`.
+ */
+function RowsFooter({
+  error,
+  count,
+  limit,
+  onAdd,
+  children,
+}: {
+  error: string | undefined
+  count: number
+  limit: number
+  onAdd: () => void
+  children: ReactNode
+}) {
+  return (
+    <>
+      {error && (
+        <Text c="red.8" size="sm">
+          {error}
+        </Text>
+      )}
+      <Group>
+        <Button variant="default" size="xs" disabled={count >= limit} onClick={onAdd}>
+          {children}
+        </Button>
+        <Text size="xs" c="dimmed">
+          {count} of at most {limit}
+        </Text>
+      </Group>
+    </>
   )
 }
 

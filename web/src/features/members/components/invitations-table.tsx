@@ -1,6 +1,6 @@
 import { Button, Title } from '@mantine/core'
-import { type ReactNode, useState } from 'react'
-import { ConfirmModal } from '../../../components/confirm-modal.tsx'
+import type { ReactNode } from 'react'
+import { ConfirmModal, useConfirmRow } from '../../../components/confirm-modal.tsx'
 import { type Column, DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
@@ -36,7 +36,7 @@ export function InvitationsTable<T extends PendingInvitation>({
   }
   warning: (email: string | undefined) => ReactNode
 }) {
-  const [revoking, setRevoking] = useState<T | null>(null)
+  const confirm = useConfirmRow<T>(revoke)
   return (
     <>
       <DataTable label={label} columns={columns}>
@@ -56,7 +56,7 @@ export function InvitationsTable<T extends PendingInvitation>({
                 aria-label={`Revoke the invitation for ${i.email}`}
                 onClick={() => {
                   revoke.reset()
-                  setRevoking(i)
+                  confirm.ask(i)
                 }}
               >
                 Revoke
@@ -65,15 +65,8 @@ export function InvitationsTable<T extends PendingInvitation>({
           </DataRow>
         ))}
       </DataTable>
-      <ConfirmModal
-        opened={revoking !== null}
-        title="Revoke invitation"
-        onCancel={() => setRevoking(null)}
-        confirmLabel="Revoke invitation"
-        busy={revoke.isPending}
-        onConfirm={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
-      >
-        {warning(revoking?.email)}
+      <ConfirmModal {...confirm.modal} title="Revoke invitation" confirmLabel="Revoke invitation">
+        {warning(confirm.row?.email)}
       </ConfirmModal>
     </>
   )

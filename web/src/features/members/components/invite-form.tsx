@@ -1,5 +1,6 @@
-import { Alert, Button, CopyButton, Group, Paper, Select, Stack, TextInput, Title } from '@mantine/core'
+import { Alert, Button, Group, Paper, Select, Stack, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
+import { CopyTextButton } from '../../../components/copy-text-button.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { ROLES, type Role, useInvite } from '../api/members.ts'
 
@@ -54,13 +55,9 @@ export function InviteForm() {
               <span>Pass this link on; it works once, for 7 days, and is not shown again.</span>
               <Group align="flex-end" wrap="nowrap">
                 <TextInput label="Invitation link" value={invite.data.url} readOnly style={{ flex: 1 }} />
-                <CopyButton value={invite.data.url}>
-                  {({ copied, copy }) => (
-                    <Button variant="light" onClick={copy}>
-                      {copied ? 'Copied' : 'Copy link'}
-                    </Button>
-                  )}
-                </CopyButton>
+                <CopyTextButton value={invite.data.url} variant="light">
+                  Copy link
+                </CopyTextButton>
               </Group>
             </Stack>
           </Alert>

@@ -1,6 +1,5 @@
 import { Badge, Button, Loader, Select, Text } from '@mantine/core'
-import { useState } from 'react'
-import { ConfirmModal } from '../../../components/confirm-modal.tsx'
+import { ConfirmModal, useConfirmRow } from '../../../components/confirm-modal.tsx'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
@@ -11,7 +10,7 @@ export function MembersTable({ me, canManage }: { me: Member; canManage: boolean
   const members = useMembers()
   const changeRole = useChangeRole()
   const remove = useRemoveMember()
-  const [removing, setRemoving] = useState<Member | null>(null)
+  const confirm = useConfirmRow<Member>(remove)
 
   if (members.isPending) return <Loader aria-label="Loading members" />
   const owners = members.data?.filter((m) => m.role === 'owner').length ?? 0
@@ -53,7 +52,7 @@ export function MembersTable({ me, canManage }: { me: Member; canManage: boolean
                     variant="subtle"
                     color="red"
                     aria-label={`Remove ${m.email}`}
-                    onClick={() => setRemoving(m)}
+                    onClick={() => confirm.ask(m)}
                   >
                     Remove
                   </Button>
@@ -67,16 +66,10 @@ export function MembersTable({ me, canManage }: { me: Member; canManage: boolean
           </DataRow>
         ))}
       </DataTable>
-      <ConfirmModal
-        opened={removing !== null}
-        title="Remove member"
-        onCancel={() => setRemoving(null)}
-        confirmLabel="Remove member"
-        busy={remove.isPending}
-        onConfirm={() => removing && remove.mutate(removing.id, { onSettled: () => setRemoving(null) })}
-      >
-        Remove {removing?.email}? Their account ends now and every session of it with it: they are signed out
-        at once, and no message is sent to them. The removal is in the audit log; they can be invited again.
+      <ConfirmModal {...confirm.modal} title="Remove member" confirmLabel="Remove member">
+        Remove {confirm.row?.email}? Their account ends now and every session of it with it: they are signed
+        out at once, and no message is sent to them. The removal is in the audit log; they can be invited
+        again.
       </ConfirmModal>
     </>
   )

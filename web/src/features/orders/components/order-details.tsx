@@ -1,12 +1,11 @@
-import { Badge, Group, Paper, SimpleGrid, Stack, Title } from '@mantine/core'
+import { Badge } from '@mantine/core'
 import { Fact } from '../../../components/fact.tsx'
-import { Time } from '../../../components/time.tsx'
 import type { DashboardOrder } from '../../../lib/api.ts'
-import { formatMoney } from '../../../lib/format.ts'
 import type { Editor } from '../api/order-edit.ts'
 import { AutomationBadges, HeldAlert, ruleLines } from './order-automation.tsx'
 import { CancelOrder, ChangeCustomer, ChangeItem, EditNotes, editPolicy, ItemFiles } from './order-edit.tsx'
 import { OrderItem } from './order-item.tsx'
+import { CustomerFacts, OrderItems, OrderSummary, OrderTimeFacts, TotalFact } from './order-summary.tsx'
 import { OrderTimeline } from './order-timeline.tsx'
 
 /**
@@ -25,19 +24,15 @@ export function OrderDetails({
   canChange: boolean
   canCreateProduct: boolean
 }) {
-  const c = order.customer
   const policy = editPolicy(order, who)
   const editable = canChange && policy.canEdit
   return (
     <>
       <HeldAlert order={order} who={who} canRelease={canChange} />
       {canChange && <EditNotes order={order} who={who} />}
-      <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="summary-heading">
-        <Group justify="space-between" mb="sm">
-          <Title order={2} size="h3" id="summary-heading">
-            Summary
-          </Title>
-          <Group gap="xs">
+      <OrderSummary
+        badges={
+          <>
             {editable && <ChangeCustomer order={order} who={who} />}
             {canChange && policy.canCancel && <CancelOrder order={order} who={who} />}
             <Badge variant="dot" color={order.is_test ? 'gray' : 'blue'}>
@@ -50,29 +45,16 @@ export function OrderDetails({
               partner={order.production_order?.produced_by_partner ?? false}
               tags={order.tags}
             />
-          </Group>
-        </Group>
-        <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
-          <Fact label="Customer">{c.name}</Fact>
-          <Fact label="Email">{c.email ?? '—'}</Fact>
-          <Fact label="Phone">{c.phone ?? '—'}</Fact>
-          <Fact label="Total">
-            {order.total_amount === null ? '—' : formatMoney(order.total_amount, order.currency)}
-          </Fact>
-          <Fact label="Ordered">
-            <Time value={order.ordered_at} />
-          </Fact>
-          <Fact label="Last change">
-            <Time value={order.updated_at} />
-          </Fact>
-          <Fact label="Production">{order.production_order?.status ?? 'none (test order)'}</Fact>
-          <Fact label="Source">{order.source === 'shop' ? 'Shop' : 'API'}</Fact>
-        </SimpleGrid>
-      </Paper>
-      <Stack gap="md" component="section" aria-labelledby="items-heading">
-        <Title order={2} size="h3" id="items-heading">
-          Items ({order.items.length})
-        </Title>
+          </>
+        }
+      >
+        <CustomerFacts customer={order.customer} />
+        <TotalFact order={order} />
+        <OrderTimeFacts order={order} />
+        <Fact label="Production">{order.production_order?.status ?? 'none (test order)'}</Fact>
+        <Fact label="Source">{order.source === 'shop' ? 'Shop' : 'API'}</Fact>
+      </OrderSummary>
+      <OrderItems count={order.items.length}>
         {order.items.map((item, n) => (
           <OrderItem
             key={item.id}
@@ -86,7 +68,7 @@ export function OrderDetails({
             fileControls={editable && <ItemFiles order={order} item={item} position={n + 1} who={who} />}
           />
         ))}
-      </Stack>
+      </OrderItems>
       <OrderTimeline
         orderId={order.id}
         receivedAt={order.created_at}

@@ -1,5 +1,15 @@
-import { Alert, Button, Group, Modal, NumberInput, Stack, Text, TextInput } from '@mantine/core'
-import { type FormEvent, useState } from 'react'
+import {
+  Alert,
+  Button,
+  Group,
+  Modal,
+  type ModalProps,
+  NumberInput,
+  Stack,
+  Text,
+  TextInput,
+} from '@mantine/core'
+import { type FormEvent, type ReactNode, useState } from 'react'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import type { DashboardOrder } from '../../../lib/api.ts'
@@ -7,6 +17,8 @@ import { type Editor, useOrderEdits } from '../api/order-edit.ts'
 
 type Item = DashboardOrder['items'][number]
 type Value = string | number | boolean | null
+/** What an item's controls (ChangeItem, ItemFiles) take: the order, the item, its place (from 1) and who edits. */
+type ItemControlProps = { order: DashboardOrder; item: Item; position: number; who: Editor }
 
 /**
  * What the page may change: members (owners, developers) while production
@@ -46,58 +58,60 @@ function typed(text: string, before: Value | undefined): Value {
 }
 const shown = (v: Value) => (v === null ? '' : String(v))
 
-export function ChangeCustomer({ order, who }: { order: DashboardOrder; who: Editor }) {
-  const { change } = useOrderEdits(who, order.id)
+/**
+ * A button that opens a form changing the order in a modal: `onOpen` fills
+ * the form from the order as it is (an earlier refusal is cleared), `onSave`
+ * sends it and is handed `close` for when the change is taken; a refusal
+ * shows above the save button.
+ */
+function ChangeModal({
+  button,
+  title,
+  size,
+  change,
+  onOpen,
+  onSave,
+  saveLabel,
+  children,
+}: {
+  button: string
+  title: string
+  size?: ModalProps['size']
+  change: { reset: () => void; error: unknown; isPending: boolean }
+  onOpen: () => void
+  onSave: (close: () => void) => void
+  saveLabel: string
+  children: ReactNode
+}) {
   const [open, setOpen] = useState(false)
-  const [form, setForm] = useState({ name: '', email: '', phone: '' })
   const start = () => {
-    const c = order.customer
-    setForm({ name: c.name, email: c.email ?? '', phone: c.phone ?? '' })
+    onOpen()
     change.reset()
     setOpen(true)
   }
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    change.mutate(
-      {
-        expected_updated_at: order.updated_at,
-        customer: { name: form.name, email: form.email || null, phone: form.phone || null },
-      },
-      { onSuccess: () => setOpen(false) },
-    )
+    onSave(() => setOpen(false))
   }
   return (
     <>
       <Button size="xs" variant="default" onClick={start}>
-        Change customer
+        {button}
       </Button>
       <Modal
         opened={open}
         onClose={() => setOpen(false)}
-        title="Change the customer"
+        title={title}
+        size={size}
         closeButtonProps={{ 'aria-label': 'Close' }}
       >
         <form onSubmit={submit}>
           <Stack>
-            <TextInput
-              label="Name"
-              value={form.name}
-              onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
-            />
-            <TextInput
-              label="Email"
-              value={form.email}
-              onChange={(e) => setForm({ ...form, email: e.currentTarget.value })}
-            />
-            <TextInput
-              label="Phone"
-              value={form.phone}
-              onChange={(e) => setForm({ ...form, phone: e.currentTarget.value })}
-            />
+            {children}
             <ErrorAlert error={change.error} title="The change was refused" />
             <Group justify="flex-end">
               <Button type="submit" loading={change.isPending}>
-                Save customer
+                {saveLabel}
               </Button>
             </Group>
           </Stack>
@@ -107,19 +121,51 @@ export function ChangeCustomer({ order, who }: { order: DashboardOrder; who: Edi
   )
 }
 
-export function ChangeItem({
-  order,
-  item,
-  position,
-  who,
-}: {
-  order: DashboardOrder
-  item: Item
-  position: number
-  who: Editor
-}) {
+export function ChangeCustomer({ order, who }: { order: DashboardOrder; who: Editor }) {
   const { change } = useOrderEdits(who, order.id)
-  const [open, setOpen] = useState(false)
+  const [form, setForm] = useState({ name: '', email: '', phone: '' })
+  const start = () => {
+    const c = order.customer
+    setForm({ name: c.name, email: c.email ?? '', phone: c.phone ?? '' })
+  }
+  const save = (close: () => void) =>
+    change.mutate(
+      {
+        expected_updated_at: order.updated_at,
+        customer: { name: form.name, email: form.email || null, phone: form.phone || null },
+      },
+      { onSuccess: close },
+    )
+  return (
+    <ChangeModal
+      button="Change customer"
+      title="Change the customer"
+      change={change}
+      onOpen={start}
+      onSave={save}
+      saveLabel="Save customer"
+    >
+      <TextInput
+        label="Name"
+        value={form.name}
+        onChange={(e) => setForm({ ...form, name: e.currentTarget.value })}
+      />
+      <TextInput
+        label="Email"
+        value={form.email}
+        onChange={(e) => setForm({ ...form, email: e.currentTarget.value })}
+      />
+      <TextInput
+        label="Phone"
+        value={form.phone}
+        onChange={(e) => setForm({ ...form, phone: e.currentTarget.value })}
+      />
+    </ChangeModal>
+  )
+}
+
+export function ChangeItem({ order, item, position, who }: ItemControlProps) {
+  const { change } = useOrderEdits(who, order.id)
   const [quantity, setQuantity] = useState<string | number>(item.quantity)
   const [fields, setFields] = useState<{ key: string; value: string }[]>([])
   const start = () => {
@@ -127,13 +173,10 @@ export function ChangeItem({
     setFields(
       Object.entries(item.personalization).map(([key, value]) => ({ key, value: shown(value as Value) })),
     )
-    change.reset()
-    setOpen(true)
   }
   const set = (n: number, patch: Partial<{ key: string; value: string }>) =>
     setFields(fields.map((f, i) => (i === n ? { ...f, ...patch } : f)))
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
+  const save = (close: () => void) => {
     const before = item.personalization as Record<string, Value>
     const personalization = Object.fromEntries(fields.map((f) => [f.key, typed(f.value, before[f.key])]))
     change.mutate(
@@ -141,80 +184,53 @@ export function ChangeItem({
         expected_updated_at: order.updated_at,
         items: [{ id: item.id, quantity: Number(quantity), personalization }],
       },
-      { onSuccess: () => setOpen(false) },
+      { onSuccess: close },
     )
   }
   return (
-    <>
-      <Button size="xs" variant="default" onClick={start}>
-        Change item {position}
-      </Button>
-      <Modal
-        opened={open}
-        onClose={() => setOpen(false)}
-        title={`Change item ${position}: ${item.name}`}
-        size="lg"
-        closeButtonProps={{ 'aria-label': 'Close' }}
-      >
-        <form onSubmit={submit}>
-          <Stack>
-            <NumberInput label="Quantity" value={quantity} onChange={setQuantity} allowDecimal={false} />
-            <Text fw={600} size="sm">
-              Personalization
-            </Text>
-            {fields.map((f, n) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place; a key may be renamed.
-              <Group key={n} align="flex-end" wrap="nowrap">
-                <TextInput
-                  label={`Field ${n + 1} name`}
-                  value={f.key}
-                  onChange={(e) => set(n, { key: e.currentTarget.value })}
-                />
-                <TextInput
-                  label={`Field ${n + 1} value`}
-                  value={f.value}
-                  onChange={(e) => set(n, { value: e.currentTarget.value })}
-                  style={{ flexGrow: 1 }}
-                />
-                <Button variant="default" onClick={() => setFields(fields.filter((_, i) => i !== n))}>
-                  Remove field {n + 1}
-                </Button>
-              </Group>
-            ))}
-            <Group>
-              <Button
-                variant="default"
-                size="xs"
-                onClick={() => setFields([...fields, { key: '', value: '' }])}
-              >
-                Add a field
-              </Button>
-            </Group>
-            <ErrorAlert error={change.error} title="The change was refused" />
-            <Group justify="flex-end">
-              <Button type="submit" loading={change.isPending}>
-                Save item {position}
-              </Button>
-            </Group>
-          </Stack>
-        </form>
-      </Modal>
-    </>
+    <ChangeModal
+      button={`Change item ${position}`}
+      title={`Change item ${position}: ${item.name}`}
+      size="lg"
+      change={change}
+      onOpen={start}
+      onSave={save}
+      saveLabel={`Save item ${position}`}
+    >
+      <NumberInput label="Quantity" value={quantity} onChange={setQuantity} allowDecimal={false} />
+      <Text fw={600} size="sm">
+        Personalization
+      </Text>
+      {fields.map((f, n) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: rows are edited in place; a key may be renamed.
+        <Group key={n} align="flex-end" wrap="nowrap">
+          <TextInput
+            label={`Field ${n + 1} name`}
+            value={f.key}
+            onChange={(e) => set(n, { key: e.currentTarget.value })}
+          />
+          <TextInput
+            label={`Field ${n + 1} value`}
+            value={f.value}
+            onChange={(e) => set(n, { value: e.currentTarget.value })}
+            style={{ flexGrow: 1 }}
+          />
+          <Button variant="default" onClick={() => setFields(fields.filter((_, i) => i !== n))}>
+            Remove field {n + 1}
+          </Button>
+        </Group>
+      ))}
+      <Group>
+        <Button variant="default" size="xs" onClick={() => setFields([...fields, { key: '', value: '' }])}>
+          Add a field
+        </Button>
+      </Group>
+    </ChangeModal>
   )
 }
 
 /** An item's file controls: remove one (after asking), or add one from this computer. */
-export function ItemFiles({
-  order,
-  item,
-  position,
-  who,
-}: {
-  order: DashboardOrder
-  item: Item
-  position: number
-  who: Editor
-}) {
+export function ItemFiles({ order, item, position, who }: ItemControlProps) {
   const { change, addFile } = useOrderEdits(who, order.id)
   const [removing, setRemoving] = useState<Item['files'][number] | null>(null)
   const [file, setFile] = useState<File | null>(null)

@@ -14,6 +14,7 @@ import { Link, useSearchParams } from 'react-router'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
+import { ORDER_STATUSES } from '../../../components/order-statuses.ts'
 import { Page } from '../../../components/page.tsx'
 import { Time } from '../../../components/time.tsx'
 import { usePageEnvironment } from '../../../lib/environment.ts'
@@ -21,14 +22,7 @@ import { formatMoney, formatNumber } from '../../../lib/format.ts'
 import { type OrderFilters, ordersCsvUrl, useOrders } from '../api/orders.ts'
 import { AutomationBadges } from '../components/order-automation.tsx'
 
-const STATUSES = [
-  ['', 'Any status'],
-  ['pending', 'Pending'],
-  ['in_production', 'In production'],
-  ['completed', 'Completed'],
-  ['failed', 'Failed'],
-  ['cancelled', 'Cancelled'],
-] as const
+const STATUSES = [['', 'Any status'], ...ORDER_STATUSES] as const
 
 export function OrdersRoute() {
   const [params, setParams] = useSearchParams()

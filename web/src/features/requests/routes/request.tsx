@@ -1,6 +1,7 @@
-import { Anchor, Button, Code, CopyButton, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
+import { Anchor, Code, Group, Paper, SimpleGrid, Stack, Text } from '@mantine/core'
 import type { ReactNode } from 'react'
 import { Link, useParams } from 'react-router'
+import { CopyTextButton } from '../../../components/copy-text-button.tsx'
 import { Fact } from '../../../components/fact.tsx'
 import { Page } from '../../../components/page.tsx'
 import { RecordPage } from '../../../components/record-page.tsx'
@@ -63,13 +64,7 @@ function RequestDetails({ r, back }: { r: RequestDetail; back: ReactNode }) {
       <RequestBodies request={r} />
       <Stack gap="xs" component="section" aria-label="Repeat it with curl">
         <Group>
-          <CopyButton value={r.curl}>
-            {({ copied, copy }) => (
-              <Button variant="default" onClick={copy}>
-                {copied ? 'Copied' : 'Copy as curl'}
-              </Button>
-            )}
-          </CopyButton>
+          <CopyTextButton value={r.curl}>Copy as curl</CopyTextButton>
           <Text size="sm" c="dimmed">
             The key is read from <Code>$SERVICE_API_KEY</Code>: the log never holds it.
           </Text>

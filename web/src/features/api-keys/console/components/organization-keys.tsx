@@ -1,6 +1,5 @@
 import { Button, Code, Loader, Text } from '@mantine/core'
-import { useState } from 'react'
-import { ConfirmModal } from '../../../../components/confirm-modal.tsx'
+import { ConfirmModal, useConfirmRow } from '../../../../components/confirm-modal.tsx'
 import { DataCell, DataRow, DataTable } from '../../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { StatusBadge } from '../../../../components/status-badge.tsx'
@@ -12,7 +11,7 @@ import { useOrgKeys, useRevokeOrgKey } from '../api/organization-keys.ts'
 export function OrganizationKeys({ orgId }: { orgId: string }) {
   const keys = useOrgKeys(orgId)
   const revoke = useRevokeOrgKey(orgId)
-  const [revoking, setRevoking] = useState<ApiKey | null>(null)
+  const confirm = useConfirmRow<ApiKey>(revoke)
   if (keys.isPending) return <Loader aria-label="Loading API keys" />
   return (
     <>
@@ -53,7 +52,7 @@ export function OrganizationKeys({ orgId }: { orgId: string }) {
               </DataCell>
               <DataCell label="Actions" hideLabel>
                 {!k.revoked_at && (
-                  <Button size="xs" variant="default" color="red" onClick={() => setRevoking(k)}>
+                  <Button size="xs" variant="default" color="red" onClick={() => confirm.ask(k)}>
                     Revoke {k.key_prefix}
                   </Button>
                 )}
@@ -63,16 +62,13 @@ export function OrganizationKeys({ orgId }: { orgId: string }) {
         </DataTable>
       )}
       <ConfirmModal
-        opened={!!revoking}
+        {...confirm.modal}
         title="Revoke this key?"
-        onCancel={() => setRevoking(null)}
         cancelLabel="Keep it"
         confirmLabel="Revoke"
         confirmColor="red"
-        busy={revoke.isPending}
-        onConfirm={() => revoking && revoke.mutate(revoking.id, { onSettled: () => setRevoking(null) })}
       >
-        Requests with <Code>{revoking?.key_prefix}…</Code> get 401 from now on, so whatever uses it stops
+        Requests with <Code>{confirm.row?.key_prefix}…</Code> get 401 from now on, so whatever uses it stops
         working. The organization is not notified; the revocation is in its audit log and the platform's. This
         cannot be undone.
       </ConfirmModal>

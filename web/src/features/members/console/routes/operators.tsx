@@ -1,6 +1,6 @@
 import { Badge, Button, Card, Group, Loader, Stack, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
-import { ConfirmModal } from '../../../../components/confirm-modal.tsx'
+import { ConfirmModal, useConfirmRow } from '../../../../components/confirm-modal.tsx'
 import { DataCell, DataRow, DataTable } from '../../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { InvitationLink } from '../../../../components/invitation-link.tsx'
@@ -58,7 +58,7 @@ function OperatorAccounts() {
   const me = useAccount().data?.operator
   const operators = useOperators()
   const remove = useRemoveOperator()
-  const [removing, setRemoving] = useState<Operator | null>(null)
+  const confirm = useConfirmRow<Operator>(remove)
   if (operators.isPending) return <Loader aria-label="Loading operators" />
   return (
     <>
@@ -90,7 +90,7 @@ function OperatorAccounts() {
                   aria-label={`Remove ${o.email}`}
                   onClick={() => {
                     remove.reset()
-                    setRemoving(o)
+                    confirm.ask(o)
                   }}
                 >
                   Remove
@@ -100,15 +100,8 @@ function OperatorAccounts() {
           </DataRow>
         ))}
       </DataTable>
-      <ConfirmModal
-        opened={removing !== null}
-        title="Remove operator"
-        onCancel={() => setRemoving(null)}
-        confirmLabel="Remove operator"
-        busy={remove.isPending}
-        onConfirm={() => removing && remove.mutate(removing.id, { onSettled: () => setRemoving(null) })}
-      >
-        {`Remove ${removing?.email}? Every session of the account ends now and the email can be invited again. No message is sent to them; the removal is in the platform audit log.`}
+      <ConfirmModal {...confirm.modal} title="Remove operator" confirmLabel="Remove operator">
+        {`Remove ${confirm.row?.email}? Every session of the account ends now and the email can be invited again. No message is sent to them; the removal is in the platform audit log.`}
       </ConfirmModal>
     </>
   )

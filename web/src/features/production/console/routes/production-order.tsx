@@ -1,4 +1,4 @@
-import { Anchor, Badge, Button, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
+import { Anchor, Badge, Button, Group, Paper, Text, Title } from '@mantine/core'
 import { Link, useParams } from 'react-router'
 import { DataCell, DataRow, DataTable } from '../../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
@@ -6,7 +6,14 @@ import { Fact } from '../../../../components/fact.tsx'
 import { Page } from '../../../../components/page.tsx'
 import { RecordPage } from '../../../../components/record-page.tsx'
 import { Time } from '../../../../components/time.tsx'
-import { exactTime, formatMoney } from '../../../../lib/format.ts'
+import { exactTime } from '../../../../lib/format.ts'
+import {
+  CustomerFacts,
+  OrderItems,
+  OrderSummary,
+  OrderTimeFacts,
+  TotalFact,
+} from '../../../orders/components/order-summary.tsx'
 import { type ProductionOrderPage, productionStatusLabel, useProductionOrder } from '../api/production.ts'
 import { ProductionItemCard } from '../components/production-item.tsx'
 
@@ -73,7 +80,6 @@ export function ProductionOrderRoute() {
 /** The production order itself; `error`: its last refresh failed. */
 function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: unknown }) {
   const { order, production_order: p, organization } = sheet
-  const c = order.customer
   return (
     <Page
       title={`Production order ${order.external_order_id}`}
@@ -91,43 +97,27 @@ function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: 
           Back to the production board
         </Anchor>
       </Group>
-      <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="summary-heading">
-        <Group justify="space-between" mb="sm">
-          <Title order={2} size="h3" id="summary-heading">
-            Summary
-          </Title>
-          <Group gap="xs">
+      <OrderSummary
+        badges={
+          <>
             <Badge variant="filled">{productionStatusLabel(p.status)}</Badge>
             <Badge variant="dot" color={p.produced_by_partner ? 'grape' : 'blue'}>
               {p.produced_by_partner ? 'Produced by a partner' : 'Produced in house'}
             </Badge>
-          </Group>
-        </Group>
-        <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>
-          <Fact label="Order number">{order.order_number}</Fact>
-          <Fact label="Organization">{organization.name}</Fact>
-          <Fact label="Customer">{c.name}</Fact>
-          <Fact label="Email">{c.email ?? '—'}</Fact>
-          <Fact label="Phone">{c.phone ?? '—'}</Fact>
-          <Fact label="Ordered">
-            <Time value={order.ordered_at} />
-          </Fact>
-          <Fact label="Last change">
-            <Time value={order.updated_at} />
-          </Fact>
-          <Fact label="Total">
-            {order.total_amount === null ? '—' : formatMoney(order.total_amount, order.currency)}
-          </Fact>
-        </SimpleGrid>
-      </Paper>
-      <Stack gap="md" component="section" aria-labelledby="items-heading">
-        <Title order={2} size="h3" id="items-heading">
-          Items ({order.items.length})
-        </Title>
+          </>
+        }
+      >
+        <Fact label="Order number">{order.order_number}</Fact>
+        <Fact label="Organization">{organization.name}</Fact>
+        <CustomerFacts customer={order.customer} />
+        <OrderTimeFacts order={order} />
+        <TotalFact order={order} />
+      </OrderSummary>
+      <OrderItems count={order.items.length}>
         {order.items.map((item, n) => (
           <ProductionItemCard key={item.id} productionOrderId={p.id} item={item} position={n + 1} />
         ))}
-      </Stack>
+      </OrderItems>
       <History sheet={sheet} />
     </Page>
   )

@@ -1,0 +1,76 @@
+import { Group, Paper, SimpleGrid, Stack, Title } from '@mantine/core'
+import type { ReactNode } from 'react'
+import { Fact } from '../../../components/fact.tsx'
+import { Time } from '../../../components/time.tsx'
+import { formatMoney } from '../../../lib/format.ts'
+
+/**
+ * The parts an order's page and the production order's page both show: the
+ * Summary card, the facts of the order in it (each page in its own order),
+ * and the Items section.
+ */
+
+/** The Summary card: its heading with `badges` (and any controls) beside it, then the facts (`children`). */
+export function OrderSummary({ badges, children }: { badges: ReactNode; children: ReactNode }) {
+  return (
+    <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="summary-heading">
+      <Group justify="space-between" mb="sm">
+        <Title order={2} size="h3" id="summary-heading">
+          Summary
+        </Title>
+        <Group gap="xs">{badges}</Group>
+      </Group>
+      <SimpleGrid cols={{ base: 1, sm: 2, md: 4 }}>{children}</SimpleGrid>
+    </Paper>
+  )
+}
+
+/** The customer's name, email and phone ("—" for what the order has not). */
+export function CustomerFacts({
+  customer,
+}: {
+  customer: { name: string; email: string | null; phone: string | null }
+}) {
+  return (
+    <>
+      <Fact label="Customer">{customer.name}</Fact>
+      <Fact label="Email">{customer.email ?? '—'}</Fact>
+      <Fact label="Phone">{customer.phone ?? '—'}</Fact>
+    </>
+  )
+}
+
+/** When the order was placed and when it last changed. */
+export function OrderTimeFacts({ order }: { order: { ordered_at: string; updated_at: string } }) {
+  return (
+    <>
+      <Fact label="Ordered">
+        <Time value={order.ordered_at} />
+      </Fact>
+      <Fact label="Last change">
+        <Time value={order.updated_at} />
+      </Fact>
+    </>
+  )
+}
+
+/** The order's total in its currency ("—" without one). */
+export function TotalFact({ order }: { order: { total_amount: number | null; currency: string | null } }) {
+  return (
+    <Fact label="Total">
+      {order.total_amount === null ? '—' : formatMoney(order.total_amount, order.currency)}
+    </Fact>
+  )
+}
+
+/** The Items section: "Items (n)", then a card per item (`children`). */
+export function OrderItems({ count, children }: { count: number; children: ReactNode }) {
+  return (
+    <Stack gap="md" component="section" aria-labelledby="items-heading">
+      <Title order={2} size="h3" id="items-heading">
+        Items ({count})
+      </Title>
+      {children}
+    </Stack>
+  )
+}
