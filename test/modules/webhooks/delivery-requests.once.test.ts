@@ -11,13 +11,7 @@ import { verifyWebhook } from '../../../packages/client/src/webhooks.ts'
 import { SIGNATURE_VECTORS } from '../../../packages/client/test/vectors.ts'
 import { signatureHeader, signedHeaders, signingKeys } from '../../../src/modules/webhooks/signing.ts'
 import { isBlockedAddress, parseCidrs, type Resolver } from '../../../src/modules/webhooks/ssrf.ts'
-import {
-  createTestApp,
-  createTestDatabase,
-  orderBody,
-  type TestApp,
-  type TestDatabase,
-} from '../../helpers/app.ts'
+import { createTestApp, orderBody, type TestApp, useTestDatabase } from '../../helpers/app.ts'
 import { endpointDeliveries } from '../../helpers/dispatcher.ts'
 import {
   loopbackResolver,
@@ -27,6 +21,15 @@ import {
 } from '../../helpers/https-receiver.ts'
 import { waitUntil } from '../../helpers/wait.ts'
 import { createEndpoint } from '../../helpers/webhook-endpoints.ts'
+
+/** A local HTTPS receiver, an app whose worker delivers to it, and an organization of the app. */
+async function startReceivingApp() {
+  const receiver = await startReceiver()
+  const t = await createTestApp({ resolver: loopbackResolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
+  const tenant = await t.tenant()
+  await t.startDispatcher({ ca: receiver.ca })
+  return { t, receiver, tenant }
+}
 
 describe('signing', () => {
   /**
@@ -175,10 +178,7 @@ describe('signing', () => {
     let receiver: Receiver
     let tenant: Awaited<ReturnType<TestApp['tenant']>>
     before(async () => {
-      receiver = await startReceiver()
-      t = await createTestApp({ resolver: loopbackResolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
-      tenant = await t.tenant()
-      await t.startDispatcher({ ca: receiver.ca })
+      ;({ t, receiver, tenant } = await startReceivingApp())
     })
     after(async () => {
       await t.close()
@@ -324,10 +324,7 @@ describe('Standard Webhooks', () => {
     let receiver: Receiver
     let tenant: Awaited<ReturnType<TestApp['tenant']>>
     before(async () => {
-      receiver = await startReceiver()
-      t = await createTestApp({ resolver: loopbackResolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
-      tenant = await t.tenant()
-      await t.startDispatcher({ ca: receiver.ca })
+      ;({ t, receiver, tenant } = await startReceivingApp())
     })
     after(async () => {
       await t.close()
@@ -479,11 +476,7 @@ describe('blocked addresses (SSRF)', () => {
   }
 
   /** One database for the file (a fresh embedded one is slow to build); each app on it has its own config. */
-  let testDb: TestDatabase
-  before(async () => {
-    testDb = await createTestDatabase()
-  })
-  after(() => testDb.close())
+  const testDb = useTestDatabase()
 
   /** Creates a webhook endpoint for `url` (201 expected); the addresses stored as its pinned ones. */
   async function pinnedAddresses(t: TestApp, key: string, url: string): Promise<string[]> {
