@@ -20,18 +20,18 @@ import {
 import { loopbackResolver } from '../helpers/https-receiver.ts'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
 
-describe('after real traffic', () => {
-  /** `name{labels} value` lines of a Prometheus text exposition. */
-  function samples(text: string): Map<string, number> {
-    const out = new Map<string, number>()
-    for (const line of text.split('\n')) {
-      if (!line || line.startsWith('#')) continue
-      const at = line.lastIndexOf(' ')
-      out.set(line.slice(0, at), Number(line.slice(at + 1)))
-    }
-    return out
+/** `name{labels} value` lines of a Prometheus text exposition. */
+function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue
+    const at = line.lastIndexOf(' ')
+    out.set(line.slice(0, at), Number(line.slice(at + 1)))
   }
+  return out
+}
 
+describe('after real traffic', () => {
   const LIMIT = 10
 
   describe('GET /metrics after real traffic', () => {
@@ -191,16 +191,6 @@ describe('database outage', () => {
 
   /** A scrape answers within this, whatever the database does. */
   const SCRAPE_WITHIN_MS = 500
-
-  function samples(text: string): Map<string, number> {
-    const out = new Map<string, number>()
-    for (const line of text.split('\n')) {
-      if (!line || line.startsWith('#')) continue
-      const at = line.lastIndexOf(' ')
-      out.set(line.slice(0, at), Number(line.slice(at + 1)))
-    }
-    return out
-  }
 
   /** GET /metrics, timed; a scrape that has not answered after 3 s fails instead of hanging the suite. */
   async function scrape(t: TestApp) {
