@@ -17,8 +17,9 @@ import {
   type TestApp,
   type TestDatabase,
 } from '../helpers/app.ts'
+import { startAppBehindProxy } from '../helpers/app-behind-proxy.ts'
 import { loopbackResolver } from '../helpers/https-receiver.ts'
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
+import type { TcpProxy } from '../helpers/tcp-proxy.ts'
 
 /** `name{labels} value` lines of a Prometheus text exposition. */
 function samples(text: string): Map<string, number> {
@@ -275,29 +276,17 @@ describe('database outage', () => {
   describe('GET /metrics while PostgreSQL is stalled', {
     skip: !TEST_DATABASE_URL && NEEDS_POSTGRESQL,
   }, () => {
-    let testDb: TestDatabase
     let proxy: TcpProxy
-    let db: Database
     let t: TestApp
+    let close: () => Promise<void>
 
     before(async () => {
-      testDb = await createTestDatabase()
-      proxy = await startTcpProxy(TEST_DATABASE_URL!)
-      db = (
-        await openDatabase({
-          url: proxy.url(testDb.url!),
-          poolSize: 4,
-          timeouts: { connectMs: 1000, statementMs: 1000 },
-        })
-      ).db
-      t = await createTestApp({ testDb, db, metrics: createMetrics() })
+      ;({ proxy, t, close } = await startAppBehindProxy(
+        { connectMs: 1000, statementMs: 1000 },
+        { metrics: createMetrics() },
+      ))
     })
-    after(async () => {
-      await proxy.close()
-      await t.close()
-      await db.destroy()
-      await testDb.close()
-    })
+    after(() => close())
 
     test('every scrape answers within 500 ms, the figures growing stale; fresh again once it answers', async () => {
       const before = await scrape(t)
