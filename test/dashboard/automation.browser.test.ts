@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
 import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
@@ -14,6 +14,23 @@ import { type DashboardClient, memberOf, operatorOf } from '../helpers/dashboard
 import { createOrder } from '../helpers/order-files.ts'
 
 type Member = Awaited<ReturnType<typeof memberOf>>
+
+/**
+ * Opens New rule and fills in "Large mugs" as far as its conditions go: Item
+ * SKU starts with MUG, and Item quantity, whose operator and value are the
+ * test's. Returns the dialog.
+ */
+async function newLargeMugsRule(page: Page): Promise<Locator> {
+  await page.getByRole('button', { name: 'New rule' }).click()
+  const dialog = page.getByRole('dialog', { name: 'New rule' })
+  await dialog.getByRole('textbox', { name: 'Name' }).fill('Large mugs')
+  await dialog.getByRole('combobox', { name: 'Condition 1 field' }).selectOption({ label: 'Item SKU' })
+  await dialog.getByRole('combobox', { name: 'Condition 1 operator' }).selectOption({ label: 'starts with' })
+  await dialog.getByRole('textbox', { name: 'Condition 1 value' }).fill('MUG')
+  await dialog.getByRole('button', { name: 'Add a condition' }).click()
+  await dialog.getByRole('combobox', { name: 'Condition 2 field' }).selectOption({ label: 'Item quantity' })
+  return dialog
+}
 
 /**
  * Automation in headless Chromium, on one service: the Automation page (a
@@ -126,18 +143,7 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
         .getByText('Then: Priority: rush')
         .waitFor()
 
-      await page.getByRole('button', { name: 'New rule' }).click()
-      const dialog = page.getByRole('dialog', { name: 'New rule' })
-      await dialog.getByRole('textbox', { name: 'Name' }).fill('Large mugs')
-      await dialog.getByRole('combobox', { name: 'Condition 1 field' }).selectOption({ label: 'Item SKU' })
-      await dialog
-        .getByRole('combobox', { name: 'Condition 1 operator' })
-        .selectOption({ label: 'starts with' })
-      await dialog.getByRole('textbox', { name: 'Condition 1 value' }).fill('MUG')
-      await dialog.getByRole('button', { name: 'Add a condition' }).click()
-      await dialog
-        .getByRole('combobox', { name: 'Condition 2 field' })
-        .selectOption({ label: 'Item quantity' })
+      const dialog = await newLargeMugsRule(page)
       // Only the quantity's operators are offered.
       assert.deepEqual(
         await dialog
@@ -315,18 +321,7 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
       const page = await pageOf(developer)
       await page.goto(`${origin}/dashboard/automation`)
       await page.getByRole('heading', { name: 'Automation', level: 1 }).waitFor()
-      await page.getByRole('button', { name: 'New rule' }).click()
-      const dialog = page.getByRole('dialog', { name: 'New rule' })
-      await dialog.getByRole('textbox', { name: 'Name' }).fill('Large mugs')
-      await dialog.getByRole('combobox', { name: 'Condition 1 field' }).selectOption({ label: 'Item SKU' })
-      await dialog
-        .getByRole('combobox', { name: 'Condition 1 operator' })
-        .selectOption({ label: 'starts with' })
-      await dialog.getByRole('textbox', { name: 'Condition 1 value' }).fill('MUG')
-      await dialog.getByRole('button', { name: 'Add a condition' }).click()
-      await dialog
-        .getByRole('combobox', { name: 'Condition 2 field' })
-        .selectOption({ label: 'Item quantity' })
+      const dialog = await newLargeMugsRule(page)
       await dialog
         .getByRole('combobox', { name: 'Condition 2 operator' })
         .selectOption({ label: 'greater than' })
