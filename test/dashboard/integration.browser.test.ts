@@ -74,6 +74,14 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
     return page
   }
 
+  /** A part's organization, a developer and a viewer of it, and the developer's page (see pageOf). */
+  async function partOrganization(name: string, noErrors = false) {
+    const orgId = (await t.createOrganization(name)).id
+    const developer = await memberOf(t, orgId, 'developer')
+    const viewer = await memberOf(t, orgId, 'viewer')
+    return { orgId, developer, viewer, page: await pageOf(developer, noErrors) }
+  }
+
   describe('the endpoint page (no worker runs: deliveries stay pending)', () => {
     let orgId: string
     let liveKey: string
@@ -82,11 +90,8 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
     let page: Page
 
     before(async () => {
-      orgId = (await t.createOrganization('Endpoint Prints')).id
+      ;({ orgId, developer, viewer, page } = await partOrganization('Endpoint Prints', true))
       liveKey = (await t.createKey(orgId, { environment: 'live' })).key
-      developer = await memberOf(t, orgId, 'developer')
-      viewer = await memberOf(t, orgId, 'viewer')
-      page = await pageOf(developer, true)
     })
 
     test('an endpoint page: secret rotated within its card, next tries, a replay counted first, deletion typed', async () => {
@@ -467,17 +472,13 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
    */
   describe('API keys and webhooks', () => {
     let orgId: string
-    let developer: Member
     let viewer: Member
     let page: Page
     let liveKey = ''
 
     before(async () => {
-      orgId = (await t.createOrganization('Hooked Prints')).id
-      developer = await memberOf(t, orgId, 'developer')
-      viewer = await memberOf(t, orgId, 'viewer')
+      ;({ orgId, viewer, page } = await partOrganization('Hooked Prints'))
       await t.startDispatcher({ ca: receiver.ca })
-      page = await pageOf(developer)
     })
 
     test('a developer creates a live key (shown once, with a copy button) and revokes another after confirming', async () => {
@@ -696,11 +697,8 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
     let page: Page
 
     before(async () => {
-      orgId = (await t.createOrganization('Event Data Prints')).id
+      ;({ orgId, developer, viewer, page } = await partOrganization('Event Data Prints'))
       liveKey = (await t.createKey(orgId, { environment: 'live' })).key
-      developer = await memberOf(t, orgId, 'developer')
-      viewer = await memberOf(t, orgId, 'viewer')
-      page = await pageOf(developer)
     })
 
     const received = (eventId: string) =>
