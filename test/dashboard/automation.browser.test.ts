@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
@@ -8,7 +8,7 @@ import {
   closeAll,
   signedInContext,
   startBrowserApp,
-  watchPage,
+  watchedPages,
 } from '../helpers/browser.ts'
 import { type DashboardClient, memberOf, operatorOf } from '../helpers/dashboard.ts'
 import { createOrder } from '../helpers/order-files.ts'
@@ -47,14 +47,13 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
   let browser: Browser
   let origin: string
   let operator: Awaited<ReturnType<typeof operatorOf>>
-  const contexts: BrowserContext[] = []
-  const watched: { page: Page; seen: Awaited<ReturnType<typeof watchPage>> }[] = []
+  const pages = watchedPages()
 
   before(async () => {
     ;({ t, origin, browser } = await startBrowserApp())
     operator = await operatorOf(t)
   })
-  after(() => closeAll(...contexts, browser, t))
+  after(() => closeAll(pages, browser, t))
 
   let consolePage: Page | undefined
   /** The operator's one page, for the console's board and organization page. */
@@ -64,13 +63,8 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
   }
 
   /** A page in a signed-in profile of its own, watched for CSP violations. */
-  async function pageOf(member: { client: { cookies: Map<string, string> } }): Promise<Page> {
-    const context = await signedInContext(browser, member.client, origin, 60_000)
-    contexts.push(context)
-    const page = await context.newPage()
-    watched.push({ page, seen: await watchPage(page) })
-    return page
-  }
+  const pageOf = async (member: { client: { cookies: Map<string, string> } }) =>
+    pages.open(await signedInContext(browser, member.client, origin, 60_000))
 
   /**
    * The Automation page: a developer builds "Large mugs" with the form (a
@@ -495,7 +489,6 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
   })
 
   test('no page had a CSP violation', () => {
-    assert.equal(watched.length, 6)
-    for (const { page, seen } of watched) assert.deepEqual(seen.cspViolations, [], page.url())
+    pages.assertNoCspViolation(6)
   })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
@@ -11,7 +11,7 @@ import {
   startBrowserApp,
   tabStops,
   waitForCount,
-  watchPage,
+  watchedPages,
 } from '../helpers/browser.ts'
 import { dashboardClient, memberOf, operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
 import { startReceiver } from '../helpers/https-receiver.ts'
@@ -36,8 +36,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
   let browser: Browser
   let origin: string
   let receiver: Awaited<ReturnType<typeof startReceiver>>
-  const contexts: BrowserContext[] = []
-  const watched: { page: Page; seen: Awaited<ReturnType<typeof watchPage>> }[] = []
+  const pages = watchedPages()
 
   before(async () => {
     ;({ t, origin, browser } = await startBrowserApp({
@@ -47,19 +46,13 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
     receiver = await startReceiver()
     await t.startDispatcher({ ca: receiver.ca })
   })
-  after(() => closeAll(...contexts, browser, t, receiver))
+  after(() => closeAll(pages, browser, t, receiver))
 
-  async function watch(context: BrowserContext): Promise<Page> {
-    contexts.push(context)
-    const page = await context.newPage()
-    watched.push({ page, seen: await watchPage(page) })
-    return page
-  }
   /** A fresh browser profile (its own cookies), watched. */
-  const newPage = async () => watch(await desktopContext(browser, 60_000))
+  const newPage = async () => pages.open(await desktopContext(browser, 60_000))
   /** A profile signed in as the member (the cookies of its dashboard client), watched. */
   const pageOf = async (member: { client: { cookies: Map<string, string> } }) =>
-    watch(await signedInContext(browser, member.client, origin, 60_000))
+    pages.open(await signedInContext(browser, member.client, origin, 60_000))
 
   const nav = (page: Page, section: string) =>
     page
@@ -430,14 +423,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
   })
 
   test('no page had a CSP violation or loaded anything from elsewhere', () => {
-    assert.equal(watched.length, 8)
-    for (const { page, seen } of watched) {
-      assert.deepEqual(seen.cspViolations, [], page.url())
-      assert.deepEqual(
-        seen.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:')),
-        [],
-        page.url(),
-      )
-    }
+    pages.assertNoCspViolation(8)
+    pages.assertNothingFromElsewhere(origin)
   })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
@@ -10,7 +10,7 @@ import {
   signedInContext,
   startBrowserApp,
   waitForCount,
-  watchPage,
+  watchedPages,
 } from '../helpers/browser.ts'
 import { memberOf } from '../helpers/dashboard.ts'
 import { startReceiver } from '../helpers/https-receiver.ts'
@@ -37,13 +37,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
   let browser: Browser
   let origin: string
   let receiver: Awaited<ReturnType<typeof startReceiver>>
-  const contexts: BrowserContext[] = []
-  const watched: {
-    page: Page
-    seen: Awaited<ReturnType<typeof watchPage>>
-    errors: string[]
-    noErrors: boolean
-  }[] = []
+  const pages = watchedPages()
 
   before(async () => {
     ;({ t, origin, browser } = await startBrowserApp({
@@ -52,7 +46,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
     }))
     receiver = await startReceiver()
   })
-  after(() => closeAll(...contexts, browser, t, receiver))
+  after(() => closeAll(pages, browser, t, receiver))
 
   /**
    * The member's page (its own profile, with the clipboard), watched for CSP
@@ -64,14 +58,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
   ): Promise<Page> {
     const context = await signedInContext(browser, member.client, origin, 60_000)
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
-    contexts.push(context)
-    const page = await context.newPage()
-    const errors: string[] = []
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text())
-    })
-    watched.push({ page, seen: await watchPage(page), errors, noErrors })
-    return page
+    return pages.open(context, { noConsoleErrors: noErrors })
   }
 
   /** A part's organization, a developer and a viewer of it, and the developer's page (see pageOf). */
@@ -804,15 +791,8 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
   })
 
   test('no page had a CSP violation or loaded anything from elsewhere; the endpoint pages no console error', () => {
-    assert.equal(watched.length, 8)
-    for (const { page, seen, errors, noErrors } of watched) {
-      assert.deepEqual(seen.cspViolations, [], page.url())
-      if (noErrors) assert.deepEqual(errors, [], page.url())
-      assert.deepEqual(
-        seen.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:')),
-        [],
-        page.url(),
-      )
-    }
+    pages.assertNoCspViolation(8)
+    pages.assertNoConsoleErrors()
+    pages.assertNothingFromElsewhere(origin)
   })
 })
