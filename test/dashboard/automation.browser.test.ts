@@ -116,17 +116,22 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
       ])
     }
 
-    const rule = (page: Page, name: RegExp) =>
-      page.getByRole('listitem').filter({ has: page.getByRole('heading', { name }) })
-
-    test('a developer creates, dry-runs, saves, switches and reorders a rule, and deletes another', async () => {
-      const page = await pageOf(developer)
+    /** Home, then Automation through the navigation. */
+    async function openAutomationFromHome(page: Page) {
       await page.goto(`${origin}/dashboard/home`)
       await page
         .getByRole('navigation', { name: 'Dashboard' })
         .getByRole('link', { name: 'Automation' })
         .click()
       await page.getByRole('heading', { name: 'Automation', level: 1 }).waitFor()
+    }
+
+    const rule = (page: Page, name: RegExp) =>
+      page.getByRole('listitem').filter({ has: page.getByRole('heading', { name }) })
+
+    test('a developer creates, dry-runs, saves, switches and reorders a rule, and deletes another', async () => {
+      const page = await pageOf(developer)
+      await openAutomationFromHome(page)
       await page
         .getByText(
           'A rule change applies to orders arriving afterwards; orders already accepted keep what the rules did to them.',
@@ -252,12 +257,7 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
 
     test('a viewer reads the rules without any control', async () => {
       const page = await pageOf(viewer)
-      await page.goto(`${origin}/dashboard/home`)
-      await page
-        .getByRole('navigation', { name: 'Dashboard' })
-        .getByRole('link', { name: 'Automation' })
-        .click()
-      await page.getByRole('heading', { name: 'Automation', level: 1 }).waitFor()
+      await openAutomationFromHome(page)
       const list = page.getByRole('list', { name: 'Rules in run order' })
       await list.getByRole('heading', { name: /Large mugs/ }).waitFor()
       assert.deepEqual(await list.getByRole('heading').allInnerTexts(), ['1. Large mugs', '2. VIP rush'])
