@@ -60,6 +60,17 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
       .getByRole('link', { name: section, exact: true })
       .click()
 
+  /** On the invitation page: sets the password, signs in (landing on Home) and opens Members. */
+  async function setPasswordAndOpenMembers(page: Page) {
+    await page.getByLabel('New password').fill(PASSWORD)
+    await page.getByLabel('Repeat the password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    // Signing in lands on Home; Members is a section of the navigation.
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+    await nav(page, 'Members')
+    await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+  }
+
   const startingWith = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)
 
   /** The invitation link on this test's origin (the service names PUBLIC_BASE_URL). */
@@ -91,13 +102,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
       await page.getByText('Browser Prints').waitFor()
       assert.equal(await page.getByLabel('Email').inputValue(), ownerEmail)
       await assertAccessible(page, 'accept invitation')
-      await page.getByLabel('New password').fill(PASSWORD)
-      await page.getByLabel('Repeat the password').fill(PASSWORD)
-      await page.getByRole('button', { name: 'Set password and sign in' }).click()
-      // Signing in lands on Home; Members is a section of the navigation.
-      await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
-      await nav(page, 'Members')
-      await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+      await setPasswordAndOpenMembers(page)
       await page.getByRole('row').filter({ hasText: ownerEmail }).waitFor()
       // Accepted without a console error, and without looking up the consumed invitation again.
       assert.deepEqual(failed, [], 'no lookup of the consumed invitation')
@@ -192,13 +197,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
       const page = await newPage()
       await page.goto(linkHere(developerLink))
       await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
-      await page.getByLabel('New password').fill(PASSWORD)
-      await page.getByLabel('Repeat the password').fill(PASSWORD)
-      await page.getByRole('button', { name: 'Set password and sign in' }).click()
-      // Signing in lands on Home; Members is a section of the navigation.
-      await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
-      await nav(page, 'Members')
-      await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+      await setPasswordAndOpenMembers(page)
       await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
       await page.getByRole('cell', { name: startingWith(developerEmail) }).waitFor()
       assert.equal(await page.getByRole('button', { name: 'Create invitation' }).count(), 0)
