@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
@@ -8,12 +8,29 @@ import {
   closeAll,
   signedInContext,
   startBrowserApp,
-  watchPage,
+  watchedPages,
 } from '../helpers/browser.ts'
 import { type DashboardClient, memberOf, operatorOf } from '../helpers/dashboard.ts'
 import { createOrder } from '../helpers/order-files.ts'
 
 type Member = Awaited<ReturnType<typeof memberOf>>
+
+/**
+ * Opens New rule and fills in "Large mugs" as far as its conditions go: Item
+ * SKU starts with MUG, and Item quantity, whose operator and value are the
+ * test's. Returns the dialog.
+ */
+async function newLargeMugsRule(page: Page): Promise<Locator> {
+  await page.getByRole('button', { name: 'New rule' }).click()
+  const dialog = page.getByRole('dialog', { name: 'New rule' })
+  await dialog.getByRole('textbox', { name: 'Name' }).fill('Large mugs')
+  await dialog.getByRole('combobox', { name: 'Condition 1 field' }).selectOption({ label: 'Item SKU' })
+  await dialog.getByRole('combobox', { name: 'Condition 1 operator' }).selectOption({ label: 'starts with' })
+  await dialog.getByRole('textbox', { name: 'Condition 1 value' }).fill('MUG')
+  await dialog.getByRole('button', { name: 'Add a condition' }).click()
+  await dialog.getByRole('combobox', { name: 'Condition 2 field' }).selectOption({ label: 'Item quantity' })
+  return dialog
+}
 
 /**
  * Automation in headless Chromium, on one service: the Automation page (a
@@ -30,14 +47,13 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
   let browser: Browser
   let origin: string
   let operator: Awaited<ReturnType<typeof operatorOf>>
-  const contexts: BrowserContext[] = []
-  const watched: { page: Page; seen: Awaited<ReturnType<typeof watchPage>> }[] = []
+  const pages = watchedPages()
 
   before(async () => {
     ;({ t, origin, browser } = await startBrowserApp())
     operator = await operatorOf(t)
   })
-  after(() => closeAll(...contexts, browser, t))
+  after(() => closeAll(pages, browser, t))
 
   let consolePage: Page | undefined
   /** The operator's one page, for the console's board and organization page. */
@@ -47,13 +63,8 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
   }
 
   /** A page in a signed-in profile of its own, watched for CSP violations. */
-  async function pageOf(member: { client: { cookies: Map<string, string> } }): Promise<Page> {
-    const context = await signedInContext(browser, member.client, origin, 60_000)
-    contexts.push(context)
-    const page = await context.newPage()
-    watched.push({ page, seen: await watchPage(page) })
-    return page
-  }
+  const pageOf = async (member: { client: { cookies: Map<string, string> } }) =>
+    pages.open(await signedInContext(browser, member.client, origin, 60_000))
 
   /**
    * The Automation page: a developer builds "Large mugs" with the form (a
@@ -105,17 +116,22 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
       ])
     }
 
-    const rule = (page: Page, name: RegExp) =>
-      page.getByRole('listitem').filter({ has: page.getByRole('heading', { name }) })
-
-    test('a developer creates, dry-runs, saves, switches and reorders a rule, and deletes another', async () => {
-      const page = await pageOf(developer)
+    /** Home, then Automation through the navigation. */
+    async function openAutomationFromHome(page: Page) {
       await page.goto(`${origin}/dashboard/home`)
       await page
         .getByRole('navigation', { name: 'Dashboard' })
         .getByRole('link', { name: 'Automation' })
         .click()
       await page.getByRole('heading', { name: 'Automation', level: 1 }).waitFor()
+    }
+
+    const rule = (page: Page, name: RegExp) =>
+      page.getByRole('listitem').filter({ has: page.getByRole('heading', { name }) })
+
+    test('a developer creates, dry-runs, saves, switches and reorders a rule, and deletes another', async () => {
+      const page = await pageOf(developer)
+      await openAutomationFromHome(page)
       await page
         .getByText(
           'A rule change applies to orders arriving afterwards; orders already accepted keep what the rules did to them.',
@@ -126,18 +142,7 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
         .getByText('Then: Priority: rush')
         .waitFor()
 
-      await page.getByRole('button', { name: 'New rule' }).click()
-      const dialog = page.getByRole('dialog', { name: 'New rule' })
-      await dialog.getByRole('textbox', { name: 'Name' }).fill('Large mugs')
-      await dialog.getByRole('combobox', { name: 'Condition 1 field' }).selectOption({ label: 'Item SKU' })
-      await dialog
-        .getByRole('combobox', { name: 'Condition 1 operator' })
-        .selectOption({ label: 'starts with' })
-      await dialog.getByRole('textbox', { name: 'Condition 1 value' }).fill('MUG')
-      await dialog.getByRole('button', { name: 'Add a condition' }).click()
-      await dialog
-        .getByRole('combobox', { name: 'Condition 2 field' })
-        .selectOption({ label: 'Item quantity' })
+      const dialog = await newLargeMugsRule(page)
       // Only the quantity's operators are offered.
       assert.deepEqual(
         await dialog
@@ -252,12 +257,7 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
 
     test('a viewer reads the rules without any control', async () => {
       const page = await pageOf(viewer)
-      await page.goto(`${origin}/dashboard/home`)
-      await page
-        .getByRole('navigation', { name: 'Dashboard' })
-        .getByRole('link', { name: 'Automation' })
-        .click()
-      await page.getByRole('heading', { name: 'Automation', level: 1 }).waitFor()
+      await openAutomationFromHome(page)
       const list = page.getByRole('list', { name: 'Rules in run order' })
       await list.getByRole('heading', { name: /Large mugs/ }).waitFor()
       assert.deepEqual(await list.getByRole('heading').allInnerTexts(), ['1. Large mugs', '2. VIP rush'])
@@ -315,18 +315,7 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
       const page = await pageOf(developer)
       await page.goto(`${origin}/dashboard/automation`)
       await page.getByRole('heading', { name: 'Automation', level: 1 }).waitFor()
-      await page.getByRole('button', { name: 'New rule' }).click()
-      const dialog = page.getByRole('dialog', { name: 'New rule' })
-      await dialog.getByRole('textbox', { name: 'Name' }).fill('Large mugs')
-      await dialog.getByRole('combobox', { name: 'Condition 1 field' }).selectOption({ label: 'Item SKU' })
-      await dialog
-        .getByRole('combobox', { name: 'Condition 1 operator' })
-        .selectOption({ label: 'starts with' })
-      await dialog.getByRole('textbox', { name: 'Condition 1 value' }).fill('MUG')
-      await dialog.getByRole('button', { name: 'Add a condition' }).click()
-      await dialog
-        .getByRole('combobox', { name: 'Condition 2 field' })
-        .selectOption({ label: 'Item quantity' })
+      const dialog = await newLargeMugsRule(page)
       await dialog
         .getByRole('combobox', { name: 'Condition 2 operator' })
         .selectOption({ label: 'greater than' })
@@ -500,7 +489,6 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
   })
 
   test('no page had a CSP violation', () => {
-    assert.equal(watched.length, 6)
-    for (const { page, seen } of watched) assert.deepEqual(seen.cspViolations, [], page.url())
+    pages.assertNoCspViolation(6)
   })
 })

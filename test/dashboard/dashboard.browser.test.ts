@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
@@ -11,7 +11,7 @@ import {
   startBrowserApp,
   tabStops,
   waitForCount,
-  watchPage,
+  watchedPages,
 } from '../helpers/browser.ts'
 import { dashboardClient, memberOf, operatorInvite, PASSWORD, uniqueEmail } from '../helpers/dashboard.ts'
 import { startReceiver } from '../helpers/https-receiver.ts'
@@ -36,8 +36,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
   let browser: Browser
   let origin: string
   let receiver: Awaited<ReturnType<typeof startReceiver>>
-  const contexts: BrowserContext[] = []
-  const watched: { page: Page; seen: Awaited<ReturnType<typeof watchPage>> }[] = []
+  const pages = watchedPages()
 
   before(async () => {
     ;({ t, origin, browser } = await startBrowserApp({
@@ -47,25 +46,30 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
     receiver = await startReceiver()
     await t.startDispatcher({ ca: receiver.ca })
   })
-  after(() => closeAll(...contexts, browser, t, receiver))
+  after(() => closeAll(pages, browser, t, receiver))
 
-  async function watch(context: BrowserContext): Promise<Page> {
-    contexts.push(context)
-    const page = await context.newPage()
-    watched.push({ page, seen: await watchPage(page) })
-    return page
-  }
   /** A fresh browser profile (its own cookies), watched. */
-  const newPage = async () => watch(await desktopContext(browser, 60_000))
+  const newPage = async () => pages.open(await desktopContext(browser, 60_000))
   /** A profile signed in as the member (the cookies of its dashboard client), watched. */
   const pageOf = async (member: { client: { cookies: Map<string, string> } }) =>
-    watch(await signedInContext(browser, member.client, origin, 60_000))
+    pages.open(await signedInContext(browser, member.client, origin, 60_000))
 
   const nav = (page: Page, section: string) =>
     page
       .getByRole('navigation', { name: 'Dashboard' })
       .getByRole('link', { name: section, exact: true })
       .click()
+
+  /** On the invitation page: sets the password, signs in (landing on Home) and opens Members. */
+  async function setPasswordAndOpenMembers(page: Page) {
+    await page.getByLabel('New password').fill(PASSWORD)
+    await page.getByLabel('Repeat the password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Set password and sign in' }).click()
+    // Signing in lands on Home; Members is a section of the navigation.
+    await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+    await nav(page, 'Members')
+    await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+  }
 
   const startingWith = (text: string) => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`)
 
@@ -98,13 +102,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
       await page.getByText('Browser Prints').waitFor()
       assert.equal(await page.getByLabel('Email').inputValue(), ownerEmail)
       await assertAccessible(page, 'accept invitation')
-      await page.getByLabel('New password').fill(PASSWORD)
-      await page.getByLabel('Repeat the password').fill(PASSWORD)
-      await page.getByRole('button', { name: 'Set password and sign in' }).click()
-      // Signing in lands on Home; Members is a section of the navigation.
-      await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
-      await nav(page, 'Members')
-      await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+      await setPasswordAndOpenMembers(page)
       await page.getByRole('row').filter({ hasText: ownerEmail }).waitFor()
       // Accepted without a console error, and without looking up the consumed invitation again.
       assert.deepEqual(failed, [], 'no lookup of the consumed invitation')
@@ -199,13 +197,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
       const page = await newPage()
       await page.goto(linkHere(developerLink))
       await page.getByRole('heading', { name: 'Accept your invitation' }).waitFor()
-      await page.getByLabel('New password').fill(PASSWORD)
-      await page.getByLabel('Repeat the password').fill(PASSWORD)
-      await page.getByRole('button', { name: 'Set password and sign in' }).click()
-      // Signing in lands on Home; Members is a section of the navigation.
-      await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
-      await nav(page, 'Members')
-      await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
+      await setPasswordAndOpenMembers(page)
       await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
       await page.getByRole('cell', { name: startingWith(developerEmail) }).waitFor()
       assert.equal(await page.getByRole('button', { name: 'Create invitation' }).count(), 0)
@@ -430,14 +422,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
   })
 
   test('no page had a CSP violation or loaded anything from elsewhere', () => {
-    assert.equal(watched.length, 8)
-    for (const { page, seen } of watched) {
-      assert.deepEqual(seen.cspViolations, [], page.url())
-      assert.deepEqual(
-        seen.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:')),
-        [],
-        page.url(),
-      )
-    }
+    pages.assertNoCspViolation(8)
+    pages.assertNothingFromElsewhere(origin)
   })
 })

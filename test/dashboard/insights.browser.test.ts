@@ -2,7 +2,7 @@ import assert from 'node:assert/strict'
 import { mkdirSync } from 'node:fs'
 import { text } from 'node:stream/consumers'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { newId } from '../../src/lib/ids.ts'
 import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
@@ -12,7 +12,7 @@ import {
   signedInContext,
   startBrowserApp,
   waitForCount,
-  watchPage,
+  watchedPages,
 } from '../helpers/browser.ts'
 import { memberOf, operatorOf } from '../helpers/dashboard.ts'
 import { createOrder as createOrderView } from '../helpers/operator.ts'
@@ -40,23 +40,17 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
   let browser: Browser
   let origin: string
   let operator: Awaited<ReturnType<typeof operatorOf>>
-  const contexts: BrowserContext[] = []
-  const watched: { page: Page; seen: Awaited<ReturnType<typeof watchPage>> }[] = []
+  const pages = watchedPages()
 
   before(async () => {
     ;({ t, origin, browser } = await startBrowserApp())
     operator = await operatorOf(t)
   })
-  after(() => closeAll(...contexts, browser, t))
+  after(() => closeAll(pages, browser, t))
 
   /** A page in a signed-in profile of its own, watched for CSP violations. */
-  async function pageOf(member: { client: { cookies: Map<string, string> } }): Promise<Page> {
-    const context = await signedInContext(browser, member.client, origin, 60_000)
-    contexts.push(context)
-    const page = await context.newPage()
-    watched.push({ page, seen: await watchPage(page) })
-    return page
-  }
+  const pageOf = async (member: { client: { cookies: Map<string, string> } }) =>
+    pages.open(await signedInContext(browser, member.client, origin, 60_000))
   let consolePage: Page | undefined
   /** The operator's one page. */
   const operatorPage = async () => {
@@ -632,7 +626,6 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
   })
 
   test('no page had a CSP violation', () => {
-    assert.equal(watched.length, 7)
-    for (const { page, seen } of watched) assert.deepEqual(seen.cspViolations, [], page.url())
+    pages.assertNoCspViolation(7)
   })
 })

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
@@ -10,7 +10,7 @@ import {
   signedInContext,
   startBrowserApp,
   waitForCount,
-  watchPage,
+  watchedPages,
 } from '../helpers/browser.ts'
 import { memberOf } from '../helpers/dashboard.ts'
 import { startReceiver } from '../helpers/https-receiver.ts'
@@ -37,13 +37,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
   let browser: Browser
   let origin: string
   let receiver: Awaited<ReturnType<typeof startReceiver>>
-  const contexts: BrowserContext[] = []
-  const watched: {
-    page: Page
-    seen: Awaited<ReturnType<typeof watchPage>>
-    errors: string[]
-    noErrors: boolean
-  }[] = []
+  const pages = watchedPages()
 
   before(async () => {
     ;({ t, origin, browser } = await startBrowserApp({
@@ -52,7 +46,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
     }))
     receiver = await startReceiver()
   })
-  after(() => closeAll(...contexts, browser, t, receiver))
+  after(() => closeAll(pages, browser, t, receiver))
 
   /**
    * The member's page (its own profile, with the clipboard), watched for CSP
@@ -64,14 +58,15 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
   ): Promise<Page> {
     const context = await signedInContext(browser, member.client, origin, 60_000)
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
-    contexts.push(context)
-    const page = await context.newPage()
-    const errors: string[] = []
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text())
-    })
-    watched.push({ page, seen: await watchPage(page), errors, noErrors })
-    return page
+    return pages.open(context, { noConsoleErrors: noErrors })
+  }
+
+  /** A part's organization, a developer and a viewer of it, and the developer's page (see pageOf). */
+  async function partOrganization(name: string, noErrors = false) {
+    const orgId = (await t.createOrganization(name)).id
+    const developer = await memberOf(t, orgId, 'developer')
+    const viewer = await memberOf(t, orgId, 'viewer')
+    return { orgId, developer, viewer, page: await pageOf(developer, noErrors) }
   }
 
   describe('the endpoint page (no worker runs: deliveries stay pending)', () => {
@@ -82,11 +77,8 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
     let page: Page
 
     before(async () => {
-      orgId = (await t.createOrganization('Endpoint Prints')).id
+      ;({ orgId, developer, viewer, page } = await partOrganization('Endpoint Prints', true))
       liveKey = (await t.createKey(orgId, { environment: 'live' })).key
-      developer = await memberOf(t, orgId, 'developer')
-      viewer = await memberOf(t, orgId, 'viewer')
-      page = await pageOf(developer, true)
     })
 
     test('an endpoint page: secret rotated within its card, next tries, a replay counted first, deletion typed', async () => {
@@ -467,17 +459,13 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
    */
   describe('API keys and webhooks', () => {
     let orgId: string
-    let developer: Member
     let viewer: Member
     let page: Page
     let liveKey = ''
 
     before(async () => {
-      orgId = (await t.createOrganization('Hooked Prints')).id
-      developer = await memberOf(t, orgId, 'developer')
-      viewer = await memberOf(t, orgId, 'viewer')
+      ;({ orgId, viewer, page } = await partOrganization('Hooked Prints'))
       await t.startDispatcher({ ca: receiver.ca })
-      page = await pageOf(developer)
     })
 
     test('a developer creates a live key (shown once, with a copy button) and revokes another after confirming', async () => {
@@ -696,11 +684,8 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
     let page: Page
 
     before(async () => {
-      orgId = (await t.createOrganization('Event Data Prints')).id
+      ;({ orgId, developer, viewer, page } = await partOrganization('Event Data Prints'))
       liveKey = (await t.createKey(orgId, { environment: 'live' })).key
-      developer = await memberOf(t, orgId, 'developer')
-      viewer = await memberOf(t, orgId, 'viewer')
-      page = await pageOf(developer)
     })
 
     const received = (eventId: string) =>
@@ -806,15 +791,8 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
   })
 
   test('no page had a CSP violation or loaded anything from elsewhere; the endpoint pages no console error', () => {
-    assert.equal(watched.length, 8)
-    for (const { page, seen, errors, noErrors } of watched) {
-      assert.deepEqual(seen.cspViolations, [], page.url())
-      if (noErrors) assert.deepEqual(errors, [], page.url())
-      assert.deepEqual(
-        seen.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:')),
-        [],
-        page.url(),
-      )
-    }
+    pages.assertNoCspViolation(8)
+    pages.assertNoConsoleErrors()
+    pages.assertNothingFromElsewhere(origin)
   })
 })

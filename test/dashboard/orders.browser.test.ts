@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { orderBody, type TestApp } from '../helpers/app.ts'
 import {
   assertAccessible,
@@ -10,7 +10,7 @@ import {
   startBrowserApp,
   tabStops,
   waitForCount,
-  watchPage,
+  watchedPages,
 } from '../helpers/browser.ts'
 import { memberOf, operatorOf } from '../helpers/dashboard.ts'
 import { loopbackResolver } from '../helpers/https-receiver.ts'
@@ -35,8 +35,7 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
   let t: TestApp
   let browser: Browser
   let origin: string
-  const contexts: BrowserContext[] = []
-  const watched: { page: Page; seen: Awaited<ReturnType<typeof watchPage>> }[] = []
+  const pages = watchedPages()
 
   before(async () => {
     ;({ t, origin, browser } = await startBrowserApp({
@@ -44,16 +43,11 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       webhookAllowPrivateCidrs: ['127.0.0.0/8'],
     }))
   })
-  after(() => closeAll(...contexts, browser, t))
+  after(() => closeAll(pages, browser, t))
 
   /** The member's page (a profile of its own), watched for CSP violations and requests elsewhere. */
-  async function pageOf(member: { client: { cookies: Map<string, string> } }): Promise<Page> {
-    const context = await signedInContext(browser, member.client, origin, 60_000)
-    contexts.push(context)
-    const page = await context.newPage()
-    watched.push({ page, seen: await watchPage(page) })
-    return page
-  }
+  const pageOf = async (member: { client: { cookies: Map<string, string> } }) =>
+    pages.open(await signedInContext(browser, member.client, origin, 60_000))
 
   /**
    * Home and Orders: an order created through /v1 with a live key appears on
@@ -515,13 +509,11 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
         locale: LOCALE,
         timezoneId: ZONE,
       })
-      contexts.push(context)
       context.setDefaultTimeout(60_000)
       await context.addCookies(
         [...owner.client.cookies].map(([name, value]) => ({ name, value, url: origin })),
       )
-      page = await context.newPage()
-      watched.push({ page, seen: await watchPage(page) })
+      page = await pages.open(context)
     })
 
     /** A `<time>`'s visible text, its machine-readable instant and its hover text. */
@@ -611,14 +603,7 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
   })
 
   test('no page had a CSP violation or loaded anything from elsewhere', () => {
-    assert.equal(watched.length, 7)
-    for (const { page, seen } of watched) {
-      assert.deepEqual(seen.cspViolations, [], page.url())
-      assert.deepEqual(
-        seen.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:')),
-        [],
-        page.url(),
-      )
-    }
+    pages.assertNoCspViolation(7)
+    pages.assertNothingFromElsewhere(origin)
   })
 })

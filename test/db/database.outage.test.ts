@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import type { LightMyRequestResponse } from 'fastify'
-import { type Database, openDatabase } from '../../src/db/database.ts'
+import { openDatabase } from '../../src/db/database.ts'
 import {
   createTestApp,
-  createTestDatabase,
   NEEDS_POSTGRESQL,
   orderBody,
   TEST_DATABASE_URL,
   type TestApp,
   type TestDatabase,
 } from '../helpers/app.ts'
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
+import { startAppBehindProxy } from '../helpers/app-behind-proxy.ts'
+import type { TcpProxy } from '../helpers/tcp-proxy.ts'
 import { waitUntil } from '../helpers/wait.ts'
 
 // The service reaches PostgreSQL through a proxy that stalls, resets and refuses.
@@ -35,29 +35,15 @@ function assertUnavailable({ res, ms }: { res: LightMyRequestResponse; ms: numbe
 describe('PostgreSQL unreachable, stalled or reset', { skip: !TEST_DATABASE_URL && NEEDS_POSTGRESQL }, () => {
   let testDb: TestDatabase
   let proxy: TcpProxy
-  let db: Database
   let t: TestApp
   let key: string
+  let close: () => Promise<void>
 
   before(async () => {
-    testDb = await createTestDatabase()
-    proxy = await startTcpProxy(TEST_DATABASE_URL!)
-    db = (
-      await openDatabase({
-        url: proxy.url(testDb.url!),
-        poolSize: 4,
-        timeouts: TIMEOUTS,
-      })
-    ).db
-    t = await createTestApp({ testDb, db })
+    ;({ testDb, proxy, t, close } = await startAppBehindProxy(TIMEOUTS))
     key = (await t.tenant()).liveKey
   })
-  after(async () => {
-    await proxy.close()
-    await t.close()
-    await db.destroy()
-    await testDb.close()
-  })
+  after(() => close())
 
   const post = () => timed(t.api(key, 'POST', '/v1/orders', orderBody()))
   const list = () => timed(t.api(key, 'GET', '/v1/orders'))

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict'
-import { after, before, describe, test } from 'node:test'
+import { describe, test } from 'node:test'
 import { sql } from 'kysely'
 import { foldOrderChanges } from '../../src/modules/orders/changes/changes.repo.ts'
 import {
@@ -7,15 +7,62 @@ import {
   webhookDailyOutcomes,
 } from '../../src/modules/webhooks/deliveries/daily-outcomes.repo.ts'
 import { eventData, recordEvent } from '../../src/modules/webhooks/outbox/outbox.service.ts'
-import { createTestDatabase, type TestDatabase } from '../helpers/app.ts'
+import { type TestDatabase, useTestDatabase } from '../helpers/app.ts'
 import { migrate, seedOrgWithEndpoint } from '../helpers/migrate.ts'
 
+type Db = TestDatabase['db']
+
+/** The organization Acme, as every schema writes it. */
+function insertOrganization(db: Db, org: string) {
+  return sql`insert into organizations (id, name, created_at) values (${org}, 'Acme', now())`.execute(db)
+}
+
+/**
+ * An API order of customer Jo as the schemas since order content bytes write
+ * it: ordered, created and updated at `at` (now by default), its external id
+ * its id unless given.
+ */
+function insertOrder(
+  db: Db,
+  order: { id: string; org: string; environment: string; status: string; at?: string; external?: string },
+) {
+  const at = order.at ?? sql`now()`
+  return sql`
+    insert into orders (id, organization_id, environment, source, external_order_id, status, customer_name,
+      ordered_at, created_at, updated_at, content_hash, content_bytes)
+    values (${order.id}, ${order.org}, ${order.environment}, 'api', ${order.external ?? order.id}, ${order.status},
+      'Jo', ${at}, ${at}, ${at}, 'h', 0)`.execute(db)
+}
+
+/** An order's item without personalization or files, linked to `product` when given. */
+function insertItem(
+  db: Db,
+  item: {
+    order: string
+    org: string
+    position: number
+    sku: string | null
+    name: string
+    quantity: number
+    product?: string | null
+  },
+) {
+  return sql`
+    insert into order_items (id, order_id, organization_id, position, sku, name, quantity, product_id,
+      personalization, files)
+    values (gen_random_uuid(), ${item.order}, ${item.org}, ${item.position}, ${item.sku}, ${item.name},
+      ${item.quantity}, ${item.product ?? null}, '{}', '[]')`.execute(db)
+}
+
+/** How many of these tables the schema has. */
+async function tableCount(db: Db, names: string[]): Promise<number> {
+  const { rows } = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables
+    where table_name = any(${names}) and table_schema = current_schema()`.execute(db)
+  return rows[0]!.n
+}
+
 describe('delivery queue', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   test('upgrading with deliveries pending: their attempts move to the queue and their events get the body they send', async () => {
     const { db } = t
@@ -102,18 +149,14 @@ describe('delivery queue', () => {
 })
 
 describe('API key usage', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   test('upgrading: existing keys were made by the operator and were never seen used; new keys name their maker', async () => {
     const { db } = t
     await migrate(db, '2026-11-26-0016-dashboard-accounts')
     const org = '0193a000-0000-7000-8000-000000000002'
     const key = '0193a000-0000-7000-8000-0000000000c1'
-    await sql`insert into organizations (id, name, created_at) values (${org}, 'Acme', now())`.execute(db)
+    await insertOrganization(db, org)
     await sql`
     insert into api_keys (id, organization_id, environment, scopes, key_prefix, key_hash, created_at)
     values (${key}, ${org}, 'live', '{orders:read}', 'svc_live_AbCd1234', 'hash', now())`.execute(db)
@@ -140,11 +183,7 @@ describe('API key usage', () => {
 })
 
 describe('event sequences', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   test('upgrading: endpoints receive every type, order events get their sequence, counters continue', async () => {
     const { db } = t
@@ -155,10 +194,7 @@ describe('event sequences', () => {
     // Ids out of time order: the numbering follows created_at.
     const [first, second, ping] = ['a3', 'a2', 'a1'].map((n) => `0193a000-0000-7000-8000-0000000000${n}`)
     await seedOrgWithEndpoint(db, org, endpoint)
-    await sql`
-    insert into orders (id, organization_id, environment, source, external_order_id, status, customer_name,
-      ordered_at, created_at, updated_at, content_hash, content_bytes)
-    values (${order}, ${org}, 'live', 'api', 'A-1', 'pending', 'Jo', now(), now(), now(), 'h', 0)`.execute(db)
+    await insertOrder(db, { id: order, org, environment: 'live', status: 'pending', external: 'A-1' })
     const received = `{"order_id":"${order}","external_order_id":"A-1"}`
     // The second event's body as migration 0006 built bodies (PostgreSQL's JSON spacing).
     await sql`
@@ -222,18 +258,14 @@ describe('event sequences', () => {
 })
 
 describe('monthly usage', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   test('upgrading: the live orders stored before are counted per month and product, once; test orders are not', async () => {
     const { db } = t
     await migrate(db, '2026-11-28-0025-webhook-circuit-breaker')
     const org = '0193a000-0000-7000-8000-000000000001'
     const product = '0193a000-0000-7000-8000-0000000000f1'
-    await sql`insert into organizations (id, name, created_at) values (${org}, 'Acme', now())`.execute(db)
+    await insertOrganization(db, org)
     await sql`insert into products (id, organization_id, sku, name, created_at)
     values (${product}, ${org}, 'MUG', 'Mug', now())`.execute(db)
     const orders = [
@@ -275,18 +307,10 @@ describe('monthly usage', () => {
       ],
     ] as const
     for (const [id, environment, status, created, items, waiting] of orders) {
-      await sql`
-      insert into orders (id, organization_id, environment, source, external_order_id, status, customer_name,
-        ordered_at, created_at, updated_at, content_hash, content_bytes)
-      values (${id}, ${org}, ${environment}, 'api', ${id}, ${status}, 'Jo', ${created}, ${created}, ${created}, 'h', 0)`.execute(
-        db,
-      )
+      await insertOrder(db, { id, org, environment, status, at: created })
       for (const [position, [sku, quantity]] of items.entries()) {
-        await sql`
-        insert into order_items (id, order_id, organization_id, position, sku, name, quantity, product_id,
-          personalization, files)
-        values (gen_random_uuid(), ${id}, ${org}, ${position}, ${sku}, 'Thing', ${quantity},
-          ${sku === 'MUG' ? product : null}, '{}', '[]')`.execute(db)
+        const linked = sku === 'MUG' ? product : null
+        await insertItem(db, { order: id, org, position, sku, name: 'Thing', quantity, product: linked })
       }
       if (waiting) {
         await sql`insert into order_changes (order_id, organization_id, live, created, day, status, orders, items, quantity, at)
@@ -325,28 +349,20 @@ describe('monthly usage', () => {
     ])
 
     await migrate(db, '2026-11-28-0025-webhook-circuit-breaker')
-    const gone = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables
-    where table_name in ('monthly_usage', 'monthly_product_usage') and table_schema = current_schema()`.execute(
-      db,
-    )
-    assert.equal(gone.rows[0]!.n, 0)
+    assert.equal(await tableCount(db, ['monthly_usage', 'monthly_product_usage']), 0)
     await migrate(db, 'latest')
   })
 })
 
 describe('operator accounts', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   test('upgrading: the operator token’s earlier entries join the platform-wide log, members’ do not', async () => {
     const { db } = t
     await migrate(db, '2026-11-26-0016-dashboard-accounts')
     const org = '0193a000-0000-7000-8000-000000000001'
     const account = '0193a000-0000-7000-8000-0000000000a1'
-    await sql`insert into organizations (id, name, created_at) values (${org}, 'Acme', now())`.execute(db)
+    await insertOrganization(db, org)
     const entry = (id: string, actorAccount: string | null, actor: string, action: string) => sql`
     insert into audit_log (id, organization_id, actor_account_id, actor, action, subject, details, address, created_at)
     values (${id}, ${org}, ${actorAccount}, ${actor}, ${action}, 'x@example.com', '{}', null, now())`
@@ -377,18 +393,14 @@ describe('operator accounts', () => {
 })
 
 describe('order content bytes', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   test('upgrading: existing orders get the size of their items, so large ones page by the byte budget', async () => {
     const { db } = t
     await migrate(db, '2026-11-25-0007-delivery-queue')
     const org = '0193a000-0000-7000-8000-000000000001'
     const [large, empty] = ['0193a000-0000-7000-8000-0000000000b1', '0193a000-0000-7000-8000-0000000000b2']
-    await sql`insert into organizations (id, name, created_at) values (${org}, 'Acme', now())`.execute(db)
+    await insertOrganization(db, org)
     for (const id of [large, empty]) {
       await sql`
       insert into orders (id, organization_id, environment, source, external_order_id, status, customer_name,
@@ -418,17 +430,13 @@ describe('order content bytes', () => {
 })
 
 describe('order daily stats', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   test('upgrading: existing live orders are counted per UTC day and status, test orders are not', async () => {
     const { db } = t
     await migrate(db, '2026-11-26-0016-dashboard-accounts')
     const org = '0193a000-0000-7000-8000-000000000001'
-    await sql`insert into organizations (id, name, created_at) values (${org}, 'Acme', now())`.execute(db)
+    await insertOrganization(db, org)
     const orders = [
       ['0193a000-0000-7000-8000-0000000000b1', 'live', 'pending', '2026-11-20T23:59:59Z', [2, 1]],
       ['0193a000-0000-7000-8000-0000000000b2', 'live', 'pending', '2026-11-20T00:00:00Z', [5]],
@@ -436,18 +444,9 @@ describe('order daily stats', () => {
       ['0193a000-0000-7000-8000-0000000000b4', 'test', 'pending', '2026-11-20T10:00:00Z', [7]],
     ] as const
     for (const [id, environment, status, created, quantities] of orders) {
-      await sql`
-      insert into orders (id, organization_id, environment, source, external_order_id, status, customer_name,
-        ordered_at, created_at, updated_at, content_hash, content_bytes)
-      values (${id}, ${org}, ${environment}, 'api', ${id}, ${status}, 'Jo', ${created}, ${created}, ${created}, 'h', 0)`.execute(
-        db,
-      )
+      await insertOrder(db, { id, org, environment, status, at: created })
       for (const [position, quantity] of quantities.entries()) {
-        await sql`
-        insert into order_items (id, order_id, organization_id, position, sku, name, quantity, personalization, files)
-        values (gen_random_uuid(), ${id}, ${org}, ${position}, 'SKU', 'Mug', ${quantity}, '{}', '[]')`.execute(
-          db,
-        )
+        await insertItem(db, { order: id, org, position, sku: 'SKU', name: 'Mug', quantity })
       }
     }
 
@@ -466,11 +465,7 @@ describe('order daily stats', () => {
 })
 
 describe('order graph keys', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   const ORDER_GRAPH = [
     'orders',
@@ -512,11 +507,7 @@ describe('order graph keys', () => {
 })
 
 describe('order history index', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   test('0026 indexes the audit log by subject for order changes and cancels only, and comes down again', async () => {
     const { db } = t
@@ -538,11 +529,7 @@ describe('order history index', () => {
 })
 
 describe('production board index', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   const boardIndex = async () =>
     (
@@ -565,18 +552,14 @@ describe('production board index', () => {
 })
 
 describe('unmatched skus', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   test('upgrading: the unlinked items of existing orders are counted per sku; linked items and items without a sku are not', async () => {
     const { db } = t
     await migrate(db, '2026-11-26-0021-production-board')
     const org = '0193a000-0000-7000-8000-000000000001'
     const product = '0193a000-0000-7000-8000-0000000000f1'
-    await sql`insert into organizations (id, name, created_at) values (${org}, 'Acme', now())`.execute(db)
+    await insertOrganization(db, org)
     await sql`insert into products (id, organization_id, sku, name, created_at)
     values (${product}, ${org}, 'MUG', 'Mug', now())`.execute(db)
     const orders = [
@@ -585,18 +568,10 @@ describe('unmatched skus', () => {
       ['0193a000-0000-7000-8000-0000000000b3', 'live', '2026-11-19T10:00:00Z', ['POSTER']],
     ] as const
     for (const [id, environment, created, skus] of orders) {
-      await sql`
-      insert into orders (id, organization_id, environment, source, external_order_id, status, customer_name,
-        ordered_at, created_at, updated_at, content_hash, content_bytes)
-      values (${id}, ${org}, ${environment}, 'api', ${id}, 'pending', 'Jo', ${created}, ${created}, ${created}, 'h', 0)`.execute(
-        db,
-      )
+      await insertOrder(db, { id, org, environment, status: 'pending', at: created })
       for (const [position, sku] of skus.entries()) {
-        await sql`
-        insert into order_items (id, order_id, organization_id, position, sku, name, quantity, product_id,
-          personalization, files)
-        values (gen_random_uuid(), ${id}, ${org}, ${position}, ${sku}, 'Thing', 1,
-          ${sku === 'MUG' ? product : null}, '{}', '[]')`.execute(db)
+        const linked = sku === 'MUG' ? product : null
+        await insertItem(db, { order: id, org, position, sku, name: 'Thing', quantity: 1, product: linked })
       }
     }
 
@@ -612,19 +587,13 @@ describe('unmatched skus', () => {
       ],
     )
     await migrate(db, '2026-11-26-0021-production-board')
-    const gone = await sql<{ n: number }>`select count(*)::int as n from information_schema.tables
-    where table_name = 'unmatched_skus' and table_schema = current_schema()`.execute(db)
-    assert.equal(gone.rows[0]!.n, 0)
+    assert.equal(await tableCount(db, ['unmatched_skus']), 0)
     await migrate(db, 'latest')
   })
 })
 
 describe('webhook daily outcomes', () => {
-  let t: TestDatabase
-  before(async () => {
-    t = await createTestDatabase()
-  })
-  after(() => t.close())
+  const t = useTestDatabase()
 
   test('upgrading: deliveries settled before are counted on the day of their last attempt; pending ones are not', async () => {
     const { db } = t

@@ -91,6 +91,24 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   }
 }
 
+/**
+ * One test database for a describe's (or a file's) tests, usable as `testDb`
+ * from the top: created before the first test, closed after the last.
+ */
+export function useTestDatabase(options: Parameters<typeof createTestDatabase>[0] = {}): TestDatabase {
+  let testDb: TestDatabase | undefined
+  before(async () => {
+    testDb = await createTestDatabase(options)
+  })
+  after(() => testDb?.close())
+  return new Proxy({} as TestDatabase, {
+    get(_, key) {
+      if (!testDb) throw new Error('the test database is made in before()')
+      return Reflect.get(testDb, key)
+    },
+  })
+}
+
 /** A clock tests can move. */
 export function manualClock(start = new Date('2026-11-22T10:00:00.000Z')) {
   let now = start.getTime()

@@ -102,6 +102,61 @@ export async function watchPage(page: Page): Promise<{ requests: string[]; cspVi
   return { requests, cspViolations }
 }
 
+/**
+ * The pages a browser file opens, each in a browser profile of its own and
+ * watched (watchPage), for the file's last test to check. close() closes the
+ * profiles (closeAll takes it).
+ */
+export function watchedPages() {
+  const contexts: BrowserContext[] = []
+  const watched: { page: Page; seen: Awaited<ReturnType<typeof watchPage>>; consoleErrors?: string[] }[] = []
+  return {
+    /**
+     * A new page of the profile, watched; with `noConsoleErrors`, the errors
+     * its console logs are kept for assertNoConsoleErrors. The profile is
+     * closed with the others.
+     */
+    async open(context: BrowserContext, options: { noConsoleErrors?: boolean } = {}): Promise<Page> {
+      contexts.push(context)
+      const page = await context.newPage()
+      let consoleErrors: string[] | undefined
+      if (options.noConsoleErrors) {
+        const errors: string[] = []
+        page.on('console', (m) => {
+          if (m.type() === 'error') errors.push(m.text())
+        })
+        consoleErrors = errors
+      }
+      watched.push({ page, seen: await watchPage(page), consoleErrors })
+      return page
+    },
+    /** `count` pages were opened, and none had a CSP violation. */
+    assertNoCspViolation(count: number) {
+      assert.equal(watched.length, count)
+      for (const { page, seen } of watched) assert.deepEqual(seen.cspViolations, [], page.url())
+    },
+    /** The pages opened with `noConsoleErrors` logged no console error. */
+    assertNoConsoleErrors() {
+      for (const { page, consoleErrors } of watched) {
+        if (consoleErrors) assert.deepEqual(consoleErrors, [], page.url())
+      }
+    },
+    /** No page requested anything but from `origin` and data: URLs. */
+    assertNothingFromElsewhere(origin: string) {
+      for (const { page, seen } of watched) {
+        assert.deepEqual(
+          seen.requests.filter((url) => !url.startsWith(`${origin}/`) && !url.startsWith('data:')),
+          [],
+          page.url(),
+        )
+      }
+    },
+    async close() {
+      for (const context of contexts) await context.close()
+    },
+  }
+}
+
 /** No serious or critical axe violation on the page as it stands. */
 export async function assertAccessible(page: Page, name: string) {
   // Judged at rest: transitions still running (a dialog fading in) blend colors that no one reads.

@@ -17,21 +17,22 @@ import {
   type TestApp,
   type TestDatabase,
 } from '../helpers/app.ts'
+import { startAppBehindProxy } from '../helpers/app-behind-proxy.ts'
 import { loopbackResolver } from '../helpers/https-receiver.ts'
-import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.ts'
+import type { TcpProxy } from '../helpers/tcp-proxy.ts'
+
+/** `name{labels} value` lines of a Prometheus text exposition. */
+function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue
+    const at = line.lastIndexOf(' ')
+    out.set(line.slice(0, at), Number(line.slice(at + 1)))
+  }
+  return out
+}
 
 describe('after real traffic', () => {
-  /** `name{labels} value` lines of a Prometheus text exposition. */
-  function samples(text: string): Map<string, number> {
-    const out = new Map<string, number>()
-    for (const line of text.split('\n')) {
-      if (!line || line.startsWith('#')) continue
-      const at = line.lastIndexOf(' ')
-      out.set(line.slice(0, at), Number(line.slice(at + 1)))
-    }
-    return out
-  }
-
   const LIMIT = 10
 
   describe('GET /metrics after real traffic', () => {
@@ -192,16 +193,6 @@ describe('database outage', () => {
   /** A scrape answers within this, whatever the database does. */
   const SCRAPE_WITHIN_MS = 500
 
-  function samples(text: string): Map<string, number> {
-    const out = new Map<string, number>()
-    for (const line of text.split('\n')) {
-      if (!line || line.startsWith('#')) continue
-      const at = line.lastIndexOf(' ')
-      out.set(line.slice(0, at), Number(line.slice(at + 1)))
-    }
-    return out
-  }
-
   /** GET /metrics, timed; a scrape that has not answered after 3 s fails instead of hanging the suite. */
   async function scrape(t: TestApp) {
     const started = performance.now()
@@ -285,29 +276,17 @@ describe('database outage', () => {
   describe('GET /metrics while PostgreSQL is stalled', {
     skip: !TEST_DATABASE_URL && NEEDS_POSTGRESQL,
   }, () => {
-    let testDb: TestDatabase
     let proxy: TcpProxy
-    let db: Database
     let t: TestApp
+    let close: () => Promise<void>
 
     before(async () => {
-      testDb = await createTestDatabase()
-      proxy = await startTcpProxy(TEST_DATABASE_URL!)
-      db = (
-        await openDatabase({
-          url: proxy.url(testDb.url!),
-          poolSize: 4,
-          timeouts: { connectMs: 1000, statementMs: 1000 },
-        })
-      ).db
-      t = await createTestApp({ testDb, db, metrics: createMetrics() })
+      ;({ proxy, t, close } = await startAppBehindProxy(
+        { connectMs: 1000, statementMs: 1000 },
+        { metrics: createMetrics() },
+      ))
     })
-    after(async () => {
-      await proxy.close()
-      await t.close()
-      await db.destroy()
-      await testDb.close()
-    })
+    after(() => close())
 
     test('every scrape answers within 500 ms, the figures growing stale; fresh again once it answers', async () => {
       const before = await scrape(t)

@@ -8,6 +8,32 @@ import { assertError } from '../../helpers/errors.ts'
 import { createOrder, HOSTILE_SVG, PDF, png, uploadFile } from '../../helpers/order-files.ts'
 import { type AdminOrder, expectedEvent, useProductionEvents } from '../../helpers/production-events.ts'
 
+type Production = ReturnType<typeof useProductionEvents>
+
+/** A live order made through /v1, the operator's view of it and its production order. */
+async function liveOrder(f: Production, body = orderBody()) {
+  const created = await f.createLiveOrder(body)
+  const ao = await f.adminOrder(created.id)
+  return { created, ao, po: ao.production_order! }
+}
+
+/**
+ * A change at a moment of its own (the clock moves on first), then the order's
+ * state in the operator's and the public view, updated at that moment.
+ * Returns the moment.
+ */
+async function changedAt(
+  f: Production,
+  orderId: string,
+  change: () => Promise<unknown>,
+  expected: { status: string; productionStatus: string; items: string[] },
+): Promise<string> {
+  const at = f.tick()
+  await change()
+  await f.assertOrderState(orderId, { ...expected, updated_at: at })
+  return at
+}
+
 /**
  * The production side (POST /admin/v1/production-orders/...) as receivers and
  * pollers see it. Each part has its own app, worker and receiver
@@ -19,10 +45,8 @@ describe('production changes emit the reference events', () => {
 
   test('a live API order: every event type with the reference envelope and data; order and items follow', async () => {
     const body = orderBody()
-    const created = await f.createLiveOrder(body)
-    const ao = await f.adminOrder(created.id)
+    const { created, ao, po } = await liveOrder(f, body)
     assert.equal(ao.source, 'api')
-    const po = ao.production_order!
     assert.equal(po.status, 'pending')
     assert.equal(po.produced_by_partner, false)
     const [item0, item1] = ao.items
@@ -34,61 +58,43 @@ describe('production changes emit the reference events', () => {
       production_status: status,
     })
 
-    let at = f.tick()
-    await f.setStatus(po.id, 'in_progress')
-    await f.assertOrderState(created.id, {
+    let at = await changedAt(f, created.id, () => f.setStatus(po.id, 'in_progress'), {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['in_progress', 'in_progress'],
-      updated_at: at,
     })
 
-    at = f.tick()
-    await f.completeJob(item0!.production_job!.id)
-    await f.assertOrderState(created.id, {
+    at = await changedAt(f, created.id, () => f.completeJob(item0!.production_job!.id), {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['completed', 'in_progress'],
-      updated_at: at,
     })
 
-    at = f.tick()
-    await f.setStatus(po.id, 'failed')
     // The job already completed keeps 'completed'.
-    await f.assertOrderState(created.id, {
+    at = await changedAt(f, created.id, () => f.setStatus(po.id, 'failed'), {
       status: 'failed',
       productionStatus: 'failed',
       items: ['completed', 'failed'],
-      updated_at: at,
     })
 
-    at = f.tick()
-    await f.setStatus(po.id, 'in_progress')
-    await f.assertOrderState(created.id, {
+    at = await changedAt(f, created.id, () => f.setStatus(po.id, 'in_progress'), {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['completed', 'in_progress'],
-      updated_at: at,
     })
 
     at = f.tick()
     await f.completeJob(item1!.production_job!.id)
-    at = f.tick()
-    await f.setStatus(po.id, 'completed')
-    await f.assertOrderState(created.id, {
+    at = await changedAt(f, created.id, () => f.setStatus(po.id, 'completed'), {
       status: 'completed',
       productionStatus: 'completed',
       items: ['completed', 'completed'],
-      updated_at: at,
     })
 
-    at = f.tick()
-    await f.setStatus(po.id, 'cancelled')
-    await f.assertOrderState(created.id, {
+    at = await changedAt(f, created.id, () => f.setStatus(po.id, 'cancelled'), {
       status: 'cancelled',
       productionStatus: 'cancelled',
       items: ['completed', 'completed'],
-      updated_at: at,
     })
 
     const envelopes = await f.assertDelivered(created.id, [
@@ -126,10 +132,7 @@ describe('production changes emit the reference events', () => {
   })
 
   test('whole-order cancel: order.cancelled without production_status; unfinished items cancelled', async () => {
-    const body = orderBody()
-    const created = await f.createLiveOrder(body)
-    const ao = await f.adminOrder(created.id)
-    const po = ao.production_order!
+    const { created, ao, po } = await liveOrder(f)
     f.tick()
     await f.setStatus(po.id, 'in_progress')
     f.tick()
@@ -161,10 +164,7 @@ describe('production changes that change nothing emit nothing', () => {
   const f = useProductionEvents()
 
   test('a status the production order already has: no event, no updated_at change', async () => {
-    const body = orderBody()
-    const created = await f.createLiveOrder(body)
-    const ao = await f.adminOrder(created.id)
-    const po = ao.production_order!
+    const { created, ao, po } = await liveOrder(f)
     const storedPo = () =>
       f.t.db.selectFrom('production_orders').selectAll().where('id', '=', po.id).executeTakeFirstOrThrow()
 
@@ -246,9 +246,7 @@ describe('partner, test and shop orders: their production events', () => {
 
   test('partner orders: produced_by_partner true on order-level events, no order_item.completed, updated_at still moves', async () => {
     const body = orderBody()
-    const created = await f.createLiveOrder(body)
-    const ao = await f.adminOrder(created.id)
-    const po = ao.production_order!
+    const { created, ao, po } = await liveOrder(f, body)
     f.tick()
     const res = await f.t.admin('POST', `/admin/v1/production-orders/${po.id}/partner`, {
       produced_by_partner: true,
@@ -262,13 +260,10 @@ describe('partner, test and shop orders: their production events', () => {
     await f.setStatus(po.id, 'in_progress')
 
     // A job of a partner order completes: no event, but the order changed.
-    const jobAt = f.tick()
-    await f.completeJob(ao.items[0]!.production_job!.id)
-    await f.assertOrderState(created.id, {
+    const jobAt = await changedAt(f, created.id, () => f.completeJob(ao.items[0]!.production_job!.id), {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['completed', 'in_progress'],
-      updated_at: jobAt,
     })
     // A poller asking for changes since that moment sees the order with the completed item.
     const poll = await f.t.api(
@@ -311,8 +306,7 @@ describe('partner, test and shop orders: their production events', () => {
     ])
 
     // A whole-order cancel of a partner order: flag, no production_status.
-    const other = await f.createLiveOrder()
-    const otherPo = (await f.adminOrder(other.id)).production_order!
+    const { created: other, po: otherPo } = await liveOrder(f)
     const flagged = await f.t.admin('POST', `/admin/v1/production-orders/${otherPo.id}/partner`, {
       produced_by_partner: true,
     })
@@ -398,25 +392,19 @@ describe('partner, test and shop orders: their production events', () => {
     const po = shop.production_order!
     assert.equal(po.status, 'pending')
 
-    let at = f.tick()
-    await f.setStatus(po.id, 'in_progress')
-    await f.assertOrderState(shop.id, {
+    let at = await changedAt(f, shop.id, () => f.setStatus(po.id, 'in_progress'), {
       status: 'in_production',
       productionStatus: 'in_progress',
       items: ['in_progress', 'in_progress'],
-      updated_at: at,
     })
     at = f.tick()
     await f.completeJob(shop.items[0]!.production_job!.id)
     f.tick()
     await f.setStatus(po.id, 'failed')
-    at = f.tick()
-    await f.setStatus(po.id, 'completed')
-    await f.assertOrderState(shop.id, {
+    at = await changedAt(f, shop.id, () => f.setStatus(po.id, 'completed'), {
       status: 'completed',
       productionStatus: 'completed',
       items: ['completed', 'completed'],
-      updated_at: at,
     })
 
     const second = await f.t.admin(
@@ -450,9 +438,7 @@ describe('production changes and their events commit together', () => {
   const f = useProductionEvents()
 
   test('the change and its event commit together: a failing event write leaves the order unchanged', async () => {
-    const created = await f.createLiveOrder()
-    const ao = await f.adminOrder(created.id)
-    const po = ao.production_order!
+    const { created, po } = await liveOrder(f)
     // Make the fan-out of one event type fail inside the transaction.
     await sql`
       create function refuse_failed_delivery() returns trigger language plpgsql as $$
@@ -485,13 +471,10 @@ describe('production changes and their events commit together', () => {
       ['order.received'],
     )
 
-    const at = f.tick()
-    await f.setStatus(po.id, 'failed')
-    await f.assertOrderState(created.id, {
+    await changedAt(f, created.id, () => f.setStatus(po.id, 'failed'), {
       status: 'failed',
       productionStatus: 'failed',
       items: ['failed', 'failed'],
-      updated_at: at,
     })
     await f.assertDelivered(created.id, [
       {
@@ -551,9 +534,13 @@ describe('the status change with expected_status', () => {
   const status = (id: string, body: Record<string, unknown>) =>
     f.t.admin('POST', `/admin/v1/production-orders/${id}/status`, body)
 
+  async function livePendingOrder() {
+    const { created: order, po } = await liveOrder(f)
+    return { order, po: po.id }
+  }
+
   async function liveOrderInProgress() {
-    const order = await f.createLiveOrder()
-    const po = (await f.adminOrder(order.id)).production_order!.id
+    const { order, po } = await livePendingOrder()
     f.tick()
     await f.setStatus(po, 'in_progress')
     return { order, po }
@@ -673,13 +660,7 @@ describe('the status change with expected_status', () => {
     const pairs: { order: OrderRef; po: string; seen: string; from: 'pending' | 'in_progress' }[] = []
     for (let n = 0; n < 24; n++) {
       const from = n % 2 === 0 ? 'pending' : 'in_progress'
-      const { order, po } =
-        from === 'pending'
-          ? await (async () => {
-              const o = await f.createLiveOrder()
-              return { order: o, po: (await f.adminOrder(o.id)).production_order!.id }
-            })()
-          : await liveOrderInProgress()
+      const { order, po } = from === 'pending' ? await livePendingOrder() : await liveOrderInProgress()
       pairs.push({ order, po, seen: (await f.adminOrder(order.id)).updated_at, from })
     }
     // Both sides act later than what they saw, at about the same moment; one

@@ -25,6 +25,28 @@ import {
   UNKNOWN_ID,
 } from '../../../helpers/webhook-endpoints.ts'
 
+/**
+ * An organization's live and test endpoints beside another organization's,
+ * and the (key, id) pairs that must answer 404: an unknown id, one that is no
+ * id, the other organization's endpoint, and each own endpoint asked for with
+ * the key of the other environment.
+ */
+async function ownAndForeignEndpoints(t: TestApp, names: { own?: string; other?: string } = {}) {
+  const org = await t.tenant(names.own)
+  const other = await t.tenant(names.other)
+  const mine = await createEndpoint(t, org.liveKey, 'https://webhook.test/mine')
+  const theirs = await createEndpoint(t, other.liveKey, 'https://webhook.test/theirs')
+  const myTest = await createEndpoint(t, org.testKey, 'https://webhook.test/mine-test')
+  const notFound = [
+    [org.liveKey, UNKNOWN_ID],
+    [org.liveKey, 'not-a-uuid'],
+    [org.liveKey, theirs.endpoint.id],
+    [org.liveKey, myTest.endpoint.id],
+    [org.testKey, mine.endpoint.id],
+  ] as const
+  return { org, other, mine, theirs, myTest, notFound }
+}
+
 describe('create', () => {
   describe('POST /v1/webhook-endpoints', () => {
     let t: TestApp
@@ -438,19 +460,11 @@ describe('list and delete', () => {
     })
 
     test('DELETE: 200 {id, is_active:false}, the same again; unknown, foreign and other-environment ids 404', async () => {
-      const org = await t.tenant('Deleter')
-      const other = await t.tenant('Someone else')
-      const mine = await createEndpoint(t, org.liveKey, 'https://webhook.test/mine')
-      const theirs = await createEndpoint(t, other.liveKey, 'https://webhook.test/theirs')
-      const myTest = await createEndpoint(t, org.testKey, 'https://webhook.test/mine-test')
-
-      for (const [key, id] of [
-        [org.liveKey, UNKNOWN_ID],
-        [org.liveKey, 'not-a-uuid'],
-        [org.liveKey, theirs.endpoint.id],
-        [org.liveKey, myTest.endpoint.id],
-        [org.testKey, mine.endpoint.id],
-      ] as const) {
+      const { org, mine, theirs, myTest, notFound } = await ownAndForeignEndpoints(t, {
+        own: 'Deleter',
+        other: 'Someone else',
+      })
+      for (const [key, id] of notFound) {
         assertError(await t.api(key, 'DELETE', `/v1/webhook-endpoints/${id}`), 404, 'not_found')
       }
       assert.deepEqual(
@@ -486,16 +500,11 @@ describe('list and delete', () => {
     })
 
     test('POST /:id/test: 202 {queued:true}; 404 for unknown, foreign and other-environment ids', async () => {
-      const org = await t.tenant('Pinger')
-      const other = await t.tenant('Not me')
-      const mine = await createEndpoint(t, org.liveKey, 'https://webhook.test/ping')
-      const theirs = await createEndpoint(t, other.liveKey, 'https://webhook.test/theirs')
-      for (const [key, id] of [
-        [org.liveKey, UNKNOWN_ID],
-        [org.liveKey, 'nope'],
-        [org.liveKey, theirs.endpoint.id],
-        [org.testKey, mine.endpoint.id],
-      ] as const) {
+      const { org, other, mine, notFound } = await ownAndForeignEndpoints(t, {
+        own: 'Pinger',
+        other: 'Not me',
+      })
+      for (const [key, id] of notFound) {
         assertError(await t.api(key, 'POST', `/v1/webhook-endpoints/${id}/test`), 404, 'not_found')
       }
       const res = await t.api(org.liveKey, 'POST', `/v1/webhook-endpoints/${mine.endpoint.id}/test`)
@@ -831,19 +840,9 @@ describe('enabled_events', () => {
     })
 
     test('unknown, foreign and other-environment ids 404; a deleted endpoint 422; the scope first', async () => {
-      const org = await t.tenant()
-      const other = await t.tenant()
-      const mine = await createEndpoint(t, org.liveKey, 'https://webhook.test/mine')
-      const theirs = await createEndpoint(t, other.liveKey, 'https://webhook.test/theirs')
-      const myTest = await createEndpoint(t, org.testKey, 'https://webhook.test/mine-test')
+      const { org, other, mine, theirs, notFound } = await ownAndForeignEndpoints(t)
       const body = { description: 'taken over' }
-      for (const [key, id] of [
-        [org.liveKey, UNKNOWN_ID],
-        [org.liveKey, 'not-a-uuid'],
-        [org.liveKey, theirs.endpoint.id],
-        [org.liveKey, myTest.endpoint.id],
-        [org.testKey, mine.endpoint.id],
-      ] as const) {
+      for (const [key, id] of notFound) {
         assertError(await patch(key, id, body), 404, 'not_found')
       }
       // A 404 even when the body is also wrong: the endpoint is looked up first.
@@ -1176,11 +1175,10 @@ describe('rotate-secret', () => {
     })
 
     test('unknown, foreign and other-environment ids: 404; a disabled endpoint: 422; nothing changes', async () => {
-      const org = await t.tenant('Own endpoints')
-      const other = await t.tenant('Other endpoints')
-      const mine = await createEndpoint(t, org.liveKey, 'https://webhook.test/mine')
-      const mineTest = await createEndpoint(t, org.testKey, 'https://webhook.test/mine-test')
-      const theirs = await createEndpoint(t, other.liveKey, 'https://webhook.test/theirs')
+      const { org, other, mine, theirs, notFound } = await ownAndForeignEndpoints(t, {
+        own: 'Own endpoints',
+        other: 'Other endpoints',
+      })
       const gone = await createEndpoint(t, org.liveKey, 'https://webhook.test/gone')
       assert.equal(
         (await t.api(org.liveKey, 'DELETE', `/v1/webhook-endpoints/${gone.endpoint.id}`)).statusCode,
@@ -1188,13 +1186,7 @@ describe('rotate-secret', () => {
       )
       const before = [...(await endpointRows(t, org.orgId)), ...(await endpointRows(t, other.orgId))]
 
-      for (const [key, id] of [
-        [org.liveKey, UNKNOWN_ID],
-        [org.liveKey, 'not-a-uuid'],
-        [org.liveKey, theirs.endpoint.id],
-        [org.liveKey, mineTest.endpoint.id],
-        [org.testKey, mine.endpoint.id],
-      ] as const) {
+      for (const [key, id] of notFound) {
         assertError(
           await t.api(key, 'POST', rotatePath(id), { grace_period_seconds: 60 }),
           404,

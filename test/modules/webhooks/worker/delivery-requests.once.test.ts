@@ -15,13 +15,7 @@ import {
   signingKeys,
 } from '../../../../src/modules/webhooks/worker/signing.ts'
 import { isBlockedAddress, parseCidrs, type Resolver } from '../../../../src/modules/webhooks/worker/ssrf.ts'
-import {
-  createTestApp,
-  createTestDatabase,
-  orderBody,
-  type TestApp,
-  type TestDatabase,
-} from '../../../helpers/app.ts'
+import { createTestApp, orderBody, type TestApp, useTestDatabase } from '../../../helpers/app.ts'
 import { endpointDeliveries } from '../../../helpers/dispatcher.ts'
 import {
   loopbackResolver,
@@ -31,6 +25,15 @@ import {
 } from '../../../helpers/https-receiver.ts'
 import { waitUntil } from '../../../helpers/wait.ts'
 import { createEndpoint } from '../../../helpers/webhook-endpoints.ts'
+
+/** A local HTTPS receiver, an app whose worker delivers to it, and an organization of the app. */
+async function startReceivingApp() {
+  const receiver = await startReceiver()
+  const t = await createTestApp({ resolver: loopbackResolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
+  const tenant = await t.tenant()
+  await t.startDispatcher({ ca: receiver.ca })
+  return { t, receiver, tenant }
+}
 
 describe('signing', () => {
   /**
@@ -179,10 +182,7 @@ describe('signing', () => {
     let receiver: Receiver
     let tenant: Awaited<ReturnType<TestApp['tenant']>>
     before(async () => {
-      receiver = await startReceiver()
-      t = await createTestApp({ resolver: loopbackResolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
-      tenant = await t.tenant()
-      await t.startDispatcher({ ca: receiver.ca })
+      ;({ t, receiver, tenant } = await startReceivingApp())
     })
     after(async () => {
       await t.close()
@@ -328,10 +328,7 @@ describe('Standard Webhooks', () => {
     let receiver: Receiver
     let tenant: Awaited<ReturnType<TestApp['tenant']>>
     before(async () => {
-      receiver = await startReceiver()
-      t = await createTestApp({ resolver: loopbackResolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
-      tenant = await t.tenant()
-      await t.startDispatcher({ ca: receiver.ca })
+      ;({ t, receiver, tenant } = await startReceivingApp())
     })
     after(async () => {
       await t.close()
@@ -483,11 +480,7 @@ describe('blocked addresses (SSRF)', () => {
   }
 
   /** One database for the file (a fresh embedded one is slow to build); each app on it has its own config. */
-  let testDb: TestDatabase
-  before(async () => {
-    testDb = await createTestDatabase()
-  })
-  after(() => testDb.close())
+  const testDb = useTestDatabase()
 
   /** Creates a webhook endpoint for `url` (201 expected); the addresses stored as its pinned ones. */
   async function pinnedAddresses(t: TestApp, key: string, url: string): Promise<string[]> {
