@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { describe, test } from 'node:test'
 
-const ROOT = join(import.meta.dirname, '../../..')
+const ROOT = join(import.meta.dirname, '../../../..')
 const SRC = join(ROOT, 'src')
 
 /** Every source file outside the migrations, with its path from the repository's root. */
