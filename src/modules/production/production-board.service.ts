@@ -1,10 +1,10 @@
 import type { Database } from '../../db/database.ts'
-import { AppError } from '../../http/errors.ts'
 import { cursorCodec, keysetPage } from '../../http/pagination.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
-import { findItemsWithJobs } from '../orders/orders.repo.ts'
+import { findItemsWithJobs, type ItemWithJob } from '../orders/orders.repo.ts'
 import type { OrderService } from '../orders/orders.service.ts'
+import { productionOrderNotFound } from './production.preconditions.ts'
 import {
   type BoardFilter,
   countBoard,
@@ -42,69 +42,14 @@ function decodeCursor(cursor: string): { rush: boolean; at: Date; id: string } {
 /** The board counts each status up to this many orders; beyond, it says "more than". */
 export const BOARD_COUNT_CAP = 1000
 
-const noProductionOrder = () => new AppError('not_found', { message: 'No production order with this id.' })
-
-export function createProductionBoard(deps: {
+type BoardDeps = {
   db: Database
   clock: Clock
   orders: Pick<OrderService, 'getOperatorView' | 'openFile' | 'liveOrdersByStatus'>
-}) {
+}
+
+export function createProductionBoard(deps: BoardDeps) {
   const { db, clock, orders } = deps
-
-  /**
-   * Each status's count under the board's filters. By organization alone (or
-   * none) they are the order statistics' (a live order's status follows its
-   * production order's), exact at any size; with partner or age filters,
-   * counted on production_orders, stopping past BOARD_COUNT_CAP per status.
-   */
-  async function counts(filter: {
-    organizationId?: string | undefined
-    producedByPartner?: boolean | undefined
-    createdBefore?: Date | undefined
-    tag?: string | undefined
-  }): Promise<Counts> {
-    const held = await countHeld(db, filter)
-    if (
-      filter.producedByPartner === undefined &&
-      filter.createdBefore === undefined &&
-      filter.tag === undefined
-    ) {
-      const byStatus = await orders.liveOrdersByStatus(filter.organizationId)
-      const counted = Object.fromEntries(
-        PRODUCTION_STATUSES.map((s) => [s, byStatus[ORDER_STATUS_FOR[s]] ?? 0]),
-      ) as Counts
-      // A held order is pending: the board shows it apart, so pending counts the startable ones.
-      return { ...counted, pending: Math.max(0, counted.pending - held), held }
-    }
-    return { ...(await countBoard(db, filter, PRODUCTION_STATUSES, BOARD_COUNT_CAP)), held }
-  }
-
-  /**
-   * One page of a status: rush orders first, then the others, each oldest
-   * first (the rush ones from production_orders_rush_idx, which holds only
-   * them); held ones only with `held`.
-   */
-  async function boardPage(
-    filter: Omit<BoardFilter, 'after' | 'priority'>,
-    after: ReturnType<typeof decodeCursor> | undefined,
-  ) {
-    if (filter.held) {
-      return findBoardPage(db, { ...filter, after: after && { createdAt: after.at, id: after.id } })
-    }
-    const position = after && { createdAt: after.at, id: after.id }
-    const rush =
-      after === undefined || after.rush
-        ? await findBoardPage(db, { ...filter, priority: 'rush', after: position })
-        : []
-    if (rush.length > filter.limit) return rush
-    const normal = await findBoardPage(db, {
-      ...filter,
-      priority: 'normal',
-      after: after && !after.rush ? position : undefined,
-      limit: filter.limit - rush.length,
-    })
-    return [...rush, ...normal]
-  }
 
   return {
     /**
@@ -137,6 +82,7 @@ export function createProductionBoard(deps: {
       const [rows, counted] = await Promise.all([
         // Held orders are pending, shown apart and never startable from the other lists.
         boardPage(
+          db,
           {
             ...filter,
             status: query.held ? 'pending' : query.status,
@@ -146,7 +92,7 @@ export function createProductionBoard(deps: {
           after,
         ),
         // The first page carries the counts; the pages after it would only repeat them.
-        after === undefined ? counts(filter) : undefined,
+        after === undefined ? counts(deps, filter) : undefined,
       ])
       const orderIds = rows.slice(0, query.limit).map((r) => r.order_id)
       const items = await findItemsWithJobs(db, orderIds)
@@ -156,32 +102,7 @@ export function createProductionBoard(deps: {
             at: r.created_at,
             id: r.id,
           }),
-        view: (r) => ({
-          production_order: productionOrderView(r),
-          order: {
-            id: r.order_id,
-            external_order_id: r.external_order_id,
-            status: r.order_status,
-            source: r.source,
-            customer_name: r.customer_name,
-          },
-          organization: { id: r.organization_id, name: r.organization_name },
-          priority: r.priority,
-          held: r.held_at !== null,
-          hold: r.hold,
-          tags: r.tags,
-          created_at: r.created_at.toISOString(),
-          updated_at: r.updated_at.toISOString(),
-          items: items
-            .filter((i) => i.order_id === r.order_id)
-            .map((i) => ({
-              id: i.id,
-              sku: i.sku,
-              name: i.name,
-              quantity: i.quantity,
-              job: i.job_id ? { id: i.job_id, status: i.job_status! } : null,
-            })),
-        }),
+        view: (r) => boardEntry(r, items),
       })
       return { ...page, counts: counted === undefined ? null : countsView(counted) }
     },
@@ -189,7 +110,7 @@ export function createProductionBoard(deps: {
     /** One production order with its order (the operator's view) and organization; 404 for an unknown id. */
     async productionOrder(productionOrderId: string) {
       const row = isUuid(productionOrderId) ? await findProductionOrder(db, productionOrderId) : undefined
-      if (!row) throw noProductionOrder()
+      if (!row) throw productionOrderNotFound()
       return {
         production_order: productionOrderView(row),
         organization: { id: row.organization_id, name: row.organization_name },
@@ -202,11 +123,102 @@ export function createProductionBoard(deps: {
     /** A file of a production order's order (the stored bytes, the sanitized SVG for an SVG). */
     async openFile(productionOrderId: string, uploadId: string) {
       const row = isUuid(productionOrderId) ? await findProductionOrder(db, productionOrderId) : undefined
-      if (!row) throw noProductionOrder()
+      if (!row) throw productionOrderNotFound()
       return orders.openFile(row.order_id, uploadId)
     },
   }
 }
+
+/**
+ * Each status's count under the board's filters. By organization alone (or
+ * none) they are the order statistics' (a live order's status follows its
+ * production order's), exact at any size; with partner or age filters,
+ * counted on production_orders, stopping past BOARD_COUNT_CAP per status.
+ */
+async function counts(
+  { db, orders }: Pick<BoardDeps, 'db' | 'orders'>,
+  filter: {
+    organizationId?: string | undefined
+    producedByPartner?: boolean | undefined
+    createdBefore?: Date | undefined
+    tag?: string | undefined
+  },
+): Promise<Counts> {
+  const held = await countHeld(db, filter)
+  if (
+    filter.producedByPartner === undefined &&
+    filter.createdBefore === undefined &&
+    filter.tag === undefined
+  ) {
+    const byStatus = await orders.liveOrdersByStatus(filter.organizationId)
+    const counted = Object.fromEntries(
+      PRODUCTION_STATUSES.map((s) => [s, byStatus[ORDER_STATUS_FOR[s]] ?? 0]),
+    ) as Counts
+    // A held order is pending: the board shows it apart, so pending counts the startable ones.
+    return { ...counted, pending: Math.max(0, counted.pending - held), held }
+  }
+  return { ...(await countBoard(db, filter, PRODUCTION_STATUSES, BOARD_COUNT_CAP)), held }
+}
+
+/**
+ * One page of a status: rush orders first, then the others, each oldest
+ * first (the rush ones from production_orders_rush_idx, which holds only
+ * them); held ones only with `held`.
+ */
+async function boardPage(
+  db: Database,
+  filter: Omit<BoardFilter, 'after' | 'priority'>,
+  after: ReturnType<typeof decodeCursor> | undefined,
+) {
+  if (filter.held) {
+    return findBoardPage(db, { ...filter, after: after && { createdAt: after.at, id: after.id } })
+  }
+  const position = after && { createdAt: after.at, id: after.id }
+  const rush =
+    after === undefined || after.rush
+      ? await findBoardPage(db, { ...filter, priority: 'rush', after: position })
+      : []
+  if (rush.length > filter.limit) return rush
+  const normal = await findBoardPage(db, {
+    ...filter,
+    priority: 'normal',
+    after: after && !after.rush ? position : undefined,
+    limit: filter.limit - rush.length,
+  })
+  return [...rush, ...normal]
+}
+
+/** A production order on the board: with its order, organization and its items' jobs. */
+function boardEntry(r: BoardRow, items: ItemWithJob[]) {
+  return {
+    production_order: productionOrderView(r),
+    order: {
+      id: r.order_id,
+      external_order_id: r.external_order_id,
+      status: r.order_status,
+      source: r.source,
+      customer_name: r.customer_name,
+    },
+    organization: { id: r.organization_id, name: r.organization_name },
+    priority: r.priority,
+    held: r.held_at !== null,
+    hold: r.hold,
+    tags: r.tags,
+    created_at: r.created_at.toISOString(),
+    updated_at: r.updated_at.toISOString(),
+    items: items
+      .filter((i) => i.order_id === r.order_id)
+      .map((i) => ({
+        id: i.id,
+        sku: i.sku,
+        name: i.name,
+        quantity: i.quantity,
+        job: i.job_id ? { id: i.job_id, status: i.job_status! } : null,
+      })),
+  }
+}
+
+type BoardRow = Awaited<ReturnType<typeof findBoardPage>>[number]
 
 type Counts = Record<ProductionStatus | 'held', number>
 

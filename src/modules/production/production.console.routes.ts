@@ -1,27 +1,15 @@
-import {
-  DASHBOARD_TAG,
-  type DashboardArea,
-  opActor,
-  operatorChange,
-  operatorOnly,
-} from '../../dashboard/route-config.ts'
+import { DASHBOARD_TAG, type DashboardArea, opActor, operatorChange } from '../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../http/errors.ts'
-import { sendFileDownload } from '../../http/file-download.ts'
 import { OperatorOrderAnswer } from '../orders/pages/pages.console.schemas.ts'
-import { FileDownload, OrderParams } from '../orders/pages/pages.schemas.ts'
+import { OrderParams } from '../orders/pages/pages.schemas.ts'
 import type { RecordedEvent } from '../webhooks/outbox/outbox.service.ts'
-import type { WebhookService } from '../webhooks/webhooks.service.ts'
 import {
-  BoardPage,
-  BoardQuery,
   JobCompleted,
   JobParams,
   OperatorOrderParams,
   OrderCancelled,
   PreconditionBody,
   ProductionChanged,
-  ProductionFileParams,
-  ProductionOrderAnswer,
   ProductionOrderParams,
   SetPartnerBody,
   SetStatusBody,
@@ -34,82 +22,16 @@ const eventsView = (events: RecordedEvent[]) =>
   events.map((e) => ({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), data: e.data }))
 
 /**
- * The operator console's production board, its production order pages (what
- * to make, with files and history) and its changes; each change's answer
- * shows the events it recorded.
+ * The operator console's changes to production: a production order's status
+ * and partner, an item's job, the whole order's cancel and release (the board
+ * and its pages are board/board.console.routes.ts); each change's answer shows
+ * the events it recorded.
  */
 export const productionConsoleRoutes: DashboardArea<{
   production: ProductionService
-  webhooks: Pick<WebhookService, 'orderTimeline'>
-}> = (app, { production, webhooks }) => {
+}> = (app, { production }) => {
   const tags = [DASHBOARD_TAG]
   const conflict: ErrorCode[] = ['not_found', 'production_conflict', 'validation_failed']
-
-  app.get(
-    '/operator/production',
-    {
-      config: { ...operatorOnly, errors: ['validation_failed'] },
-      schema: {
-        operationId: 'dashboardOperatorProductionBoard',
-        tags,
-        summary: 'Live production orders of one status, oldest first, with filters (next_cursor pages on)',
-        querystring: BoardQuery,
-        response: { 200: BoardPage },
-      },
-    },
-    async (request) => {
-      const q = request.query
-      return production.board({
-        status: q.status ?? 'pending',
-        organizationId: q.organization_id || undefined,
-        producedByPartner: q.partner,
-        olderThanMinutes: q.older_than_minutes,
-        held: q.held,
-        tag: q.tag,
-        cursor: q.cursor,
-        limit: q.limit ?? 25,
-      })
-    },
-  )
-
-  app.get(
-    '/operator/production-orders/:production_order_id',
-    {
-      config: { ...operatorOnly, errors: ['not_found'] },
-      schema: {
-        operationId: 'dashboardOperatorGetProductionOrder',
-        tags,
-        summary:
-          'A production order with its order (items, personalization, files), organization and history',
-        params: ProductionOrderParams,
-        response: { 200: ProductionOrderAnswer },
-      },
-    },
-    async (request) => {
-      const found = await production.productionOrder(request.params.production_order_id)
-      const timeline = await webhooks.orderTimeline(found.organization.id, found.order.id)
-      return { data: { ...found, timeline } }
-    },
-  )
-
-  app.get(
-    '/operator/production-orders/:production_order_id/files/:upload_id',
-    {
-      config: { ...operatorOnly, errors: ['not_found'] },
-      schema: {
-        operationId: 'dashboardOperatorDownloadProductionFile',
-        tags,
-        summary: "A file of the production order's order: the stored bytes as a download (SVG sanitized)",
-        params: ProductionFileParams,
-        response: { 200: FileDownload },
-      },
-    },
-    async (request, reply) => {
-      const { production_order_id, upload_id } = request.params
-      const file = await production.openFile(production_order_id, upload_id)
-      return sendFileDownload(reply, file)
-    },
-  )
 
   app.post(
     '/operator/production-orders/:production_order_id/status',

@@ -30,6 +30,9 @@ export const staleOrder = (updatedAt: Date) =>
 
 export const orderNotFound = () => new AppError('not_found', { message: 'No order with this id.' })
 
+export const productionOrderNotFound = () =>
+  new AppError('not_found', { message: 'No production order with this id.' })
+
 /** Whether a member of the organization may see the order (an operator, with no organization, sees all). */
 export const visibleTo = (order: { organization_id: string }, precondition: ProductionPrecondition) =>
   precondition.organizationId === undefined || order.organization_id === precondition.organizationId

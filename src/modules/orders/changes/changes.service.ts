@@ -1,8 +1,7 @@
 import type { Transaction } from 'kysely'
 import type { Database } from '../../../db/database.ts'
 import type { DB, OrderRow } from '../../../db/schema.ts'
-import { AppError, type ValidationEntry } from '../../../http/errors.ts'
-import { bodyErrors } from '../../../http/validation.ts'
+import { AppError } from '../../../http/errors.ts'
 import type { Clock } from '../../../lib/clock.ts'
 import { isUuid } from '../../../lib/ids.ts'
 import { type AuditActor, recordAudit } from '../../audit/audit.service.ts'
@@ -19,7 +18,8 @@ import {
   updateOrderCustomer,
   updateOrderItem,
 } from '../orders.repo.ts'
-import { type OperatorOrder, OrderRequest } from '../orders.schemas.ts'
+import type { OperatorOrder } from '../orders.schemas.ts'
+import { type ChangePlan, planChange } from './change-plan.ts'
 import { lockOrderChanges, recordResize } from './changes.repo.ts'
 import type { OrderChangeRequest } from './changes.schemas.ts'
 
@@ -30,14 +30,6 @@ export interface Changer {
   organizationId?: string
 }
 
-type Customer = { name: string; email: string | null; phone: string | null }
-type Files = { upload_id: string; role: string | null }[]
-interface ItemState {
-  quantity: number
-  personalization: Record<string, string | number | boolean | null>
-  files: Files
-}
-
 const notFound = () => new AppError('not_found', { message: 'No order with this id.' })
 
 /** The production status that still lets members change an order (test orders have none). */
@@ -45,8 +37,6 @@ const productionStarted = (status: string | undefined) => status !== undefined &
 
 const startedMessage = (status: string) =>
   `Production of this order has started (its production status is ${status}): it can no longer be changed in the dashboard. Ask the operator to change it.`
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 /**
  * Changes to accepted orders (the dashboard's order page, the console): the
@@ -75,104 +65,6 @@ export function createOrderEditService(deps: {
   async function view(row: OrderRow): Promise<OperatorOrder> {
     const [aggregate] = await aggregates.aggregatesFor([row], true)
     return toOperatorOrder(aggregate!)
-  }
-
-  /** The order as it is to be, what changed, and the file references to check. */
-  function apply(row: OrderRow, items: ItemWithJob[], change: OrderChangeRequest) {
-    const changed: string[] = []
-    const customerBefore: Customer = {
-      name: row.customer_name,
-      email: row.customer_email,
-      phone: row.customer_phone,
-    }
-    let customer = customerBefore
-    if (change.customer) {
-      customer = {
-        name: change.customer.name,
-        email: change.customer.email ?? null,
-        phone: change.customer.phone ?? null,
-      }
-      for (const field of ['name', 'email', 'phone'] as const) {
-        if (customer[field] !== customerBefore[field]) changed.push(`customer.${field}`)
-      }
-    }
-    const errors: ValidationEntry[] = []
-    const byId = new Map(items.map((item, n) => [item.id, n]))
-    const states: ItemState[] = items.map((i) => ({
-      quantity: i.quantity,
-      personalization: i.personalization,
-      files: i.files.map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
-    }))
-    const touched = new Set<number>()
-    /** Where each item was first named in the change. */
-    const named = new Map<number, number>()
-    ;(change.items ?? []).forEach((c, k) => {
-      const n = byId.get(c.id)
-      if (n === undefined) {
-        errors.push({
-          code: 'invalid_format',
-          field: `items[${k}].id`,
-          message: `items[${k}].id is not an item of this order`,
-        })
-        return
-      }
-      const first = named.get(n)
-      if (first !== undefined) {
-        errors.push({
-          code: 'invalid_format',
-          field: `items[${k}].id`,
-          message: `items[${k}] names the same item as items[${first}]: list each item once, with all its changes.`,
-        })
-        return
-      }
-      named.set(n, k)
-      const state = states[n]!
-      if (c.quantity !== undefined && c.quantity !== state.quantity) {
-        state.quantity = c.quantity
-        changed.push(`items[${n}].quantity`)
-      }
-      if (c.personalization !== undefined && !same(c.personalization, state.personalization)) {
-        state.personalization = c.personalization
-        changed.push(`items[${n}].personalization`)
-      }
-      const removed = new Set(c.remove_files ?? [])
-      for (const id of removed) {
-        if (!state.files.some((f) => f.upload_id === id)) {
-          errors.push({
-            code: 'file_not_found',
-            field: `items[${k}].remove_files`,
-            message: `The item has no file with upload_id ${id}.`,
-          })
-        }
-      }
-      const files = [
-        ...state.files.filter((f) => !removed.has(f.upload_id)),
-        ...(c.add_files ?? []).map((f) => ({ upload_id: f.upload_id, role: f.role ?? null })),
-      ]
-      if (!same(files, state.files)) {
-        state.files = files
-        changed.push(`items[${n}].files`)
-      }
-      touched.add(n)
-    })
-    // The whole order as POST /v1/orders would receive it: its rules, its messages.
-    const candidate = {
-      external_order_id: row.external_order_id,
-      customer: {
-        name: customer.name,
-        ...(customer.email === null ? {} : { email: customer.email }),
-        ...(customer.phone === null ? {} : { phone: customer.phone }),
-      },
-      items: items.map((item, n) => ({
-        sku: item.sku,
-        name: item.name,
-        quantity: states[n]!.quantity,
-        personalization: states[n]!.personalization,
-        files: states[n]!.files.map((f) => (f.role === null ? { upload_id: f.upload_id } : f)),
-      })),
-    }
-    errors.push(...bodyErrors(OrderRequest, candidate))
-    return { customer, customerBefore, states, touched, changed, errors, candidate }
   }
 
   async function lockAndCheck(
@@ -217,7 +109,7 @@ export function createOrderEditService(deps: {
         throw new AppError('production_conflict', { message: startedMessage(production!.status) })
       }
       const items = aggregate!.items
-      const next = apply(before, items, change)
+      const next = planChange(before, items, change)
       if (next.errors.length > 0) throw AppError.validation(next.errors)
       if (next.changed.length === 0) return { order: toOperatorOrder(aggregate!), changed: [], events: [] }
 
@@ -241,51 +133,7 @@ export function createOrderEditService(deps: {
           const { row } = await lockAndCheck(trx, orderId, change.expected_updated_at, changer)
           const at = clock.now()
           await uploads.commit(trx, plan, at)
-          const itemsBefore = [...next.touched].map((n) => ({
-            id: items[n]!.id,
-            quantity: items[n]!.quantity,
-            personalization: items[n]!.personalization,
-            files: items[n]!.files,
-          }))
-          const itemsAfter = [...next.touched].map((n) => ({ id: items[n]!.id, ...next.states[n]! }))
-          const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
-          await updateOrderCustomer(trx, row.id, next.customer, at, bytes(itemsAfter) - bytes(itemsBefore))
-          for (const n of next.touched) await updateOrderItem(trx, items[n]!.id, next.states[n]!)
-          if (counted) {
-            const order = {
-              id: row.id,
-              organizationId: row.organization_id,
-              createdAt: row.created_at,
-              status: row.status,
-            }
-            await recordResize(trx, order, resized, at)
-          }
-          await recordAudit(trx, clock, {
-            organizationId: row.organization_id,
-            actor: changer.actor,
-            action: 'order.changed',
-            subject: row.id,
-            details: {
-              order_id: row.id,
-              external_order_id: row.external_order_id,
-              changed: next.changed,
-              before: { customer: next.customerBefore, items: itemsBefore },
-              after: { customer: next.customer, items: itemsAfter },
-            },
-          })
-          // As every event: live orders that came through the API only.
-          if (row.environment !== 'live' || row.source !== 'api') return []
-          const order = { order_id: row.id, external_order_id: row.external_order_id }
-          return [
-            await recordEvent(trx, {
-              organizationId: row.organization_id,
-              environment: row.environment,
-              type: 'order.updated',
-              orderId: row.id,
-              data: eventData.updated(order, next.changed),
-              at,
-            }),
-          ]
+          return writeChange(trx, clock, { row, items, next, resized, counted, changer }, at)
         })
       } catch (err) {
         await uploads.discard(plan)
@@ -295,6 +143,72 @@ export function createOrderEditService(deps: {
       return { order: await view(await orderRow(orderId, undefined)), changed: next.changed, events }
     },
   }
+}
+
+/**
+ * The change's writes, under the order's lock: the order's customer and its
+ * changed items, the counts of a live order's resized items, the audit entry
+ * and (live API orders) its order.updated event.
+ */
+async function writeChange(
+  trx: Transaction<DB>,
+  clock: Clock,
+  change: {
+    row: OrderRow
+    items: ItemWithJob[]
+    next: ChangePlan
+    resized: { productId: string | null; difference: number }[]
+    counted: boolean
+    changer: Changer
+  },
+  at: Date,
+): Promise<RecordedEvent[]> {
+  const { row, items, next } = change
+  const itemsBefore = [...next.touched].map((n) => ({
+    id: items[n]!.id,
+    quantity: items[n]!.quantity,
+    personalization: items[n]!.personalization,
+    files: items[n]!.files,
+  }))
+  const itemsAfter = [...next.touched].map((n) => ({ id: items[n]!.id, ...next.states[n]! }))
+  const bytes = (value: unknown) => Buffer.byteLength(JSON.stringify(value))
+  await updateOrderCustomer(trx, row.id, next.customer, at, bytes(itemsAfter) - bytes(itemsBefore))
+  for (const n of next.touched) await updateOrderItem(trx, items[n]!.id, next.states[n]!)
+  if (change.counted) {
+    const order = {
+      id: row.id,
+      organizationId: row.organization_id,
+      createdAt: row.created_at,
+      status: row.status,
+    }
+    await recordResize(trx, order, change.resized, at)
+  }
+  await recordAudit(trx, clock, {
+    organizationId: row.organization_id,
+    actor: change.changer.actor,
+    action: 'order.changed',
+    subject: row.id,
+    details: {
+      order_id: row.id,
+      external_order_id: row.external_order_id,
+      changed: next.changed,
+      before: { customer: next.customerBefore, items: itemsBefore },
+      after: { customer: next.customer, items: itemsAfter },
+    },
+  })
+  // As every event: live orders that came through the API only.
+  if (row.environment !== 'live' || row.source !== 'api') return []
+  const order = { order_id: row.id, external_order_id: row.external_order_id }
+  return [
+    await recordEvent(trx, {
+      organizationId: row.organization_id,
+      environment: row.environment,
+      type: 'order.updated',
+      orderId: row.id,
+      data: eventData.updated(order, next.changed),
+      at,
+    }),
+  ]
 }
 
 export type OrderEditService = ReturnType<typeof createOrderEditService>

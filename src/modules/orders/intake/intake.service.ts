@@ -10,7 +10,7 @@ import type { OrderAggregates, OrderDeps } from '../order-aggregates.ts'
 import { type OrderAggregate, toOperatorOrder, toPublicOrder } from '../orders.mappers.ts'
 import { findOrderByExternalId, insertOrderGraph } from '../orders.repo.ts'
 import type { OperatorOrder, Order, OrderRequest, Warning } from '../orders.schemas.ts'
-import { buildOrderGraph, linkProducts, type OrderContext } from './order-graph.ts'
+import { buildOrderGraph, linkProducts, newProductionOrder, type OrderContext } from './order-graph.ts'
 
 export interface Created<View> {
   /** false: an identical repeat, answered with the existing order. */
@@ -28,8 +28,13 @@ const revokedKey = () => new AppError('invalid_api_key', { hint: '' })
  */
 const MAX_ATTEMPTS = 3
 
-/** Accepting orders: POST /v1/orders and the operator's shop orders. */
-export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileDetails }: OrderAggregates) {
+/**
+ * Accepting one order in its context (an API key's, the shop's): an identical
+ * repeat answers the existing order, different content is a 409; the files are
+ * checked and a live order's rules applied, then one statement writes it all,
+ * again on a concurrent change of a file or of the rules.
+ */
+function orderAcceptance(deps: OrderDeps, { aggregatesFor, fileDetails }: OrderAggregates) {
   const { db, clock, uploads } = deps
 
   /** The existing order answers an identical repeat (200) and refuses different content (409). */
@@ -43,7 +48,7 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
     return { created: false, order: aggregate!, warnings: [] }
   }
 
-  async function create(
+  async function accept(
     ctx: OrderContext,
     body: OrderRequest,
     attempt = 1,
@@ -64,7 +69,7 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
     const hasFiles = body.items.some((item) => (item.files?.length ?? 0) > 0)
     if (hasFiles && ctx.uncheckedKeyId) {
       if (!(await deps.keys.confirm({ keyId: ctx.uncheckedKeyId, confirmed: false }))) throw revokedKey()
-      return create({ ...ctx, uncheckedKeyId: null }, body, attempt, onCreated)
+      return accept({ ...ctx, uncheckedKeyId: null }, body, attempt, onCreated)
     }
     if (hasFiles) {
       const existing = await findOrderByExternalId(db, ctx, body.external_order_id)
@@ -105,7 +110,7 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
     } catch (err) {
       await uploads.discard(plan)
       if (err instanceof FileConflictError && attempt < MAX_ATTEMPTS) {
-        return create(ctx, body, attempt + 1, onCreated)
+        return accept(ctx, body, attempt + 1, onCreated)
       }
       throw err
     }
@@ -121,7 +126,7 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
       await uploads.discard(plan)
       deps.automation.forget(ctx.organizationId)
       if (attempt >= MAX_ATTEMPTS) throw new AppError('service_unavailable')
-      return create(ctx, body, attempt + 1, onCreated)
+      return accept(ctx, body, attempt + 1, onCreated)
     }
     const productIds = written.productIds
     if (!productIds) {
@@ -134,27 +139,25 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
     await uploads.afterCommit(plan)
 
     const warnings = linkProducts(items, productIds)
-    const production = graph.production
     return {
       created: true,
       order: {
         row: graph.order,
         items,
-        productionOrder: production
-          ? {
-              id: production.id,
-              status: 'pending',
-              produced_by_partner: production.partner,
-              priority: production.priority,
-              held_at: production.hold === null ? null : now,
-              hold: production.hold,
-            }
-          : null,
+        productionOrder: newProductionOrder(graph, now),
         files: await fileDetails(items),
       },
       warnings,
     }
   }
+
+  return accept
+}
+
+/** Accepting orders: POST /v1/orders and the operator's shop orders. */
+export function createOrderIntakeService(deps: OrderDeps, aggregates: OrderAggregates) {
+  const { clock } = deps
+  const accept = orderAcceptance(deps, aggregates)
 
   return {
     /** POST /v1/orders: idempotent on external_order_id and content; a key from memory is checked by the insert. */
@@ -165,7 +168,7 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
         source: 'api',
         uncheckedKeyId: principal.confirmed ? null : principal.keyId,
       }
-      const result = await create(ctx, body)
+      const result = await accept(ctx, body)
       return { ...result, order: toPublicOrder(result.order) }
     },
 
@@ -187,7 +190,7 @@ export function createOrderIntakeService(deps: OrderDeps, { aggregatesFor, fileD
               details: { external_order_id: body.external_order_id },
             })
         : undefined
-      const result = await create(ctx, body, 1, audit)
+      const result = await accept(ctx, body, 1, audit)
       return { ...result, order: toOperatorOrder(result.order) }
     },
   }

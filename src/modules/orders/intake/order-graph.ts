@@ -2,6 +2,7 @@ import type { OrderRow, OrderSource } from '../../../db/schema.ts'
 import { newId } from '../../../lib/ids.ts'
 import { NO_OUTCOME, type Outcome } from '../../automation/automation.evaluate.ts'
 import { eventData } from '../../webhooks/outbox/outbox.service.ts'
+import type { OrderAggregate } from '../orders.mappers.ts'
 import type { ItemWithJob, OrderGraph, OrderScope } from '../orders.repo.ts'
 import type { OrderRequest, Warning } from '../orders.schemas.ts'
 
@@ -104,6 +105,21 @@ export function buildOrderGraph(
         : null,
   }
   return { graph, items }
+}
+
+/** A new order's production order as answers show it (held since now when a rule held it); null for test orders. */
+export function newProductionOrder(graph: OrderGraph, now: Date): OrderAggregate['productionOrder'] {
+  const production = graph.production
+  return production
+    ? {
+        id: production.id,
+        status: 'pending',
+        produced_by_partner: production.partner,
+        priority: production.priority,
+        held_at: production.hold === null ? null : now,
+        hold: production.hold,
+      }
+    : null
 }
 
 /** Links the items to the products the insert found, and warns of each item no product matched. */

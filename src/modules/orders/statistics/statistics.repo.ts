@@ -24,14 +24,9 @@ export interface DailyTotals {
   quantity: number
 }
 
-/** Sums of an organization's rows since each of the given UTC days (null: all days), per status. */
-export async function sumDailyStats(
-  db: Database,
-  organizationId: string,
-  since: Record<string, string | null>,
-): Promise<Record<string, DailyTotals[]>> {
-  const windows = Object.entries(since)
-  const columns = windows.flatMap(([, day], n) => {
+/** The sums' columns of each window (since a UTC day, or null: all days): o<n>, i<n> and q<n>, as text. */
+function windowColumns(windows: [string, string | null][]) {
+  return windows.flatMap(([, day], n) => {
     const filter = day === null ? sql`` : sql`filter (where day >= ${day}::date)`
     return [
       sql`coalesce(sum(orders) ${filter}, 0)::bigint::text as ${sql.ref(`o${n}`)}`,
@@ -39,20 +34,30 @@ export async function sumDailyStats(
       sql`coalesce(sum(quantity) ${filter}, 0)::text as ${sql.ref(`q${n}`)}`,
     ]
   })
+}
+
+/** A row's totals of window n. */
+const windowTotals = (row: Record<string, string>, n: number): DailyTotals => ({
+  status: row.status!,
+  orders: Number(row[`o${n}`]),
+  items: Number(row[`i${n}`]),
+  quantity: Number(row[`q${n}`]),
+})
+
+/** Sums of an organization's rows since each of the given UTC days (null: all days), per status. */
+export async function sumDailyStats(
+  db: Database,
+  organizationId: string,
+  since: Record<string, string | null>,
+): Promise<Record<string, DailyTotals[]>> {
+  const windows = Object.entries(since)
+  const columns = windowColumns(windows)
   const result = await sql<Record<string, string>>`
     select status, ${sql.join(columns)}
     from ${counted(organizationId)}
     group by status`.execute(db)
   return Object.fromEntries(
-    windows.map(([name], n) => [
-      name,
-      result.rows.map((row) => ({
-        status: row.status!,
-        orders: Number(row[`o${n}`]),
-        items: Number(row[`i${n}`]),
-        quantity: Number(row[`q${n}`]),
-      })),
-    ]),
+    windows.map(([name], n) => [name, result.rows.map((row) => windowTotals(row, n))]),
   )
 }
 
@@ -66,14 +71,7 @@ export async function sumDailyStatsByOrganization(
   since: Record<string, string | null>,
 ): Promise<Map<string, Record<string, DailyTotals[]>>> {
   const windows = Object.entries(since)
-  const columns = windows.flatMap(([, day], n) => {
-    const filter = day === null ? sql`` : sql`filter (where day >= ${day}::date)`
-    return [
-      sql`coalesce(sum(orders) ${filter}, 0)::bigint::text as ${sql.ref(`o${n}`)}`,
-      sql`coalesce(sum(items) ${filter}, 0)::bigint::text as ${sql.ref(`i${n}`)}`,
-      sql`coalesce(sum(quantity) ${filter}, 0)::text as ${sql.ref(`q${n}`)}`,
-    ]
-  })
+  const columns = windowColumns(windows)
   const result = await sql<Record<string, string>>`
     select organization_id, status, ${sql.join(columns)}
     from ${counted()}
@@ -83,12 +81,7 @@ export async function sumDailyStatsByOrganization(
     const entry =
       byOrganization.get(row.organization_id!) ?? Object.fromEntries(windows.map(([name]) => [name, []]))
     windows.forEach(([name], n) => {
-      entry[name]!.push({
-        status: row.status!,
-        orders: Number(row[`o${n}`]),
-        items: Number(row[`i${n}`]),
-        quantity: Number(row[`q${n}`]),
-      })
+      entry[name]!.push(windowTotals(row, n))
     })
     byOrganization.set(row.organization_id!, entry)
   }
