@@ -16,7 +16,7 @@ import { migrateToLatest } from '../src/db/database.ts'
 import type { DB } from '../src/db/schema.ts'
 import { countBoard } from '../src/modules/production/production.repo.ts'
 import { PRODUCTION_STATUSES } from '../src/modules/production/production.views.ts'
-import { BOARD_COUNT_CAP } from '../src/modules/production/production-board.service.ts'
+import { BOARD_COUNT_CAP } from '../src/modules/production/board/board.service.ts'
 import { benchArgs } from './lib/args.ts'
 
 const { orders: ORDERS, flags } = benchArgs(

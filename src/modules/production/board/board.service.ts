@@ -1,23 +1,23 @@
-import type { Database } from '../../db/database.ts'
-import { cursorCodec, keysetPage } from '../../http/pagination.ts'
-import type { Clock } from '../../lib/clock.ts'
-import { isUuid } from '../../lib/ids.ts'
-import { findItemsWithJobs, type ItemWithJob } from '../orders/orders.repo.ts'
-import type { OrderService } from '../orders/orders.service.ts'
-import { productionOrderNotFound } from './production.preconditions.ts'
+import type { Database } from '../../../db/database.ts'
+import { cursorCodec, keysetPage } from '../../../http/pagination.ts'
+import type { Clock } from '../../../lib/clock.ts'
+import { isUuid } from '../../../lib/ids.ts'
+import { findItemsWithJobs, type ItemWithJob } from '../../orders/orders.repo.ts'
+import type { OrderService } from '../../orders/orders.service.ts'
+import { productionOrderNotFound } from '../production.preconditions.ts'
 import {
   type BoardFilter,
   countBoard,
   countHeld,
   findBoardPage,
   findProductionOrder,
-} from './production.repo.ts'
+} from '../production.repo.ts'
 import {
   ORDER_STATUS_FOR,
   PRODUCTION_STATUSES,
   type ProductionStatus,
   productionOrderView,
-} from './production.views.ts'
+} from '../production.views.ts'
 
 /**
  * What the operators' board shows: production orders to work on, with their
