@@ -14,9 +14,9 @@ import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import { migrateToLatest } from '../src/db/database.ts'
 import type { DB } from '../src/db/schema.ts'
+import { BOARD_COUNT_CAP } from '../src/modules/production/board/board.service.ts'
 import { countBoard } from '../src/modules/production/production.repo.ts'
 import { PRODUCTION_STATUSES } from '../src/modules/production/production.views.ts'
-import { BOARD_COUNT_CAP } from '../src/modules/production/board/board.service.ts'
 import { benchArgs } from './lib/args.ts'
 
 const { orders: ORDERS, flags } = benchArgs(
