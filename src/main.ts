@@ -1,16 +1,11 @@
 import { join } from 'node:path'
-import closeWithGrace from 'close-with-grace'
 import { buildApp } from './app.ts'
-import { ConfigError, loadConfig } from './config.ts'
 import { DataDirInUseError } from './db/data-dir-lock.ts'
-import { migrateToLatest, openDatabase } from './db/database.ts'
-import { analyzeTables } from './db/upkeep.ts'
 import { loggerOptions } from './http/logging.ts'
 import { serveMetrics } from './http/metrics.ts'
 import { createMemoryRateLimiter, createRedisRateLimiter } from './http/rate-limit.ts'
 import { systemClock } from './lib/clock.ts'
-import { createMetrics, observePools } from './metrics.ts'
-import { startOrderChangeFolding } from './modules/orders/changes/changes.folding.ts'
+import { createMetrics } from './metrics.ts'
 import {
   FileStoreConflictError,
   localFileStore,
@@ -19,31 +14,16 @@ import {
 } from './modules/system/instances.ts'
 import { createLocalStorage } from './modules/uploads/storage/local.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
-import { foldWebhookOutcomes } from './modules/webhooks/deliveries/daily-outcomes.repo.ts'
-import { createDispatcher } from './modules/webhooks/worker/dispatcher.ts'
 import { resolveOperatorToken } from './operator-token.ts'
 import { createServices } from './services.ts'
-import { handleStopRequests, STOP_SIGNALS } from './stop-requests.ts'
+import { stopOnRequest } from './shutdown.ts'
+import { configOrExit, createWebhookWorker, openMigratedDatabase, startUpkeep } from './start-up.ts'
 
 /** Exit status of a start refused because another process holds DATA_DIR's embedded database. */
 const EXIT_DATA_DIR_IN_USE = 3
 
-/** How often each instance removes expired unreferenced uploads. */
-const SWEEP_INTERVAL_MS = 60_000
-/** How often the request log is pruned (it is read newest first, so late pruning costs only disk). */
-const PRUNE_INTERVAL_MS = 10 * 60_000
-
 async function main(): Promise<void> {
-  let config: ReturnType<typeof loadConfig>
-  try {
-    config = loadConfig()
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`configuration error: ${err.message}`)
-      process.exit(2)
-    }
-    throw err
-  }
+  const config = configOrExit()
 
   // Parts made before the app (and its logger) log through this until it exists.
   let log: { warn(obj: object, msg: string): void; info(obj: object, msg: string): void } = {
@@ -54,25 +34,8 @@ async function main(): Promise<void> {
     connectMs: config.databaseConnectTimeoutMs,
     statementMs: config.databaseStatementTimeoutMs,
   }
-  if (config.databaseUrl) {
-    // Migrations may rebuild large tables or wait for another instance's
-    // migration lock: their own short-lived connection, without the timeouts.
-    const migrations = await openDatabase({ url: config.databaseUrl, poolSize: 1 })
-    try {
-      await migrateToLatest(migrations.db)
-    } finally {
-      await migrations.db.destroy()
-    }
-  }
-  const { db, dialect, listen, poolStats } = await openDatabase({
-    url: config.databaseUrl,
-    dataDir: config.dataDir,
-    timeouts,
-  })
-  if (dialect === 'pglite') {
-    await migrateToLatest(db)
-    await analyzeTables(db)
-  }
+  const opened = await openMigratedDatabase(config, timeouts)
+  const { db, dialect, listen } = opened
 
   // Instances on one PostgreSQL must keep uploads in one place (the embedded
   // database has one process anyway).
@@ -127,100 +90,20 @@ async function main(): Promise<void> {
   const app = await buildApp(deps, services)
   log = app.log
 
-  // Every instance sweeps; marking rows before deleting makes concurrent sweeps safe.
-  const sweeper = setInterval(() => {
-    services.uploads
-      .sweep()
-      .then((n) => n > 0 && app.log.info({ expired: n }, 'expired unreferenced uploads removed'))
-      .catch((err) => app.log.error({ err }, 'upload sweep failed'))
-  }, SWEEP_INTERVAL_MS)
-  sweeper.unref()
-  // The request log keeps 30 days and a cap per organization; any instance prunes it.
-  const pruneRequests = () =>
-    services.requests
-      .prune()
-      .then((n) => n > 0 && app.log.info({ deleted: n }, 'old request log lines removed'))
-      .catch((err) => app.log.error({ err }, 'request log pruning failed'))
-  const pruner = setInterval(pruneRequests, PRUNE_INTERVAL_MS)
-  pruner.unref()
-  // Order statistics, unmatched skus and webhook outcomes are counted here, off the order and delivery paths.
-  const folding = startOrderChangeFolding({
+  const { sweeper, pruner, folding } = startUpkeep(app.log, services, opened)
+  const { workerDb, dispatcher } = await createWebhookWorker(config, opened, timeouts, app.log, metrics)
+
+  stopOnRequest(app, {
+    sweeper,
+    pruner,
+    metricsServer: () => metricsServer,
+    dispatcher,
+    folding,
+    rateLimiter,
+    storage,
+    registration,
+    workerDb,
     db,
-    alsoFold: [foldWebhookOutcomes],
-    ...(dialect === 'pglite' ? { analyzeEvery: 500 } : {}),
-    onError: (err) => app.log.error({ err }, 'folding order changes failed'),
-  })
-
-  // The run mode gates the consumer only: every instance writes events and
-  // deliveries; only instances with the worker on send them. On PostgreSQL the
-  // worker has one connection of its own with generic plans, so requests and
-  // worker never wait for each other (docs/decisions/2026-11-25-webhook-worker-connection.md).
-  const worker =
-    config.webhookWorker && dialect === 'postgres'
-      ? await openDatabase({
-          url: config.databaseUrl,
-          poolSize: 1,
-          timeouts,
-          settings: { plan_cache_mode: 'force_generic_plan', application_name: 'svc-webhook-worker' },
-        })
-      : undefined
-  const workerDb = worker?.db ?? db
-  observePools(metrics, { api: poolStats, ...(worker ? { worker: worker.poolStats } : {}) })
-  const dispatcher = config.webhookWorker
-    ? createDispatcher({
-        db: workerDb,
-        clock: systemClock,
-        log: app.log,
-        listen,
-        retryDelaysMs: config.webhookRetryDelaysMs,
-        timeoutMs: config.webhookTimeoutMs,
-        concurrency: config.webhookConcurrency,
-        endpointConcurrency: config.webhookEndpointConcurrency,
-        slowConcurrency: config.webhookSlowConcurrency,
-        allowPrivateCidrs: config.webhookAllowPrivateCidrs,
-        observer: metrics.webhookObserver,
-        ...(config.webhookLeaseMs ? { leaseMs: config.webhookLeaseMs } : {}),
-      })
-    : undefined
-
-  const closer = closeWithGrace({ delay: 20_000, skip: [...STOP_SIGNALS] }, async ({ signal, err }) => {
-    if (err) app.log.error({ err }, 'shutting down after an error')
-    else if (signal) app.log.info({ signal }, 'shutting down: draining in-flight requests')
-    // Stops accepting connections and waits for in-flight requests to finish.
-    clearInterval(sweeper)
-    clearInterval(pruner)
-    // A keep-alive connection whose request was in flight when closing began
-    // stays open after its response (until keepAliveTimeout, past the forced
-    // exit): close such connections as soon as they are idle.
-    const reaper = setInterval(() => app.server.closeIdleConnections(), 100)
-    try {
-      await app.close()
-    } finally {
-      clearInterval(reaper)
-    }
-    await metricsServer?.close()
-    // Attempts in flight get a few seconds; unfinished claims go back to the table.
-    await dispatcher?.stop()
-    await folding.stop()
-    await rateLimiter.close()
-    await storage.close?.()
-    await registration?.stop()
-    if (workerDb !== db) await workerDb.destroy()
-    await db.destroy()
-    app.log.info('stopped')
-  })
-
-  handleStopRequests({
-    stop: (reason) => {
-      app.log.info(reason, 'shutting down: draining in-flight requests')
-      void closer.close()
-    },
-    abort: (signal) => {
-      app.log.error({ signal }, 'asked again to stop: exiting at once')
-      process.exit(1)
-    },
-    // Started by an npm script: npm is the parent, and this process must not outlive it.
-    watchParent: process.env.npm_lifecycle_event !== undefined,
   })
 
   await app.listen({ port: config.port, host: config.host })

@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify'
 import type { DashboardCookies } from '../../dashboard/cookies.ts'
 import {
   account,
@@ -24,19 +23,13 @@ import {
 } from './accounts.dashboard.schemas.ts'
 import type { AccountService } from './accounts.service.ts'
 
-/**
- * The dashboard's accounts: the session and its CSRF token, signing in and
- * out, accepting an invitation, the account's own sessions and password.
- * Members and operators alike sign in here.
- */
-export const accountsDashboardRoutes: DashboardArea<{
+interface AccountsDeps {
   accounts: AccountService
   cookies: DashboardCookies
-}> = (app, { accounts, cookies }) => {
-  function signedIn(reply: FastifyReply, token: string) {
-    cookies.setSession(reply, token)
-  }
+}
 
+/** The session and its CSRF token, signing in and out. */
+const sessionRoutes: DashboardArea<AccountsDeps> = (app, { accounts, cookies }) => {
   const tags = [DASHBOARD_TAG]
 
   app.get(
@@ -76,7 +69,7 @@ export const accountsDashboardRoutes: DashboardArea<{
     },
     async (request, reply) => {
       const { token, account } = await accounts.signIn(request.body, meta(request))
-      signedIn(reply, token)
+      cookies.setSession(reply, token)
       return { data: account }
     },
   )
@@ -98,6 +91,11 @@ export const accountsDashboardRoutes: DashboardArea<{
       return { data: { ok: true } }
     },
   )
+}
+
+/** An invitation link: what it is for, and accepting it (which signs in). */
+const invitationRoutes: DashboardArea<AccountsDeps> = (app, { accounts, cookies }) => {
+  const tags = [DASHBOARD_TAG]
 
   app.post(
     '/invitations/lookup',
@@ -132,10 +130,15 @@ export const accountsDashboardRoutes: DashboardArea<{
         request.body.password,
         meta(request),
       )
-      signedIn(reply, token)
+      cookies.setSession(reply, token)
       return { data: account }
     },
   )
+}
+
+/** The signed-in account's own sessions and password. */
+const ownAccountRoutes: DashboardArea<AccountsDeps> = (app, { accounts }) => {
+  const tags = [DASHBOARD_TAG]
 
   app.get(
     '/account/sessions',
@@ -181,4 +184,15 @@ export const accountsDashboardRoutes: DashboardArea<{
       data: await accounts.changePassword(account(request), request.body, meta(request)),
     }),
   )
+}
+
+/**
+ * The dashboard's accounts: the session and its CSRF token, signing in and
+ * out, accepting an invitation, the account's own sessions and password.
+ * Members and operators alike sign in here.
+ */
+export const accountsDashboardRoutes: DashboardArea<AccountsDeps> = (app, deps) => {
+  sessionRoutes(app, deps)
+  invitationRoutes(app, deps)
+  ownAccountRoutes(app, deps)
 }

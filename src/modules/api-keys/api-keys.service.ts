@@ -1,27 +1,18 @@
 import type { Database } from '../../db/database.ts'
 import type { ApiKeyRow, Environment } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
-import type { Principal } from '../../http/principal.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid, newId } from '../../lib/ids.ts'
-import { randomBase62, secretsEqual, sha256Hex } from '../../lib/secrets.ts'
+import { randomBase62, sha256Hex } from '../../lib/secrets.ts'
 import { type AuditActor, OPERATOR_TOKEN_ACTOR, recordAudit } from '../audit/audit.service.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
-import {
-  findKey,
-  findKeyWithOrganization,
-  insertApiKey,
-  keyNotRevoked,
-  listKeys,
-  revokeKey,
-} from './api-keys.repo.ts'
-import { createKeyUsage } from './key-usage.ts'
+import { findKey, insertApiKey, listKeys, revokeKey } from './api-keys.repo.ts'
+import { createKeyLookup } from './key-lookup.ts'
 
 /** 43 base62 characters carry 256 bits. */
 const SECRET_LENGTH = 43
 /** Visible characters of the random part kept in key_prefix, to tell keys apart. */
 const PREFIX_CHARS = 8
-const KEY_FORMAT = /^svc_(test|live)_[0-9A-Za-z]{32,128}$/
 
 export interface ApiKeyView {
   id: string
@@ -69,14 +60,7 @@ export function createApiKeyService(deps: {
   organizations: OrganizationLookup
 }) {
   const { db, clock } = deps
-  type Found = NonNullable<Awaited<ReturnType<typeof findKeyWithOrganization>>>
-  const exact = deps.cacheKeys ?? false
-  const cache = new Map<string, Found>()
-  const MAX_CACHED = 10_000
-  const forget = (keyId: string) => {
-    for (const [hash, row] of cache) if (row.id === keyId) cache.delete(hash)
-  }
-  const usage = createKeyUsage({ db, clock })
+  const lookup = createKeyLookup(deps)
   return {
     /**
      * Creates a key of an existing organization (else 404); the plaintext is
@@ -127,49 +111,10 @@ export function createApiKeyService(deps: {
       return { apiKey: apiKeyRowToView(row), key }
     },
 
-    /**
-     * The principal for a presented key, or undefined for every kind of bad key
-     * alike (missing, malformed, unknown, revoked, expired): callers answer all
-     * of them with the same 401.
-     */
-    async authenticate(presented: string | undefined): Promise<Principal | undefined> {
-      if (!presented || !KEY_FORMAT.test(presented)) return undefined
-      const hash = sha256Hex(presented)
-      // Only keys that exist are cached; unknown keys always ask the database.
-      let row = cache.get(hash)
-      const fromMemory = row !== undefined
-      if (!row) {
-        row = await findKeyWithOrganization(db, hash)
-        if (row) {
-          if (cache.size >= MAX_CACHED) cache.clear()
-          cache.set(hash, row)
-        }
-      }
-      if (!row || !secretsEqual(row.key_hash, hash)) return undefined
-      if (row.revoked_at) return undefined
-      if (row.expires_at && row.expires_at.getTime() <= clock.now().getTime()) return undefined
-      if (!presented.startsWith(`svc_${row.environment}_`)) return undefined
-      usage.used(row.id)
-      return {
-        keyId: row.id,
-        keyPrefix: row.key_prefix,
-        organizationId: row.organization_id,
-        organizationName: row.organization_name,
-        environment: row.environment,
-        scopes: row.scopes,
-        confirmed: exact || !fromMemory,
-      }
-    },
-
-    async confirm(principal: Pick<Principal, 'keyId' | 'confirmed'>): Promise<boolean> {
-      if (principal.confirmed) return true
-      const valid = await keyNotRevoked(db, principal.keyId)
-      if (!valid) forget(principal.keyId)
-      return valid
-    },
-
-    /** Drops a key from memory (a statement found it revoked). */
-    forget,
+    // The lookup of every /v1 request (key-lookup.ts), handed out as it is.
+    authenticate: lookup.authenticate,
+    confirm: lookup.confirm,
+    forget: lookup.forget,
 
     /** The keys of an existing organization (else 404), newest first, revoked ones too. */
     async list(organizationId: string): Promise<ApiKeyView[]> {
@@ -201,12 +146,12 @@ export function createApiKeyService(deps: {
             return revoked
           })
       if (!row) throw new AppError('not_found', { message: 'No API key with this id.' })
-      cache.delete(row.key_hash)
+      lookup.forgetHash(row.key_hash)
       return apiKeyRowToView(row)
     },
 
     /** Waits for the last_used_at writes under way (shutdown, tests). */
-    flushUsage: () => usage.flush(),
+    flushUsage: lookup.flushUsage,
   }
 }
 

@@ -1,6 +1,6 @@
-import { type ChildProcess, fork } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import type { SvgResult } from './svg.worker.ts'
+import { type SvgOutcome, sanitizeIn, spawnWorker, type WorkerProcess } from './svg-worker-process.ts'
+
+export type { SvgOutcome } from './svg-worker-process.ts'
 
 /**
  * Sanitizes SVG files in worker processes, so that parsing a large file never
@@ -32,11 +32,6 @@ export const SVG_SANITIZER_DEFAULTS: SvgSanitizerOptions = {
   idleMs: 30_000,
 }
 
-export type SvgOutcome =
-  | { kind: 'ok'; svg: Buffer }
-  | { kind: 'malformed' }
-  | { kind: 'too_complex'; message: string }
-
 /** No worker became free in time; the caller answers 503. */
 export class SvgQueueTimeout extends Error {}
 
@@ -50,16 +45,6 @@ interface Task {
   reject: (err: unknown) => void
 }
 
-const WORKER_PATH = fileURLToPath(new URL('./svg.worker.ts', import.meta.url))
-/** What V8 prints when a heap runs out; anything else that ends a worker mid-file is a failure. */
-const OUT_OF_MEMORY = /heap out of memory|Allocation failed/
-
-interface WorkerProcess {
-  child: ChildProcess
-  /** The end of what the process wrote to stderr. */
-  stderr(): string
-}
-
 export function createSvgSanitizer(overrides: Partial<SvgSanitizerOptions> = {}) {
   const options = { ...SVG_SANITIZER_DEFAULTS, ...overrides }
   const queue: Task[] = []
@@ -69,28 +54,6 @@ export function createSvgSanitizer(overrides: Partial<SvgSanitizerOptions> = {})
   const idle: { worker: WorkerProcess; timer: NodeJS.Timeout }[] = []
   let busy = 0
   const running = new Set<WorkerProcess>()
-
-  function spawn(): WorkerProcess {
-    const child = fork(WORKER_PATH, [], {
-      execArgv: [`--max-old-space-size=${options.memoryLimitMb}`],
-      serialization: 'advanced',
-      // Files go in through stdin (svg.worker.ts): a write to a pipe does not
-      // hold the event loop, as serializing 20 MB for the IPC channel did (70 ms).
-      stdio: ['pipe', 'ignore', 'pipe', 'ipc'],
-    })
-    let stderr = ''
-    child.stderr?.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-4096)
-    })
-    // A worker never keeps the service alive; an unfinished task is abandoned with it.
-    child.unref()
-    child.channel?.unref()
-    for (const pipe of [child.stdin, child.stderr]) (pipe as unknown as { unref(): void }).unref()
-    // Errors are the running task's (below); an unhandled one would end the process.
-    child.on('error', () => {})
-    child.stdin?.on('error', () => {})
-    return { child, stderr: () => stderr }
-  }
 
   const stop = (worker: WorkerProcess) => {
     worker.child.kill('SIGKILL')
@@ -138,60 +101,15 @@ export function createSvgSanitizer(overrides: Partial<SvgSanitizerOptions> = {})
     }
     const reused = idle.pop()
     if (reused) clearTimeout(reused.timer)
-    const worker = reused?.worker ?? spawn()
+    const worker = reused?.worker ?? spawnWorker(options.memoryLimitMb)
     running.add(worker)
-    let settled = false
-    const finish = (outcome: SvgOutcome | Error, keep: boolean) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      worker.child.off('message', onMessage)
-      worker.child.off('error', onError)
-      worker.child.off('close', onExit)
+    sanitizeIn(worker, bytes, options, (outcome, keep) => {
       running.delete(worker)
       if (!keep) stop(worker)
       if (outcome instanceof Error) task.reject(outcome)
       else task.resolve(outcome)
       release(keep ? worker : undefined)
-    }
-    const onMessage = (result: SvgResult) =>
-      finish(
-        result.kind === 'ok'
-          ? { kind: 'ok', svg: Buffer.from(result.svg.buffer, result.svg.byteOffset, result.svg.byteLength) }
-          : result,
-        true,
-      )
-    const onError = (err: Error) => finish(err, false)
-    const tooMuchMemory: SvgOutcome = {
-      kind: 'too_complex',
-      message: `Sanitizing the SVG file needs more than ${options.memoryLimitMb} MB of memory.`,
-    }
-    const onExit = () =>
-      finish(
-        OUT_OF_MEMORY.test(worker.stderr())
-          ? tooMuchMemory
-          : new Error('The SVG worker stopped unexpectedly.'),
-        false,
-      )
-    const timer = setTimeout(
-      () =>
-        finish(
-          {
-            kind: 'too_complex',
-            message: `Sanitizing the SVG file takes longer than ${options.timeLimitMs / 1000} s.`,
-          },
-          false,
-        ),
-      options.timeLimitMs,
-    )
-    worker.child.on('message', onMessage)
-    worker.child.on('error', onError)
-    // 'close' rather than 'exit': by then stderr has been read to its end.
-    worker.child.on('close', onExit)
-    const length = Buffer.alloc(4)
-    length.writeUInt32BE(bytes.length)
-    worker.child.stdin?.write(length)
-    worker.child.stdin?.write(bytes)
+    })
   }
 
   return {

@@ -1,32 +1,28 @@
 import { AppError } from '../../../http/errors.ts'
 import { inScope, notFoundHere } from '../../../http/not-found.ts'
 import { isUuid } from '../../../lib/ids.ts'
-import type { AuditActor } from '../../audit/audit.service.ts'
-import { findEndpoint, isEndpointActive } from '../endpoints/endpoints.repo.ts'
+import { findEndpoint } from '../endpoints/endpoints.repo.ts'
 import { withProbeTimes } from '../endpoints/probes.service.ts'
-import {
-  enqueueRedelivery,
-  findDelivery,
-  findEventBody,
-  listAttempts,
-  listDeliveries,
-} from '../outbox/outbox.service.ts'
+import { findDelivery, findEventBody, listAttempts, listDeliveries } from '../outbox/outbox.service.ts'
 import type { WebhookContext, WebhookScope } from '../webhooks.context.ts'
 import { deliveryView, operatorDeliveryView } from '../webhooks.views.ts'
 import { deliveredHeaders, withoutSignatures } from './delivered-headers.ts'
 import { attemptView, DEFAULT_LOG_LIMIT, type DeliveryLogQuery, logFilter, logPage } from './delivery-log.ts'
 import { orderTimeline } from './order-timeline.repo.ts'
-import { latestReplay } from './replays.repo.ts'
-import { previewReplay, type ReplayRequest, replayOf, replayView, requestReplay } from './replays.service.ts'
+import { createRedeliveryService } from './redeliveries.service.ts'
 
 /** Who reads a delivery: viewers read no signatures (enough to replay an attempt within the tolerance). */
 export interface Reader {
   signatures: boolean
 }
 
-/** The delivery log, an order's timeline, redelivery and replays. */
+/**
+ * The delivery log (the API's, the dashboard's and the operators'), what an
+ * entry delivered, and an order's timeline; redelivery and replays beside
+ * (redeliveries.service.ts).
+ */
 export function createDeliveryService(ctx: WebhookContext) {
-  const { db, clock, audit, ownEndpoint, secretBox } = ctx
+  const { db, ownEndpoint, secretBox } = ctx
 
   /** The delivery log, newest first, narrowed by the query's filters; next_cursor pages on. */
   async function deliveries(scope: WebhookScope, query: DeliveryLogQuery) {
@@ -149,82 +145,6 @@ export function createDeliveryService(ctx: WebhookContext) {
       }
     },
 
-    /**
-     * A new pending log entry for the same event and endpoint: the dashboard's
-     * manual redelivery (no scope) and POST /v1/webhook-deliveries/{id}/redeliver
-     * (the key's organization and environment only). Its success ends the
-     * retries of the entry it repeats.
-     */
-    async redeliver(scope: WebhookScope | undefined, deliveryId: string, actor?: AuditActor) {
-      const original = isUuid(deliveryId) ? await findDelivery(db, deliveryId) : undefined
-      if (!original || !inScope(scope, original)) throw notFoundHere('delivery', scope, original)
-      if (!(await isEndpointActive(db, original.endpoint_id))) {
-        throw AppError.validation(
-          [{ code: 'invalid_format', field: 'id', message: 'The endpoint is disabled.' }],
-          'The delivery’s endpoint is disabled; it receives nothing further.',
-        )
-      }
-      const endpoint = actor ? await findEndpoint(db, original.endpoint_id) : undefined
-      const row = await enqueueRedelivery(db, original, clock.now(), (trx, created) =>
-        audit(
-          trx,
-          actor,
-          { organizationId: original.organization_id },
-          'webhook_delivery.redelivered',
-          { id: original.endpoint_id, url: endpoint?.url ?? '' },
-          {
-            delivery_id: original.id,
-            redelivery_id: created.id,
-            event_id: original.event_id,
-            event_type: original.event_type,
-          },
-        ),
-      )
-      return deliveryView(row)
-    },
-
-    /** Queues the endpoint's matching events again, in the background (see replays.service.ts). */
-    async replay(
-      scope: WebhookScope | undefined,
-      endpointId: string,
-      input: ReplayRequest,
-      actor?: AuditActor,
-    ) {
-      const endpoint = await ownEndpoint(scope, endpointId)
-      const row = await requestReplay(db, endpoint, input, clock.now(), (trx, replay) =>
-        audit(
-          trx,
-          actor,
-          { organizationId: endpoint.organization_id },
-          'webhook_endpoint.replayed',
-          endpoint,
-          {
-            replay_id: replay.id,
-            since: replay.since.toISOString(),
-            until: replay.until?.toISOString() ?? null,
-            event_types: replay.event_types,
-            only_failed: replay.only_failed,
-            total: replay.total,
-          },
-        ),
-      )
-      return replayView(row)
-    },
-
-    /** How many events a replay with this input would send, without starting it. */
-    async previewReplay(scope: WebhookScope | undefined, endpointId: string, input: ReplayRequest) {
-      return previewReplay(db, await ownEndpoint(scope, endpointId), input)
-    },
-
-    /** The endpoint's newest replay and how far it got. */
-    async replayStatus(scope: WebhookScope | undefined, endpointId: string) {
-      return replayView(await replayOf(db, await ownEndpoint(scope, endpointId)))
-    },
-
-    /** The endpoint's latest replay, or null when it has never been replayed. */
-    async lastReplay(scope: WebhookScope, endpointId: string) {
-      const row = await latestReplay(db, (await ownEndpoint(scope, endpointId)).id)
-      return row ? replayView(row) : null
-    },
+    ...createRedeliveryService(ctx),
   }
 }

@@ -1,40 +1,36 @@
 import type { WebhookEndpointRow } from '../../../db/schema.ts'
 import { AppError, type ValidationEntry } from '../../../http/errors.ts'
-import { isUuid, newId } from '../../../lib/ids.ts'
+import { newId } from '../../../lib/ids.ts'
 import type { AuditActor } from '../../audit/audit.service.ts'
-import { webhookDailyOutcomes } from '../deliveries/daily-outcomes.repo.ts'
 import { cancelReplays } from '../deliveries/replays.repo.ts'
-import { sampleEventData } from '../listen/sample-events.ts'
-import { type EventType, eventData, failPendingDeliveries, recordEvent } from '../outbox/outbox.service.ts'
+import { failPendingDeliveries } from '../outbox/outbox.service.ts'
 import {
   MAX_ACTIVE_ENDPOINTS,
   MAX_LISTED_ENDPOINTS,
   type WebhookContext,
   type WebhookScope,
 } from '../webhooks.context.ts'
-import { DEFAULT_ROTATION_GRACE_S } from '../webhooks.schemas.ts'
-import { disabled, endpointNotFound, endpointView, iso, newSecret } from '../webhooks.views.ts'
+import { disabled, endpointView, newSecret } from '../webhooks.views.ts'
 import { checkWebhookUrl } from '../worker/ssrf.ts'
 import { checkEnabledEvents, parseEnabledEvents } from './enabled-events.ts'
 import {
   deactivateEndpoint,
-  findEndpoint,
   insertEndpoint,
   listEndpoints,
   lockAndCountActive,
-  lockEndpoint,
-  replaceSecret,
   updateActiveEndpoint,
 } from './endpoints.repo.ts'
+import { createEndpointHealthService } from './health.service.ts'
+import { createSecretService } from './secrets.service.ts'
+import { createTestEventService } from './test-events.service.ts'
 
-/** The UTC day `back` days before `now`, as YYYY-MM-DD. */
-function utcDay(now: Date, back: number): string {
-  return new Date(now.getTime() - back * 86_400_000).toISOString().slice(0, 10)
-}
-
-/** Webhook endpoints: registering, changing, rotating secrets, removing, test pings and health. */
+/**
+ * Webhook endpoints: registering, changing and removing them here; their
+ * health (health.service.ts), secrets (secrets.service.ts) and test pings and
+ * sample events (test-events.service.ts) beside.
+ */
 export function createEndpointService(ctx: WebhookContext) {
-  const { db, clock, allowed, secretBox, audit, ownEndpoint, healthByOrganization } = ctx
+  const { db, clock, allowed, secretBox, audit, ownEndpoint } = ctx
 
   return {
     async create(
@@ -85,30 +81,7 @@ export function createEndpointService(ctx: WebhookContext) {
       return { endpoint: endpointView(row, now), secret }
     },
 
-    /** The environment's endpoints: active, failing (waiting for a probe), disabled after too many failures. */
-    async endpointHealth(scope: WebhookScope) {
-      const lookup = await healthByOrganization(scope.environment, [scope.organizationId], false)
-      const { failed_deliveries_24h: _, ...endpoints } = lookup(scope.organizationId)
-      return endpoints
-    },
-
-    /** Endpoints by state and deliveries that failed in the last 24 hours, per organization (the console). */
-    healthByOrganization: (environment: WebhookScope['environment'], organizationIds?: readonly string[]) =>
-      healthByOrganization(environment, organizationIds),
-
-    /**
-     * The deliveries settled (succeeded, or failed for good) on each of the
-     * last `days` UTC days (today included), oldest first; of one
-     * organization or of all.
-     */
-    async dailyOutcomes(environment: WebhookScope['environment'], days: number, organizationId?: string) {
-      const rows = await webhookDailyOutcomes(db, environment, utcDay(clock.now(), days - 1), organizationId)
-      const byDay = new Map(rows.map((row) => [row.day, row]))
-      return Array.from({ length: days }, (_, n) => {
-        const day = utcDay(clock.now(), days - 1 - n)
-        return byDay.get(day) ?? { day, succeeded: 0, failed: 0 }
-      })
-    },
+    ...createEndpointHealthService(ctx),
 
     /** One endpoint of the caller's (disabled ones too), or 404. */
     async get(scope: WebhookScope, id: string) {
@@ -120,53 +93,7 @@ export function createEndpointService(ctx: WebhookContext) {
       return (await listEndpoints(db, scope, MAX_LISTED_ENDPOINTS)).map((row) => endpointView(row, now))
     },
 
-    /**
-     * A new secret, returned this once. The current one becomes the previous
-     * secret and signs beside the new one for the grace period (0: not at all).
-     * An endpoint keeps one previous secret: rotating again during a grace
-     * period drops the older one at once.
-     */
-    async rotateSecret(
-      scope: WebhookScope,
-      id: string,
-      input: { grace_period_seconds?: number | undefined },
-      actor?: AuditActor,
-    ) {
-      if (!isUuid(id)) throw endpointNotFound()
-      const grace = input.grace_period_seconds ?? DEFAULT_ROTATION_GRACE_S
-      const secret = newSecret()
-      const sealed = (await secretBox()).seal(secret)
-      const now = clock.now()
-      const endsAt = new Date(now.getTime() + grace * 1000)
-      const row = await db.transaction().execute(async (trx) => {
-        // Locked, so two rotations at once run one after the other: the second keeps the first's secret as previous.
-        const current = await lockEndpoint(trx, scope, id)
-        if (!current) throw endpointNotFound(scope, await findEndpoint(trx, id))
-        if (!current.is_active) {
-          throw AppError.validation(
-            [
-              {
-                code: 'invalid_format',
-                field: 'id',
-                message: 'The endpoint is disabled; register a new one.',
-              },
-            ],
-            'The endpoint is disabled; its secret cannot be rotated.',
-          )
-        }
-        const rotated = await replaceSecret(trx, current.id, {
-          secret_encrypted: sealed,
-          previous_secret_encrypted: grace > 0 ? current.secret_encrypted : null,
-          previous_secret_expires_at: grace > 0 ? endsAt : null,
-        })
-        await audit(trx, actor, scope, 'webhook_endpoint.secret_rotated', current, {
-          grace_period_seconds: grace,
-          previous_secret_expires_at: endsAt.toISOString(),
-        })
-        return rotated
-      })
-      return { endpoint: endpointView(row, now), secret, previous_secret_expires_at: endsAt.toISOString() }
-    },
+    ...createSecretService(ctx),
 
     /**
      * Changes the description and/or the event filter of an active endpoint.
@@ -221,77 +148,6 @@ export function createEndpointService(ctx: WebhookContext) {
       return { id: endpoint.id, is_active: false }
     },
 
-    /** Queues a ping to one endpoint. */
-    async test(scope: WebhookScope, id: string) {
-      const endpoint = await ownEndpoint(scope, id)
-      if (!endpoint.is_active) throw disabled('The endpoint is disabled and cannot receive test events.')
-      await db.transaction().execute((trx) =>
-        recordEvent(trx, {
-          organizationId: scope.organizationId,
-          environment: scope.environment,
-          type: 'ping',
-          orderId: null,
-          data: eventData.ping(),
-          at: clock.now(),
-          endpointId: endpoint.id,
-        }),
-      )
-      return { queued: true, endpoint_next_probe_at: iso(endpoint.next_probe_at) }
-    },
-
-    /**
-     * Queues a sample event of the type to one live endpoint (test endpoints
-     * receive pings only): the sample builder's
-     * data (`sample: true`, an order that exists nowhere), stored as an event
-     * without an order, so no order, sequence counter or order statistic
-     * changes, and no replay picks it up. The endpoint must take the type.
-     */
-    async sendSample(scope: WebhookScope, id: string, type: Exclude<EventType, 'ping'>, actor?: AuditActor) {
-      const endpoint = await ownEndpoint(scope, id)
-      // Test endpoints receive pings only (as with real orders); test mode's samples go to `listen`.
-      if (endpoint.environment === 'test') {
-        throw AppError.validation(
-          [
-            {
-              code: 'invalid_format',
-              field: 'endpoint_id',
-              message:
-                'Test endpoints receive ping events only. Send samples to a live endpoint, or to your machine with listen and trigger and a test key.',
-            },
-          ],
-          'Sample events go to live endpoints only; nothing was sent.',
-        )
-      }
-      if (!endpoint.is_active) throw disabled('The endpoint is disabled and cannot receive sample events.')
-      if (!endpoint.enabled_events.includes('*') && !endpoint.enabled_events.includes(type)) {
-        throw AppError.validation(
-          [
-            {
-              code: 'invalid_format',
-              field: 'type',
-              message: `type must be one the endpoint receives: ${endpoint.enabled_events.map((t) => JSON.stringify(t)).join(', ')}`,
-            },
-          ],
-          'The endpoint does not receive events of this type; nothing was sent.',
-        )
-      }
-      const event = await db.transaction().execute(async (trx) => {
-        const recorded = await recordEvent(trx, {
-          organizationId: scope.organizationId,
-          environment: scope.environment,
-          type,
-          orderId: null,
-          data: sampleEventData(type),
-          at: clock.now(),
-          endpointId: endpoint.id,
-        })
-        await audit(trx, actor, scope, 'webhook_endpoint.sample_sent', endpoint, {
-          event_id: recorded.id,
-          event_type: type,
-        })
-        return recorded
-      })
-      return { queued: true, event_id: event.id, type, endpoint_next_probe_at: iso(endpoint.next_probe_at) }
-    },
+    ...createTestEventService(ctx),
   }
 }

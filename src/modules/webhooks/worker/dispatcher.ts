@@ -2,31 +2,30 @@ import { randomBytes } from 'node:crypto'
 import { hostname } from 'node:os'
 import { createSecretBox, type SecretBox } from '../../../lib/secret-box.ts'
 import { serviceSecret } from '../../../lib/service-secrets.ts'
-import type { ClaimedDelivery } from '../outbox/claim.repo.ts'
-import { type AttemptResult, completeAttempts } from '../outbox/complete.repo.ts'
+import { completeAttempts } from '../outbox/complete.repo.ts'
 import { WAKE_CHANNEL } from '../outbox/outbox.service.ts'
 import { settleDisabledEndpoints } from '../webhooks.service.ts'
+import { createAttempt } from './attempt.ts'
 import { Claimer } from './claimer.ts'
 import { type DispatcherOptions, withDefaults } from './dispatcher-options.ts'
 import { FairShare, type Ticket } from './fair-share.ts'
 import { Flight, HttpSender } from './http-attempt.ts'
 import { ReplayFeeder } from './replay-feeder.ts'
-import { disabledResult, ResultWriter, sentResult } from './result-writer.ts'
+import { ResultWriter } from './result-writer.ts'
 
 export type { DispatcherOptions } from './dispatcher-options.ts'
 export const DISABLE_AFTER_FAILURES = 25
 
+/** The options with their defaults (dispatcher-options.ts). */
+type WorkerOptions = ReturnType<typeof withDefaults>
+
 /**
- * The webhook worker: a loop that claims due attempts (claimer.ts) into a
- * local queue shared fairly between organizations and endpoints
- * (fair-share.ts), sends each (http-attempt.ts) and hands its result to a
- * writer that stores results in batches (result-writer.ts). Beside it, the
- * replay feeder (replay-feeder.ts) queues replays a few attempts at a time.
+ * The worker's parts, wired together: the fair queue of claimed attempts,
+ * the claimer, the sender, the replay feeder, and the result writer, which
+ * settles the endpoints a batch of results disabled.
  */
-export function createDispatcher(input: DispatcherOptions) {
-  const options = withDefaults(input)
-  const { db, clock, log, observer, concurrency, batchSize } = options
-  const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+function workerParts(options: WorkerOptions, workerId: string) {
+  const { db, clock, log, concurrency, batchSize } = options
   let box: SecretBox | undefined
   /** Claimed attempts waiting, and those in flight, shared out between organizations and endpoints. */
   const ready = new FairShare({
@@ -65,6 +64,31 @@ export function createDispatcher(input: DispatcherOptions) {
     onError: (err, batch) =>
       log.error({ err, attempts: batch.length }, 'could not record webhook attempt results'),
   })
+  return { ready, claimer, sender, feeder, results }
+}
+
+/**
+ * The webhook worker: a loop that claims due attempts (claimer.ts) into a
+ * local queue shared fairly between organizations and endpoints
+ * (fair-share.ts), sends each (http-attempt.ts) and hands its result to a
+ * writer that stores results in batches (result-writer.ts). Beside it, the
+ * replay feeder (replay-feeder.ts) queues replays a few attempts at a time.
+ */
+export function createDispatcher(input: DispatcherOptions) {
+  const options = withDefaults(input)
+  const { clock, log, observer } = options
+  const workerId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`
+  const { ready, claimer, sender, feeder, results } = workerParts(options, workerId)
+  const attempt = createAttempt({
+    clock,
+    log,
+    observer,
+    retryDelaysMs: options.retryDelaysMs,
+    ready,
+    claimer,
+    sender,
+    results,
+  })
   const inFlight = new Map<string, Flight>()
   let running = false
   let stopping = false
@@ -74,51 +98,6 @@ export function createDispatcher(input: DispatcherOptions) {
   let sweeper: NodeJS.Timeout | undefined
 
   const poke = () => wake?.()
-
-  /** One attempt; resolves when its slot may be used again (a failure's once its result is stored). */
-  async function attempt(row: ClaimedDelivery, flight: Flight): Promise<void> {
-    if (!row.endpoint_active) return results.report(disabledResult(row, clock.now()))
-    const sent = await sender.send(row, flight)
-    // Cut short by shutdown: the attempt did not happen; the claim is given back.
-    if (sent === undefined) return
-    const result = sentResult(row, sent, options.retryDelaysMs)
-    const stored = results.report(result)
-    observer?.attempted(sent.outcome, sent.durationMs)
-    if (result.errorCode !== null) {
-      logFailure(row, result)
-      holdBack(row.endpoint_id)
-    }
-    return stored
-  }
-
-  /**
-   * A failing endpoint's attempts claimed here and not started go back
-   * uncounted: from now on it gets one probe at a time (claim.repo.ts).
-   */
-  function holdBack(endpointId: string) {
-    const waiting = ready.drop(endpointId)
-    if (waiting.length === 0) return
-    claimer
-      .giveBack(waiting.map((w) => w.row.id))
-      .catch((err) => log.error({ err }, 'could not give back the attempts of a failing webhook endpoint'))
-  }
-
-  /** A failed attempt, for the operator: whose, which, and why; never the secret, signature or body. */
-  function logFailure(row: ClaimedDelivery, result: AttemptResult) {
-    log.warn(
-      {
-        endpoint_id: row.endpoint_id,
-        event_id: row.event_id,
-        delivery_id: row.id,
-        attempt: row.attempts,
-        error_code: result.errorCode,
-        error_message: result.errorMessage,
-        response_status: result.responseStatus,
-        next_attempt_at: result.nextAttemptAt?.toISOString() ?? null,
-      },
-      'webhook attempt failed',
-    )
-  }
 
   /** Starts waiting attempts while slots (or places in the lane) are free; gives back those that waited too long. */
   function fill() {
