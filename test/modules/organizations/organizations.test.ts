@@ -14,23 +14,6 @@ describe('the operator console', () => {
   const clock = manualClock(new Date('2026-11-26T09:00:00.000Z'))
   const t = useTestApp({ clock, resolver: loopbackResolver, webhookAllowPrivateCidrs: ['127.0.0.0/8'] })
 
-  interface BoardEntry {
-    production_order: { id: string; order_id: string; status: string; produced_by_partner: boolean }
-    order: { id: string; external_order_id: string; status: string; source: string }
-    organization: { id: string; name: string }
-    created_at: string
-    items: { id: string; sku: string | null; name: string; job: { id: string; status: string } | null }[]
-  }
-
-  async function _board(
-    client: DashboardClient,
-    query: string,
-  ): Promise<{ data: BoardEntry[]; next_cursor: string | null }> {
-    const res = await client.call('GET', `/operator/production?${query}`)
-    assert.equal(res.statusCode, 200, res.body)
-    return res.json()
-  }
-
   /** The order's events as stored in the outbox, oldest first. */
   async function storedEvents(orderId: string) {
     return t.db
