@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 
 /** A copy with object keys sorted at every level; arrays keep their order. */
 function sortedKeys(value: unknown): unknown {
@@ -20,5 +20,5 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function contentHash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value), 'utf8').digest('hex')
+  return hash('sha256', canonicalJson(value))
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
@@ -16,10 +16,10 @@ export function randomBase62(length: number): string {
 }
 
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex')
+  return hash('sha256', value)
 }
 
 /** Constant-time comparison of two secrets of any length (compares their digests). */
 export function secretsEqual(a: string, b: string): boolean {
-  return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest())
+  return timingSafeEqual(hash('sha256', a, 'buffer'), hash('sha256', b, 'buffer'))
 }

@@ -12,3 +12,24 @@ test('key order and whitespace do not change the canonical form; values and arra
   // null is content; an absent key is not the same as null.
   assert.notEqual(contentHash({ sku: null }), contentHash({}))
 })
+
+test('the content hash of a body is the SHA-256 of its canonical form, as stored for earlier orders', () => {
+  const body = {
+    external_order_id: 'A-1',
+    customer: { name: 'Zoë', email: 'z@x' },
+    items: [
+      {
+        sku: 'S',
+        name: 'Mug',
+        quantity: 2,
+        price: 9.5,
+        personalization: { b: '\u2028', a: [1, { d: null, c: true }] },
+      },
+    ],
+  }
+  assert.equal(
+    canonicalJson(body),
+    '{"customer":{"email":"z@x","name":"Zoë"},"external_order_id":"A-1","items":[{"name":"Mug","personalization":{"a":[1,{"c":true,"d":null}],"b":"\u2028"},"price":9.5,"quantity":2,"sku":"S"}]}',
+  )
+  assert.equal(contentHash(body), '0af755e40a042c31affbee8f5eb33f359fb097869aa9f442192546aa7a677120')
+})
