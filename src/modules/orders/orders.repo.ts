@@ -1,6 +1,7 @@
 import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DB, Environment, OrderRow, ProductionOrderRow } from '../../db/schema.ts'
+import { EMPTY, run, stmt } from '../../db/statement.ts'
 import { type NewProduction, newProductionCtes } from '../production/production.repo.ts'
 import type { NewEventInput } from '../webhooks/outbox/events.ts'
 import { outboxCtes, outboxWake } from '../webhooks/outbox/outbox.repo.ts'
@@ -81,32 +82,29 @@ export async function insertOrderGraph(
   const o = graph.order
   const production = graph.production
   const from = { order: 'new_order', items: 'item_input' }
-  const productionCtes = production ? sql`,${newProductionCtes(production, o.created_at, from)}` : sql``
+  const productionCtes = production ? stmt`,${newProductionCtes(production, o.created_at, from)}` : EMPTY
   const change = { organizationId: o.organization_id, createdAt: o.created_at, status: o.status }
   const event = graph.event
-  const outbox = event ? sql`, ${outboxCtes(event.id, event.input, 'new_order')}` : sql``
+  const outbox = event ? stmt`, ${outboxCtes(event.id, event.input, 'new_order')}` : EMPTY
   const keyCheck =
     uncheckedKeyId === null
-      ? sql`true`
-      : sql`exists (select 1 from api_keys where id = ${uncheckedKeyId}::uuid and revoked_at is null)`
+      ? stmt`true`
+      : stmt`exists (select 1 from api_keys where id = ${uncheckedKeyId}::uuid and revoked_at is null)`
   const rules = graph.rules
+  const unlinked = rules !== null && rules.unlinked !== null && rules.unlinked.length > 0
   const rulesCheck =
     rules === null
-      ? sql`true`
-      : sql`coalesce((select version from automation_versions where organization_id = ${o.organization_id}::uuid), 0) = ${rules.version}
+      ? stmt`true`
+      : stmt`coalesce((select version from automation_versions where organization_id = ${o.organization_id}::uuid), 0) = ${rules.version}
         ${
-          rules.unlinked === null || rules.unlinked.length === 0
-            ? sql``
-            : sql`and not exists (select 1 from products where organization_id = ${o.organization_id}::uuid
+          unlinked
+            ? stmt`and not exists (select 1 from products where organization_id = ${o.organization_id}::uuid
                 and sku = any(${rules.unlinked}::text[]))`
+            : EMPTY
         }`
-  const result = await sql<{
-    key_valid: boolean
-    rules_current: boolean
-    inserted: boolean
-    product_ids: (string | null)[] | null
-    woke: unknown
-  }>`
+  // Every choice above that changes the text, and nothing else.
+  const shape = `insert_order:${production ? 'p' : '-'}${event ? 'e' : '-'}${uncheckedKeyId === null ? '-' : 'k'}${rules === null ? '-' : unlinked ? 'u' : 'v'}`
+  const statement = stmt`
     with key_check as (select ${keyCheck} as valid, ${rulesCheck} as rules_current),
     item_input as (
       select * from json_to_recordset(${graph.itemsDocument}::json)
@@ -140,12 +138,17 @@ export async function insertOrderGraph(
     ${newOrderChangeCte({ ...change, live: o.environment === 'live' }, from)}${productionCtes}${outbox}
     select (select valid from key_check) as key_valid, (select rules_current from key_check) as rules_current, exists (select 1 from new_order) as inserted,
       (select array_agg(product_id order by position) from new_items) as product_ids,
-      ${event ? outboxWake() : sql`null`} as woke`.execute(db)
-  const row = result.rows[0]!
+      ${event ? outboxWake() : stmt`null`} as woke`
+  const [row] = await run<{
+    key_valid: boolean
+    rules_current: boolean
+    inserted: boolean
+    product_ids: (string | null)[] | null
+  }>(db, statement, shape)
   return {
-    keyValid: row.key_valid,
-    rulesCurrent: row.rules_current,
-    productIds: row.inserted ? (row.product_ids ?? []) : undefined,
+    keyValid: row!.key_valid,
+    rulesCurrent: row!.rules_current,
+    productIds: row!.inserted ? (row!.product_ids ?? []) : undefined,
   }
 }
 

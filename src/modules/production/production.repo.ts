@@ -1,6 +1,7 @@
-import { type RawBuilder, sql, type Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DB } from '../../db/schema.ts'
+import { raw, type Statement, stmt } from '../../db/statement.ts'
 import type { ProductionStatus } from '../../db/tables/common.ts'
 
 /** A live order's production order as its automation rules leave it (partner, priority, hold). */
@@ -21,22 +22,22 @@ export function newProductionCtes(
   production: NewProduction,
   at: Date,
   from: { order: string; items: string },
-): RawBuilder<unknown> {
+): Statement {
   const hold = production.hold === null ? null : JSON.stringify(production.hold)
-  return sql`
+  return stmt`
       new_production as (
         insert into production_orders (id, order_id, status, produced_by_partner, priority, held_at, hold,
           created_at, updated_at)
         select ${production.id}::uuid, id, 'pending', ${production.partner}::boolean, ${production.priority}::text,
           ${hold === null ? null : at}::timestamptz, ${hold}::jsonb, ${at}::timestamptz, ${at}::timestamptz
-        from ${sql.table(from.order)}
+        from ${raw(from.order)}
         returning id
       ),
       new_jobs as (
         insert into production_jobs (id, production_order_id, order_item_id, status, created_at, updated_at)
         select i.job_id, p.id, i.id, 'pending', ${at}::timestamptz, ${at}::timestamptz
         from new_production p
-        cross join ${sql.table(from.items)} i
+        cross join ${raw(from.items)} i
       )`
 }
 

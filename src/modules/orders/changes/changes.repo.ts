@@ -1,6 +1,7 @@
-import { type RawBuilder, sql, type Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../../db/database.ts'
 import type { DB } from '../../../db/schema.ts'
+import { raw, type Statement, stmt } from '../../../db/statement.ts'
 import { tryTransactionLock } from '../../../db/upkeep.ts'
 import type { OrderStatus } from '../orders.schemas.ts'
 
@@ -27,16 +28,16 @@ const FOLD_LOCK = sql`hashtextextended('order_changes', 0)`
 export function newOrderChangeCte(
   order: { organizationId: string; createdAt: Date; status: string; live: boolean },
   from: { order: string; items: string },
-): RawBuilder<unknown> {
+): Statement {
   const day = order.createdAt.toISOString().slice(0, 10)
-  return sql`
+  return stmt`
       new_order_change as (
         insert into order_changes (order_id, organization_id, live, created, day, status, orders, items, quantity, at)
         select id, ${order.organizationId}::uuid, ${order.live}::boolean, true, ${day}::date, ${order.status}::text, 1,
-          (select count(*) from ${sql.table(from.items)}),
-          (select coalesce(sum(quantity), 0) from ${sql.table(from.items)}),
+          (select count(*) from ${raw(from.items)}),
+          (select coalesce(sum(quantity), 0) from ${raw(from.items)}),
           ${order.createdAt}::timestamptz
-        from ${sql.table(from.order)}
+        from ${raw(from.order)}
       )`
 }
 

@@ -1,4 +1,4 @@
-import { type RawBuilder, sql, type Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../../db/database.ts'
 import type {
   DB,
@@ -7,6 +7,7 @@ import type {
   WebhookAttemptRow,
   WebhookDeliveryRow,
 } from '../../../db/schema.ts'
+import { EMPTY, raw, run, type Statement, stmt } from '../../../db/statement.ts'
 import { eventBody, type NewEventInput, sequencedEvent } from './events.ts'
 
 /** The channel idle workers LISTEN on; NOTIFY is transactional, so they wake when the writer commits. */
@@ -33,36 +34,36 @@ export const REPLAYS_CHANNEL = 'svc_webhook_replays'
  * statement with `outboxWake()` so idle workers wake on commit. One statement
  * keeps change, event and deliveries atomic without a transaction round trip.
  */
-export function outboxCtes(eventId: string, input: NewEventInput, gate: string): RawBuilder<unknown> {
-  const onlyEndpoint = input.endpointId ? sql`and w.id = ${input.endpointId}::uuid` : sql``
-  const filter = input.type === 'ping' ? sql`` : sql`and w.enabled_events && array['*', ${input.type}::text]`
+export function outboxCtes(eventId: string, input: NewEventInput, gate: string): Statement {
+  const onlyEndpoint = input.endpointId ? stmt`and w.id = ${input.endpointId}::uuid` : EMPTY
+  const filter = input.type === 'ping' ? EMPTY : stmt`and w.enabled_events && array['*', ${input.type}::text]`
   const event = { id: eventId, type: input.type, created_at: input.at, data: input.data }
-  let source: RawBuilder<unknown>
-  let values: RawBuilder<unknown>
+  let source: Statement
+  let values: Statement
   const first = input.type === 'order.received'
   if (input.orderId === null) {
-    source = sql`${sql.table(gate)}`
-    values = sql`${JSON.stringify(input.data)}::json, ${eventBody(event)}::text`
+    source = stmt`${raw(gate)}`
+    values = stmt`${JSON.stringify(input.data)}::json, ${eventBody(event)}::text`
   } else if (first) {
     const parts = sequencedEvent(event)
-    source = sql`${sql.table(gate)}`
-    values = sql`${`${parts.data[0]}1${parts.data[1]}`}::json, ${`${parts.body[0]}1${parts.body[1]}`}::text`
+    source = stmt`${raw(gate)}`
+    values = stmt`${`${parts.data[0]}1${parts.data[1]}`}::json, ${`${parts.body[0]}1${parts.body[1]}`}::text`
   } else {
     const parts = sequencedEvent(event)
-    source = sql`outbox_sequence s`
-    values = sql`(${parts.data[0]}::text || s.last_sequence || ${parts.data[1]}::text)::json,
+    source = stmt`outbox_sequence s`
+    values = stmt`(${parts.data[0]}::text || s.last_sequence || ${parts.data[1]}::text)::json,
              ${parts.body[0]}::text || s.last_sequence || ${parts.body[1]}::text`
   }
   const sequence =
     input.orderId === null || first
-      ? sql``
-      : sql`outbox_sequence as (
+      ? EMPTY
+      : stmt`outbox_sequence as (
       insert into order_event_counters (order_id, last_sequence)
-      select ${input.orderId}::uuid, 2 from ${sql.table(gate)}
+      select ${input.orderId}::uuid, 2 from ${raw(gate)}
       on conflict (order_id) do update set last_sequence = order_event_counters.last_sequence + 1
       returning last_sequence
     ),`
-  return sql`
+  return stmt`
     ${sequence}
     outbox_event as (
       insert into events (id, organization_id, environment, type, order_id, data, body, created_at)
@@ -97,8 +98,8 @@ export function outboxCtes(eventId: string, input: NewEventInput, gate: string):
  * orders of organizations without endpoints) must not wait for others' commits.
  * Listen streams read new events on a short tick instead (event-feed.ts).
  */
-export function outboxWake(): RawBuilder<unknown> {
-  return sql`(select count(pg_notify(${WAKE_CHANNEL}, '')) from (select 1 where exists (select 1 from outbox_queue)) w)`
+export function outboxWake(): Statement {
+  return stmt`(select count(pg_notify(${WAKE_CHANNEL}, '')) from (select 1 where exists (select 1 from outbox_queue)) w)`
 }
 
 /** Wakes the idle workers when the transaction commits (an attempt fell due now). */
@@ -122,10 +123,13 @@ export async function insertEvent(
   eventId: string,
   input: NewEventInput,
 ): Promise<Record<string, unknown>> {
-  const result = await sql<{ data: Record<string, unknown> }>`
+  const rows = await run<{ data: Record<string, unknown> }>(
+    db,
+    stmt`
     with gate as (select 1), ${outboxCtes(eventId, input, 'gate')}
-    select (select data from outbox_event) as data, ${outboxWake()} as woke`.execute(db)
-  return result.rows[0]!.data
+    select (select data from outbox_event) as data, ${outboxWake()} as woke`,
+  )
+  return rows[0]!.data
 }
 
 /**
