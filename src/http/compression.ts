@@ -19,7 +19,7 @@ export function compressedRoute(route: Pick<RouteOptions, 'method' | 'url'>): bo
   return url.startsWith('/v1/') || url.startsWith('/admin/v1/')
 }
 
-/** JSON and HTML only; other types of those routes (file downloads) go as they are. */
+/** JSON and HTML; past these the plugin asks mime-db (an SVG download is compressible, a PNG or PDF not). */
 const TYPES = /^(?:application\/json|text\/html)(?:;|$)/
 
 export const COMPRESSION = {
