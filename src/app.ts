@@ -8,6 +8,7 @@ import { DASHBOARD_API_PREFIX, dashboardApiRoutes } from './dashboard/dashboard.
 import { dashboardWebRoutes } from './dashboard/web.routes.ts'
 import { routeMethods } from './http/allowed-methods.ts'
 import { registerAuth } from './http/auth.ts'
+import { registerCompression } from './http/compression.ts'
 import { type ErrorContext, registerErrorHandler } from './http/error-handler.ts'
 import { errorTexts } from './http/errors.ts'
 import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT, registerJsonBodyParser } from './http/json-body.ts'
@@ -101,6 +102,7 @@ export async function buildApp(
   configureServerTimeouts(app, timeouts)
   registerBodyDeadline(app, timeouts)
   registerJsonBodyParser(app)
+  await registerCompression(app)
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })

@@ -34,7 +34,7 @@ const open = { config: { auth: 'none' as const }, schema: { hide: true } }
 /**
  * GET /dashboard and every client route under it: the app's index.html with
  * a fresh nonce; GET /dashboard/assets/*: the hashed bundle files, cached for
- * a year (a new build has new names).
+ * a year (a new build has new names), Brotli or gzip when the client takes it.
  */
 export function dashboardWebRoutes(options: { dist?: string } = {}) {
   const dist = options.dist ?? WEB_DIST
@@ -70,6 +70,8 @@ export function dashboardWebRoutes(options: { dist?: string } = {}) {
       root: join(dist, 'assets'),
       serve: false,
       index: false,
+      // NAME.br and NAME.gz, made by the web build beside each file (scripts/compress-assets.ts).
+      preCompressed: true,
       setHeaders: (res) => {
         res.header('x-content-type-options', 'nosniff')
         res.header('cache-control', 'public, max-age=31536000, immutable')
@@ -78,7 +80,8 @@ export function dashboardWebRoutes(options: { dist?: string } = {}) {
     app.get(DASHBOARD_PATH, open, async (_request, reply) => page(reply))
     app.get<{ Params: { '*': string } }>(`${DASHBOARD_PATH}/assets/*`, open, async (request, reply) => {
       const path = request.params['*']
-      return path.split('/').includes('..')
+      // The compressed copies are representations of their file, not files of their own.
+      return path.split('/').includes('..') || /\.(?:br|gz)$/.test(path)
         ? reply.callNotFound()
         : reply.sendFile(path, { cacheControl: false })
     })

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, test } from 'node:test'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import Fastify from 'fastify'
-import { dashboardWebRoutes } from '../../src/dashboard/web.routes.ts'
+import { dashboardWebRoutes, WEB_DIST } from '../../src/dashboard/web.routes.ts'
 import { useTestApp } from '../helpers/app.ts'
+import { assertEncoded, decoded, pageFiles, wireBytes } from '../helpers/encodings.ts'
 import { assertError } from '../helpers/errors.ts'
 
 describe('the pages and their files', () => {
@@ -71,6 +72,78 @@ describe('the pages and their files', () => {
         assertError(res, 404, 'not_found', url)
         assert.equal(res.headers['content-security-policy'], undefined, url)
       }
+    })
+
+    describe('compressed files', () => {
+      const load = (url: string, acceptEncoding?: string) =>
+        t.app.inject({
+          method: 'GET',
+          url,
+          headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding },
+        })
+      const original = (file: string) => readFileSync(join(WEB_DIST, file.slice('/dashboard/'.length)))
+
+      test('the first load is under 350 kB on the wire to a browser, each file Brotli, byte for byte the build', async (ctx) => {
+        const page = await load('/dashboard', 'br, gzip')
+        assert.equal(page.statusCode, 200)
+        const files = pageFiles(page.body)
+        assert.ok(files.filter((f) => f.endsWith('.js')).length >= 2, files.join())
+        assert.ok(
+          files.some((f) => f.endsWith('.css')),
+          files.join(),
+        )
+        let total = wireBytes(page)
+        let identity = 0
+        for (const file of files) {
+          const res = await load(file, 'br, gzip')
+          assertEncoded(res, 'br', file)
+          assert.deepEqual(decoded(res), original(file), file)
+          assert.match(String(res.headers['content-type']), file.endsWith('.js') ? /javascript/ : /text\/css/)
+          assert.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable', file)
+          assert.equal(res.headers['x-content-type-options'], 'nosniff', file)
+          total += wireBytes(res)
+          identity += original(file).length
+        }
+        ctx.diagnostic(`first load: ${total} bytes on the wire (the files ${identity} bytes as built)`)
+        assert.ok(total < 350_000, `${total} bytes`)
+        assert.ok(identity > 700_000, 'the build is what was measured')
+      })
+
+      test('a gzip-only client gets gzip; one without Accept-Encoding the file itself', async () => {
+        const [script] = pageFiles((await load('/dashboard')).body).filter((f) => f.endsWith('.js'))
+        const gz = await load(script!, 'gzip')
+        assertEncoded(gz, 'gzip', script!)
+        assert.deepEqual(decoded(gz), original(script!))
+        for (const acceptEncoding of [undefined, 'identity', 'deflate']) {
+          const plain = await load(script!, acceptEncoding)
+          assertEncoded(plain, undefined, `${script} with ${acceptEncoding}`)
+          assert.deepEqual(plain.rawPayload, original(script!))
+          assert.equal(plain.headers['cache-control'], 'public, max-age=31536000, immutable')
+          assert.equal(plain.headers['x-content-type-options'], 'nosniff')
+        }
+      })
+
+      test('the copies are no files of their own; missing files and .. stay 404', async () => {
+        const [script] = pageFiles((await load('/dashboard')).body).filter((f) => f.endsWith('.js'))
+        for (const url of [
+          `${script}.br`,
+          `${script}.gz`,
+          '/dashboard/assets/nope.js',
+          '/dashboard/assets/..%2Findex.html',
+          '/dashboard/assets/%2e%2e/%2e%2e/package.json',
+        ]) {
+          const res = await load(url, 'br, gzip')
+          assertError(res, 404, 'not_found', url)
+          assert.equal(res.headers['content-encoding'], undefined, url)
+        }
+      })
+
+      test('the page itself goes uncompressed: about 1 kB, with a nonce of its own per answer', async () => {
+        const page = await load('/dashboard', 'br, gzip')
+        assert.equal(page.headers['content-encoding'], undefined)
+        assert.ok(page.rawPayload.length < 1500, `${page.rawPayload.length} bytes`)
+        assert.ok(page.headers['content-security-policy'])
+      })
     })
 
     test('without a build, /dashboard says how to build it (503)', async () => {

@@ -2,7 +2,10 @@ import assert from 'node:assert/strict'
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, normalize } from 'node:path'
 import { after, before, describe, test } from 'node:test'
+import { OWN_ASSETS_DIR, RENDERER_DIR } from '../../src/modules/docs/compressed.ts'
+import { ASSETS_PATH, RENDERER_PATH, RENDERER_VERSION } from '../../src/modules/docs/pages.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { assertEncoded, decoded, pageFiles, wireBytes } from '../helpers/encodings.ts'
 
 /** The pages of /docs as any HTTP client gets them: headers, links, files, refusals. */
 describe('/docs pages', () => {
@@ -39,7 +42,9 @@ describe('/docs pages', () => {
   })
 
   test('the renderer and its settings are served from the service itself', async () => {
-    const bundle = await get('/docs/assets/scalar/standalone.js')
+    assert.equal(RENDERER_PATH, `/docs/assets/scalar/${RENDERER_VERSION}`)
+    assert.match(RENDERER_VERSION, /^\d+\.\d+\.\d+/)
+    const bundle = await get(`${RENDERER_PATH}/standalone.js`)
     assert.equal(bundle.statusCode, 200)
     assert.match(String(bundle.headers['content-type']), /javascript/)
     assert.ok(bundle.rawPayload.length > 1_000_000, 'the whole bundle')
@@ -115,6 +120,107 @@ describe('/docs pages', () => {
       assert.equal(res.statusCode, 404, url)
       assert.equal(res.json().error.code, 'not_found', url)
     }
+  })
+
+  describe('compressed', () => {
+    const load = (url: string, acceptEncoding?: string) =>
+      t.app.inject({
+        method: 'GET',
+        url,
+        headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding },
+      })
+    /** The file a URL of the renderer or of our assets is served from. */
+    const original = (url: string) =>
+      readFileSync(
+        url.startsWith(`${RENDERER_PATH}/`)
+          ? join(RENDERER_DIR, url.slice(RENDERER_PATH.length + 1))
+          : join(OWN_ASSETS_DIR, url.slice(ASSETS_PATH.length + 1)),
+      )
+
+    test('/docs and all it loads are under 1.2 MB on the wire to a browser, the files Brotli, byte for byte', async (ctx) => {
+      const page = await load('/docs', 'br, gzip')
+      assertEncoded(page, 'br', '/docs')
+      assert.equal(
+        page.headers['content-security-policy'],
+        (await load('/docs')).headers['content-security-policy'],
+      )
+      assert.equal(page.headers['x-content-type-options'], 'nosniff')
+      assert.equal(decoded(page).toString(), (await load('/docs')).body)
+      const files = pageFiles(decoded(page).toString())
+      assert.ok(files.includes(`${RENDERER_PATH}/standalone.js`), files.join())
+      assert.ok(files.includes(`${ASSETS_PATH}/docs.css`), files.join())
+      let total = wireBytes(page)
+      for (const file of files) {
+        const res = await load(file, 'br, gzip')
+        assertEncoded(res, 'br', file)
+        assert.deepEqual(decoded(res), original(file), file)
+        assert.equal(res.headers['x-content-type-options'], 'nosniff', file)
+        assert.match(
+          String(res.headers['content-type']),
+          file.endsWith('.js') ? /javascript/ : file.endsWith('.css') ? /^text\/css/ : /^image\/svg\+xml/,
+        )
+        total += wireBytes(res)
+      }
+      // The renderer then reads the document the page names.
+      const documentUrl = /data-openapi-url="([^"]+)"/.exec(decoded(page).toString())?.[1]
+      const document = await load(documentUrl!, 'br, gzip')
+      assertEncoded(document, 'br', documentUrl!)
+      assert.deepEqual(JSON.parse(decoded(document).toString()), (await load(documentUrl!)).json())
+      total += wireBytes(document)
+      ctx.diagnostic(`/docs first load: ${total} bytes on the wire`)
+      assert.ok(total < 1_200_000, `${total} bytes`)
+    })
+
+    test('the renderer is kept for a year under its version; our files are revalidated', async () => {
+      const bundle = await load(`${RENDERER_PATH}/standalone.js`, 'br')
+      assert.equal(bundle.headers['cache-control'], 'public, max-age=31536000, immutable')
+      const css = await load(`${ASSETS_PATH}/docs.css`, 'br')
+      assert.equal(css.headers['cache-control'], 'public, max-age=0')
+      assert.ok(css.headers.etag)
+      const again = await t.app.inject({
+        method: 'GET',
+        url: `${ASSETS_PATH}/docs.css`,
+        headers: { 'accept-encoding': 'br', 'if-none-match': String(css.headers.etag) },
+      })
+      assert.equal(again.statusCode, 304)
+      const unversioned = await load('/docs/assets/scalar/standalone.js', 'br')
+      assert.equal(unversioned.statusCode, 404)
+    })
+
+    test('gzip-only clients get gzip; clients without Accept-Encoding the file itself', async () => {
+      for (const file of [`${RENDERER_PATH}/standalone.js`, `${ASSETS_PATH}/docs.css`]) {
+        const gz = await load(file, 'gzip')
+        assertEncoded(gz, 'gzip', file)
+        assert.deepEqual(decoded(gz), original(file), file)
+        for (const acceptEncoding of [undefined, 'identity']) {
+          const plain = await load(file, acceptEncoding)
+          assertEncoded(plain, undefined, `${file} with ${acceptEncoding}`)
+          assert.deepEqual(plain.rawPayload, original(file), file)
+        }
+      }
+      const page = await load('/docs', 'gzip')
+      assertEncoded(page, 'gzip', '/docs')
+      const plain = await load('/docs')
+      assert.equal(plain.headers['content-encoding'], undefined)
+      assert.equal(decoded(page).toString(), plain.body)
+    })
+
+    test('the copies are no files of their own; missing files and .. stay 404', async () => {
+      for (const url of [
+        `${RENDERER_PATH}/standalone.js.br`,
+        `${RENDERER_PATH}/standalone.js.gz`,
+        `${ASSETS_PATH}/docs.css.gz`,
+        `${ASSETS_PATH}/nope.js`,
+        `${RENDERER_PATH}/nope.js`,
+        `${RENDERER_PATH}/../../../../package.json`,
+        `${RENDERER_PATH}/%2e%2e/%2e%2e/%2e%2e/%2e%2e/%2e%2e/package.json`,
+        '/docs/images/..%2F..%2Fpackage.json',
+      ]) {
+        const res = await load(url, 'br, gzip')
+        assert.equal(res.statusCode, 404, url)
+        assert.equal(res.json().error.code, 'not_found', url)
+      }
+    })
   })
 
   test('the OpenAPI document does not list the documentation pages', async () => {

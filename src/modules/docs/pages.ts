@@ -1,9 +1,15 @@
+import { readFileSync } from 'node:fs'
 import { GUIDES_PATH, type Guide } from './guides.ts'
+
+/** The version of the renderer's package, part of its URL so that a browser may keep the file for good. */
+export const RENDERER_VERSION: string = JSON.parse(
+  readFileSync(new URL('../package.json', import.meta.resolve('@scalar/api-reference')), 'utf8'),
+).version
 
 /** Where the reference, its renderer and the stylesheet are served. */
 export const DOCS_PATH = '/docs'
 export const ASSETS_PATH = '/docs/assets'
-export const RENDERER_PATH = '/docs/assets/scalar'
+export const RENDERER_PATH = `/docs/assets/scalar/${RENDERER_VERSION}`
 
 const ONLY_SELF =
   "default-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'; object-src 'none'"
