@@ -37,6 +37,8 @@ export interface AppDeps {
   passwordCost?: PasswordCost
   /** Cache API keys in memory: only for the embedded database (one process). */
   cacheApiKeys?: boolean
+  /** New orders share commits: only for the embedded database, whose every commit is a disk write on the event loop. */
+  groupCommits?: boolean
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger']
   /** Options of Node's HTTP server (tests check timeouts more often). */

@@ -83,6 +83,7 @@ async function main(): Promise<void> {
     // cleared on revoke are exact there; with PostgreSQL another instance may
     // revoke, so a key from memory is checked in the database by each request.
     cacheApiKeys: dialect === 'pglite',
+    groupCommits: dialect === 'pglite',
     metrics,
     metricsOnApiPort: config.metricsPort === undefined,
   }

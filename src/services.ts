@@ -44,6 +44,7 @@ export function createServices(deps: AppDeps) {
     organizations,
     keys: apiKeys,
     automation,
+    groupCommits: deps.groupCommits ?? false,
   })
   const production = createProductionService({ db: deps.db, clock: deps.clock, orders })
   return {

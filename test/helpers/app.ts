@@ -252,6 +252,8 @@ export async function createTestApp(
     ...(options.listenTimings ? { listenTimings: options.listenTimings } : {}),
     ...(options.metricsOnApiPort === false ? { metricsOnApiPort: false } : {}),
     cacheApiKeys: options.cacheApiKeys ?? false,
+    // As the service does on the embedded database.
+    groupCommits: !TEST_DATABASE_URL,
     ...(options.servicePasswordCost ? {} : { passwordCost: TEST_PASSWORD_COST }),
     db,
     listen: testDb.listen,

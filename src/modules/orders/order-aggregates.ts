@@ -19,6 +19,8 @@ export interface OrderDeps {
   automation: Pick<AutomationService, 'ruleSet' | 'forget' | 'evaluate'>
   /** Bytes of items a list page may carry (tests lower it). */
   pageBudgetBytes?: number
+  /** New orders share commits (the embedded database: src/db/commit-groups.ts). */
+  groupCommits?: boolean
 }
 
 /** Orders as answers show them: rows with their items, jobs, production order and files, read in a few statements for a whole page. */

@@ -1,3 +1,4 @@
+import { commitGroups } from '../../../db/commit-groups.ts'
 import type { Database } from '../../../db/database.ts'
 import type { OrderRow } from '../../../db/schema.ts'
 import { AppError } from '../../../http/errors.ts'
@@ -36,6 +37,7 @@ const MAX_ATTEMPTS = 3
  */
 function orderAcceptance(deps: OrderDeps, { aggregatesFor, fileDetails }: OrderAggregates) {
   const { db, clock, uploads } = deps
+  const shared = commitGroups(db, deps.groupCommits ?? false)
 
   /** The existing order answers an identical repeat (200) and refuses different content (409). */
   async function resolveExisting(existing: OrderRow, hash: string): Promise<Created<OrderAggregate>> {
@@ -100,7 +102,7 @@ function orderAcceptance(deps: OrderDeps, { aggregatesFor, fileDetails }: OrderA
     try {
       written =
         plan.finalize.length === 0 && !onCreated
-          ? await insertOrderGraph(db, graph, keyId)
+          ? await shared((writer) => insertOrderGraph(writer, graph, keyId))
           : await db.transaction().execute(async (trx) => {
               const result = await insertOrderGraph(trx, graph, keyId)
               if (result.productIds && plan.finalize.length > 0) await uploads.commit(trx, plan, now)
