@@ -56,7 +56,8 @@ const ITEMS = `(
     where i.order_id = o.id
   )`
 
-const ORDER = `'{"id":"' || o.id || '","external_order_id":' || to_json(o.external_order_id)::text
+/** One order's JSON, of the row `o` (the bench's bare page writes its orders with it too). */
+export const ORDER_JSON = `'{"id":"' || o.id || '","external_order_id":' || to_json(o.external_order_id)::text
     || ',"order_number":' || to_json(o.external_order_id)::text || ',"status":' || to_json(o.status)::text
     || ',"is_test":' || (o.environment = 'test') || ',"currency":' || ${text('o.currency')}
     || ',"total_amount":' || ${num('o.total_amount')} || ',"ordered_at":"' || ${iso('o.ordered_at')}
@@ -96,7 +97,7 @@ with fetched as (
 ), shown as (
   select * from fetched where n <= $6::int and (n = 1 or bytes <= $7::bigint)
 )
-select '{"data":[' || coalesce((select string_agg(${ORDER}, ',' order by o.n) from shown o), '')
+select '{"data":[' || coalesce((select string_agg(${ORDER_JSON}, ',' order by o.n) from shown o), '')
   || '],"next_cursor":' || coalesce((
     select ${CURSOR('s')} from shown s
     where s.n = (select max(n) from shown) and exists (select 1 from fetched f where f.n > s.n)
