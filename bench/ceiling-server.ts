@@ -14,10 +14,11 @@
 //
 // GET /v1/orders?limit=&updated_since=&cursor= is the ceiling of a polling page, over
 // the orders the service wrote (PostgreSQL only): one prepared statement ranges over
-// the polling index for limit + 1 orders, reads each order's items and their jobs by
-// index, and has PostgreSQL write each order's JSON in the service's shape (orders
-// without files, as the bench writes them); Node joins the texts, applies the 8 MB
-// budget and writes the same keyset cursor.
+// the polling index for limit + 1 orders, reads each order's items, their jobs and
+// files by index, and has PostgreSQL write each order's JSON in the service's bytes
+// (the service's own expression, ORDER_JSON); Node joins the texts, applies the 8 MB
+// budget as the service does (content_bytes + 512 an order) and writes the same
+// keyset cursor.
 //
 //   CEILING_DB=pg          DATABASE_URL, ORG_IDS (comma-separated, used in turn): a pg pool
 //   CEILING_DB=pglite      DATA_DIR: embedded PGlite (durable, as the service opens it)
@@ -33,6 +34,8 @@ import Fastify from 'fastify'
 import pg from 'pg'
 import { v7 } from 'uuid'
 import { durablePgliteOptions } from '../src/db/embedded.ts'
+import { ORDER_JSON } from '../src/modules/orders/orders-pages.repo.ts'
+import { ORDER_OVERHEAD_BYTES, PAGE_BUDGET_BYTES } from '../src/modules/orders/page-budget.ts'
 
 interface CeilingOrder {
   external_order_id: string
@@ -105,7 +108,7 @@ with item_input as (
 )
 select exists (select 1 from o) as inserted`
 
-const ISO = (column: string) => `to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+// Each order's JSON in the service's bytes (the expression its own statement uses).
 const PAGE = `
 with page as (
   select * from public.orders
@@ -114,26 +117,9 @@ with page as (
   order by updated_at, id
   limit $5::int
 )
-select p.id, p.updated_at, p.content_bytes, json_build_object(
-  'id', p.id, 'external_order_id', p.external_order_id, 'order_number', p.external_order_id,
-  'status', p.status, 'is_test', p.environment = 'test', 'currency', p.currency,
-  'total_amount', p.total_amount::float8, 'ordered_at', ${ISO('p.ordered_at')},
-  'created_at', ${ISO('p.created_at')}, 'updated_at', ${ISO('p.updated_at')},
-  'customer', json_build_object('name', p.customer_name, 'email', p.customer_email, 'phone', p.customer_phone),
-  'items', (
-    select coalesce(json_agg(json_build_object(
-      'id', i.id, 'sku', i.sku, 'name', i.name, 'quantity', i.quantity, 'price', i.price::float8,
-      'product_linked', i.product_id is not null, 'production_status', j.status,
-      'personalization', i.personalization, 'files', '[]'::json) order by i.position), '[]'::json)
-    from (select * from public.order_items where order_id = p.id order by position) i
-    left join lateral (
-      select status from public.production_jobs where order_item_id = i.id limit 1
-    ) j on true
-  )
-)::text as json
-from page p
-order by p.updated_at, p.id`
-const PAGE_BUDGET_BYTES = 8 * 1024 * 1024
+select o.id, o.updated_at, o.content_bytes, ${ORDER_JSON} as json
+from page o
+order by o.updated_at, o.id`
 const NIL = '00000000-0000-0000-0000-000000000000'
 
 type Insert = (params: unknown[]) => Promise<boolean>
@@ -285,7 +271,7 @@ app.get('/v1/orders', async (request, reply) => {
   let shown = Math.min(rows.length, limit)
   let bytes = 0
   for (let n = 0; n < shown; n++) {
-    bytes += rows[n]!.content_bytes
+    bytes += rows[n]!.content_bytes + ORDER_OVERHEAD_BYTES
     if (n > 0 && bytes > PAGE_BUDGET_BYTES) shown = n
   }
   const last = rows[shown - 1]

@@ -110,9 +110,9 @@ export async function intakePostgres(
       ...against(get, gets.ceiling),
     })
     checks.push({
-      target: 'PostgreSQL: service GET page / bare page >= 0.6',
+      target: 'PostgreSQL: service GET page / bare page >= 0.7',
       measured: `${(get.rps / gets.ceiling.rps).toFixed(2)} (${get.rps.toFixed(0)} / ${gets.ceiling.rps.toFixed(0)} pages/s; CPU ratio ${against(get, gets.ceiling).cpuRatio.toFixed(2)})`,
-      pass: get.rps / gets.ceiling.rps >= 0.6,
+      pass: get.rps / gets.ceiling.rps >= 0.7,
     })
     if (gets.same !== undefined)
       notes.push(`PostgreSQL, a page of 100 from the service and from the bare page: ${gets.same}`)

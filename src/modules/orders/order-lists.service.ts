@@ -2,10 +2,10 @@ import type { Environment, OrderRow } from '../../db/schema.ts'
 import { cursorCodec, keysetPage, type Page, type Position } from '../../http/pagination.ts'
 import { csvLine } from '../../lib/csv.ts'
 import type { OrderAggregates, OrderDeps } from './order-aggregates.ts'
-import { type OrderAggregate, toOperatorOrder, toPublicOrder } from './orders.mappers.ts'
+import { type OrderAggregate, toOperatorOrder } from './orders.mappers.ts'
 import type { OrderScope } from './orders.repo.ts'
-import type { ListOrdersQuery, OperatorOrder, Order } from './orders.schemas.ts'
-import { findNewestOrdersPage, findOrdersPage, findOrganizationOrdersPage } from './orders-pages.repo.ts'
+import type { ListOrdersQuery, OperatorOrder } from './orders.schemas.ts'
+import { findNewestOrdersPage, findOrdersPageBody, findOrganizationOrdersPage } from './orders-pages.repo.ts'
 import { PAGE_BUDGET_BYTES, withinBudget } from './page-budget.ts'
 
 /** Order lists' cursors: the last row's position in the list's order (updated_at or created_at, then id). */
@@ -78,16 +78,18 @@ export function createOrderLists(deps: OrderDeps, { aggregatesFor }: OrderAggreg
     })
 
   return {
-    async list(scope: OrderScope, query: ListOrdersQuery): Promise<Page<Order>> {
-      const limit = query.limit ?? 50
-      const after = query.cursor === undefined ? undefined : ORDER_CURSOR.decode(query.cursor)
-      const rows = await findOrdersPage(db, {
+    /**
+     * A page of the polling list as the answer's JSON text, written by the
+     * database in the bytes the response serializer writes for Order objects.
+     */
+    async list(scope: OrderScope, query: ListOrdersQuery): Promise<string> {
+      return findOrdersPageBody(db, {
         scope,
         updatedSince: query.updated_since ? new Date(query.updated_since) : undefined,
-        after,
-        limit,
+        after: query.cursor === undefined ? undefined : ORDER_CURSOR.decode(query.cursor),
+        limit: query.limit ?? 50,
+        budgetBytes: pageBudgetBytes,
       })
-      return page(rows, limit, { withProduction: false, map: toPublicOrder })
     },
 
     /** The operator's list of an existing organization's orders (else 404), newest first. */

@@ -1,7 +1,10 @@
-import { sql } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { Environment, OrderRow } from '../../db/schema.ts'
 import type { OrderScope } from './orders.repo.ts'
+import { ORDER_OVERHEAD_BYTES } from './page-budget.ts'
+
+const NIL_UUID = '00000000-0000-0000-0000-000000000000'
 
 /** The order lists: the integrators' polling order, an organization's orders, the dashboard's newest first. */
 export interface PollingPage {
@@ -9,32 +12,117 @@ export interface PollingPage {
   updatedSince: Date | undefined
   after: { at: Date; id: string } | undefined
   limit: number
+  /** Bytes of items the page may carry (page-budget.ts). */
+  budgetBytes: number
+}
+
+// The pieces of an answer as the response serializer (fast-json-stringify)
+// writes them; docs/decisions/2026-12-02-pages-written-by-the-database.md
+// says why each is the same bytes.
+
+/** An instant as Date.toISOString() writes the Date node-postgres reads: UTC, milliseconds cut, Z. */
+const iso = (t: string) => `to_char(${t} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+/** A text as JSON.stringify writes it (escape_json escapes the same characters), or null. */
+const text = (t: string) => `coalesce(to_json(${t})::text, 'null')`
+/**
+ * A numeric as JavaScript writes the Number it parses to: the shortest digits
+ * that read back as that double (float8's output), plainly from 1e-6 to 1e21
+ * and with an exponent without leading zeros outside.
+ */
+const num = (n: string) =>
+  `case when ${n} is null then 'null'
+    when abs(${n}) >= 1e21 or abs(${n}) < 1e-6 then regexp_replace(${n}::float8::text, 'e([-+])0', 'e\\1')
+    else ${n}::float8::text::numeric::text end`
+
+/**
+ * An item's files: each upload's name (null if there is none) and the role, in
+ * the item's order; the name is looked up per file by the uploads' key.
+ */
+const FILE_NAME = "(select u.filename from uploads u where u.id = (f.ref ->> 'upload_id')::uuid)"
+const FILES = `case when i.files::text = '[]' then '[]' else (
+    select '[' || string_agg('{"name":' || ${text(FILE_NAME)} || ',"role":' || ${text("f.ref ->> 'role'")} || '}',
+      ',' order by f.n) || ']'
+    from json_array_elements(i.files) with ordinality as f (ref, n)
+  ) end`
+
+/** An order's items in position order, each with its production job's status. */
+const ITEMS = `(
+    select string_agg('{"id":"' || i.id || '","sku":' || ${text('i.sku')} || ',"name":' || to_json(i.name)::text
+      || ',"quantity":' || i.quantity || ',"price":' || ${num('i.price')}
+      || ',"product_linked":' || (i.product_id is not null) || ',"production_status":' || ${text('j.status')}
+      || ',"personalization":' || i.personalization::text || ',"files":' || ${FILES} || '}', ',' order by i.position)
+    from order_items i
+    left join lateral (select status from production_jobs where order_item_id = i.id limit 1) j on true
+    where i.order_id = o.id
+  )`
+
+/** One order's JSON, of the row `o` (the bench's bare page writes its orders with it too). */
+export const ORDER_JSON = `'{"id":"' || o.id || '","external_order_id":' || to_json(o.external_order_id)::text
+    || ',"order_number":' || to_json(o.external_order_id)::text || ',"status":' || to_json(o.status)::text
+    || ',"is_test":' || (o.environment = 'test') || ',"currency":' || ${text('o.currency')}
+    || ',"total_amount":' || ${num('o.total_amount')} || ',"ordered_at":"' || ${iso('o.ordered_at')}
+    || '","created_at":"' || ${iso('o.created_at')} || '","updated_at":"' || ${iso('o.updated_at')}
+    || '","customer":{"name":' || to_json(o.customer_name)::text || ',"email":' || ${text('o.customer_email')}
+    || ',"phone":' || ${text('o.customer_phone')} || '},"items":[' || coalesce(${ITEMS}, '') || ']}'`
+
+/** ORDER_CURSOR's encoding (base64url of "<updated_at>|<id>", no padding) of a shown row. */
+const CURSOR = (o: string) =>
+  `'"' || translate(encode(convert_to(${iso(`${o}.updated_at`)} || '|' || ${o}.id, 'UTF8'), 'base64'), E'+/=\\n', '-_') || '"'`
+
+/**
+ * The polling page's whole answer, `{"data":[...],"next_cursor":...}`, written
+ * by the database in the bytes the response serializer wrote for the same
+ * orders. The orders, (updated_at, id) ascending, are read with a keyset
+ * condition on the polling index, one more than the limit to know whether a
+ * next page exists; the page is cut to the limit and the byte budget as
+ * withinBudget cuts it (the first order always, then while the running total
+ * of content_bytes + 512 stays within the budget). Parameters: organization,
+ * environment, updated_since, the cursor's instant and id (nulls when absent),
+ * limit, budget.
+ */
+export const POLLING_PAGE = `
+with fetched as (
+  select o.*, row_number() over w as n, sum(o.content_bytes + ${ORDER_OVERHEAD_BYTES}) over w as bytes
+  from (
+    select id, environment, external_order_id, status, currency, total_amount, customer_name, customer_email,
+      customer_phone, ordered_at, created_at, updated_at, content_bytes
+    from orders
+    where organization_id = $1::uuid and environment = $2::text
+      and updated_at >= coalesce($3::timestamptz, '-infinity')
+      and (updated_at, id) > (coalesce($4::timestamptz, '-infinity'), coalesce($5::uuid, '${NIL_UUID}'))
+    order by updated_at, id
+    limit $6::int + 1
+  ) o
+  window w as (order by o.updated_at, o.id rows between unbounded preceding and current row)
+), shown as (
+  select * from fetched where n <= $6::int and (n = 1 or bytes <= $7::bigint)
+)
+select '{"data":[' || coalesce((select string_agg(${ORDER_JSON}, ',' order by o.n) from shown o), '')
+  || '],"next_cursor":' || coalesce((
+    select ${CURSOR('s')} from shown s
+    where s.n = (select max(n) from shown) and exists (select 1 from fetched f where f.n > s.n)
+  ), 'null') || '}' as body`
+
+/** The statement of one polling page and its parameters, in POLLING_PAGE's order. */
+export function pollingPageQuery(page: PollingPage): CompiledQuery<{ body: string }> {
+  return CompiledQuery.raw(POLLING_PAGE, [
+    page.scope.organizationId,
+    page.scope.environment,
+    page.updatedSince ?? null,
+    page.after?.at ?? null,
+    page.after?.id ?? null,
+    page.limit,
+    page.budgetBytes,
+  ]) as CompiledQuery<{ body: string }>
 }
 
 /**
- * One page of the polling order, (updated_at, id) ascending, read with a keyset
- * condition on the polling index: the cost of a page does not depend on how many
- * orders come before it. Fetches one extra row to know whether a next page exists.
+ * One page of the polling order as the answer's JSON text, ready to send: one
+ * statement, whose cost does not depend on how many orders come before it.
  */
-export function ordersPageQuery(db: Database, page: PollingPage) {
-  let query = db
-    .selectFrom('orders')
-    .selectAll()
-    .where('organization_id', '=', page.scope.organizationId)
-    .where('environment', '=', page.scope.environment)
-  if (page.updatedSince) query = query.where('updated_at', '>=', page.updatedSince)
-  const after = page.after
-  if (after) {
-    query = query.where((eb) => eb(eb.refTuple('updated_at', 'id'), '>', eb.tuple(after.at, after.id)))
-  }
-  return query
-    .orderBy('updated_at')
-    .orderBy('id')
-    .limit(page.limit + 1)
-}
-
-export async function findOrdersPage(db: Database, page: PollingPage): Promise<OrderRow[]> {
-  return ordersPageQuery(db, page).execute()
+export async function findOrdersPageBody(db: Database, page: PollingPage): Promise<string> {
+  const { rows } = await db.executeQuery(pollingPageQuery(page))
+  return rows[0]!.body
 }
 
 /** The operator's list: newest first (ids are time-ordered), optionally one environment. */

@@ -69,7 +69,12 @@ export function ordersRoutes(deps: { orders: OrderService }) {
           },
         },
       },
-      async (request) => deps.orders.list(request.principal!, request.query),
+      // The database writes the answer in the schema's bytes: a JSON text, which
+      // Fastify sends as it is instead of serializing (the type says the schema's object).
+      async (request, reply) => {
+        const body = await deps.orders.list(request.principal!, request.query)
+        return reply.type('application/json; charset=utf-8').send(body as never)
+      },
     )
 
     app.get(

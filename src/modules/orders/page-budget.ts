@@ -7,7 +7,7 @@
 export const PAGE_BUDGET_BYTES = 8 * 1024 * 1024
 
 /** What an order's response carries besides its items (ids, customer, timestamps). */
-const ORDER_OVERHEAD_BYTES = 512
+export const ORDER_OVERHEAD_BYTES = 512
 
 /** The leading rows that fit the budget; never fewer than one. */
 export function withinBudget<T extends { content_bytes: number }>(

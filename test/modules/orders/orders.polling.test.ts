@@ -4,11 +4,20 @@ import { after, before, describe, test } from 'node:test'
 import { CompiledQuery, sql } from 'kysely'
 import { startOrderChangeFolding } from '../../../src/modules/orders/changes/changes.folding.ts'
 import { foldOrderChanges } from '../../../src/modules/orders/changes/changes.repo.ts'
-import { itemsWithJobsQuery } from '../../../src/modules/orders/orders.repo.ts'
-import { newestOrdersPageQuery, ordersPageQuery } from '../../../src/modules/orders/orders-pages.repo.ts'
+import type { OrderDeps } from '../../../src/modules/orders/order-aggregates.ts'
+import { createOrderLists } from '../../../src/modules/orders/order-lists.service.ts'
+import {
+  itemsWithJobsQuery,
+  type OrderScope,
+  updateOrderItem,
+} from '../../../src/modules/orders/orders.repo.ts'
+import { newestOrdersPageQuery, pollingPageQuery } from '../../../src/modules/orders/orders-pages.repo.ts'
+import { PAGE_BUDGET_BYTES } from '../../../src/modules/orders/page-budget.ts'
 import { foldWebhookOutcomes } from '../../../src/modules/webhooks/deliveries/daily-outcomes.repo.ts'
 import { createTestApp, DIALECT, manualClock, orderBody, type TestApp } from '../../helpers/app.ts'
 import { memberOf } from '../../helpers/dashboard.ts'
+import { PDF, png, uploadFile } from '../../helpers/order-files.ts'
+import { pollingReference } from './polling-reference.ts'
 
 describe('polling', () => {
   interface Order {
@@ -509,6 +518,13 @@ describe('page plan', () => {
         t.db,
       )
     }
+    // Files the orders' items could name (an item's files are read by the upload's id).
+    await sql`
+    insert into uploads (id, organization_id, environment, filename, storage_key, size_bytes, content_type,
+      created_at, url_expires_at, stored_at, referenced_at)
+    select gen_random_uuid(), ${orgId}::uuid, 'live', 'file-' || g || '.png', 'key-' || g, 100, 'image/png',
+      now(), now(), now(), now()
+    from generate_series(1, 2000) g`.execute(t.db)
     await sql`analyze`.execute(t.db)
   })
   after(() => t.close())
@@ -538,33 +554,40 @@ describe('page plan', () => {
 
   const scope = () => ({ organizationId: orgId, environment: 'live' as const })
 
-  test('a polling page reads orders through the polling index, from the start and behind a cursor', async () => {
+  test('a polling page is one statement reading orders through the polling index, items, jobs and uploads through theirs', async () => {
     for (const page of [
-      { scope: scope(), updatedSince: undefined, after: undefined, limit: 100 },
-      { scope: scope(), updatedSince: new Date('2026-11-01T00:10:00Z'), after: undefined, limit: 100 },
+      { scope: scope(), updatedSince: undefined, after: undefined },
+      { scope: scope(), updatedSince: new Date('2026-11-01T00:10:00Z'), after: undefined },
       {
         scope: scope(),
         updatedSince: undefined,
         after: { at: new Date('2026-11-01T00:20:00Z'), id: '00000000-0000-0000-0000-000000000000' },
-        limit: 100,
       },
     ]) {
-      const nodes = await planOf(ordersPageQuery(t.db, page).compile())
-      assert.ok(
-        nodes.some((n) => /^Index (Only )?Scan orders_polling_idx$/.test(n)),
-        nodes.join(' / '),
-      )
-      assert.ok(!nodes.some((n) => n.startsWith('Seq Scan')), nodes.join(' / '))
+      const nodes = await planOf(pollingPageQuery({ ...page, limit: 100, budgetBytes: PAGE_BUDGET_BYTES }))
+      for (const index of [
+        /^Index (Only )?Scan orders_polling_idx$/,
+        /order_items_order_idx$/,
+        /^Index (Only )?Scan production_jobs_order_item_id_key$/,
+        /^Index (Only )?Scan uploads_pkey$/,
+      ]) {
+        assert.ok(
+          nodes.some((n) => index.test(n)),
+          `${index}: ${nodes.join(' / ')}`,
+        )
+      }
+      assert.ok(!nodes.some((n) => n.startsWith('Seq Scan') || n.startsWith('Hash')), nodes.join(' / '))
     }
   })
 
-  test("a page's items and their jobs are read through their indexes, whatever the size of the tables", async () => {
-    const orders = await ordersPageQuery(t.db, {
-      scope: scope(),
-      updatedSince: undefined,
-      after: undefined,
-      limit: 100,
-    }).execute()
+  test("the operator's and the dashboard's pages read items and their jobs through their indexes", async () => {
+    const orders = await t.db
+      .selectFrom('orders')
+      .select('id')
+      .where('organization_id', '=', orgId)
+      .orderBy('id')
+      .limit(100)
+      .execute()
     const nodes = await planOf(itemsWithJobsQuery(orders.map((o) => o.id)).compile(t.db))
     assert.ok(
       nodes.some((n) => /order_items_order_idx$/.test(n)),
@@ -821,5 +844,254 @@ describe('order changes', () => {
     select to_char(day, 'YYYY-MM-DD') as day, succeeded::text, failed::text from webhook_daily_outcomes
     where organization_id = ${org}`.execute(t.db)
     assert.deepEqual(folded.rows, [{ day: '2026-11-20', succeeded: '14', failed: '3' }])
+  })
+})
+
+describe('pages written by the database', () => {
+  /**
+   * GET /v1/orders answers the bytes the database writes; they must be those
+   * the objects' path wrote (polling-reference.ts) for every field shape an
+   * order can have, on every kind of page.
+   */
+  const clock = manualClock(new Date('2026-11-24T08:00:00.000Z'))
+  let t: TestApp
+  let reference: ReturnType<typeof pollingReference>
+  before(async () => {
+    t = await createTestApp({ clock })
+    reference = pollingReference(t)
+  })
+  after(() => t.close())
+
+  type Query = { updated_since?: string; cursor?: string; limit?: number }
+
+  /** The route's answer, byte for byte the reference's, with the same headers; its parsed body. */
+  async function samePage(key: string, scope: OrderScope, query: Query) {
+    const qs = new URLSearchParams(Object.entries(query).map(([k, v]) => [k, String(v)])).toString()
+    const res = await t.api(key, 'GET', `/v1/orders${qs ? `?${qs}` : ''}`)
+    assert.equal(res.statusCode, 200, res.body)
+    const expected = await reference(scope, query)
+    sameText(res.body, expected, `page ${qs}`)
+    assert.ok(res.rawPayload.equals(Buffer.from(expected, 'utf8')))
+    assert.equal(res.headers['content-type'], 'application/json; charset=utf-8')
+    assert.equal(res.headers['content-length'], String(Buffer.byteLength(expected)))
+    return JSON.parse(res.body) as { data: { id: string }[]; next_cursor: string | null }
+  }
+
+  /** The same text, else where the first difference is. */
+  function sameText(actual: string, expected: string, label: string) {
+    if (actual === expected) return
+    let at = 0
+    while (actual[at] === expected[at]) at++
+    const around = (text: string) => JSON.stringify(text.slice(Math.max(0, at - 80), at + 80))
+    assert.fail(
+      `${label}: differs at character ${at}\n  actual:   ${around(actual)}\n  expected: ${around(expected)}`,
+    )
+  }
+
+  /** Every page of a walk from `query`, each compared; the ids seen. */
+  async function sameWalk(key: string, scope: OrderScope, query: Query): Promise<string[]> {
+    const seen: string[] = []
+    let cursor: string | null = null
+    do {
+      const body = await samePage(key, scope, cursor === null ? query : { ...query, cursor })
+      seen.push(...body.data.map((o) => o.id))
+      cursor = body.next_cursor
+      assert.ok(seen.length <= 1000, 'the walk did not end')
+    } while (cursor !== null)
+    return seen
+  }
+
+  const ESCAPES = '"\\/\b\f\n\r\t\u0001\u001f\u007f\u0080\u00a0\u2028\u2029\ufeff\ufffd'
+  const UNICODE = 'Zoë 漢字 😀 ﷽ e\u0301'
+
+  test('every field shape, on every kind of page: the same bytes as the objects serialized', async () => {
+    const org = await t.tenant('Byte Shapes')
+    const live: OrderScope = { organizationId: org.orgId, environment: 'live' }
+    const testScope: OrderScope = { organizationId: org.orgId, environment: 'test' }
+    const product = await t.admin('POST', `/admin/v1/organizations/${org.orgId}/products`, {
+      sku: 'LINKED-1',
+      name: 'Linked',
+    })
+    assert.equal(product.statusCode, 201, product.body)
+    const front = await uploadFile(t, org.liveKey, png(), 'front.png')
+    const back = await uploadFile(t, org.liveKey, PDF, `Zoë "back" ${UNICODE}.pdf`)
+    const gone = await uploadFile(t, org.liveKey, png([1, 2, 3]), 'gone.png')
+
+    const personalization = {
+      text: `Hello ${UNICODE}`,
+      escapes: ESCAPES,
+      long: `${'x'.repeat(60)}${ESCAPES}${'y'.repeat(4000)}`,
+      [`key ${ESCAPES}`]: 'escaped key',
+      名前: UNICODE,
+      '10': 'ten',
+      '2': 2,
+      '01': 'not an index',
+      '-1': 'not an index',
+      '4294967294': 'last index',
+      '4294967295': 'not an index',
+      int: 42,
+      negative: -5.5,
+      fraction: 0.1,
+      sum: 0.1 + 0.2,
+      huge: 1e21,
+      tiny: 1.5e-7,
+      large: 2 ** 53 + 2,
+      small: 0.000001,
+      yes: true,
+      no: false,
+      nothing: null,
+      empty: '',
+    }
+    const rich = orderBody({
+      external_order_id: `rich ${ESCAPES} ${UNICODE}`,
+      customer: { name: `Jo ${ESCAPES}`, email: null, phone: '+49 30 123' },
+      currency: null,
+      items: [
+        {
+          sku: 'LINKED-1',
+          name: `Mug ${UNICODE}`,
+          quantity: 3,
+          price: 12.5,
+          personalization,
+          files: [
+            { upload_id: front, role: 'front' },
+            { upload_id: back },
+            { upload_id: gone, role: ESCAPES },
+          ],
+        },
+        { name: 'No sku, no price', quantity: 1 },
+        { sku: null, name: 'Null sku, price 0', quantity: 1, price: 0, personalization: {} },
+        { sku: 'P-1', name: 'Sum', quantity: 1, price: 0.1 + 0.2 },
+        { sku: 'P-2', name: 'Huge', quantity: 1, price: 1e21 },
+        { sku: 'P-3', name: 'Tiny', quantity: 1, price: 1.5e-7 },
+        { sku: 'P-4', name: 'Digits', quantity: 10_000, price: 123456789.12345679 },
+        { sku: 'P-5', name: 'Past 2^53', quantity: 1, price: 2 ** 53 + 1 },
+      ],
+    })
+    delete (rich as { total_amount?: number }).total_amount
+    const ids: string[] = []
+    const create = async (key: string, body: unknown) => {
+      const res = await t.api(key, 'POST', '/v1/orders', body)
+      assert.equal(res.statusCode, 201, res.body)
+      ids.push(res.json().data.order.id)
+      clock.advance(1)
+      return res.json().data.order.id as string
+    }
+    await create(org.liveKey, rich)
+    // Numbers as a client may write them: the stored JSON is what the service wrote.
+    await create(
+      org.liveKey,
+      `{"external_order_id":"raw numbers","customer":{"name":"Raw"},"total_amount":1E3,"items":[{"name":"Raw","quantity":1,"price":1.50,"personalization":{"z":-0,"one":1.0,"exp":1E3,"neg":-1e-7,"big":1e300}}]}`,
+    )
+    await create(
+      org.liveKey,
+      orderBody({ total_amount: 1e21, currency: 'USD', customer: { name: 'No contact' } }),
+    )
+    const tiny = await create(
+      org.liveKey,
+      orderBody({ total_amount: 1e-7, ordered_at: '2026-11-20T10:00:00.5+02:00' }),
+    )
+    // Orders that share an instant.
+    clock.advance(-1)
+    const progressing = await create(org.liveKey, orderBody({ total_amount: 0 }))
+    clock.advance(-1)
+    const held = await create(org.liveKey, orderBody())
+    const cancelled = await create(org.liveKey, orderBody())
+    const edited = await create(org.liveKey, orderBody())
+    const withoutFiles = (rich.items as { files?: unknown }[]).map(({ files: _, ...item }) => item)
+    for (let n = 0; n < 3; n++)
+      await create(org.testKey, n === 0 ? { ...rich, items: withoutFiles } : orderBody())
+
+    // Production moves, a hold, automation's marks, a dashboard edit, a file gone, microseconds.
+    const productionOf = async (orderId: string) =>
+      (
+        await t.db
+          .selectFrom('production_orders')
+          .select('id')
+          .where('order_id', '=', orderId)
+          .executeTakeFirstOrThrow()
+      ).id
+    for (const [orderId, status] of [
+      [progressing, 'in_progress'],
+      [cancelled, 'cancelled'],
+    ] as const) {
+      const res = await t.admin('POST', `/admin/v1/production-orders/${await productionOf(orderId)}/status`, {
+        status,
+      })
+      assert.equal(res.statusCode, 200, res.body)
+      clock.advance(5)
+    }
+    await sql`update production_jobs set status = 'failed'
+      where order_item_id = (select id from order_items where order_id = ${progressing}::uuid and position = 1)`.execute(
+      t.db,
+    )
+    await sql`update production_orders set held_at = created_at, priority = 'rush',
+      hold = ${JSON.stringify({ rule_id: randomUUID(), name: 'Check', reason: 'big' })}::jsonb
+      where order_id = ${held}::uuid`.execute(t.db)
+    await sql`update orders set tags = '{large,"with space"}',
+      automation = ${JSON.stringify([{ rule_id: randomUUID(), name: 'Rule', actions: [{ type: 'hold' }] }])}::jsonb
+      where id = ${held}::uuid`.execute(t.db)
+    const [editedItem] = await t.db
+      .selectFrom('order_items')
+      .select('id')
+      .where('order_id', '=', edited)
+      .execute()
+    await updateOrderItem(t.db, editedItem!.id, {
+      quantity: 7,
+      personalization: { edited: `yes ${ESCAPES}`, '3': 3, n: 1e-7 },
+      files: [{ upload_id: back, role: null }],
+    })
+    await sql`delete from uploads where id = ${gone}::uuid`.execute(t.db)
+    // Numerics with more digits than a double and trailing zeros (JavaScript reads both as a Number).
+    await sql`update orders set total_amount = 123456789.123456789123 where id = ${cancelled}::uuid`.execute(
+      t.db,
+    )
+    await sql`update order_items set price = 10.100 where order_id = ${cancelled}::uuid`.execute(t.db)
+    await sql`update orders set ordered_at = ordered_at + interval '123.999 milliseconds',
+      created_at = created_at + interval '0.999 milliseconds' where id = ${tiny}::uuid`.execute(t.db)
+
+    // Every page of walks with several limits, from the start and from an updated_since.
+    const all = await sameWalk(org.liveKey, live, {})
+    assert.equal(all.length, 8)
+    for (const limit of [1, 2, 3, 7, 8, 100]) {
+      assert.deepEqual(await sameWalk(org.liveKey, live, { limit }), all, `limit ${limit}`)
+    }
+    const since = (await t.api(org.liveKey, 'GET', `/v1/orders/${held}`)).json().data.order.updated_at
+    const fromSince = await sameWalk(org.liveKey, live, { updated_since: since, limit: 2 })
+    assert.ok(fromSince.length > 0 && fromSince.length < all.length, `${fromSince.length} from ${since}`)
+    await sameWalk(org.liveKey, live, { updated_since: '2026-11-24T10:00:00+02:00', limit: 3 })
+    // Test orders, and an empty page (nothing since, and past the last order).
+    assert.equal((await sameWalk(org.testKey, testScope, { limit: 2 })).length, 3)
+    const future = await samePage(org.liveKey, live, { updated_since: '2027-01-01T00:00:00.000Z' })
+    assert.deepEqual(future, { data: [], next_cursor: null })
+    const last = await samePage(org.liveKey, live, { limit: 7 })
+    const end = await samePage(org.liveKey, live, { limit: 1, cursor: last.next_cursor! })
+    assert.equal(end.next_cursor, null)
+    const other = await t.tenant('Byte Shapes, none')
+    await samePage(other.liveKey, { organizationId: other.orgId, environment: 'live' }, {})
+
+    // The byte budget cuts pages alike (the service's own budget lowered).
+    const sizes = await t.db
+      .selectFrom('orders')
+      .select('content_bytes')
+      .where('organization_id', '=', org.orgId)
+      .execute()
+    const first = Math.min(...sizes.map((s) => s.content_bytes)) + 512
+    for (const budget of [0, first, first * 2 + 700, first * 4]) {
+      const budgeted = createOrderLists(
+        { ...({} as OrderDeps), db: t.db, pageBudgetBytes: budget },
+        {} as never,
+      )
+      let cursor: string | undefined
+      let pages = 0
+      do {
+        const query = { limit: 100, ...(cursor ? { cursor } : {}) }
+        const body = await budgeted.list(live, query)
+        sameText(body, await reference(live, query, budget), `budget ${budget}, page ${pages}`)
+        cursor = JSON.parse(body).next_cursor ?? undefined
+        pages++
+      } while (cursor !== undefined && pages < 20)
+      if (budget === 0) assert.equal(pages, 8)
+    }
   })
 })
