@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict'
 import { describe, it } from 'node:test'
-import {
-  compiled,
-  EMPTY,
-  raw,
-  StatementShapeError,
-  statementText,
-  stmt,
-} from '../../src/db/statement.ts'
+import { compiled, EMPTY, raw, StatementShapeError, statementText, stmt } from '../../src/db/statement.ts'
 
 describe('stmt', () => {
   it('numbers the parameters of nested statements in order and splices raw names as they are', () => {
