@@ -7,7 +7,7 @@ import { Validator } from '@seriousme/openapi-schema-validator'
 import Fastify from 'fastify'
 import { dashboardWebRoutes, WEB_DIST } from '../../src/dashboard/web.routes.ts'
 import { useTestApp } from '../helpers/app.ts'
-import { assertEncoded, decoded, pageFiles, wireBytes } from '../helpers/encodings.ts'
+import { assertEncoded, decoded, getEncoded, pageFiles, wireBytes } from '../helpers/encodings.ts'
 import { assertError } from '../helpers/errors.ts'
 
 describe('the pages and their files', () => {
@@ -75,12 +75,7 @@ describe('the pages and their files', () => {
     })
 
     describe('compressed files', () => {
-      const load = (url: string, acceptEncoding?: string) =>
-        t.app.inject({
-          method: 'GET',
-          url,
-          headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding },
-        })
+      const load = (url: string, acceptEncoding?: string) => getEncoded(t.app, url, acceptEncoding)
       const original = (file: string) => readFileSync(join(WEB_DIST, file.slice('/dashboard/'.length)))
 
       test('the first load is under 350 kB on the wire to a browser, each file Brotli, byte for byte the build', async (ctx) => {

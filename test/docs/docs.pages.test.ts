@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test'
 import { OWN_ASSETS_DIR, RENDERER_DIR } from '../../src/modules/docs/compressed.ts'
 import { ASSETS_PATH, RENDERER_PATH, RENDERER_VERSION } from '../../src/modules/docs/pages.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { assertEncoded, decoded, pageFiles, wireBytes } from '../helpers/encodings.ts'
+import { assertEncoded, decoded, getEncoded, pageFiles, wireBytes } from '../helpers/encodings.ts'
 
 /** The pages of /docs as any HTTP client gets them: headers, links, files, refusals. */
 describe('/docs pages', () => {
@@ -123,12 +123,7 @@ describe('/docs pages', () => {
   })
 
   describe('compressed', () => {
-    const load = (url: string, acceptEncoding?: string) =>
-      t.app.inject({
-        method: 'GET',
-        url,
-        headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding },
-      })
+    const load = (url: string, acceptEncoding?: string) => getEncoded(t.app, url, acceptEncoding)
     /** The file a URL of the renderer or of our assets is served from. */
     const original = (url: string) =>
       readFileSync(

@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict'
 import { brotliDecompressSync, gunzipSync } from 'node:zlib'
-import type { LightMyRequestResponse } from 'fastify'
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify'
+
+/** GET url, asking for acceptEncoding (no Accept-Encoding header without one). */
+export function getEncoded(app: FastifyInstance, url: string, acceptEncoding?: string) {
+  return app.inject({
+    method: 'GET',
+    url,
+    headers: acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding },
+  })
+}
 
 /** Bytes on the wire of one answer: status line, headers and body as sent. */
 export function wireBytes(res: LightMyRequestResponse): number {
