@@ -514,6 +514,34 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
       await log.getByText('No entries match.').waitFor()
     })
 
+    test("the organization's log keeps its filters in the address: a shared link, a reload and Back show them", async () => {
+      const rows = () => page.evaluate(() => document.querySelectorAll('table tbody tr').length)
+      const filters = page.getByRole('form', { name: 'Filter the audit log' })
+      const action = filters.getByRole('combobox', { name: 'Action' })
+      // A link with a filter, as someone would share it.
+      await page.goto(`${origin}/dashboard/audit-log?action=api_key.created`)
+      await page.getByText(/created live key/).waitFor()
+      await page.waitForFunction(() => document.querySelectorAll('table tbody tr').length === 1)
+      assert.equal(await action.inputValue(), 'API key created')
+      await page.reload()
+      await page.getByText(/created live key/).waitFor()
+      assert.equal(await rows(), 1, 'the reload keeps the filter')
+      assert.equal(await action.inputValue(), 'API key created')
+      // A second filter applied adds to the history; Back returns to the one before, form and rows.
+      await filters.getByLabel('Who').fill('nobody@example.com')
+      await filters.getByRole('button', { name: 'Filter', exact: true }).click()
+      await page.getByText('No entries match.').waitFor()
+      assert.equal(
+        new URL(page.url()).search,
+        `?actor=${encodeURIComponent('nobody@example.com')}&action=api_key.created`,
+      )
+      await page.goBack()
+      await page.getByText(/created live key/).waitFor()
+      assert.equal(await filters.getByLabel('Who').inputValue(), '')
+      assert.equal(await action.inputValue(), 'API key created')
+      assert.equal(new URL(page.url()).search, '?action=api_key.created')
+    })
+
     test('Orders: the CSV of the current filters', async () => {
       await page.goto(`${origin}/dashboard/orders`)
       await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor()
@@ -589,6 +617,17 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
       await page.waitForFunction(
         (n) => document.querySelectorAll('table tbody tr').length === n,
         organizations,
+      )
+      // The filter is in the address: a reload shows the same entries.
+      assert.equal(new URL(page.url()).searchParams.get('action'), 'organization.created')
+      await page.reload()
+      await page.waitForFunction(
+        (n) => document.querySelectorAll('table tbody tr').length === n,
+        organizations,
+      )
+      assert.equal(
+        await filters.getByRole('combobox', { name: 'Action' }).inputValue(),
+        'Organization created',
       )
       const href = await filters.getByRole('link', { name: 'Download CSV (filtered)' }).getAttribute('href')
       // The link carries the filter (test/modules/audit proves the platform CSV's rows).

@@ -314,6 +314,105 @@ describe('every page on a phone', { skip: browserSkip, timeout: 600_000 }, () =>
     })
   }
 
+  /**
+   * The lists with more than three filters: on a phone the filters fold behind
+   * one Filters button (saying how many are set), so that the first screen
+   * shows the list's first row, not the filters.
+   */
+  const foldedLists: { path: string; heading: string | RegExp; list: RegExp | null; console?: boolean }[] = [
+    { path: '/orders', heading: 'Orders', list: /^Live orders, newest first$/ },
+    { path: '/requests', heading: 'Requests', list: /^Live requests, newest first$/ },
+    { path: '/audit-log', heading: 'Audit log', list: /audit log, newest first$/ },
+    // The delivery log is below the endpoint's settings: its filters fold, its rows come later.
+    { path: '/webhooks/:endpoint', heading: /Shop backend|webhook/i, list: null },
+    { path: '/operator/production', heading: 'Production', list: /^Live orders/, console: true },
+    { path: '/operator/audit-log', heading: /Audit log/, list: /^Operators' actions/, console: true },
+  ]
+  for (const { path: pattern, heading, list, console: inConsole } of foldedLists) {
+    test(`${inConsole ? 'console' : 'member'}: ${pattern} folds its filters behind a Filters button${list ? ', its first row on the first screen' : ''}`, async () => {
+      if (inConsole) operatorPage ??= await operator.newPage()
+      else memberPage ??= await member.newPage()
+      const page = inConsole ? operatorPage : memberPage
+      await page.goto(`${origin}/dashboard${path(pattern)}`)
+      await page.getByRole('heading', { name: heading, level: 1 }).waitFor()
+      await settled(page, requests.get(page.context())!)
+      const button = page.getByRole('button', { name: 'Filters', exact: true })
+      await onScreen(button, 'the Filters button')
+      assert.equal(await button.getAttribute('aria-expanded'), 'false')
+      if (list) {
+        const row = page.getByRole('list', { name: list }).getByRole('listitem').first()
+        await row.waitFor()
+        const box = await row.boundingBox()
+        assert.ok(
+          box && box.y + 40 <= PHONE.viewport.height,
+          `the first row at ${JSON.stringify(box)}, the screen ${PHONE.viewport.height} px high`,
+        )
+      }
+    })
+  }
+
+  test("member: Orders' Filters button counts the filters set in the address, and opens them", async () => {
+    memberPage ??= await member.newPage()
+    const page = memberPage
+    await page.goto(`${origin}/dashboard/orders?status=pending&priority=rush`)
+    await page.getByRole('heading', { name: 'Orders', level: 1 }).waitFor()
+    const button = page.getByRole('button', { name: 'Filters (2)', exact: true })
+    await onScreen(button, 'the Filters (2) button')
+    const status = page.getByRole('combobox', { name: 'Status' })
+    assert.equal(await status.isVisible(), false, 'folded')
+    await button.click()
+    await onScreen(status, 'the Status filter')
+    assert.equal(await status.inputValue(), 'pending')
+    assert.equal(await page.getByRole('combobox', { name: 'Priority' }).inputValue(), 'rush')
+    await page.getByText('No live orders match.').waitFor()
+    await assertAccessible(page, 'Orders with its filters open on a phone')
+  })
+
+  test('a deep link (a full page load of a lazy page) logs no HydrateFallback warning', async () => {
+    const page = await member.newPage()
+    const messages: string[] = []
+    page.on('console', (m) => messages.push(`${m.type()}: ${m.text()}`))
+    try {
+      await page.goto(`${origin}/dashboard/orders/${ids.order}`)
+      await page.getByRole('heading', { name: new RegExp(ids.external), level: 1 }).waitFor()
+      await page.reload()
+      await page.getByRole('heading', { name: new RegExp(ids.external), level: 1 }).waitFor()
+      assert.deepEqual(
+        messages.filter((m) => m.includes('HydrateFallback')),
+        [],
+      )
+    } finally {
+      await page.close()
+    }
+  })
+
+  test("/docs' menu fits the phone: no link's right edge past the screen, on the reference and on a guide", async () => {
+    const page = await member.newPage()
+    try {
+      for (const path of ['/docs', '/docs/guides/introduction']) {
+        await page.goto(`${origin}${path}`)
+        const menu = page.getByRole('navigation', { name: 'Documentation' })
+        await menu.getByRole('link', { name: 'Error codes' }).waitFor()
+        // The reference lays out its last parts after the menu: wait for the error codes' table.
+        if (path === '/docs') await page.getByText('invalid_api_key').first().waitFor()
+        const past = await menu.evaluate(
+          (nav, screen) =>
+            [nav.closest('header') ?? nav, ...nav.querySelectorAll('*')]
+              .map((el) => ({ el, right: el.getBoundingClientRect().right }))
+              .filter(({ right }) => right > screen)
+              .map(({ el, right }) => `${el.textContent?.trim() || el.tagName} (${right})`),
+          PHONE.viewport.width,
+        )
+        assert.deepEqual(past, [], `${path}: past the ${PHONE.viewport.width} px screen`)
+        // Nothing widens the page past the screen either (a wide page would be zoomed out to fit).
+        const width = await page.evaluate(() => document.documentElement.scrollWidth)
+        assert.ok(width <= PHONE.viewport.width, `${path} is ${width} px wide`)
+      }
+    } finally {
+      await page.close()
+    }
+  })
+
   test('the menu: the burger opens the sections, the organization, the member and Sign out', async () => {
     memberPage ??= await member.newPage()
     const page = memberPage

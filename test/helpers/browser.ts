@@ -49,7 +49,35 @@ export async function runBrowser(): Promise<Browser> {
         : `Chromium is required under CI but missing at ${CHROMIUM}`,
     )
   }
-  return chromium.connect(endpoint)
+  const browser = await chromium.connect(endpoint)
+  // Every profile of the file (browser.newPage makes one too) is watched for console warnings.
+  const newContext = browser.newContext.bind(browser)
+  browser.newContext = async (options) => watchConsoleWarnings(await newContext(options))
+  return browser
+}
+
+/**
+ * Warnings that Chromium itself logs, not the page, allowed by their exact
+ * text (each with why). A page's own warning is fixed in the product instead.
+ */
+const CHROMIUM_WARNINGS = new Set<string>([])
+
+/** Every console warning of the file's pages, `URL: text`, for closeAll to fail on. */
+const consoleWarnings: string[] = []
+
+/** Records the console warnings of the profile's pages (runBrowser's profiles all are). */
+export function watchConsoleWarnings(context: BrowserContext): BrowserContext {
+  context.on('console', (m) => {
+    if (m.type() === 'warning' && !CHROMIUM_WARNINGS.has(m.text())) {
+      consoleWarnings.push(`${m.page()?.url() ?? m.location().url}: ${m.text()}`)
+    }
+  })
+  return context
+}
+
+/** No page of the file logged a console warning (closeAll checks it last). */
+export function assertNoConsoleWarnings() {
+  assert.deepEqual(consoleWarnings, [], 'console warnings of the pages')
 }
 
 /**
@@ -70,9 +98,14 @@ export async function startBrowserApp(
   }
 }
 
-/** Closes, in order, what a test's `before` opened; what it never got to is skipped. */
+/**
+ * Closes, in order, what a test's `before` opened (what it never got to is
+ * skipped), then fails if any page logged a console warning: a browser file
+ * passes only when its pages warned of nothing.
+ */
 export async function closeAll(...opened: ({ close(): Promise<unknown> } | undefined)[]): Promise<void> {
   for (const o of opened) await o?.close()
+  assertNoConsoleWarnings()
 }
 
 export interface CspViolation {

@@ -1,5 +1,6 @@
+import { Loader } from '@mantine/core'
 import type { ComponentType } from 'react'
-import { createBrowserRouter, Navigate } from 'react-router'
+import { createBrowserRouter, Navigate, type RouteObject } from 'react-router'
 import { Shell } from './shell.tsx'
 
 /**
@@ -11,8 +12,29 @@ function page<K extends string>(load: () => Promise<Record<K, ComponentType>>, n
   return async () => ({ Component: (await load())[name] })
 }
 
+/** What a page shows while its chunk loads on a full page load (a deep link, a reload). */
+function PageLoading() {
+  return <Loader aria-label="Loading the page" m="md" />
+}
+
+/**
+ * Every lazy route with PageLoading as its HydrateFallback: without one, React
+ * Router renders nothing and warns on each full page load.
+ */
+function withHydrateFallback(routes: RouteObject[]): RouteObject[] {
+  return routes.map((route) =>
+    route.index
+      ? route
+      : {
+          ...route,
+          ...(route.lazy ? { HydrateFallback: PageLoading } : {}),
+          ...(route.children ? { children: withHydrateFallback(route.children) } : {}),
+        },
+  )
+}
+
 export const router = createBrowserRouter(
-  [
+  withHydrateFallback([
     { path: '/sign-in', lazy: page(() => import('../features/auth/routes/sign-in.tsx'), 'SignInRoute') },
     {
       path: '/invitation',
@@ -137,6 +159,6 @@ export const router = createBrowserRouter(
         { path: '*', element: <Navigate to="/home" replace /> },
       ],
     },
-  ],
+  ]),
   { basename: '/dashboard' },
 )

@@ -3,8 +3,10 @@ import { type ReactNode, useId, useState } from 'react'
 import { useStacked } from './data-table.tsx'
 
 /**
- * A list's secondary filters: as they are on a wide screen; on a phone folded
- * behind a Filters button (saying how many are set), so the list comes first.
+ * A list's filters: as they are on a wide screen; on a phone folded behind a
+ * Filters button saying how many are set ("Filters (2)"), so the list's rows
+ * come first. Every list with more than three filters uses it (see
+ * docs/dashboard.md, "Phones").
  */
 export function PhoneFilters({ active, children }: { active: number; children: ReactNode }) {
   const stacked = useStacked()
@@ -20,7 +22,7 @@ export function PhoneFilters({ active, children }: { active: number; children: R
         aria-controls={id}
         onClick={() => setOpen((o) => !o)}
       >
-        {active > 0 ? `Filters (${active} set)` : 'Filters'}
+        {active > 0 ? `Filters (${active})` : 'Filters'}
       </Button>
       <Collapse expanded={open} id={id} w="100%">
         <Stack gap="sm">{children}</Stack>

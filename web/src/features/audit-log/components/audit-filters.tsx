@@ -1,5 +1,7 @@
 import { Anchor, Button, Group, Select, TextInput } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
+import { useSearchParams } from 'react-router'
+import { PhoneFilters } from '../../../components/phone-filters.tsx'
 import type { paths } from '../../../generated/dashboard-api.ts'
 
 type AuditQuery = NonNullable<paths['/audit-log']['get']['parameters']['query']>
@@ -51,23 +53,56 @@ const ACTION_OPTIONS = Object.entries(ACTION_LABELS)
   .map(([value, label]) => ({ value, label }))
   .sort((a, b) => a.label.localeCompare(b.label))
 
-interface FormValues {
+/** The filters as the form and the address hold them: days are the reader's calendar days (YYYY-MM-DD). */
+export interface AuditFilterValues {
   actor: string
-  action: string | null
+  action: AuditAction | null
   from: string
   to: string
 }
-const EMPTY: FormValues = { actor: '', action: null, from: '', to: '' }
+const EMPTY: AuditFilterValues = { actor: '', action: null, from: '', to: '' }
+const DAY = /^\d{4}-\d{2}-\d{2}$/
+const isAction = (value: string | null): value is AuditAction => value !== null && value in ACTION_LABELS
+
+/**
+ * A log's filters kept in the address (?actor=&action=&from=&to=), so that a
+ * reload or a shared link shows the same entries; applying them adds a
+ * history entry, so Back returns to the filters before. What the address
+ * holds that the form cannot (an unknown action, a malformed day) is left out.
+ */
+export function useAuditFilterParams(): [AuditFilterValues, (values: AuditFilterValues) => void] {
+  const [params, setParams] = useSearchParams()
+  const action = params.get('action')
+  const day = (name: 'from' | 'to') => {
+    const value = params.get(name) ?? ''
+    return DAY.test(value) ? value : ''
+  }
+  const values: AuditFilterValues = {
+    actor: (params.get('actor') ?? '').trim().slice(0, 320),
+    action: isAction(action) ? action : null,
+    from: day('from'),
+    to: day('to'),
+  }
+  const set = (next: AuditFilterValues) => {
+    const query = new URLSearchParams()
+    if (next.actor.trim()) query.set('actor', next.actor.trim())
+    if (next.action) query.set('action', next.action)
+    if (next.from) query.set('from', next.from)
+    if (next.to) query.set('to', next.to)
+    setParams(query)
+  }
+  return [values, set]
+}
 
 /** The form's days (the reader's own calendar days) as the API's instants: `to` includes its whole day. */
-function toFilter(v: FormValues): AuditFilter {
+export function toFilter(v: AuditFilterValues): AuditFilter {
   const day = (d: string, plus = 0) => {
     const [y, m, n] = d.split('-').map(Number)
     return new Date(y!, m! - 1, n! + plus).toISOString()
   }
   return {
     ...(v.actor.trim() ? { actor: v.actor.trim() } : {}),
-    ...(v.action ? { action: v.action as AuditAction } : {}),
+    ...(v.action ? { action: v.action } : {}),
     ...(v.from ? { from: day(v.from) } : {}),
     ...(v.to ? { to: day(v.to, 1) } : {}),
   }
@@ -79,75 +114,86 @@ export function csvHref(path: string, filter: AuditFilter): string {
   return `/dashboard/api${path}${query ? `?${query}` : ''}`
 }
 
-/** Who, which action, which days; applied with Filter, and the CSV of what is shown. */
+/**
+ * Who, which action, which days; applied with Filter, and the CSV of what is
+ * shown. The form starts from the applied values (give it a `key` of them,
+ * so that Back shows the filters it returns to). On a phone the fields fold
+ * behind a Filters button.
+ */
 export function AuditFilters({
-  filter,
+  applied,
   onChange,
   csvPath,
   csvName,
 }: {
-  filter: AuditFilter
-  onChange: (filter: AuditFilter) => void
+  applied: AuditFilterValues
+  onChange: (values: AuditFilterValues) => void
   csvPath: string
   csvName: string
 }) {
-  const [values, setValues] = useState<FormValues>(EMPTY)
-  const set = (patch: Partial<FormValues>) => setValues((v) => ({ ...v, ...patch }))
+  const [values, setValues] = useState<AuditFilterValues>(applied)
+  const set = (patch: Partial<AuditFilterValues>) => setValues((v) => ({ ...v, ...patch }))
   const submit = (event: FormEvent) => {
     event.preventDefault()
-    onChange(toFilter(values))
+    onChange(values)
   }
-  const filtered = Object.keys(filter).length > 0
+  const filter = toFilter(applied)
+  const active = Object.keys(filter).length
   return (
     <form onSubmit={submit} aria-label="Filter the audit log">
       <Group align="end" gap="sm">
-        <TextInput
-          label="Who"
-          placeholder="Email or operator token"
-          value={values.actor}
-          onChange={(e) => set({ actor: e.currentTarget.value })}
-          w={{ base: '100%', sm: 220 }}
-        />
-        <Select
-          label="Action"
-          placeholder="Any action"
-          data={ACTION_OPTIONS}
-          value={values.action}
-          onChange={(action) => set({ action })}
-          searchable
-          clearable
-          w={{ base: '100%', sm: 240 }}
-        />
-        <TextInput
-          label="From"
-          type="date"
-          value={values.from}
-          onChange={(e) => set({ from: e.currentTarget.value })}
-          w={150}
-        />
-        <TextInput
-          label="To"
-          type="date"
-          value={values.to}
-          onChange={(e) => set({ to: e.currentTarget.value })}
-          w={150}
-        />
-        <Button type="submit" variant="default">
-          Filter
-        </Button>
-        {filtered && (
-          <Button
-            variant="subtle"
-            onClick={() => {
-              setValues(EMPTY)
-              onChange({})
-            }}
-          >
-            Clear filters
-          </Button>
-        )}
+        <PhoneFilters active={active}>
+          <TextInput
+            label="Who"
+            placeholder="Email or operator token"
+            value={values.actor}
+            onChange={(e) => set({ actor: e.currentTarget.value })}
+            maxLength={320}
+            w={{ base: '100%', sm: 220 }}
+          />
+          <Select
+            label="Action"
+            placeholder="Any action"
+            data={ACTION_OPTIONS}
+            value={values.action}
+            onChange={(action) => set({ action: isAction(action) ? action : null })}
+            searchable
+            clearable
+            w={{ base: '100%', sm: 240 }}
+          />
+          <TextInput
+            label="From"
+            type="date"
+            value={values.from}
+            onChange={(e) => set({ from: e.currentTarget.value })}
+            w={{ base: '100%', sm: 150 }}
+          />
+          <TextInput
+            label="To"
+            type="date"
+            value={values.to}
+            onChange={(e) => set({ to: e.currentTarget.value })}
+            w={{ base: '100%', sm: 150 }}
+          />
+          <Group gap="sm">
+            <Button type="submit" variant="default">
+              Filter
+            </Button>
+            {active > 0 && (
+              <Button
+                variant="subtle"
+                onClick={() => {
+                  setValues(EMPTY)
+                  onChange(EMPTY)
+                }}
+              >
+                Clear filters
+              </Button>
+            )}
+          </Group>
+        </PhoneFilters>
         <Anchor href={csvHref(csvPath, filter)} download={csvName} py={6}>
-          Download CSV{filtered ? ' (filtered)' : ''}
+          Download CSV{active > 0 ? ' (filtered)' : ''}
         </Anchor>
       </Group>
     </form>

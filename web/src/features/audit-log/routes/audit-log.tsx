@@ -1,8 +1,7 @@
-import { useState } from 'react'
 import { Page } from '../../../components/page.tsx'
 import type { AuditEntry } from '../../../lib/api.ts'
 import { useAuditLog } from '../api/audit-log.ts'
-import { type AuditFilter, AuditFilters } from '../components/audit-filters.tsx'
+import { AuditFilters, toFilter, useAuditFilterParams } from '../components/audit-filters.tsx'
 import { AUDIT_COLUMNS, type AuditColumn, AuditLogTable } from '../components/audit-log-table.tsx'
 
 const COLUMNS: AuditColumn<AuditEntry>[] = [
@@ -13,11 +12,17 @@ const COLUMNS: AuditColumn<AuditEntry>[] = [
 ]
 
 export function AuditLogRoute() {
-  const [filter, setFilter] = useState<AuditFilter>({})
-  const log = useAuditLog(filter)
+  const [applied, apply] = useAuditFilterParams()
+  const log = useAuditLog(toFilter(applied))
   return (
     <Page title="Audit log" lead="Who did what in your organization, newest first.">
-      <AuditFilters filter={filter} onChange={setFilter} csvPath="/audit-log.csv" csvName="audit-log.csv" />
+      <AuditFilters
+        key={JSON.stringify(applied)}
+        applied={applied}
+        onChange={apply}
+        csvPath="/audit-log.csv"
+        csvName="audit-log.csv"
+      />
       <AuditLogTable log={log} columns={COLUMNS} caption="Your organization's audit log, newest first" />
     </Page>
   )

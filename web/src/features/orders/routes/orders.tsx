@@ -16,6 +16,7 @@ import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../components/next-page-button.tsx'
 import { ORDER_STATUSES } from '../../../components/order-statuses.ts'
 import { Page } from '../../../components/page.tsx'
+import { PhoneFilters } from '../../../components/phone-filters.tsx'
 import { Time } from '../../../components/time.tsx'
 import { usePageEnvironment } from '../../../lib/environment.ts'
 import { formatMoney, formatNumber } from '../../../lib/format.ts'
@@ -23,6 +24,10 @@ import { type OrderFilters, ordersCsvUrl, useOrders } from '../api/orders.ts'
 import { AutomationBadges } from '../components/order-automation.tsx'
 
 const STATUSES = [['', 'Any status'], ...ORDER_STATUSES] as const
+/** The filters besides the search, folded behind a Filters button on a phone. */
+const FOLDED = ['status', 'from', 'to', 'held', 'priority', 'partner', 'tag'] as const
+/** A field's width: the screen's on a phone, its own on a wide one. */
+const field = { base: '100%', sm: 'auto' }
 
 export function OrdersRoute() {
   const [params, setParams] = useSearchParams()
@@ -76,56 +81,71 @@ export function OrdersRoute() {
             value={search}
             onChange={(e) => setSearch(e.currentTarget.value)}
             maxLength={200}
+            w={field}
           />
-          <NativeSelect
-            label="Status"
-            value={filters.status}
-            onChange={(e) => set({ status: e.currentTarget.value })}
-            data={STATUSES.map(([value, label]) => ({ value, label }))}
-          />
-          <TextInput
-            type="date"
-            label="Created from (UTC)"
-            value={filters.from}
-            onChange={(e) => set({ from: e.currentTarget.value })}
-          />
-          <TextInput
-            type="date"
-            label="Created to (UTC)"
-            value={filters.to}
-            onChange={(e) => set({ to: e.currentTarget.value })}
-          />
-          <NativeSelect
-            label="Held for review"
-            value={filters.held}
-            onChange={(e) => set({ held: e.currentTarget.value })}
-            data={[
-              { value: '', label: 'Any' },
-              { value: 'true', label: 'Held' },
-              { value: 'false', label: 'Not held' },
-            ]}
-          />
-          <NativeSelect
-            label="Priority"
-            value={filters.priority}
-            onChange={(e) => set({ priority: e.currentTarget.value })}
-            data={[
-              { value: '', label: 'Any' },
-              { value: 'rush', label: 'Rush' },
-              { value: 'normal', label: 'Normal' },
-            ]}
-          />
-          <NativeSelect
-            label="Produced by"
-            value={filters.partner}
-            onChange={(e) => set({ partner: e.currentTarget.value })}
-            data={[
-              { value: '', label: 'Anyone' },
-              { value: 'true', label: 'A partner' },
-              { value: 'false', label: 'Us' },
-            ]}
-          />
-          <TextInput label="Tag" value={tag} onChange={(e) => setTag(e.currentTarget.value)} maxLength={40} />
+          <PhoneFilters active={FOLDED.filter((name) => filters[name]).length}>
+            <NativeSelect
+              label="Status"
+              w={field}
+              value={filters.status}
+              onChange={(e) => set({ status: e.currentTarget.value })}
+              data={STATUSES.map(([value, label]) => ({ value, label }))}
+            />
+            <TextInput
+              type="date"
+              label="Created from (UTC)"
+              w={field}
+              value={filters.from}
+              onChange={(e) => set({ from: e.currentTarget.value })}
+            />
+            <TextInput
+              type="date"
+              label="Created to (UTC)"
+              w={field}
+              value={filters.to}
+              onChange={(e) => set({ to: e.currentTarget.value })}
+            />
+            <NativeSelect
+              label="Held for review"
+              w={field}
+              value={filters.held}
+              onChange={(e) => set({ held: e.currentTarget.value })}
+              data={[
+                { value: '', label: 'Any' },
+                { value: 'true', label: 'Held' },
+                { value: 'false', label: 'Not held' },
+              ]}
+            />
+            <NativeSelect
+              label="Priority"
+              w={field}
+              value={filters.priority}
+              onChange={(e) => set({ priority: e.currentTarget.value })}
+              data={[
+                { value: '', label: 'Any' },
+                { value: 'rush', label: 'Rush' },
+                { value: 'normal', label: 'Normal' },
+              ]}
+            />
+            <NativeSelect
+              label="Produced by"
+              w={field}
+              value={filters.partner}
+              onChange={(e) => set({ partner: e.currentTarget.value })}
+              data={[
+                { value: '', label: 'Anyone' },
+                { value: 'true', label: 'A partner' },
+                { value: 'false', label: 'Us' },
+              ]}
+            />
+            <TextInput
+              label="Tag"
+              value={tag}
+              onChange={(e) => setTag(e.currentTarget.value)}
+              maxLength={40}
+              w={field}
+            />
+          </PhoneFilters>
           <Button type="submit">Search</Button>
           <Button
             variant="default"

@@ -1,15 +1,14 @@
-import { useState } from 'react'
 import { Page } from '../../../../components/page.tsx'
 import type { OperatorAuditPage } from '../../../../lib/api.ts'
 import { useOrganizations } from '../../../organizations/console/api/organizations.ts'
-import { type AuditFilter, AuditFilters } from '../../components/audit-filters.tsx'
+import { AuditFilters, toFilter, useAuditFilterParams } from '../../components/audit-filters.tsx'
 import { AUDIT_COLUMNS, type AuditColumn, AuditLogTable, ShortId } from '../../components/audit-log-table.tsx'
 import { usePlatformAuditLog } from '../api/platform-audit-log.ts'
 
 /** The platform-wide log: what operators (accounts and the operator token) did, newest first. */
 export function PlatformAuditLogRoute() {
-  const [filter, setFilter] = useState<AuditFilter>({})
-  const log = usePlatformAuditLog(filter)
+  const [applied, apply] = useAuditFilterParams()
+  const log = usePlatformAuditLog(toFilter(applied))
   const organizations = useOrganizations()
   const names = new Map(organizations.data?.map((o) => [o.id, o.name]))
   const columns: AuditColumn<OperatorAuditPage['data'][number]>[] = [
@@ -31,8 +30,9 @@ export function PlatformAuditLogRoute() {
       lead="What operators did, by account (their email) or with the operator token, across organizations, newest first."
     >
       <AuditFilters
-        filter={filter}
-        onChange={setFilter}
+        key={JSON.stringify(applied)}
+        applied={applied}
+        onChange={apply}
         csvPath="/operator/audit-log.csv"
         csvName="platform-audit-log.csv"
       />

@@ -73,8 +73,9 @@ export function ShopOrdersRoute() {
       lead="Orders that came through a shop connection, entered by the operator. They are live orders and go into production and statistics."
     >
       <Alert variant="default" color="yellow" title="Shop orders produce no events">
-        The reference says so: no webhook is ever sent for a shop order, neither when it is created nor when
-        its production changes. The organization's integration does not hear of it.
+        Webhooks tell an organization's own system about the orders it sent through the API. A shop order
+        comes from a shop connection instead, so no webhook is sent for it: not when it is created, and not
+        when its production changes. The organization's system does not hear of it.
       </Alert>
       <Card withBorder component="section" aria-labelledby="shop-order-form">
         <Title order={2} size="h4" id="shop-order-form" mb="sm">
