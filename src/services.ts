@@ -85,6 +85,7 @@ export function createServices(deps: AppDeps) {
       clock: deps.clock,
       resolver: deps.resolver ?? systemResolver,
       allowPrivateCidrs: deps.config.webhookAllowPrivateCidrs,
+      publicBaseUrl: deps.config.publicBaseUrl,
     }),
     listen: createListenService({
       db: deps.db,

@@ -34,10 +34,17 @@ interface CatalogSource {
 export const MAX_VALIDATION_ENTRIES = 50
 
 const ALLOW_PRIVATE: EnvName = 'WEBHOOK_ALLOW_PRIVATE_CIDRS'
-/** How to receive webhooks on a developer's machine, where an http:// or private target is refused. */
-export const LISTEN_LOCALLY =
-  'To receive webhooks on your own machine, run `npx order-intake listen --forward-to http://localhost:4242/webhooks` with your API key instead'
-export const LOCAL_WEBHOOKS = `${LISTEN_LOCALLY}; a service run for development may exempt private ranges with ${ALLOW_PRIVATE}.`
+/**
+ * How to receive webhooks on a developer's machine, where an http:// or
+ * private target is refused: the command names this service (its
+ * PUBLIC_BASE_URL), since the CLI's own default is localhost:3000.
+ */
+export const listenLocally = (serviceUrl: string) =>
+  `To receive webhooks on your own machine, run \`npx order-intake listen --base-url ${serviceUrl} --forward-to http://localhost:4242/webhooks\` with your API key instead`
+export const localWebhooks = (serviceUrl: string) =>
+  `${listenLocally(serviceUrl)}; a service run for development may exempt private ranges with ${ALLOW_PRIVATE}.`
+/** The catalog's wording, where the service's address is not known. */
+const LOCAL_WEBHOOKS = localWebhooks('<this service>')
 
 const NO_RETRY = 'Do not resend the same request unchanged.'
 const FIX_FIELDS = 'Fix the named fields and resend the complete request.'
@@ -175,7 +182,7 @@ export const ERROR_CATALOG = {
     status: 422,
     message: 'The webhook URL is not a valid https URL.',
     description:
-      "Webhook targets must be https URLs without embedded credentials, on a hostname that resolves. An http:// URL is refused whatever the service's settings, and the message says how to receive webhooks on your own machine instead: `npx order-intake listen --forward-to <local URL>`, which forwards them to an http:// or localhost URL.",
+      "Webhook targets must be https URLs without embedded credentials, on a hostname that resolves. An http:// URL is refused whatever the service's settings, and the message says how to receive webhooks on your own machine instead: `npx order-intake listen --base-url <this service> --forward-to <local URL>`, which forwards them to an http:// or localhost URL.",
     retry: NO_RETRY,
   },
   webhook_target_blocked: {

@@ -576,7 +576,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
         .waitFor()
       assert.equal(
         await refused.locator('code').textContent(),
-        'npx order-intake listen --forward-to http://localhost:4242/webhooks',
+        'npx order-intake listen --base-url http://api.test --forward-to http://localhost:4242/webhooks',
       )
       await assertAccessible(page, 'Webhooks with a refused URL')
 

@@ -248,10 +248,13 @@ describe('answers to mistakes', () => {
       const { message, field } = error(res, 422, 'webhook_target_blocked')
       assert.equal(field, 'url')
       assert.match(message, /^The host resolves to a private or reserved address \(127\.0\.0\.1\)\. /)
-      assert.match(message, /run `npx order-intake listen --forward-to http:\/\/localhost:4242\/webhooks`/)
+      assert.match(
+        message,
+        /run `npx order-intake listen --base-url http:\/\/api\.test --forward-to http:\/\/localhost:4242\/webhooks`/,
+      )
       assert.match(message, /WEBHOOK_ALLOW_PRIVATE_CIDRS/)
       const doc = await page(t, 'webhook_target_blocked')
-      assert.match(doc, /npx order-intake listen --forward-to/)
+      assert.match(doc, /npx order-intake listen --base-url &lt;this service&gt; --forward-to/)
       assert.match(doc, /WEBHOOK_ALLOW_PRIVATE_CIDRS \(a list of CIDRs, empty by default\)/)
     })
   })
@@ -340,7 +343,7 @@ describe('messages that say what to do', () => {
     `No ${noun} with this id in ${asked} mode. This ${noun} exists in ${holds} mode; use a ${holds} key (svc_${holds}_…).`
 
   const LISTEN =
-    'run `npx order-intake listen --forward-to http://localhost:4242/webhooks` with your API key instead'
+    'run `npx order-intake listen --base-url http://api.test --forward-to http://localhost:4242/webhooks` with your API key instead'
 
   describe('messages that say what to do', () => {
     let t: TestApp

@@ -38,7 +38,8 @@ async function main(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 2
   }
   const apiKey = values['api-key'] ?? process.env.ORDER_INTAKE_API_KEY
-  const baseUrl = values['base-url'] ?? process.env.ORDER_INTAKE_BASE_URL ?? 'http://localhost:3000'
+  const givenBaseUrl = values['base-url'] ?? process.env.ORDER_INTAKE_BASE_URL
+  const baseUrl = givenBaseUrl ?? 'http://localhost:3000'
   if (!apiKey) {
     console.error('An API key is needed: --api-key or ORDER_INTAKE_API_KEY.')
     return 2
@@ -57,7 +58,14 @@ async function main(argv: string[]): Promise<number> {
       .map((s) => s.trim())
       .filter(Boolean)
     try {
-      await listen({ baseUrl, apiKey, forwardTo, ...(events ? { events } : {}), signal: stop.signal })
+      await listen({
+        baseUrl,
+        baseUrlIsDefault: givenBaseUrl === undefined,
+        apiKey,
+        forwardTo,
+        ...(events ? { events } : {}),
+        signal: stop.signal,
+      })
       return 0
     } catch (err) {
       if (err instanceof ListenRefused) {

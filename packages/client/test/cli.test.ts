@@ -18,9 +18,12 @@ import { json, type Seen, startFakeServer } from './fake-server.ts'
 const CLI = new URL('../src/cli.ts', import.meta.url).pathname
 const KEY = 'svc_test_cliKey000000000000000000000000000000'
 
-function runCli(args: string[]) {
+/** The CLI with the test key; a variable set to undefined in `env` is left out. */
+function runCli(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const childEnv: NodeJS.ProcessEnv = { ...process.env, ORDER_INTAKE_API_KEY: KEY, ...env }
+  for (const [name, value] of Object.entries(childEnv)) if (value === undefined) delete childEnv[name]
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, ORDER_INTAKE_API_KEY: KEY },
+    env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
@@ -179,6 +182,39 @@ describe('order-intake listen', () => {
     assert.equal(await cli.exited, 1)
     assert.equal(service.seen.length, 1)
     assert.match(cli.output(), /refused the session: 403 insufficient_scope: needs webhooks:manage/)
+  })
+
+  test('a service it cannot reach is named on every retry; the default address says how to name another', async () => {
+    const closed = createServer().listen(0, '127.0.0.1')
+    await once(closed, 'listening')
+    const { port } = closed.address() as AddressInfo
+    closed.close()
+    const base = `http://127.0.0.1:${port}`
+    const cli = runCli(['listen', '--forward-to', handler.url, '--base-url', base])
+    try {
+      await until('a retry line', () => /Cannot reach/.test(cli.output()), cli.output)
+    } finally {
+      cli.child.kill('SIGINT')
+    }
+    assert.equal(await cli.exited, 0)
+    assert.match(cli.output(), new RegExp(`^Connecting to ${base}$`, 'm'))
+    assert.match(
+      cli.output(),
+      new RegExp(`^Cannot reach ${base} \\(fetch failed: ECONNREFUSED\\); trying again in 1 s$`, 'm'),
+    )
+    assert.doesNotMatch(cli.output(), /Stream lost/)
+
+    const byDefault = runCli(['listen', '--forward-to', handler.url], { ORDER_INTAKE_BASE_URL: undefined })
+    try {
+      await until('the address line', () => /Connecting to/.test(byDefault.output()), byDefault.output)
+    } finally {
+      byDefault.child.kill('SIGINT')
+    }
+    await byDefault.exited
+    assert.match(
+      byDefault.output(),
+      /^Connecting to http:\/\/localhost:3000 \(the default: --base-url or ORDER_INTAKE_BASE_URL names the service\)$/m,
+    )
   })
 
   test('a handler that is down is reported on the event line, and the stream goes on', async () => {

@@ -21,6 +21,8 @@ export interface WebhookDeps {
   clock: Clock
   resolver: Resolver
   allowPrivateCidrs: string[]
+  /** The service's PUBLIC_BASE_URL, named in the listen command a refused URL's message suggests. */
+  publicBaseUrl: string
 }
 
 /** What the endpoint and delivery halves of the webhook service share: the database, the URL checks, sealing, auditing and the caller's endpoint. */
@@ -82,7 +84,17 @@ export function webhookContext(deps: WebhookDeps) {
     return (organizationId: string) => health.get(organizationId) ?? NO_WEBHOOKS
   }
 
-  return { db, clock, resolver: deps.resolver, allowed, secretBox, audit, ownEndpoint, healthByOrganization }
+  return {
+    db,
+    clock,
+    resolver: deps.resolver,
+    allowed,
+    serviceUrl: deps.publicBaseUrl,
+    secretBox,
+    audit,
+    ownEndpoint,
+    healthByOrganization,
+  }
 }
 
 export type WebhookContext = ReturnType<typeof webhookContext>

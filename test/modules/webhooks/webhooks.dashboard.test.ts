@@ -289,7 +289,9 @@ describe('endpoints and the delivery log', () => {
       )
       assert.equal(refused.field, 'url')
       assert.ok(
-        refused.message.includes('`npx order-intake listen --forward-to http://localhost:4242/webhooks`'),
+        refused.message.includes(
+          '`npx order-intake listen --base-url http://api.test --forward-to http://localhost:4242/webhooks`',
+        ),
         refused.message,
       )
       assert.equal((await t.db.selectFrom('webhook_endpoints').select('id').execute()).length, before.length)

@@ -24,6 +24,8 @@ export interface ListenOptions {
   silenceMs?: number
   signal?: AbortSignal
   log?: (line: string) => void
+  /** The base URL is the CLI's default, not one the user gave: the first line says how to name the service. */
+  baseUrlIsDefault?: boolean
 }
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'
@@ -65,6 +67,10 @@ export async function listen(options: ListenOptions): Promise<void> {
   let lastEventId: string | undefined
   log(`Your webhook signing secret for this session is ${secret}`)
   log(`Forwarding to ${options.forwardTo}. Ctrl-C to stop.`)
+  log(
+    `Connecting to ${base}${options.baseUrlIsDefault ? ' (the default: --base-url or ORDER_INTAKE_BASE_URL names the service)' : ''}`,
+  )
+  let connected = false
 
   while (!options.signal?.aborted) {
     const connection = new AbortController()
@@ -96,6 +102,7 @@ export async function listen(options: ListenOptions): Promise<void> {
         for await (const frame of readEvents(res.body as AsyncIterable<Uint8Array>, heard)) {
           if (frame.retry !== undefined) delay = frame.retry
           if (frame.event === 'ready') {
+            connected = true
             const ready = JSON.parse(frame.data) as { environment: string; events: string[] | null }
             log(`Ready: ${ready.environment} events${ready.events ? ` (${ready.events.join(', ')})` : ''}`)
             delay = minDelay
@@ -108,7 +115,13 @@ export async function listen(options: ListenOptions): Promise<void> {
       }
     } catch (err) {
       if (err instanceof ListenRefused) throw err
-      if (!options.signal?.aborted) log(`Stream lost (${(err as Error).message}); reconnecting`)
+      if (!options.signal?.aborted) {
+        log(
+          connected
+            ? `Stream from ${base} lost (${reason(err)}); reconnecting`
+            : `Cannot reach ${base} (${reason(err)}); trying again in ${Math.round(delay / 1000)} s`,
+        )
+      }
     } finally {
       clearTimeout(silence)
       options.signal?.removeEventListener('abort', stop)
@@ -116,6 +129,13 @@ export async function listen(options: ListenOptions): Promise<void> {
     await sleep(delay, options.signal)
     delay = Math.min(maxDelay, delay * 2)
   }
+}
+
+/** Why a connection failed, with the system's code when fetch hides it (`fetch failed: ECONNREFUSED`). */
+function reason(err: unknown): string {
+  const error = err as Error & { cause?: { code?: string; message?: string } }
+  const cause = error.cause?.code ?? error.cause?.message
+  return cause && !error.message.includes(cause) ? `${error.message}: ${cause}` : error.message
 }
 
 /** POSTs one event body verbatim and returns the line to print. */

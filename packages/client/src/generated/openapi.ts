@@ -3203,7 +3203,7 @@ export interface operations {
              *
              *     `webhook_limit_reached`: This environment already has 5 active webhook endpoints.
              *
-             *     `webhook_target_blocked`: The webhook target resolves to a private or reserved address. To receive webhooks on your own machine, run `npx order-intake listen --forward-to http://localhost:4242/webhooks` with your API key instead; a service run for development may exempt private ranges with WEBHOOK_ALLOW_PRIVATE_CIDRS.
+             *     `webhook_target_blocked`: The webhook target resolves to a private or reserved address. To receive webhooks on your own machine, run `npx order-intake listen --base-url <this service> --forward-to http://localhost:4242/webhooks` with your API key instead; a service run for development may exempt private ranges with WEBHOOK_ALLOW_PRIVATE_CIDRS.
              *
              *     `webhook_url_invalid`: The webhook URL is not a valid https URL.
              */

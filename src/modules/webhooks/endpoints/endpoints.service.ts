@@ -39,7 +39,11 @@ export function createEndpointService(ctx: WebhookContext) {
       actor?: AuditActor,
     ) {
       const enabledEvents = checkEnabledEvents(input.enabled_events ?? ['*'])
-      const { url, addresses } = await checkWebhookUrl(input.url, { resolver: ctx.resolver, allowed })
+      const { url, addresses } = await checkWebhookUrl(input.url, {
+        resolver: ctx.resolver,
+        allowed,
+        serviceUrl: ctx.serviceUrl,
+      })
       const secret = newSecret()
       const sealed = (await secretBox()).seal(secret)
       const now = clock.now()

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises'
 import ipaddr from 'ipaddr.js'
-import { AppError, LISTEN_LOCALLY, LOCAL_WEBHOOKS } from '../../../http/errors.ts'
+import { AppError, listenLocally, localWebhooks } from '../../../http/errors.ts'
 
 /**
  * Webhook targets must be public: every address a host resolves to is checked,
@@ -67,7 +67,7 @@ export function isBlockedAddress(raw: string, allowed: AllowedRanges): boolean {
  */
 export async function checkWebhookUrl(
   raw: string,
-  options: { resolver: Resolver; allowed: AllowedRanges },
+  options: { resolver: Resolver; allowed: AllowedRanges; serviceUrl: string },
 ): Promise<{ url: URL; addresses: string[] }> {
   let url: URL
   try {
@@ -81,7 +81,7 @@ export async function checkWebhookUrl(
   if (url.protocol === 'http:') {
     throw new AppError('webhook_url_invalid', {
       field: 'url',
-      message: `Webhook URLs must use https. ${LISTEN_LOCALLY}.`,
+      message: `Webhook URLs must use https. ${listenLocally(options.serviceUrl)}.`,
     })
   }
   if (url.protocol !== 'https:') {
@@ -114,7 +114,7 @@ export async function checkWebhookUrl(
   if (blocked.length > 0) {
     throw new AppError('webhook_target_blocked', {
       field: 'url',
-      message: `The host resolves to a private or reserved address (${blocked.join(', ')}). ${LOCAL_WEBHOOKS}`,
+      message: `The host resolves to a private or reserved address (${blocked.join(', ')}). ${localWebhooks(options.serviceUrl)}`,
     })
   }
   return { url, addresses }
