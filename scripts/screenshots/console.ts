@@ -88,7 +88,7 @@ export async function consolePages({ port, dataDir, browser }: Shots, editedOrde
   await page.getByRole('heading', { name: 'Shop orders', level: 1 }).waitFor()
   await page.getByRole('combobox', { name: /^Organization/ }).click()
   await page.getByRole('option', { name: 'Acme Prints' }).click()
-  await page.getByLabel('Shop order id (external_order_id)').fill('ETSY-88413')
+  await page.getByLabel('Order number in the shop').fill('ETSY-88413')
   await page.getByLabel('Customer name').fill('Hedy Lamarr')
   await page.getByLabel('Customer email').fill('hedy@frequency.example')
   await page.getByLabel('Total amount').fill('25')

@@ -483,7 +483,7 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await assertAccessible(page, 'Shop orders')
     await page.getByRole('combobox', { name: /^Organization/ }).click()
     await page.getByRole('option', { name: 'Console Prints' }).click()
-    await page.getByLabel('Shop order id (external_order_id)').fill('SHOP-1001')
+    await page.getByLabel('Order number in the shop').fill('SHOP-1001')
     await page.getByLabel('Customer name').fill('Grace Hopper')
     await page.getByLabel('Customer email').fill('grace@example.com')
     await page.getByLabel('Total amount').fill('24.50')

@@ -94,7 +94,8 @@ export function ShopOrdersRoute() {
                 onChange={setOrgId}
               />
               <TextInput
-                label="Shop order id (external_order_id)"
+                label="Order number in the shop"
+                description="The shop's own number for the order, new for the organization"
                 w={wide}
                 required
                 maxLength={255}
