@@ -44,7 +44,13 @@ export type Invitation = Static<typeof Invitation>
 export const Session = Type.Object({
   id: Uuid,
   current: Type.Boolean({ description: 'The session of this request.' }),
-  user_agent: Type.String(),
+  user_agent: Type.String({ description: 'The User-Agent header the session signed in with, as sent.' }),
+  browser: Type.Optional(
+    Type.String({
+      description:
+        'The browser and system read from user_agent, in words ("Chrome 131 on Linux"); absent when none can be read (curl, a script).',
+    }),
+  ),
   address: Type.String(),
   created_at: Timestamp,
   last_seen_at: Timestamp,

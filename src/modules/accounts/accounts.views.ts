@@ -66,6 +66,7 @@ export interface SessionView {
   id: string
   current: boolean
   user_agent: string
+  browser?: string
   address: string
   created_at: string
   last_seen_at: string

@@ -3,6 +3,7 @@ import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { newId } from '../../lib/ids.ts'
 import { randomBase62, sha256Hex } from '../../lib/secrets.ts'
+import { describeUserAgent } from '../../lib/user-agent.ts'
 import { recordAudit } from '../audit/audit.service.ts'
 import type { AccountDeps } from './accounts.deps.ts'
 import {
@@ -122,15 +123,19 @@ export function createSessionService(deps: AccountDeps) {
         now,
         new Date(now.getTime() - SESSION_IDLE_MS),
       )
-      return rows.map((s) => ({
-        id: s.id,
-        current: s.id === ctx.sessionId,
-        user_agent: s.user_agent,
-        address: s.address,
-        created_at: s.created_at.toISOString(),
-        last_seen_at: s.last_seen_at.toISOString(),
-        expires_at: s.expires_at.toISOString(),
-      }))
+      return rows.map((s) => {
+        const browser = describeUserAgent(s.user_agent)
+        return {
+          id: s.id,
+          current: s.id === ctx.sessionId,
+          user_agent: s.user_agent,
+          ...(browser ? { browser } : {}),
+          address: s.address,
+          created_at: s.created_at.toISOString(),
+          last_seen_at: s.last_seen_at.toISOString(),
+          expires_at: s.expires_at.toISOString(),
+        }
+      })
     },
 
     /** Changes the password and ends every other session of the account. */

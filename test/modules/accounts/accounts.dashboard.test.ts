@@ -187,6 +187,25 @@ describe('sign-in, sessions and sign-in throttling', () => {
       clock.set(new Date(start + SESSION_ABSOLUTE_MS + 60_000))
     })
 
+    test('sessions name their browser in words and keep the User-Agent as sent', async () => {
+      const { email } = await memberOf(t, orgId, 'developer')
+      const chrome =
+        'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
+      const browser = await dashboardClient(t, { headers: { 'user-agent': chrome } })
+      assert.equal((await browser.call('POST', '/sign-in', { email, password: PASSWORD })).statusCode, 200)
+      const script = await dashboardClient(t, { headers: { 'user-agent': 'curl/8.5.0' } })
+      assert.equal((await script.call('POST', '/sign-in', { email, password: PASSWORD })).statusCode, 200)
+      const listed = (await browser.call('GET', '/account/sessions')).json().data as Record<string, unknown>[]
+      const byAgent = Object.fromEntries(listed.map((s) => [s.user_agent, s.browser]))
+      // memberOf's own sign-in came from the test client (lightMyRequest): no browser either.
+      assert.deepEqual(byAgent, {
+        [chrome]: 'Chrome 131 on Linux',
+        'curl/8.5.0': undefined,
+        lightMyRequest: undefined,
+      })
+      assert.ok(listed.every((s) => s.user_agent === chrome || !('browser' in s)))
+    })
+
     test('"sign out other sessions" ends the others and keeps this one', async () => {
       const { email, client: first } = await memberOf(t, orgId, 'developer')
       const second = (await signIn(email)).client

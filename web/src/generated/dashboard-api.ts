@@ -2521,7 +2521,10 @@ export interface operations {
                             id: string;
                             /** @description The session of this request. */
                             current: boolean;
+                            /** @description The User-Agent header the session signed in with, as sent. */
                             user_agent: string;
+                            /** @description The browser and system read from user_agent, in words ("Chrome 131 on Linux"); absent when none can be read (curl, a script). */
+                            browser?: string;
                             address: string;
                             /**
                              * Format: date-time

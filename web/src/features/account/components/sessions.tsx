@@ -53,8 +53,9 @@ export function Sessions() {
           {sessions.data?.map((s) => (
             <DataRow key={s.id}>
               <DataCell label="Browser">
+                {/* In words when the service can read it; the header as sent on hover, or as the text when not. */}
                 <Text size="sm" lineClamp={stacked ? undefined : 1} title={s.user_agent}>
-                  {s.user_agent || 'Unknown'}
+                  {s.browser ?? (s.user_agent || 'Unknown')}
                 </Text>{' '}
                 {s.current && <Badge variant="light">This session</Badge>}
               </DataCell>
