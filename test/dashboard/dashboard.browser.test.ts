@@ -121,7 +121,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
       await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
       await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
 
-      const stops = await tabStops(page, 13)
+      const stops = await tabStops(page, 14)
       for (const name of ['Sign out', 'Members', 'Audit log', 'Account']) {
         assert.ok(stops.includes(name), `Tab reaches ${name}: ${stops.join(' | ')}`)
       }
@@ -174,6 +174,17 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
       await nav(page, 'Account')
       await page.getByRole('heading', { name: 'Account', level: 1 }).waitFor()
       await page.getByText('This session').waitFor()
+      // The browser in words (headless Chromium's User-Agent), the header as sent in its title.
+      const sessions = page.getByRole('table', { name: 'Sessions' })
+      const browserName = `Chrome ${/HeadlessChrome\/(\d+)/.exec(await page.evaluate(() => navigator.userAgent))![1]} on Linux`
+      const thisOne = sessions.getByRole('row').filter({ hasText: 'This session' })
+      await thisOne.getByText(browserName, { exact: true }).waitFor()
+      assert.equal(
+        await thisOne.getByText(browserName, { exact: true }).getAttribute('title'),
+        await page.evaluate(() => navigator.userAgent),
+      )
+      // The test client's session has no browser to name: its header is shown as it came.
+      await sessions.getByText('lightMyRequest', { exact: true }).waitFor()
       await assertAccessible(page, 'account')
       await page.getByRole('button', { name: 'Sign out other sessions' }).click()
       const signOut = page.getByRole('dialog', { name: 'Sign out your other sessions?' })
@@ -213,6 +224,50 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
         .getByRole('alert')
         .getByText(/unknown, already used, revoked or expired/)
         .waitFor()
+    })
+
+    test('the Help menu leads to the API reference, the guides and the request log, at 1280 and 390 px', async () => {
+      const member = await memberOf(t, orgId, 'developer')
+      const page = await pageOf(member)
+      await page.goto(`${origin}/dashboard/home`)
+      await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+      await page.getByRole('button', { name: 'Help' }).click()
+      const menu = page.getByRole('navigation', { name: 'Help' })
+      const documents = await menu
+        .getByRole('link')
+        .evaluateAll((items) =>
+          items.flatMap((a) =>
+            a.getAttribute('target') === '_blank' ? [[a.textContent, a.getAttribute('href')]] : [],
+          ),
+        )
+      assert.deepEqual(documents, [
+        ['API reference', '/docs'],
+        ['Dashboard guide', '/docs/guides/dashboard'],
+        ['API guide', '/docs/guides/api'],
+        ['Webhooks guide', '/docs/guides/webhooks'],
+        ['Automation guide', '/docs/guides/automation'],
+        ['Client and listen', '/docs/guides/client'],
+      ])
+      // Every one is a page of the service (no link to nowhere).
+      for (const [, href] of documents) {
+        const res = await page.request.get(`${origin}${href}`)
+        assert.equal(res.status(), 200, href!)
+        assert.match(res.headers()['content-type']!, /^text\/html/, href!)
+      }
+      await assertAccessible(page, 'Help menu')
+      await menu.getByRole('link', { name: 'Request log' }).click()
+      await page.getByRole('heading', { name: 'Requests', level: 1 }).waitFor()
+
+      // On a phone the menu stays in the header beside the search, within the screen.
+      await page.setViewportSize({ width: 390, height: 844 })
+      const help = page.getByRole('button', { name: 'Help' })
+      await help.click()
+      await menu.getByRole('link', { name: 'API reference' }).waitFor()
+      const box = (await help.boundingBox())!
+      assert.ok(box.x + box.width <= 390, `the Help button ends at ${box.x + box.width} px`)
+      const width = await page.evaluate(() => document.documentElement.scrollWidth)
+      assert.ok(width <= 390, `the page is ${width} px wide at 390`)
+      await assertAccessible(page, 'Help menu at 390 px')
     })
 
     test('the only owner is not offered to remove themselves; removing a second owner asks first', async () => {
@@ -422,7 +477,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
   })
 
   test('no page had a CSP violation or loaded anything from elsewhere', () => {
-    pages.assertNoCspViolation(8)
+    pages.assertNoCspViolation(9)
     pages.assertNothingFromElsewhere(origin)
   })
 })

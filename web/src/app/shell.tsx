@@ -1,5 +1,6 @@
-import { AppShell, Burger, Button, Group, Loader, NavLink, Stack, Text } from '@mantine/core'
+import { Anchor, AppShell, Burger, Button, Group, Loader, NavLink, Popover, Stack, Text } from '@mantine/core'
 import { useDisclosure } from '@mantine/hooks'
+import { useState } from 'react'
 import { Link, Navigate, Outlet, useLocation, useNavigate } from 'react-router'
 import { useStacked } from '../components/data-table.tsx'
 import { ConsoleSearch, HeaderSearch } from '../components/header-search.tsx'
@@ -32,6 +33,61 @@ const OPERATOR_SECTIONS = [
   { to: '/operator/audit-log', label: 'Audit log (platform)' },
   { to: '/account', label: 'Account' },
 ] as const
+
+/** The guides a member reads from, under /docs (the service's own documentation). */
+const MEMBER_GUIDES = [
+  { href: '/docs/guides/dashboard', label: 'Dashboard guide' },
+  { href: '/docs/guides/api', label: 'API guide' },
+  { href: '/docs/guides/webhooks', label: 'Webhooks guide' },
+  { href: '/docs/guides/automation', label: 'Automation guide' },
+  { href: '/docs/guides/client', label: 'Client and listen' },
+] as const
+
+/** An operator's: running the service and its command line. */
+const OPERATOR_GUIDES = [
+  { href: '/docs/guides/dashboard', label: 'Dashboard guide' },
+  { href: '/docs/guides/operations', label: 'Operations guide' },
+  { href: '/docs/guides/cli', label: 'Admin CLI' },
+] as const
+
+/**
+ * The header's Help menu: the API reference and the guides (each in a new
+ * tab, so the page stays where it was) and, for members, the request log. A
+ * popover of plain links (Tab moves through them, Escape closes it).
+ */
+function HelpMenu({ operator }: { operator: boolean }) {
+  const [opened, setOpened] = useState(false)
+  const guides = operator ? OPERATOR_GUIDES : MEMBER_GUIDES
+  const close = () => setOpened(false)
+  return (
+    <Popover opened={opened} onChange={setOpened} position="bottom-end" shadow="md" width={240}>
+      <Popover.Target>
+        <Button variant="default" size="xs" aria-expanded={opened} onClick={() => setOpened((o) => !o)}>
+          Help
+        </Button>
+      </Popover.Target>
+      <Popover.Dropdown>
+        <nav aria-label="Help">
+          <Stack gap={6}>
+            <Text size="xs" c="dimmed">
+              Documentation, in a new tab
+            </Text>
+            {[{ href: '/docs', label: 'API reference' }, ...guides].map((g) => (
+              <Anchor key={g.href} href={g.href} target="_blank" rel="noopener" size="sm" onClick={close}>
+                {g.label}
+              </Anchor>
+            ))}
+            {!operator && (
+              <Anchor component={Link} to="/requests" size="sm" onClick={close}>
+                Request log
+              </Anchor>
+            )}
+          </Stack>
+        </nav>
+      </Popover.Dropdown>
+    </Popover>
+  )
+}
 
 export function Shell() {
   const session = useAccount()
@@ -83,9 +139,12 @@ export function Shell() {
             </Text>
             {member ? <HeaderSearch /> : <ConsoleSearch />}
           </Group>
-          <Group wrap="nowrap" visibleFrom="sm">
-            <Text size="sm">{who}</Text>
-            {signOutButton}
+          <Group wrap="nowrap" gap="sm">
+            <HelpMenu operator={!member} />
+            <Text size="sm" visibleFrom="sm">
+              {who}
+            </Text>
+            <Group visibleFrom="sm">{signOutButton}</Group>
           </Group>
         </Group>
       </AppShell.Header>
