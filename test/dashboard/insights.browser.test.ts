@@ -576,6 +576,19 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
       await page.waitForURL(/\/dashboard\/orders\/[0-9a-f-]{36}$/)
       await page.getByRole('heading', { name: /SHOP-1/, level: 1 }).waitFor()
 
+      // The box shows the first few; "See all" opens Orders with the same search, box filled in.
+      await box.fill('shop-1')
+      await orders.getByRole('link', { name: 'See all live orders matching “shop-1”' }).click()
+      await page.waitForURL(
+        (url) => url.pathname === '/dashboard/orders' && url.search === '?environment=live&q=shop-1',
+      )
+      const list = page.getByRole('form', { name: 'Filter orders' })
+      assert.equal(await list.getByLabel('Search').inputValue(), 'shop-1')
+      await page
+        .getByRole('link', { name: /^SHOP-1/ })
+        .first()
+        .waitFor()
+
       // At phone width the header (with the box) and the log's filters fit without sideways scrolling.
       await page.setViewportSize({ width: 390, height: 844 })
       await page.goto(`${origin}/dashboard/audit-log`)

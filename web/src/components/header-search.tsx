@@ -11,8 +11,8 @@ interface SearchBoxProps<T> {
   placeholder: string
   queryKey: string
   find: (q: string) => Promise<T>
-  /** The groups of results, each a list of links that call `close`; none when nothing matched. */
-  results: (data: T, close: () => void) => ReactNode[]
+  /** The groups of results for the text `q`, each a list of links that call `close`; none when nothing matched. */
+  results: (data: T, close: () => void, q: string) => ReactNode[]
 }
 
 /**
@@ -42,7 +42,7 @@ function SearchBox<T>({ label, placeholder, queryKey, find, results: groups }: S
     if (next < 0) document.getElementById('header-search')?.focus()
     else all[next]!.focus()
   }
-  const shown = data ? groups(data, close).filter(Boolean) : []
+  const shown = data ? groups(data, close, q).filter(Boolean) : []
   return (
     <Popover
       opened={open && q.length >= 2}
@@ -93,7 +93,7 @@ export function HeaderSearch() {
       placeholder="Find an order, key, request id"
       queryKey="search"
       find={async (q) => (await call(client.GET('/search', { params: { query: { q } } }))).data}
-      results={(data, close) => [
+      results={(data, close, q) => [
         data.orders.length > 0 && (
           <Group key="orders" title="Orders">
             {data.orders.map((o) => (
@@ -102,6 +102,21 @@ export function HeaderSearch() {
                 {o.customer_email ? ` (${o.customer_email})` : ''} · {o.environment} · {o.status}
               </Anchor>
             ))}
+            {/* The first few only: the Orders list, filtered the same way, has them all (one environment at a time). */}
+            {(['live', 'test'] as const)
+              .filter((environment) => data.orders.some((o) => o.environment === environment))
+              .map((environment) => (
+                <Anchor
+                  key={`all-${environment}`}
+                  component={Link}
+                  to={`/orders?${new URLSearchParams({ environment, q })}`}
+                  onClick={close}
+                  size="sm"
+                  fw={600}
+                >
+                  See all {environment} orders matching “{q}”
+                </Anchor>
+              ))}
           </Group>
         ),
         data.webhook_endpoints.length > 0 && (

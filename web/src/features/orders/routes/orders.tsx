@@ -9,7 +9,7 @@ import {
   Text,
   TextInput,
 } from '@mantine/core'
-import { type FormEvent, useState } from 'react'
+import { type FormEvent, useEffect, useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
@@ -44,6 +44,9 @@ export function OrdersRoute() {
   }
   const [search, setSearch] = useState(filters.q)
   const [tag, setTag] = useState(filters.tag)
+  // A link to this page with another search (the header's "See all") shows its text in the box.
+  useEffect(() => setSearch(filters.q), [filters.q])
+  useEffect(() => setTag(filters.tag), [filters.tag])
   const orders = useOrders(filters)
   const rows = orders.data?.pages.flatMap((p) => p.data) ?? []
 
