@@ -100,7 +100,7 @@ export function uploadExamples(publicBaseUrl: string): Record<string, OperationE
       request: { filename: 'mia-birthday.png' },
       responses: { 201: { data: upload(publicBaseUrl) } },
       validation: [
-        { code: 'too_short', field: 'filename', message: 'filename must be at least 1 characters' },
+        { code: 'too_short', field: 'filename', message: 'filename must be at least 1 character' },
       ],
     },
     putUploadContent: {

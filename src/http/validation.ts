@@ -128,11 +128,11 @@ function describe(code: ErrorCode, e: ErrorObject): string {
         ? `must be ${e.parentSchema.description}`
         : 'has an invalid format'
     case 'too_short':
-      return `must be at least ${p.limit} characters`
+      return `must be at least ${characters(p.limit)}`
     case 'too_long':
       return e.propertyName !== undefined
-        ? `key "${e.propertyName.length > 40 ? `${e.propertyName.slice(0, 40)}...` : e.propertyName}" must be at most ${p.limit} characters`
-        : `must be at most ${p.limit} characters`
+        ? `key "${e.propertyName.length > 40 ? `${e.propertyName.slice(0, 40)}...` : e.propertyName}" must be at most ${characters(p.limit)}`
+        : `must be at most ${characters(p.limit)}`
     case 'too_small':
       return `must be ${e.keyword === 'exclusiveMinimum' ? 'greater than' : 'at least'} ${p.limit}`
     case 'too_large':
@@ -147,6 +147,7 @@ function describe(code: ErrorCode, e: ErrorObject): string {
 }
 
 const quote = (value: unknown) => JSON.stringify(value)
+const characters = (n: unknown) => `${n} character${n === 1 ? '' : 's'}`
 
 /** Names longer than this get no suggestion (the distance costs their length times the candidate's). */
 const MAX_SUGGESTED = 64

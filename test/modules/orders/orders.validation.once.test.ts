@@ -350,6 +350,21 @@ describe('POST /v1/orders validation', () => {
       assert.equal('field' in error, false)
     })
 
+    test('lengths in the messages: one character, many characters', async () => {
+      const res = await t.api(
+        tenant.liveKey,
+        'POST',
+        '/v1/orders',
+        withCustomer({ name: '', email: 'ada@example.com', phone: x(51) }),
+      )
+      assert.equal(res.statusCode, 422)
+      const messages = (res.json().error.errors as { message: string }[]).map((e) => e.message).sort()
+      assert.deepEqual(messages, [
+        'customer.name must be at least 1 character',
+        'customer.phone must be at most 50 characters',
+      ])
+    })
+
     test('null for a required field is invalid_type, not "not sent"', () =>
       rejects(orderBody({ external_order_id: null, customer: { name: null } }), [
         ['invalid_type', 'external_order_id'],
