@@ -226,7 +226,7 @@ export const ERROR_CATALOG = {
   product_already_exists: {
     kind: 'error',
     status: 409,
-    message: 'A product with this sku already exists in the organization.',
+    message: 'A product with this SKU already exists in the organization.',
     description: 'Operator API: SKUs are unique per organization.',
     retry: NO_RETRY,
   },

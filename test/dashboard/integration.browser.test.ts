@@ -567,17 +567,28 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       await page.getByText('No live endpoints yet.').waitFor()
       await assertAccessible(page, 'Webhooks')
 
-      // An http:// address is refused with the way to receive webhooks locally, the command as code.
-      await page.getByRole('textbox', { name: /^URL/ }).fill('http://localhost:4242/webhooks')
+      // An http:// address is refused beside the URL field, with the way to receive webhooks
+      // locally (this service's address in the command, as code); the codes for support are folded.
+      const urlField = page.getByRole('textbox', { name: /^URL/ })
+      await urlField.fill('http://localhost:4242/webhooks')
       await page.getByRole('button', { name: 'Add endpoint' }).click()
       const refused = page.getByRole('alert').filter({ hasText: 'No endpoint was added' })
-      await refused
-        .getByText('Webhook URLs must use https. To receive webhooks on your own machine, run')
-        .waitFor()
+      await refused.getByText('One field needs a change: its message is beside it.').waitFor()
+      assert.equal(await urlField.getAttribute('aria-invalid'), 'true')
+      const beside = page.locator(
+        `#${(await urlField.getAttribute('aria-describedby'))!.split(' ').find((id) => id.endsWith('-error'))}`,
+      )
+      assert.match(
+        (await beside.textContent())!,
+        /^Webhook URLs must use https\. To receive webhooks on your own machine, run /,
+      )
       assert.equal(
-        await refused.locator('code').textContent(),
+        await beside.locator('code').textContent(),
         'npx order-intake listen --base-url http://api.test --forward-to http://localhost:4242/webhooks',
       )
+      assert.equal(await refused.getByText(/^webhook_url_invalid · request /).isVisible(), false, 'folded')
+      await refused.getByText('For support').click()
+      await refused.getByText(/^webhook_url_invalid · request \S+$/).waitFor()
       await assertAccessible(page, 'Webhooks with a refused URL')
 
       await page.getByRole('textbox', { name: /^URL/ }).fill(receiver.url('/orders'))

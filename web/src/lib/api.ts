@@ -13,6 +13,8 @@ export type { paths }
 
 /** One problem of a refused input, naming its field (`conditions.2.operator`). */
 export interface FieldError {
+  /** The problem's code (`too_small`); absent on problems the dashboard makes itself. */
+  code?: string
   field?: string
   message: string
 }
@@ -22,11 +24,23 @@ export class ApiError extends Error {
   readonly code: string
   /** validation_failed: each problem with the field it names, for forms that show them beside the field. */
   readonly errors: FieldError[]
-  constructor(status: number, code: string, message: string, errors: FieldError[] = []) {
+  /** The answer's X-Request-Id, for support (the request log finds it). */
+  readonly requestId: string | undefined
+  /** The field a refusal other than validation_failed is about (a refused URL's `url`). */
+  readonly field: string | undefined
+  constructor(
+    status: number,
+    code: string,
+    message: string,
+    errors: FieldError[] = [],
+    details: { requestId?: string | undefined; field?: string | undefined } = {},
+  ) {
     super(message)
     this.status = status
     this.code = code
     this.errors = errors
+    this.requestId = details.requestId
+    this.field = details.field
   }
 }
 
@@ -53,7 +67,7 @@ client.use({
     new ApiError(0, 'network', 'The service cannot be reached. Check your connection and try again.'),
 })
 
-type ErrorBody = { error?: { code?: string; message?: string; errors?: FieldError[] } }
+type ErrorBody = { error?: { code?: string; message?: string; field?: string; errors?: FieldError[] } }
 
 /** The answer of a call that succeeded; otherwise an ApiError in the service's words. */
 export async function call<T>(
@@ -68,6 +82,7 @@ export async function call<T>(
     body?.error?.code ?? 'unknown',
     [body?.error?.message ?? `The service answered ${response.status}.`, details].filter(Boolean).join(' '),
     body?.error?.errors ?? [],
+    { requestId: response.headers.get('x-request-id') ?? undefined, field: body?.error?.field },
   )
 }
 

@@ -1,16 +1,25 @@
 import { Anchor, Button, Paper, Stack, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { Link } from 'react-router'
-import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { Marked, RefusalAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
+import { readRefusal } from '../../../lib/field-errors.ts'
 import { type Env, useCreateEndpoint } from '../api/webhooks.ts'
 import { EventsPicker } from './events-picker.tsx'
+
+/** What the service may name in a refusal of a new endpoint, in this form's words. */
+const LABELS = { url: 'URL', description: 'Description', enabled_events: 'Event types' }
 
 export function CreateEndpointForm({ env }: { env: Env }) {
   const create = useCreateEndpoint(env)
   const [url, setUrl] = useState('')
   const [description, setDescription] = useState('')
   const [events, setEvents] = useState<string[]>(['*'])
+  const refusal = readRefusal(create.error, LABELS)
+  const beside = (field: keyof typeof LABELS) => {
+    const message = refusal?.fields[field]
+    return message ? <Marked text={message} /> : undefined
+  }
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -40,12 +49,14 @@ export function CreateEndpointForm({ env }: { env: Env }) {
             placeholder="https://example.com/webhooks"
             value={url}
             onChange={(e) => setUrl(e.currentTarget.value)}
+            error={beside('url')}
           />
           <TextInput
             label="Description (optional)"
             maxLength={500}
             value={description}
             onChange={(e) => setDescription(e.currentTarget.value)}
+            error={beside('description')}
           />
           <EventsPicker value={events} onChange={setEvents} />
           <div>
@@ -56,7 +67,7 @@ export function CreateEndpointForm({ env }: { env: Env }) {
         </Stack>
       </form>
       <Stack mt="md">
-        <ErrorAlert error={create.error} title="No endpoint was added" />
+        <RefusalAlert refusal={refusal} title="No endpoint was added" />
         {create.data && (
           <>
             <SecretReveal
