@@ -84,7 +84,7 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       assert.deepEqual(await row.getByRole('cell').allInnerTexts(), ['1', '1', '0', '0', '0', '0', '2', '3'])
       await assertAccessible(page, 'home')
 
-      const stops = await tabStops(page, 6)
+      const stops = await tabStops(page, 7)
       for (const name of ['Home', 'Orders'])
         assert.ok(stops.includes(name), `Tab reaches ${name}: ${stops.join(' | ')}`)
     })
@@ -126,7 +126,7 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       assert.equal(await testTable.getByRole('link', { name: 'SHOP-7781' }).count(), 0)
       await assertAccessible(page, 'orders (test)')
 
-      const stops = await tabStops(page, 20)
+      const stops = await tabStops(page, 21)
       for (const name of ['Search', 'Status', 'Clear filters']) {
         assert.ok(
           stops.some((s) => s.startsWith(name)),
@@ -236,7 +236,7 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       await received.getByText('pending').waitFor()
       await received.getByText('0 attempts').waitFor()
       await assertAccessible(page, 'order page')
-      const orderStops = await tabStops(page, 20)
+      const orderStops = await tabStops(page, 21)
       for (const name of [sanitized, 'logo.svg', 'proof.pdf', 'Create product for MUG-WHITE']) {
         assert.ok(orderStops.includes(name), `Tab reaches ${name}: ${orderStops.join(' | ')}`)
       }
@@ -268,7 +268,7 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
         ['MUG-WHITE', '1', '1'],
       )
       await assertAccessible(page, 'products (developer)')
-      const productStops = await tabStops(page, 24)
+      const productStops = await tabStops(page, 25)
       for (const name of [
         'Products',
         'Add product',
@@ -356,6 +356,65 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       developer = await memberOf(t, org.orgId, 'developer')
       viewer = await memberOf(t, org.orgId, 'viewer')
       operator = await operatorOf(t)
+    })
+
+    test('the item dialog checks before sending, shows refusals beside their fields, and fits a phone', async () => {
+      const page = await pageOf(developer)
+      const changes: string[] = []
+      page.on('request', (r) => {
+        if (r.method() !== 'GET') changes.push(`${r.method()} ${new URL(r.url()).pathname}`)
+      })
+      await page.goto(`${origin}/dashboard/orders/${order.id}`)
+      const item = page.getByRole('region', { name: 'Item 1: Mug' })
+      await item.getByRole('button', { name: 'Change item 1' }).click()
+      const dialog = page.getByRole('dialog', { name: 'Change item 1: Mug' })
+      const quantity = dialog.getByRole('textbox', { name: 'Quantity' })
+      const describedBy = async (field: typeof quantity) =>
+        page.locator(
+          `#${(await field.getAttribute('aria-describedby'))!.split(' ').find((id) => id.endsWith('-error'))}`,
+        )
+
+      // Quantity 0: refused by the page itself, beside the field, and nothing is sent.
+      await quantity.fill('0')
+      await dialog.getByRole('button', { name: 'Save item 1' }).click()
+      assert.equal(await (await describedBy(quantity)).textContent(), 'Quantity must be at least 1')
+      assert.equal(await quantity.getAttribute('aria-invalid'), 'true')
+      assert.deepEqual(changes, [], 'no request for a quantity the page refuses')
+      await assertAccessible(page, 'item dialog with a refused quantity')
+
+      // What only the service checks (a NUL in a value) comes back beside that value, in the page's words.
+      await quantity.fill('2')
+      const value = dialog.getByRole('textbox', { name: 'Field 1 value' })
+      await value.fill('Hel\u0000lo')
+      await dialog.getByRole('button', { name: 'Save item 1' }).click()
+      const refused = dialog.getByRole('alert').filter({ hasText: 'The change was refused' })
+      await refused.getByText('One field needs a change: its message is beside it.').waitFor()
+      assert.equal(changes.length, 1)
+      assert.equal(
+        await (await describedBy(value)).textContent(),
+        'The value of “text” must not contain NUL characters or lone UTF-16 surrogates',
+      )
+      assert.equal(await quantity.getAttribute('aria-invalid'), null, 'the quantity is fine now')
+      await refused.getByText('For support').click()
+      await refused
+        .getByText(/^validation_failed · invalid_format items\.0\.personalization\.text · request \S+$/)
+        .waitFor()
+      assert.doesNotMatch((await refused.textContent())!, /errors\[\]/, 'no API wording above the form')
+
+      // On a phone the field rows wrap: each "Remove field" button is whole and inside the dialog.
+      await page.setViewportSize({ width: 390, height: 844 })
+      const remove = dialog.getByRole('button', { name: 'Remove field 1' })
+      const fits = await remove.evaluate((b) => {
+        const label = b.querySelector('.mantine-Button-label') ?? b
+        const box = b.getBoundingClientRect()
+        const inside = b.closest('.mantine-Modal-content')!.getBoundingClientRect()
+        return label.scrollWidth <= label.clientWidth && box.left >= inside.left && box.right <= inside.right
+      })
+      assert.ok(fits, 'Remove field 1 is cut or outside the dialog at 390 px')
+      await assertAccessible(page, 'item dialog at 390 px')
+      await dialog.getByRole('button', { name: 'Close' }).click()
+      await page.setViewportSize({ width: 1280, height: 900 })
+      assert.equal(changes.length, 1, 'nothing more was sent')
     })
 
     test('a developer changes an item and its files, sees it on the timeline and cancels; a viewer sees no controls', async () => {
@@ -603,7 +662,7 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
   })
 
   test('no page had a CSP violation or loaded anything from elsewhere', () => {
-    pages.assertNoCspViolation(7)
+    pages.assertNoCspViolation(8)
     pages.assertNothingFromElsewhere(origin)
   })
 })

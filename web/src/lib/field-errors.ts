@@ -89,3 +89,9 @@ export function problems(checks: Record<string, string | undefined>): Record<str
   >
   return Object.keys(found).length > 0 ? found : undefined
 }
+
+/** The messages without one field's: it changed, so its message no longer applies. */
+export function cleared(messages: Record<string, string>, field: string): Record<string, string> {
+  const { [field]: _changed, ...rest } = messages
+  return rest
+}

@@ -1,7 +1,11 @@
 import { Alert, Button, Group, Paper, Stack, TextInput, Title } from '@mantine/core'
 import { type FormEvent, type RefObject, useState } from 'react'
-import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { RefusalAlert } from '../../../components/error-alert.tsx'
+import { checkLength, cleared, problems, readRefusal } from '../../../lib/field-errors.ts'
 import { useCreateProduct } from '../api/products.ts'
+
+/** What the service may name in a refusal, in this form's words. */
+const LABELS = { sku: 'SKU', name: 'Name' }
 
 /**
  * Add a product: it links the items already received with its SKU (test and
@@ -18,9 +22,19 @@ export function ProductForm({
 }) {
   const create = useCreateProduct()
   const [name, setName] = useState('')
+  // The form's own checks (the service's limits: 1 to 255 characters each), shown until the field changes.
+  const [checked, setChecked] = useState<Record<string, string>>({})
+  const refusal = readRefusal(create.error, LABELS)
+  const message = (field: keyof typeof LABELS) => checked[field] ?? refusal?.fields[field]
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
+    const found = problems({
+      sku: checkLength('SKU', sku.trim(), { min: 1, max: 255 }),
+      name: checkLength('Name', name.trim(), { min: 1, max: 255 }),
+    })
+    setChecked(found ?? {})
+    if (found) return
     create.mutate(
       { sku: sku.trim(), name: name.trim() },
       {
@@ -44,7 +58,11 @@ export function ProductForm({
             required
             maxLength={255}
             value={sku}
-            onChange={(e) => onSkuChange(e.currentTarget.value)}
+            error={message('sku')}
+            onChange={(e) => {
+              setChecked(cleared(checked, 'sku'))
+              onSkuChange(e.currentTarget.value)
+            }}
             w={240}
           />
           <TextInput
@@ -53,7 +71,11 @@ export function ProductForm({
             maxLength={255}
             ref={nameRef}
             value={name}
-            onChange={(e) => setName(e.currentTarget.value)}
+            error={message('name')}
+            onChange={(e) => {
+              setChecked(cleared(checked, 'name'))
+              setName(e.currentTarget.value)
+            }}
             w={320}
           />
           <Button type="submit" loading={create.isPending}>
@@ -62,7 +84,7 @@ export function ProductForm({
         </Group>
       </form>
       <Stack mt="md">
-        <ErrorAlert error={create.error} title="No product was added" />
+        <RefusalAlert refusal={refusal} title="No product was added" />
         {created && !create.isPending && (
           <Alert color="green" variant="default" role="status" title={`Product ${created.product.sku} added`}>
             {created.linked_items === 0

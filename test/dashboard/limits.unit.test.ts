@@ -1,0 +1,22 @@
+import assert from 'node:assert/strict'
+import { test } from 'node:test'
+import { CustomerRequest, ItemRequest, LIMITS } from '../../src/modules/orders/orders.schemas.ts'
+import { ORDER_LIMITS } from '../../web/src/lib/limits.ts'
+
+test("the dashboard's order limits are the service's", () => {
+  const quantity = ItemRequest.properties.quantity as { minimum: number; maximum: number }
+  assert.deepEqual(ORDER_LIMITS.quantity, { min: quantity.minimum, max: quantity.maximum })
+  assert.equal(ORDER_LIMITS.personalizationFields, LIMITS.personalizationFields)
+  assert.deepEqual(ORDER_LIMITS.personalizationKey, { min: 1, max: LIMITS.personalizationKey })
+  assert.deepEqual(ORDER_LIMITS.personalizationValue, { max: LIMITS.personalizationValue })
+  assert.deepEqual(ORDER_LIMITS.role, { max: LIMITS.role })
+  const length = (schema: unknown) => {
+    // Optional and nullable fields wrap their string schema in anyOf.
+    const s = schema as { minLength?: number; maxLength?: number; anyOf?: unknown[] }
+    const text = (s.anyOf?.find((x) => (x as { type?: string }).type === 'string') ?? s) as typeof s
+    return { ...(text.minLength === undefined ? {} : { min: text.minLength }), max: text.maxLength }
+  }
+  assert.deepEqual(ORDER_LIMITS.customerName, length(CustomerRequest.properties.name))
+  assert.deepEqual(ORDER_LIMITS.customerEmail, length(CustomerRequest.properties.email))
+  assert.deepEqual(ORDER_LIMITS.customerPhone, length(CustomerRequest.properties.phone))
+})

@@ -1,0 +1,15 @@
+/**
+ * The service's limits on what forms send, so a form refuses what the service
+ * would before sending (test/dashboard/limits.unit.test.ts holds them to the
+ * service's schemas).
+ */
+export const ORDER_LIMITS = {
+  quantity: { min: 1, max: 10_000 },
+  personalizationFields: 50,
+  personalizationKey: { min: 1, max: 100 },
+  personalizationValue: { max: 5000 },
+  role: { max: 40 },
+  customerName: { min: 1, max: 255 },
+  customerEmail: { max: 320 },
+  customerPhone: { max: 50 },
+} as const
