@@ -329,15 +329,33 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
       await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
       await nav(page, 'API keys')
       await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor()
-      // The environment switch, by keyboard: from Test the arrow key moves to Live.
-      await page.getByRole('radio', { name: 'Test' }).focus()
+      // The key's environment reads Live | Test as everywhere, and by keyboard: from Live the arrow
+      // key moves to Test and back. It picks the key's environment only: the dashboard stays live.
+      const environments = page.getByRole('radiogroup', { name: 'Environment' })
+      assert.deepEqual(
+        await environments.getByRole('radio').evaluateAll((r) => r.map((e) => e.getAttribute('value'))),
+        ['live', 'test'],
+      )
+      await page.getByRole('radio', { name: 'Live' }).focus()
       await page.keyboard.press('ArrowRight')
-      // Live chosen.
+      await page.getByRole('radio', { name: 'Test', checked: true }).waitFor({ state: 'attached' })
+      assert.equal(await page.getByRole('status', { name: 'Test mode' }).count(), 0, 'no test-mode banner')
+      assert.equal(await page.evaluate(() => Object.values(localStorage).includes('test')), false)
+      await page.keyboard.press('ArrowLeft')
       await page.getByRole('radio', { name: 'Live', checked: true }).waitFor({ state: 'attached' })
       await page.getByRole('button', { name: 'Create key' }).click()
       const shown = page.getByLabel('API key', { exact: true })
       state.liveKey = (await shown.textContent())!.trim()
       assert.match(state.liveKey, /^svc_live_/)
+      // The new key is brought into view and its Copy button has the focus.
+      const copy = page.getByRole('button', { name: 'Copy API key' })
+      await page.waitForFunction(() => document.activeElement?.textContent === 'Copy API key')
+      const box = (await copy.boundingBox())!
+      const viewport = page.viewportSize()!
+      assert.ok(
+        box.y >= 0 && box.y + box.height <= viewport.height,
+        `the Copy button at ${box.y} px is in view`,
+      )
       await page.getByRole('table', { name: 'API keys' }).getByText(owner.email).waitFor()
     })
 

@@ -508,7 +508,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       liveKey = (await shown.textContent())!.trim()
       assert.match(liveKey, /^svc_live_[0-9A-Za-z]{43}$/)
       // The button says Copied (for a second) and the clipboard holds the key.
-      assert.equal(await copyFrom(page.getByRole('button', { name: 'Copy api key' })), liveKey)
+      assert.equal(await copyFrom(page.getByRole('button', { name: 'Copy API key' })), liveKey)
       await page.getByRole('cell', { name: `${liveKey.slice(0, 17)}…` }).waitFor()
       await assertAccessible(page, 'API keys with a new key')
 

@@ -12,14 +12,16 @@ import {
 import { type FormEvent, useState } from 'react'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
-import { useRememberedEnvironment } from '../../../lib/environment.ts'
+import { type Env, useRememberedEnvironment } from '../../../lib/environment.ts'
 import { SCOPE_PERMITS, SCOPES, useCreateApiKey } from '../api/api-keys.ts'
 
 /** Developers create keys: the key is shown once, to copy. */
 export function CreateKeyForm() {
   const create = useCreateApiKey()
-  // The member's environment (Live until they pick Test): a key for the data they are looking at.
-  const [environment, setEnvironment] = useRememberedEnvironment()
+  // A key for the data the member is looking at, at first; choosing another picks only the key's
+  // environment, not the dashboard's.
+  const [remembered] = useRememberedEnvironment()
+  const [environment, setEnvironment] = useState<Env>(remembered)
   const [scopes, setScopes] = useState<string[]>(['orders:read', 'orders:write', 'files:write'])
   const [name, setName] = useState('')
   const [expires, setExpires] = useState('')
@@ -53,8 +55,8 @@ export function CreateKeyForm() {
               value={environment}
               onChange={(v) => setEnvironment(v === 'live' ? 'live' : 'test')}
               data={[
-                { value: 'test', label: 'Test' },
                 { value: 'live', label: 'Live' },
+                { value: 'test', label: 'Test' },
               ]}
             />
           </div>
