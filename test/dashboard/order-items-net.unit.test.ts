@@ -39,5 +39,11 @@ describe("the order page's items net sum", () => {
     )
     assert.deepEqual(itemsNet([{ quantity: 7, price: 19.99 }]), { amount: '139.93', unpriced: 0 })
     assert.deepEqual(itemsNet([]), { amount: '0', unpriced: 0 })
+    assert.deepEqual(itemsNet([{ quantity: 2, price: 1e-7 }]), { amount: '0.0000002', unpriced: 0 })
+    assert.deepEqual(itemsNet([{ quantity: 3, price: 1e21 }]), {
+      amount: '3000000000000000000000',
+      unpriced: 0,
+    })
+    assert.deepEqual(itemsNet([{ quantity: 4, price: 0.25 }]), { amount: '1', unpriced: 0 })
   })
 })

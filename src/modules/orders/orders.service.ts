@@ -58,12 +58,8 @@ export function createOrderService(deps: OrderDeps) {
     /** The console's order page: the order and its organization's name (the page names it, the id is to copy). */
     async getOperatorPage(id: string) {
       const order = toOperatorOrder(await operatorAggregate(id))
-      const organization = await db
-        .selectFrom('organizations')
-        .select(['id', 'name'])
-        .where('id', '=', order.organization_id)
-        .executeTakeFirstOrThrow()
-      return { order, organization }
+      const { id: orgId, name } = await deps.organizations.require(order.organization_id)
+      return { order, organization: { id: orgId, name } }
     },
 
     /**
