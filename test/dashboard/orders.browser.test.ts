@@ -390,9 +390,14 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
 
       const timeline = page.getByRole('table', { name: 'Events of the order and their webhook deliveries' })
       await timeline
-        .getByText(`${developer.email} changed order ${order.external}: quantity of item 1 2 \u2192 3; personalization of item 1`)
+        .getByText(
+          `${developer.email} changed order ${order.external}: quantity of item 1 2 \u2192 3; personalization of item 1`,
+        )
         .waitFor()
-      await timeline.getByText(`${developer.email} changed order ${order.external}: files of item 1`).first().waitFor()
+      await timeline
+        .getByText(`${developer.email} changed order ${order.external}: files of item 1`)
+        .first()
+        .waitFor()
       await timeline.getByText('order.updated').first().waitFor()
       await assertAccessible(page, 'order page with its controls')
 
@@ -420,7 +425,11 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       await consoleItem.getByText('Quantity: 4').waitFor()
       await assertAccessible(console, 'console order page')
       await item.getByText('Quantity: 4').waitFor()
-      await timeline.getByText(`The operator ${operator.email} changed order ${order.external}: quantity of item 1 3 \u2192 4`).waitFor()
+      await timeline
+        .getByText(
+          `The operator ${operator.email} changed order ${order.external}: quantity of item 1 3 \u2192 4`,
+        )
+        .waitFor()
 
       await page.getByRole('button', { name: 'Cancel order' }).click()
       const cancel = page.getByRole('dialog', { name: `Cancel order ${order.external}?` })
@@ -443,7 +452,9 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       await viewing.goto(`${origin}/dashboard/orders/${order.id}`)
       await viewing.getByRole('region', { name: 'Item 1: Mug' }).getByText('Quantity: 4').waitFor()
       await viewing
-        .getByText(`${developer.email} changed order ${order.external}: quantity of item 1 2 \u2192 3; personalization of item 1`)
+        .getByText(
+          `${developer.email} changed order ${order.external}: quantity of item 1 2 \u2192 3; personalization of item 1`,
+        )
         .waitFor()
       for (const name of [/^Change/, /^Cancel/, /^Remove/, /^Add file/]) {
         assert.equal(await viewing.getByRole('button', { name }).count(), 0, `no ${name} for a viewer`)
