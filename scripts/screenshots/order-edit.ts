@@ -58,7 +58,7 @@ export async function orderEditPage(signedIn: Awaited<ReturnType<typeof dashboar
   await dialog.getByRole('textbox', { name: 'Field 1 value' }).fill('Inês')
   await dialog.getByRole('button', { name: 'Save item 1' }).click()
   await dialog.waitFor({ state: 'detached' })
-  await page.getByText(/^Changed by .*items\[0\]\.quantity/).waitFor()
+  await page.getByText(/ changed order .*: quantity of item 1 /).waitFor()
   await wholePage(page, 'docs/images/dashboard-order-edit.png')
   return order.id
 }
@@ -69,7 +69,7 @@ export async function consoleOrderPage(page: Page, base: string, orderId: string
   await page.getByRole('heading', { name: 'Order SHOP-10495', level: 1 }).waitFor()
   await page.getByRole('button', { name: 'Change item 1' }).waitFor()
   await page
-    .getByText(/^Changed by /)
+    .getByText(/ changed order /)
     .first()
     .waitFor()
   await wholePage(page, 'docs/images/console-order.png')

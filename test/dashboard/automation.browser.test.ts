@@ -362,7 +362,9 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
       await page.getByRole('button', { name: 'Release' }).click()
       await page
         .getByRole('region', { name: 'Timeline' })
-        .getByText(`Released by ${developer.email} (held by rule 'Large mugs')`)
+        .getByText(
+          `${developer.email} released order JOURNEY-MUGS from its hold by rule \u2018Large mugs\u2019`,
+        )
         .waitFor()
       await assertAccessible(page, 'the released order')
 
@@ -462,7 +464,11 @@ describe('automation in a browser', { skip: browserSkip, timeout: 900_000 }, () 
         .waitFor()
       await assertAccessible(page, 'held order page')
       await page.getByRole('button', { name: 'Release' }).click()
-      await timeline.getByText(`Released by ${owner.email} (held by rule 'Large mugs')`).waitFor()
+      await timeline
+        .getByText(
+          `${owner.email} released order ${held.external} from its hold by rule \u2018Large mugs\u2019`,
+        )
+        .waitFor()
       await page.getByRole('button', { name: 'Release' }).waitFor({ state: 'detached' })
 
       // Back on the board: startable now, after the rush order.

@@ -59,6 +59,8 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
   let browser: Browser
   let origin: string
   let orgId: string
+  /** Console Prints' live order: its order.received went to the endpoint (a pending delivery). */
+  let consoleOrder: string
   let liveKey: string
   let operator: Awaited<ReturnType<typeof operatorOf>>
   let member: Awaited<ReturnType<typeof memberOf>>
@@ -79,7 +81,7 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
       url: 'https://webhook.test/console',
     })
     assert.equal(endpoint.statusCode, 201, endpoint.body)
-    await createOrder(t, liveKey, orderBody())
+    consoleOrder = (await createOrder(t, liveKey, orderBody())).id
 
     const org = await t.tenant('Workbench Prints')
     const other = await t.tenant('Elsewhere Prints')
@@ -474,6 +476,49 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
       [],
       'nothing fetched from elsewhere',
     )
+  })
+
+  test('the job sheet on a phone: the QR code under the facts, each value on one line', async () => {
+    const phone = await (await signedInContext(browser, operator.client, origin)).newPage()
+    await phone.setViewportSize({ width: 390, height: 844 })
+    await phone.goto(`${origin}/dashboard/operator/production/${workbench.productionOrderId}/job-sheet`)
+    const sheet = phone.getByRole('article', { name: 'Job sheet' })
+    const organization = sheet.getByText('Workbench Prints', { exact: true })
+    const items = sheet.getByText('2 (4 pieces)', { exact: true })
+    const qr = sheet.getByRole('img', { name: `QR code of production order ${workbench.productionOrderId}` })
+    await qr.waitFor()
+    const [org, last, code, label] = await Promise.all([
+      organization.boundingBox(),
+      items.boundingBox(),
+      qr.boundingBox(),
+      sheet.getByText('Organization', { exact: true }).boundingBox(),
+    ])
+    assert.ok(org && last && code && label)
+    assert.ok(
+      code.y >= last.y + last.height,
+      `the QR code (y ${code.y}) is under the facts (end ${last.y + last.height})`,
+    )
+    // One line each: as high as its label, and wider than a few letters.
+    assert.ok(org.height <= label.height * 1.5, `"Workbench Prints" is ${org.height}px high`)
+    assert.ok(last.height <= label.height * 1.5, `"2 (4 pieces)" is ${last.height}px high`)
+    assert.ok(org.width > 100, `"Workbench Prints" is ${org.width}px wide`)
+    await assertAccessible(phone, 'a job sheet on a phone')
+    await phone.context().close()
+  })
+
+  test("a console order names its organization (its id to copy) and shows the order's webhook deliveries", async () => {
+    await page.goto(`${origin}/dashboard/operator/orders/${consoleOrder}`)
+    await page.getByText(/^Live order of Console Prints, received /).waitFor()
+    assert.equal(
+      await page.getByRole('link', { name: 'Console Prints', exact: true }).getAttribute('href'),
+      `/dashboard/operator/organizations/${orgId}`,
+    )
+    await page.getByRole('button', { name: 'Copy organization id' }).waitFor()
+    assert.equal(await page.getByText(orgId).count(), 0, 'the id is not in the page text')
+    const timeline = page.getByRole('table', { name: 'Events of the order and their webhook deliveries' })
+    await timeline.getByText('order.received').waitFor()
+    await timeline.getByText('https://webhook.test/console').waitFor()
+    await assertAccessible(page, 'a console order with its deliveries')
   })
 
   test('Shop orders: the form creates one and says it produced no events', async () => {

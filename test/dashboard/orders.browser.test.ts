@@ -449,9 +449,14 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
 
       const timeline = page.getByRole('table', { name: 'Events of the order and their webhook deliveries' })
       await timeline
-        .getByText(`Changed by ${developer.email}: items[0].quantity, items[0].personalization`)
+        .getByText(
+          `${developer.email} changed order ${order.external}: quantity of item 1 2 \u2192 3; personalization of item 1`,
+        )
         .waitFor()
-      await timeline.getByText(`Changed by ${developer.email}: items[0].files`).first().waitFor()
+      await timeline
+        .getByText(`${developer.email} changed order ${order.external}: files of item 1`)
+        .first()
+        .waitFor()
       await timeline.getByText('order.updated').first().waitFor()
       await assertAccessible(page, 'order page with its controls')
 
@@ -479,7 +484,11 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       await consoleItem.getByText('Quantity: 4').waitFor()
       await assertAccessible(console, 'console order page')
       await item.getByText('Quantity: 4').waitFor()
-      await timeline.getByText(`Changed by the operator ${operator.email}: items[0].quantity`).waitFor()
+      await timeline
+        .getByText(
+          `The operator ${operator.email} changed order ${order.external}: quantity of item 1 3 \u2192 4`,
+        )
+        .waitFor()
 
       await page.getByRole('button', { name: 'Cancel order' }).click()
       const cancel = page.getByRole('dialog', { name: `Cancel order ${order.external}?` })
@@ -491,7 +500,7 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       const open = (await t.admin('GET', `/admin/v1/orders/${order.id}`)).json().data.order
       assert.equal(open.status, 'in_production', 'not cancelled by the first click')
       await cancel.getByRole('button', { name: 'Cancel the order' }).click()
-      await timeline.getByText(`Cancelled by ${developer.email}`).waitFor()
+      await timeline.getByText(`${developer.email} cancelled order ${order.external}`).waitFor()
       await timeline.getByText('order.cancelled').waitFor()
       await page.getByText('This order is cancelled: it can no longer be changed.').waitFor()
       assert.equal(await page.getByRole('button', { name: 'Change item 1' }).count(), 0)
@@ -502,7 +511,9 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       await viewing.goto(`${origin}/dashboard/orders/${order.id}`)
       await viewing.getByRole('region', { name: 'Item 1: Mug' }).getByText('Quantity: 4').waitFor()
       await viewing
-        .getByText(`Changed by ${developer.email}: items[0].quantity, items[0].personalization`)
+        .getByText(
+          `${developer.email} changed order ${order.external}: quantity of item 1 2 \u2192 3; personalization of item 1`,
+        )
         .waitFor()
       for (const name of [/^Change/, /^Cancel/, /^Remove/, /^Add file/]) {
         assert.equal(await viewing.getByRole('button', { name }).count(), 0, `no ${name} for a viewer`)

@@ -112,6 +112,13 @@ export function createAuditService(deps: { db: Database }) {
         actor: r.actor,
         by_operator: r.by_operator,
         changed: Array.isArray(r.details.changed) ? (r.details.changed as string[]) : ['status'],
+        // The audit log's sentence; an operator is named as one on the member's order page.
+        summary: auditSentence({
+          actor: r.by_operator ? `The operator ${r.actor}` : r.actor,
+          action: r.action,
+          subject: r.subject,
+          details: r.details,
+        }),
         details: r.details,
         created_at: r.created_at.toISOString(),
       }))

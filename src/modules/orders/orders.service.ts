@@ -55,6 +55,13 @@ export function createOrderService(deps: OrderDeps) {
       return toOperatorOrder(await operatorAggregate(id))
     },
 
+    /** The console's order page: the order and its organization's name (the page names it, the id is to copy). */
+    async getOperatorPage(id: string) {
+      const order = toOperatorOrder(await operatorAggregate(id))
+      const { id: orgId, name } = await deps.organizations.require(order.organization_id)
+      return { order, organization: { id: orgId, name } }
+    },
+
     /**
      * The dashboard's order: the operator's view (items with their jobs and
      * files), of either environment, for a member of its organization only;

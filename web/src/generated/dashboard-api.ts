@@ -1256,7 +1256,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * An order of any organization, as the operator sees it
+         * An order of any organization, as the operator sees it, with its organization’s name
          * @description Needs a session; least role: `undefined`.
          */
         get: operations["dashboardOperatorGetOrder"];
@@ -1300,6 +1300,26 @@ export interface paths {
          * @description Needs a session; least role: `undefined`.
          */
         get: operations["dashboardOperatorOrderHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/orders/{order_id}/timeline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The order's events, oldest first, with their webhook deliveries (as its organization sees them)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorOrderTimeline"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5575,6 +5595,8 @@ export interface operations {
                             by_operator: boolean;
                             /** @description The fields that changed. */
                             changed: string[];
+                            /** @description The change as a sentence, the audit log’s, e.g. "ada@shop.test changed order EXT-1: quantity of item 1 2 → 5". */
+                            summary: string;
                             /** @description before and after. */
                             details: {
                                 [key: string]: unknown;
@@ -12912,6 +12934,12 @@ export interface operations {
                                     }[];
                                 }[];
                             };
+                            /** @description The organization of the order, by its name. */
+                            organization: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            };
                         };
                     };
                 };
@@ -13150,6 +13178,8 @@ export interface operations {
                             by_operator: boolean;
                             /** @description The fields that changed. */
                             changed: string[];
+                            /** @description The change as a sentence, the audit log’s, e.g. "ada@shop.test changed order EXT-1: quantity of item 1 2 → 5". */
+                            summary: string;
                             /** @description before and after. */
                             details: {
                                 [key: string]: unknown;
@@ -13159,6 +13189,156 @@ export interface operations {
                              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                              */
                             created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorOrderTimeline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The order’s events, oldest first, each with its webhook deliveries. Test orders have none. */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            type: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                            data: {
+                                [key: string]: unknown;
+                            };
+                            deliveries: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                endpoint_id: string;
+                                endpoint_url: string;
+                                /** @description pending, succeeded or failed */
+                                status: string;
+                                attempts: number;
+                                last_attempt_at: string | null;
+                                /** @description Pending deliveries only. */
+                                next_attempt_at: string | null;
+                                response_status: number | null;
+                                error_message: string | null;
+                                redelivery_of: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description Pending, and its endpoint is failing: when the endpoint’s next probe may start. The delivery waits for it whatever next_attempt_at says (it goes as that probe, or after a probe succeeds, and not before its own next_attempt_at). Null: it does not wait (its endpoint is not failing, it is settled, or it is a redelivery, which goes when due). */
+                                endpoint_next_probe_at: string | null;
+                            }[];
                         }[];
                     };
                 };

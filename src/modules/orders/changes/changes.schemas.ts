@@ -86,6 +86,10 @@ export const HistoryEntry = Type.Object({
   actor: Type.String({ description: 'Who: a member\u2019s email, or an operator.' }),
   by_operator: Type.Boolean(),
   changed: Type.Array(Type.String(), { description: 'The fields that changed.' }),
+  summary: Type.String({
+    description:
+      'The change as a sentence, the audit log\u2019s, e.g. "ada@shop.test changed order EXT-1: quantity of item 1 2 \u2192 5".',
+  }),
   details: Type.Record(Type.String(), Type.Unknown(), { description: 'before and after.' }),
   created_at: Timestamp,
 })

@@ -11,12 +11,13 @@ import { ORDER_BODY_LIMIT } from '../../../http/json-body.ts'
 import type { AuditService } from '../../audit/audit.service.ts'
 import { OrgParams } from '../../organizations/organizations.console.schemas.ts'
 import { UploadSlot } from '../../uploads/uploads.schemas.ts'
+import type { WebhookService } from '../../webhooks/webhooks.service.ts'
 import { HistoryAnswer, OrderChangeRequest, UploadSlotRequest } from '../changes/changes.schemas.ts'
 import type { OrderEditService } from '../changes/changes.service.ts'
 import { OrderRequest } from '../orders.schemas.ts'
 import type { OrderService } from '../orders.service.ts'
-import { OperatorOrderAnswer, OperatorOrderChanged, ShopOrderCreated } from './pages.console.schemas.ts'
-import { FileDownload, OrderFileParams, OrderParams } from './pages.schemas.ts'
+import { OperatorOrderChanged, OperatorOrderPageAnswer, ShopOrderCreated } from './pages.console.schemas.ts'
+import { FileDownload, OrderFileParams, OrderParams, TimelineAnswer } from './pages.schemas.ts'
 
 /**
  * Shop orders entered in the operator console (always live; they produce no
@@ -27,7 +28,8 @@ export const ordersConsoleRoutes: DashboardArea<{
   orders: OrderService
   orderEdits: OrderEditService
   audit: AuditService
-}> = (app, { orders, orderEdits, audit }) => {
+  webhooks: Pick<WebhookService, 'orderTimeline'>
+}> = (app, { orders, orderEdits, audit, webhooks }) => {
   const tags = [DASHBOARD_TAG]
 
   app.post(
@@ -61,12 +63,12 @@ export const ordersConsoleRoutes: DashboardArea<{
       schema: {
         operationId: 'dashboardOperatorGetOrder',
         tags,
-        summary: 'An order of any organization, as the operator sees it',
+        summary: 'An order of any organization, as the operator sees it, with its organization\u2019s name',
         params: OrderParams,
-        response: { 200: OperatorOrderAnswer },
+        response: { 200: OperatorOrderPageAnswer },
       },
     },
-    async (request) => ({ data: { order: await orders.getOperatorView(request.params.order_id) } }),
+    async (request) => ({ data: await orders.getOperatorPage(request.params.order_id) }),
   )
 
   app.get(
@@ -100,6 +102,25 @@ export const ordersConsoleRoutes: DashboardArea<{
     async (request) => {
       const order = await orders.getOperatorView(request.params.order_id)
       return { data: await audit.orderHistory(order.organization_id, order.id) }
+    },
+  )
+
+  app.get(
+    '/operator/orders/:order_id/timeline',
+    {
+      config: operatorOnly,
+      schema: {
+        operationId: 'dashboardOperatorOrderTimeline',
+        tags,
+        summary:
+          "The order's events, oldest first, with their webhook deliveries (as its organization sees them)",
+        params: OrderParams,
+        response: { 200: TimelineAnswer },
+      },
+    },
+    async (request) => {
+      const order = await orders.getOperatorView(request.params.order_id)
+      return { data: await webhooks.orderTimeline(order.organization_id, order.id) }
     },
   )
 

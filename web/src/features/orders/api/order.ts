@@ -18,14 +18,16 @@ export function useOrder(id: string) {
   })
 }
 
-export function useOrderTimeline(id: string, enabled = true) {
+/** The order's events with their webhook deliveries: the member's own, or any order's for the operator. */
+export function useOrderTimeline(who: 'member' | 'operator', id: string) {
   return useQuery({
-    enabled,
-    queryKey: ['order', id, 'timeline'],
+    queryKey: ['order', id, 'timeline', who],
     queryFn: () =>
-      call(client.GET('/orders/{order_id}/timeline', { params: { path: { order_id: id } } })).then(
-        (r) => r.data,
-      ),
+      call(
+        who === 'member'
+          ? client.GET('/orders/{order_id}/timeline', { params: { path: { order_id: id } } })
+          : client.GET('/operator/orders/{order_id}/timeline', { params: { path: { order_id: id } } }),
+      ).then((r) => r.data),
     refetchInterval: ORDER_POLL_MS,
     retry: false,
   })

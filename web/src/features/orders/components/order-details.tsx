@@ -1,7 +1,7 @@
 import { Badge } from '@mantine/core'
 import { Fact } from '../../../components/fact.tsx'
 import type { DashboardOrder } from '../../../lib/api.ts'
-import type { Editor } from '../api/order-edit.ts'
+import { type Editor, useOrderHistory } from '../api/order-edit.ts'
 import { AutomationBadges, HeldAlert, ruleLines } from './order-automation.tsx'
 import { CancelOrder, ChangeCustomer, ChangeItem, EditNotes, editPolicy, ItemFiles } from './order-edit.tsx'
 import { OrderItem } from './order-item.tsx'
@@ -25,6 +25,8 @@ export function OrderDetails({
   canCreateProduct: boolean
 }) {
   const policy = editPolicy(order, who)
+  // The timeline's query (one request): whether items changed since the order arrived.
+  const history = useOrderHistory(who, order.id)
   const editable = canChange && policy.canEdit
   return (
     <>
@@ -49,7 +51,7 @@ export function OrderDetails({
         }
       >
         <CustomerFacts customer={order.customer} />
-        <TotalFact order={order} />
+        <TotalFact order={order} history={history.data} />
         <OrderTimeFacts order={order} />
         <Fact label="Production">{order.production_order?.status ?? 'none (test order)'}</Fact>
         <Fact label="Source">{order.source === 'shop' ? 'Shop' : 'API'}</Fact>

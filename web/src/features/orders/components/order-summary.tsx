@@ -1,8 +1,9 @@
-import { Group, Paper, SimpleGrid, Stack, Title } from '@mantine/core'
+import { Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import type { ReactNode } from 'react'
 import { Fact } from '../../../components/fact.tsx'
 import { Time } from '../../../components/time.tsx'
 import { formatMoney } from '../../../lib/format.ts'
+import { itemsNet, quantitiesChanged } from '../lib/items-net.ts'
 
 /**
  * The parts an order's page and the production order's page both show: the
@@ -54,11 +55,41 @@ export function OrderTimeFacts({ order }: { order: { ordered_at: string; updated
   )
 }
 
-/** The order's total in its currency ("—" without one). */
-export function TotalFact({ order }: { order: { total_amount: number | null; currency: string | null } }) {
+/**
+ * The order's total in its currency ("—" without one): what the customer
+ * paid, never recomputed. Given the order's change history, once a quantity
+ * changed since the order arrived it says so and shows the items' net sum now.
+ */
+export function TotalFact({
+  order,
+  history,
+}: {
+  order: {
+    total_amount: number | null
+    currency: string | null
+    items: readonly { quantity: number; price: number | null }[]
+  }
+  history?: readonly { action: string; changed: string[] }[] | undefined
+}) {
+  const changed = history !== undefined && quantitiesChanged(history)
+  const net = changed ? itemsNet(order.items) : null
   return (
     <Fact label="Total">
       {order.total_amount === null ? '—' : formatMoney(order.total_amount, order.currency)}
+      {net && (
+        <>
+          {order.total_amount !== null && (
+            <Text component="span" display="block" size="sm" c="dimmed">
+              paid by the customer; items changed since
+            </Text>
+          )}
+          <Text component="span" display="block" size="sm">
+            Items now: {formatMoney(Number(net.amount), order.currency)} net
+            {net.unpriced > 0 &&
+              ` (${net.unpriced} ${net.unpriced === 1 ? 'item' : 'items'} without a price left out)`}
+          </Text>
+        </>
+      )}
     </Fact>
   )
 }

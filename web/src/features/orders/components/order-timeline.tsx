@@ -6,18 +6,7 @@ import { NextAttempt } from '../../../components/next-attempt.tsx'
 import { Time } from '../../../components/time.tsx'
 import { DeliveryDialog } from '../../webhooks/components/delivery-detail.tsx'
 import { useOrderTimeline } from '../api/order.ts'
-import { type Editor, type HistoryEntry, useOrderHistory } from '../api/order-edit.ts'
-
-/** A history entry as one line: who changed what. */
-function changeLine(entry: HistoryEntry) {
-  const who = entry.by_operator ? `the operator ${entry.actor}` : entry.actor
-  if (entry.action === 'order.cancelled') return `Cancelled by ${who}`
-  if (entry.action === 'order.released') {
-    const rule = entry.details.rule as { name?: string } | null | undefined
-    return `Released by ${who}${rule?.name ? ` (held by rule '${rule.name}')` : ''}`
-  }
-  return `Changed by ${who}: ${entry.changed.join(', ')}`
-}
+import { type Editor, useOrderHistory } from '../api/order-edit.ts'
 
 const STATUS_COLOR: Record<string, string> = { succeeded: 'green', failed: 'red', pending: 'yellow' }
 
@@ -42,10 +31,10 @@ export function OrderTimeline({
   isTest: boolean
   /** The automation rules that matched when the order arrived, in words. */
   rules?: { id: string; text: string }[]
-  /** Operators see the order's changes; its webhook deliveries are the organization's to see. */
+  /** Whose page: both see the changes and the deliveries; a delivery's payload is the member's to open. */
   who?: Editor
 }) {
-  const timeline = useOrderTimeline(orderId, who === 'member')
+  const timeline = useOrderTimeline(who, orderId)
   const [open, setOpen] = useState<string | null>(null)
   const history = useOrderHistory(who, orderId)
   const rows = [
@@ -58,7 +47,7 @@ export function OrderTimeline({
         Timeline
       </Title>
       <ErrorAlert error={timeline.error ?? history.error} />
-      {(who === 'member' && timeline.isPending) || history.isPending ? (
+      {timeline.isPending || history.isPending ? (
         <Loader aria-label="Loading the timeline" />
       ) : (
         <DataTable
@@ -94,7 +83,7 @@ export function OrderTimeline({
                   <Time value={change.created_at} exact />
                 </DataCell>
                 <DataCell label="Event" title>
-                  {changeLine(change)}
+                  {change.summary}
                 </DataCell>
                 <DataCell label="Webhook deliveries" labelAbove>
                   {isTest && <NoEvents />}
@@ -142,14 +131,16 @@ export function OrderTimeline({
                               <NextAttempt delivery={d} />
                             </Text>
                           )}
-                          <Button
-                            variant="default"
-                            size="compact-xs"
-                            aria-label={`Payload and headers of ${event!.type} to ${d.endpoint_url}${d.redelivery_of ? ' (redelivery)' : ''}`}
-                            onClick={() => setOpen(d.id)}
-                          >
-                            Payload and headers
-                          </Button>
+                          {who === 'member' && (
+                            <Button
+                              variant="default"
+                              size="compact-xs"
+                              aria-label={`Payload and headers of ${event!.type} to ${d.endpoint_url}${d.redelivery_of ? ' (redelivery)' : ''}`}
+                              onClick={() => setOpen(d.id)}
+                            >
+                              Payload and headers
+                            </Button>
+                          )}
                         </div>
                       ))}
                     </Stack>
@@ -160,7 +151,9 @@ export function OrderTimeline({
           )}
         </DataTable>
       )}
-      <DeliveryDialog env={isTest ? 'test' : 'live'} id={open} onClose={() => setOpen(null)} />
+      {who === 'member' && (
+        <DeliveryDialog env={isTest ? 'test' : 'live'} id={open} onClose={() => setOpen(null)} />
+      )}
     </Paper>
   )
 }

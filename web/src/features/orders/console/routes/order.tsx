@@ -1,11 +1,13 @@
-import { Anchor } from '@mantine/core'
+import { Anchor, Group } from '@mantine/core'
 import { Link, useParams } from 'react-router'
+import { CopyTextButton } from '../../../../components/copy-text-button.tsx'
 import { OrderPage } from '../../components/order-page.tsx'
 import { useOperatorOrder } from '../api/order.ts'
 
 /**
  * /operator/orders/:orderId: any organization's order, which the operator
  * changes and cancels even once production has started (audited as the operator).
+ * The organization is named by its name; its id is there to copy.
  */
 export function OperatorOrderRoute() {
   const { orderId = '' } = useParams()
@@ -18,11 +20,14 @@ export function OperatorOrderRoute() {
           Back to the production board
         </Anchor>
       }
-      whose={(order) => `of organization ${order.organization_id}`}
+      whose={(order) => `of ${order.organization.name}`}
       extra={(order) => (
-        <Anchor component={Link} to={`/operator/organizations/${order.organization_id}`} size="sm">
-          The organization
-        </Anchor>
+        <Group gap="sm">
+          <Anchor component={Link} to={`/operator/organizations/${order.organization.id}`} size="sm">
+            {order.organization.name}
+          </Anchor>
+          <CopyTextButton value={order.organization.id}>Copy organization id</CopyTextButton>
+        </Group>
       )}
       who="operator"
       canChange

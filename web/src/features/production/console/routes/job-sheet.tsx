@@ -99,7 +99,7 @@ function Sheet({ sheet }: { sheet: ProductionOrderPage }) {
   return (
     <article className="job-sheet" aria-label="Job sheet">
       <header>
-        <div>
+        <div className="facts">
           <h1>Order {order.order_number}</h1>
           <dl>
             <dt>Organization</dt>
