@@ -4,7 +4,7 @@ import { CustomerRequest, ItemRequest, LIMITS } from '../../src/modules/orders/o
 import { ORDER_LIMITS } from '../../web/src/lib/limits.ts'
 
 test("the dashboard's order limits are the service's", () => {
-  const quantity = ItemRequest.properties.quantity as { minimum: number; maximum: number }
+  const quantity = ItemRequest.properties.quantity as unknown as { minimum: number; maximum: number }
   assert.deepEqual(ORDER_LIMITS.quantity, { min: quantity.minimum, max: quantity.maximum })
   assert.equal(ORDER_LIMITS.personalizationFields, LIMITS.personalizationFields)
   assert.deepEqual(ORDER_LIMITS.personalizationKey, { min: 1, max: LIMITS.personalizationKey })
