@@ -247,7 +247,13 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
         status: 'in_progress',
       })
       assert.equal(moved.statusCode, 200, moved.body)
-      await item.getByText('Production: in_progress').waitFor()
+      // In words, not the API's code: the item, the order's status badge and its production fact.
+      await item.getByText('Production: in production').waitFor()
+      const summary = page.getByRole('region', { name: 'Summary' })
+      await summary.getByText('In production', { exact: true }).first().waitFor()
+      for (const part of [summary, item]) {
+        assert.doesNotMatch((await part.textContent())!, /in_progress|in_production/i, 'no status code')
+      }
       await timeline.getByText('order.production_started').waitFor()
 
       // From the unmatched sku to a product; the item links.

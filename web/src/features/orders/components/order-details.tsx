@@ -1,5 +1,6 @@
 import { Badge } from '@mantine/core'
 import { Fact } from '../../../components/fact.tsx'
+import { orderStatusLabel, PRODUCTION_STATUS_WORDS } from '../../../components/order-statuses.ts'
 import type { DashboardOrder } from '../../../lib/api.ts'
 import { type Editor, useOrderHistory } from '../api/order-edit.ts'
 import { AutomationBadges, HeldAlert, ruleLines } from './order-automation.tsx'
@@ -40,7 +41,9 @@ export function OrderDetails({
             <Badge variant="dot" color={order.is_test ? 'gray' : 'blue'}>
               {order.is_test ? 'Test' : 'Live'}
             </Badge>
-            <Badge variant="filled">{order.status}</Badge>
+            <Badge variant="filled" tt="none">
+              {orderStatusLabel(order.status)}
+            </Badge>
             <AutomationBadges
               held={order.held}
               priority={order.priority}
@@ -53,7 +56,11 @@ export function OrderDetails({
         <CustomerFacts customer={order.customer} />
         <TotalFact order={order} history={history.data} />
         <OrderTimeFacts order={order} />
-        <Fact label="Production">{order.production_order?.status ?? 'none (test order)'}</Fact>
+        <Fact label="Production">
+          {order.production_order
+            ? (PRODUCTION_STATUS_WORDS[order.production_order.status] ?? order.production_order.status)
+            : 'None (test order)'}
+        </Fact>
         <Fact label="Source">{order.source === 'shop' ? 'Shop' : 'API'}</Fact>
       </OrderSummary>
       <OrderItems count={order.items.length}>

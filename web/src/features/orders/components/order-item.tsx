@@ -1,6 +1,7 @@
 import { Anchor, Badge, Group, Paper, Stack, Text, Title } from '@mantine/core'
 import type { ReactNode } from 'react'
 import { Link } from 'react-router'
+import { PRODUCTION_STATUS_WORDS } from '../../../components/order-statuses.ts'
 import { Personalization } from '../../../components/personalization.tsx'
 import type { DashboardOrder } from '../../../lib/api.ts'
 import { formatMoney, formatNumber } from '../../../lib/format.ts'
@@ -47,7 +48,12 @@ export function OrderItem({
           </Text>
           <Text size="sm">Quantity: {formatNumber(item.quantity)}</Text>
           {item.price !== null && <Text size="sm">Unit price: {formatMoney(item.price, currency)}</Text>}
-          <Text size="sm">Production: {item.production_status ?? 'none (test order)'}</Text>
+          <Text size="sm">
+            Production:{' '}
+            {item.production_status
+              ? (PRODUCTION_STATUS_WORDS[item.production_status] ?? item.production_status).toLowerCase()
+              : 'none (test order)'}
+          </Text>
           {item.product_linked ? (
             <Badge color="green" variant="dot">
               Linked to a product

@@ -5,6 +5,7 @@ import {
   useQuery,
   useQueryClient,
 } from '@tanstack/react-query'
+import { PRODUCTION_STATUS_WORDS } from '../../../../components/order-statuses.ts'
 import { type Answer, call, client, filled, type Query } from '../../../../lib/api.ts'
 
 /** The production board's calls (/dashboard/api/operator/production...). */
@@ -16,16 +17,15 @@ export type ProductionItem = ProductionOrderPage['order']['items'][number]
 export type ProductionFile = ProductionItem['files'][number]
 export type ProducedEvents = Answer<'/operator/production-jobs/{job_id}/complete', 'post'>['data']['events']
 
-export const PRODUCTION_STATUSES = [
-  ['pending', 'Pending'],
-  ['in_progress', 'In production'],
-  ['completed', 'Completed'],
-  ['failed', 'Failed'],
-  ['cancelled', 'Cancelled'],
-] as const satisfies readonly (readonly [NonNullable<Query<'/operator/production'>['status']>, string])[]
+export const PRODUCTION_STATUSES = (
+  ['pending', 'in_progress', 'completed', 'failed', 'cancelled'] as const
+).map((s) => [s, PRODUCTION_STATUS_WORDS[s]!] as const) satisfies readonly (readonly [
+  NonNullable<Query<'/operator/production'>['status']>,
+  string,
+])[]
 export type ProductionStatus = (typeof PRODUCTION_STATUSES)[number][0]
 /** A production status in words (its code where it has none). */
-export const productionStatusLabel = (s: string) => PRODUCTION_STATUSES.find(([k]) => k === s)?.[1] ?? s
+export const productionStatusLabel = (s: string) => PRODUCTION_STATUS_WORDS[s] ?? s
 
 export interface BoardFilters {
   /** A production status, or the orders held for review (pending, shown apart). */
