@@ -319,6 +319,12 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       await page.goto(`${origin}/dashboard/requests?environment=test&path=/v1/orders/`)
       await page.getByRole('heading', { name: 'Requests', level: 1 }).waitFor()
       const filters = page.getByRole('form', { name: 'Filter requests' })
+      // The form remounts from the cleared address; typing before it has would be lost.
+      const clearFilters = async () => {
+        const clear = filters.getByRole('button', { name: 'Clear filters' })
+        await clear.click()
+        await clear.waitFor({ state: 'detached' })
+      }
       await waitForCount(rows(), 1, 'only the read, by its path')
       assert.equal(
         await filters.getByRole('textbox', { name: 'Path starts with' }).inputValue(),
@@ -326,7 +332,7 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       )
       await rows().getByRole('link', { name: /^GET / }).waitFor()
 
-      await filters.getByRole('button', { name: 'Clear filters' }).click()
+      await clearFilters()
       await waitForCount(rows(), 3, 'all three')
       const texts = await rows().allTextContents()
       assert.match(texts[0]!, new RegExp(`GET /v1/orders/${sent.orderId}.*200`))
@@ -339,20 +345,20 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       await waitForCount(rows(), 1, 'only the refused request')
       assert.match(page.url(), /status_class=4xx/)
       await rows().getByText('validation_failed').waitFor()
-      await filters.getByRole('button', { name: 'Clear filters' }).click()
+      await clearFilters()
 
       await filters.getByRole('textbox', { name: 'Error code' }).fill('validation_failed')
       await filters.getByRole('button', { name: 'Filter', exact: true }).click()
       assert.match(page.url(), /error_code=validation_failed/)
       await waitForCount(rows(), 1, 'by error code')
-      await filters.getByRole('button', { name: 'Clear filters' }).click()
+      await clearFilters()
 
       // Before the requests: none. The address keeps the instant (the field shows it in the reader's zone).
       await filters.getByLabel('Until').fill('2026-01-01T00:00')
       await page.getByText('No test requests match.').waitFor()
       const until = await page.evaluate(() => new Date('2026-01-01T00:00').toISOString())
       assert.equal(new URL(page.url()).searchParams.get('created_until'), until)
-      await filters.getByRole('button', { name: 'Clear filters' }).click()
+      await clearFilters()
 
       // The key filter offers the test keys only (the live key's requests are another list).
       const keys = await filters
