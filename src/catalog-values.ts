@@ -5,7 +5,7 @@ import { DEFAULT_BODY_LIMIT, ORDER_BODY_LIMIT } from './http/json-body.ts'
 import { MAX_PARAM_LENGTH } from './http/protocol-errors.ts'
 import { WINDOW_MS } from './http/rate-limit.ts'
 import type { Timeouts } from './http/timeouts.ts'
-import { INVITATION_TTL_MS, SIGN_IN_LIMITS } from './modules/accounts/limits.ts'
+import { INVITATION_TTL_MS, PASSWORD_RESET_TTL_MS, SIGN_IN_LIMITS } from './modules/accounts/limits.ts'
 import { MAX_UPLOAD_BYTES } from './modules/uploads/storage/storage.ts'
 import { SVG_LIMITS } from './modules/uploads/svg-limits.ts'
 import { SVG_SANITIZER_DEFAULTS } from './modules/uploads/svg-pool.ts'
@@ -40,6 +40,7 @@ export function catalogValues(
     signInPerAccountAndAddress: SIGN_IN_LIMITS.perAccountAndAddress,
     signInPerAddress: SIGN_IN_LIMITS.perAddress,
     invitationTtlDays: INVITATION_TTL_MS / 86_400_000,
+    passwordResetTtlMinutes: PASSWORD_RESET_TTL_MS / 60_000,
     svg: {
       ...SVG_LIMITS,
       timeLimitMs: SVG_SANITIZER_DEFAULTS.timeLimitMs,

@@ -3,7 +3,7 @@
  * with its usage, summary, example and options, and its human output; one
  * file per area under commands/.
  */
-import { INVITATIONS_COMMANDS, OPERATORS_COMMANDS } from './commands/accounts.ts'
+import { INVITATIONS_COMMANDS, OPERATORS_COMMANDS, PASSWORD_RESET_COMMANDS } from './commands/accounts.ts'
 import { AUTOMATION_COMMANDS } from './commands/automation.ts'
 import type { Command } from './commands/command.ts'
 import { ORDERS_COMMANDS, STATS_COMMANDS } from './commands/orders.ts'
@@ -22,6 +22,7 @@ export const COMMANDS: Command[] = [
   ...USAGE_COMMANDS,
   ...INVITATIONS_COMMANDS,
   ...OPERATORS_COMMANDS,
+  ...PASSWORD_RESET_COMMANDS,
 ]
 
 /** The earlier one-word names, still understood. */

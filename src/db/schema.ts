@@ -8,6 +8,7 @@ import type {
   MemberTable,
   OperatorInvitationTable,
   OperatorTable,
+  PasswordResetTable,
 } from './tables/accounts.ts'
 import type {
   ApiKeyTable,
@@ -92,6 +93,7 @@ export interface DB {
   monthly_product_usage: MonthlyProductUsageTable
   operators: OperatorTable
   operator_invitations: OperatorInvitationTable
+  password_resets: PasswordResetTable
   api_requests: ApiRequestTable
 }
 

@@ -18,6 +18,7 @@ export interface CatalogValues {
   signInPerAccountAndAddress: number
   signInPerAddress: number
   invitationTtlDays: number
+  passwordResetTtlMinutes: number
   svg: {
     elements: number
     nodes: number

@@ -300,6 +300,14 @@ export const ERROR_CATALOG = {
       `Dashboard invitations are single-use and valid ${v.invitationTtlDays} days. Every kind of bad link gets this same answer.`,
     retry: 'Ask an owner of the organization (or the operator) for a new invitation.',
   },
+  password_reset_invalid: {
+    kind: 'error',
+    status: 404,
+    message: 'This password reset link is unknown, already used, replaced by a newer one or expired.',
+    description: (v) =>
+      `Dashboard password resets are single-use and valid ${v.passwordResetTtlMinutes} minutes; a newer link for the same account, or a password change, makes an unused one void. Every kind of bad link gets this same answer.`,
+    retry: 'Ask an owner of the organization (or the operator) for a new link.',
+  },
   member_exists: {
     kind: 'error',
     status: 409,

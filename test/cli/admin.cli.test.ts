@@ -518,6 +518,25 @@ describe('admin CLI: the operator API', () => {
     assert.equal((await admin(['operators', 'remove', operatorId])).status, 1)
   })
 
+  test('password-reset EMAIL: the link printed once, for a member or an operator; an unknown email exits 1', async () => {
+    const link = /#token=(\w+)/.exec(
+      (await admin(['operators', 'invite', 'forgetful@example.com'])).stdout,
+    )![1]!
+    assert.equal((await acceptInvitation(link)).status, 200)
+    const reset = await admin(['password-reset', 'Forgetful@example.com'])
+    assert.equal(reset.status, 0, reset.stderr)
+    assert.match(
+      reset.stdout,
+      /^Password reset link for forgetful@example\.com, valid until \S+ \(in (59 min|1 h)\):\n {2}http:\/\/localhost:\d+\/dashboard\/password-reset#token=\w{43}\n/,
+    )
+    assert.match(reset.stdout, /ends every session of the account and signs in/)
+    const again = await json(['password-reset', 'forgetful@example.com'])
+    assert.equal(again.password_reset.replaced, true, 'the first link no longer works')
+    const unknown = await admin(['password-reset', 'nobody@example.com'])
+    assert.equal(unknown.status, 1)
+    assert.match(unknown.stderr, /404 not_found/)
+  })
+
   test("rules: an organization's automation rules in run order, in words; an unknown organization exits 1", async () => {
     const org = await json(['organizations', 'create', 'Rules Org'])
     assert.equal((await admin(['rules', '--org', org.id])).stdout.trim(), 'No automation rules.')

@@ -81,13 +81,15 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
   const operatorRoutes = sessionRoutes.filter((r) => r.accounts === 'operator')
   const RANK: Record<string, number> = { viewer: 0, developer: 1, owner: 2 }
 
-  /** The routes open without a session: its document, reading the session, signing in, invitations. */
+  /** The routes open without a session: its document, reading the session, signing in, invitations, reset links. */
   const OPEN = [
     'GET /dashboard/api/openapi.json',
     'GET /dashboard/api/session',
     'POST /dashboard/api/sign-in',
     'POST /dashboard/api/invitations/lookup',
     'POST /dashboard/api/invitations/accept',
+    'POST /dashboard/api/password-resets/lookup',
+    'POST /dashboard/api/password-resets/use',
   ]
 
   const generatedRule = { name: 'Generated', actions: [{ type: 'tag', value: 'generated' }] }
@@ -104,6 +106,8 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
     'POST /dashboard/api/sign-in': () => ({ email: uniqueEmail(), password: PASSWORD }),
     'POST /dashboard/api/invitations/lookup': () => ({ token: 'x'.repeat(43) }),
     'POST /dashboard/api/invitations/accept': () => ({ token: 'x'.repeat(43), password: PASSWORD }),
+    'POST /dashboard/api/password-resets/lookup': () => ({ token: 'x'.repeat(43) }),
+    'POST /dashboard/api/password-resets/use': () => ({ token: 'x'.repeat(43), password: PASSWORD }),
     'POST /dashboard/api/account/password': () => ({ current_password: PASSWORD, new_password: PASSWORD }),
     'PATCH /dashboard/api/members/:member_id': () => ({ role: 'viewer' }),
     'POST /dashboard/api/invitations': () => ({ email: uniqueEmail('generated'), role: 'viewer' }),
@@ -159,6 +163,9 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
     'POST /dashboard/api/operator/webhook-endpoints/:endpoint_id/retry-now',
     'POST /dashboard/api/webhook-deliveries/:delivery_id/redeliver',
     'POST /dashboard/api/operator/webhook-deliveries/:delivery_id/redeliver',
+    'POST /dashboard/api/members/:member_id/password-reset',
+    'POST /dashboard/api/operator/organizations/:org_id/members/:member_id/password-reset',
+    'POST /dashboard/api/operator/operators/:operator_id/password-reset',
   ]
   const bodyOf = (r: RouteEntry) => BODIES[label(r)]?.()
 

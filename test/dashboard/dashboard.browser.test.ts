@@ -305,6 +305,51 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
     })
   })
 
+  test('a forgotten password: the owner issues a reset link after confirming; the member sets a new password with it and is signed out everywhere else', async () => {
+    const org = (await t.createOrganization('Reset Prints')).id
+    const owner = await memberOf(t, org, 'owner')
+    const member = await memberOf(t, org, 'developer')
+    const page = await pageOf(owner)
+    await page.goto(`${origin}/dashboard/members`)
+    const row = page.getByRole('row').filter({ hasText: member.email })
+    await row.getByRole('button', { name: `Reset password of ${member.email}` }).click()
+    const dialog = page.getByRole('dialog', { name: 'Reset password' })
+    await dialog
+      .getByText(`every session of the account ends: they are signed out everywhere`, { exact: false })
+      .waitFor()
+    const issued = () => t.db.selectFrom('password_resets').select('id').execute()
+    assert.equal((await issued()).length, 0, 'nothing issued before confirming')
+    await dialog.getByRole('button', { name: 'Issue reset link' }).click()
+    await dialog.waitFor({ state: 'detached' })
+    const link = page.getByLabel('Password reset link', { exact: true })
+    const url = (await link.textContent())!
+    assert.match(url, /\/dashboard\/password-reset#token=\w{43}$/)
+    await page.getByRole('button', { name: 'Copy password reset link' }).waitFor()
+    await assertAccessible(page, 'Members with a reset link')
+
+    // The member, on another browser: the link names the account; the new password signs in.
+    const there = await newPage()
+    await there.goto(`${origin}/dashboard/password-reset${new URL(url).hash}`)
+    await there.getByRole('heading', { name: 'Reset your password', level: 1 }).waitFor()
+    await there.getByText(`Choose a new password for ${member.email}.`, { exact: false }).waitFor()
+    await assertAccessible(there, 'Reset your password')
+    await there.getByLabel('New password').fill('a brand new password')
+    await there.getByLabel('Repeat the password').fill('a brand new password!')
+    await there.getByRole('button', { name: 'Set password and sign in' }).click()
+    await there.getByText('The two passwords differ.').waitFor()
+    await there.getByLabel('Repeat the password').fill('a brand new password')
+    await there.getByRole('button', { name: 'Set password and sign in' }).click()
+    await there.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
+    assert.equal((await member.client.call('GET', '/members')).statusCode, 401, 'the earlier session ended')
+
+    // Used once: the same link now says why it cannot be used, and what to do.
+    const again = await newPage()
+    await again.goto(`${origin}/dashboard/password-reset${new URL(url).hash}`)
+    await again.getByText('This link cannot be used').waitFor()
+    await again.getByText('A reset link works once, for an hour', { exact: false }).waitFor()
+    await again.getByRole('link', { name: 'Sign in' }).waitFor()
+  })
+
   /**
    * An organization's first day: the owner creates a live key; an order made
    * through /v1 with that key appears on Orders and Home with its files; a
@@ -495,7 +540,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
   })
 
   test('no page had a CSP violation or loaded anything from elsewhere', () => {
-    pages.assertNoCspViolation(9)
+    pages.assertNoCspViolation(12)
     pages.assertNothingFromElsewhere(origin)
   })
 })

@@ -163,7 +163,7 @@ describe('route table', () => {
       (r.method === 'GET' && (r.url === '/docs' || r.url.startsWith('/docs/'))) ||
       ['GET /healthz', 'GET /readyz'].includes(label(r)) ||
       (r.method === 'PUT' && /upload/i.test(r.url)) ||
-      // The dashboard's files, and its session, sign-in and invitation calls
+      // The dashboard's files, and its session, sign-in, invitation and password reset calls
       // (the rest of /dashboard/api needs a session: dashboard.auth.test.ts).
       (r.method === 'GET' &&
         (r.url === '/dashboard' ||
@@ -174,6 +174,8 @@ describe('route table', () => {
         'POST /dashboard/api/sign-in',
         'POST /dashboard/api/invitations/lookup',
         'POST /dashboard/api/invitations/accept',
+        'POST /dashboard/api/password-resets/lookup',
+        'POST /dashboard/api/password-resets/use',
       ].includes(label(r))
     for (const route of openRoutes) assert.ok(allowed(route), `${label(route)} must not be open`)
   })

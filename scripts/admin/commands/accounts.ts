@@ -1,4 +1,4 @@
-/** Commands for invitations to organizations and for the platform's operators. */
+/** Commands for invitations to organizations, the platform's operators, and password resets. */
 import { type Column, relativeTime, table } from '../format.ts'
 import { type Command, type Json, str } from './command.ts'
 
@@ -134,6 +134,29 @@ export const OPERATORS_COMMANDS: Command[] = [
         data,
         () =>
           `Removed operator ${data.operator.email} (${data.operator.id}); ${n} session${n === 1 ? '' : 's'} ended`,
+      )
+    },
+  },
+]
+
+export const PASSWORD_RESET_COMMANDS: Command[] = [
+  {
+    name: 'password-reset',
+    args: ['EMAIL'],
+    summary:
+      "A password reset link for a member's or an operator's account: the link (1 hour, single use), once",
+    example: 'password-reset ada@example.com',
+    async run(ctx) {
+      const data = (await ctx.call('POST', '/password-resets', { email: ctx.args[0] })).data
+      const reset = data.password_reset
+      ctx.print(data, () =>
+        [
+          `Password reset link for ${reset.email}, valid until ${reset.expires_at} (${relativeTime(reset.expires_at)}):`,
+          `  ${data.url}`,
+          '',
+          'The link is shown once and works once: it sets a new password, ends every session of the account and signs in.',
+          ...(reset.replaced ? ['The unused link issued before for this account no longer works.'] : []),
+        ].join('\n'),
       )
     },
   },

@@ -70,6 +70,20 @@ export interface OperatorInvitationTable {
   revoked_at: Date | null
 }
 
+/** A link that sets an account's password once, issued by an owner or an operator. */
+export interface PasswordResetTable {
+  id: string
+  account_id: string
+  token_hash: string
+  /** The issuing account; null when the operator token issued it. */
+  issued_by: string | null
+  created_at: Date
+  expires_at: Date
+  used_at: Date | null
+  /** Replaced by a newer link, or made void by a password change. */
+  revoked_at: Date | null
+}
+
 export interface AuditLogTable {
   id: string
   /** The organization the entry concerns; null for the platform's own changes (operators). */

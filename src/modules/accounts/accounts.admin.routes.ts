@@ -5,7 +5,7 @@ import { closed, OrgParams, op, opCreate } from '../../http/admin-route-config.t
 import { Email, InvitationParams, OperatorInviteBody } from './accounts.dashboard.schemas.ts'
 import type { AccountService } from './accounts.service.ts'
 
-/** /admin/v1 accounts: an organization's invitations, and the operators with theirs. */
+/** /admin/v1 accounts: an organization's invitations, and the operators with theirs; password reset links. */
 export function accountsAdminRoutes(deps: { accounts: AccountService }) {
   return async function routes(fastify: FastifyInstance) {
     const app = fastify.withTypeProvider<TypeBoxTypeProvider>()
@@ -67,6 +67,16 @@ export function accountsAdminRoutes(deps: { accounts: AccountService }) {
       async (request) => ({
         data: { invitation: await deps.accounts.revokeOperatorInvitation(request.params.invitation_id) },
       }),
+    )
+
+    // A member's or an operator's password reset link, by the account's email: shown once, it works once within the hour.
+    app.post(
+      '/password-resets',
+      { config: opCreate, schema: { body: Type.Object({ email: Email }, closed) } },
+      async (request, reply) => {
+        reply.code(201)
+        return { data: await deps.accounts.issuePasswordResetByEmail(request.body.email) }
+      },
     )
 
     // Its sessions end at once; the token itself always remains.

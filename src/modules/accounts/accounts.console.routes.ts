@@ -1,3 +1,4 @@
+import Type from 'typebox'
 import {
   DASHBOARD_TAG,
   type DashboardArea,
@@ -6,11 +7,18 @@ import {
   organizationRead,
 } from '../../dashboard/route-config.ts'
 import { OrgParams } from '../organizations/organizations.console.schemas.ts'
-import { InvitationCreated, MemberList, OwnerInviteBody } from './accounts.dashboard.schemas.ts'
+import {
+  InvitationCreated,
+  MemberList,
+  MemberParams,
+  OwnerInviteBody,
+  PasswordResetCreated,
+} from './accounts.dashboard.schemas.ts'
 import type { AccountService } from './accounts.service.ts'
 
 /**
- * The operator console's view of an organization's people: inviting its owner, its members.
+ * The operator console's view of an organization's people: inviting its owner, its members, a
+ * member's password reset link.
  */
 export const accountsConsoleRoutes: DashboardArea<{ accounts: AccountService }> = (app, { accounts }) => {
   const tags = [DASHBOARD_TAG]
@@ -47,5 +55,30 @@ export const accountsConsoleRoutes: DashboardArea<{ accounts: AccountService }> 
       response: { 200: MemberList },
     }),
     async (request) => ({ data: await accounts.listMembersOf(request.params.org_id) }),
+  )
+
+  app.post(
+    '/operator/organizations/:org_id/members/:member_id/password-reset',
+    {
+      config: { ...operatorChange(false), errors: ['not_found'] },
+      schema: {
+        operationId: 'dashboardOperatorIssuePasswordReset',
+        tags,
+        summary:
+          "Issue a password reset link for a member of an organization: shown once, it works once within the hour and ends the member's sessions",
+        params: Type.Object({ ...OrgParams.properties, ...MemberParams.properties }),
+        response: { 201: PasswordResetCreated },
+      },
+    },
+    async (request, reply) => {
+      reply.code(201)
+      return {
+        data: await accounts.issuePasswordResetByOperator(
+          request.params.org_id,
+          request.params.member_id,
+          opActor(request),
+        ),
+      }
+    },
   )
 }

@@ -15,11 +15,14 @@ import {
   InvitationLookupBody,
   InvitationPreview,
   PasswordChangeBody,
+  PasswordResetLookupBody,
+  PasswordResetPreview,
   SessionList,
   SessionState,
   SessionsEnded,
   SignedIn,
   SignInBody,
+  UsePasswordResetBody,
 } from './accounts.dashboard.schemas.ts'
 import type { AccountService } from './accounts.service.ts'
 
@@ -136,6 +139,50 @@ const invitationRoutes: DashboardArea<AccountsDeps> = (app, { accounts, cookies 
   )
 }
 
+/** A password reset link: whose it is, and using it (which ends every session and signs in). */
+const passwordResetRoutes: DashboardArea<AccountsDeps> = (app, { accounts, cookies }) => {
+  const tags = [DASHBOARD_TAG]
+
+  app.post(
+    '/password-resets/lookup',
+    {
+      config: { ...openChange, errors: ['password_reset_invalid'] },
+      schema: {
+        operationId: 'dashboardLookUpPasswordReset',
+        tags,
+        summary: 'Whose password a reset link sets, and until when it works',
+        body: PasswordResetLookupBody,
+        response: { 200: PasswordResetPreview },
+      },
+    },
+    async (request) => ({ data: await accounts.lookupPasswordReset(request.body.token) }),
+  )
+
+  app.post(
+    '/password-resets/use',
+    {
+      config: { ...openChange, errors: ['password_reset_invalid'] },
+      schema: {
+        operationId: 'dashboardUsePasswordReset',
+        tags,
+        summary:
+          'Set a new password with a reset link: every session of the account ends, and this one starts',
+        body: UsePasswordResetBody,
+        response: { 200: SignedIn },
+      },
+    },
+    async (request, reply) => {
+      const { token, account } = await accounts.resetPassword(
+        request.body.token,
+        request.body.password,
+        meta(request),
+      )
+      cookies.setSession(reply, token)
+      return { data: account }
+    },
+  )
+}
+
 /** The signed-in account's own sessions and password. */
 const ownAccountRoutes: DashboardArea<AccountsDeps> = (app, { accounts }) => {
   const tags = [DASHBOARD_TAG]
@@ -188,11 +235,13 @@ const ownAccountRoutes: DashboardArea<AccountsDeps> = (app, { accounts }) => {
 
 /**
  * The dashboard's accounts: the session and its CSRF token, signing in and
- * out, accepting an invitation, the account's own sessions and password.
+ * out, accepting an invitation, using a password reset link, the account's
+ * own sessions and password.
  * Members and operators alike sign in here.
  */
 export const accountsDashboardRoutes: DashboardArea<AccountsDeps> = (app, deps) => {
   sessionRoutes(app, deps)
   invitationRoutes(app, deps)
+  passwordResetRoutes(app, deps)
   ownAccountRoutes(app, deps)
 }

@@ -104,6 +104,26 @@ export const InvitationPreview = Type.Object({
 export type InvitationPreview = Static<typeof InvitationPreview>
 export const AcceptInvitationBody = Type.Object({ token: InvitationToken, password: Password }, closed)
 
+export const PasswordResetLookupBody = Type.Object({ token: InvitationToken }, closed)
+export const PasswordResetPreview = Type.Object({
+  data: Type.Object({ email: Type.String(), expires_at: Timestamp }),
+})
+export const UsePasswordResetBody = Type.Object({ token: InvitationToken, password: Password }, closed)
+export const PasswordResetCreated = Type.Object({
+  data: Type.Object({
+    password_reset: Type.Object({
+      email: Type.String(),
+      created_at: Timestamp,
+      expires_at: Timestamp,
+      replaced: Type.Boolean({ description: 'An unused earlier link of the account stopped working.' }),
+    }),
+    url: Type.String({
+      description: 'The link to pass on; it is shown once, works once and ends every session of the account.',
+    }),
+  }),
+})
+export type PasswordResetCreated = Static<typeof PasswordResetCreated>
+
 export const PasswordChangeBody = Type.Object(
   { current_password: Type.String({ maxLength: PASSWORD_MAX }), new_password: Password },
   closed,

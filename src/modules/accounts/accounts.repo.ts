@@ -6,6 +6,7 @@ import type {
   DB,
   MemberTable,
   OperatorTable,
+  PasswordResetTable,
   Role,
 } from '../../db/schema.ts'
 
@@ -281,4 +282,50 @@ export async function listOperators(db: Database) {
 
 export async function insertOperator(db: Database, row: OperatorTable): Promise<void> {
   await db.insertInto('operators').values(row).execute()
+}
+
+export async function insertPasswordReset(db: Database, row: PasswordResetTable): Promise<void> {
+  await db.insertInto('password_resets').values(row).execute()
+}
+
+/** Makes the account's unused reset links void (a newer one, a password change): how many. */
+export async function revokeOpenPasswordResets(db: Database, accountId: string, at: Date): Promise<number> {
+  const result = await db
+    .updateTable('password_resets')
+    .set({ revoked_at: at })
+    .where('account_id', '=', accountId)
+    .where('used_at', 'is', null)
+    .where('revoked_at', 'is', null)
+    .where('expires_at', '>', at)
+    .executeTakeFirst()
+  return Number(result.numUpdatedRows)
+}
+
+const openReset = (db: Database, tokenHash: string, now: Date) =>
+  db
+    .selectFrom('password_resets')
+    .innerJoin('accounts', 'accounts.id', 'password_resets.account_id')
+    .select([
+      'password_resets.id',
+      'password_resets.account_id',
+      'password_resets.expires_at',
+      'accounts.email',
+    ])
+    .where('password_resets.token_hash', '=', tokenHash)
+    .where('password_resets.used_at', 'is', null)
+    .where('password_resets.revoked_at', 'is', null)
+    .where('password_resets.expires_at', '>', now)
+
+/** An unused, unexpired reset link by its token's hash, with its account's email. */
+export async function findOpenPasswordReset(db: Database, tokenHash: string, now: Date) {
+  return openReset(db, tokenHash, now).executeTakeFirst()
+}
+
+/** The same, locked against a second use (and a newer link) until the transaction ends. */
+export async function lockOpenPasswordReset(trx: Transaction<DB>, tokenHash: string, now: Date) {
+  return openReset(trx, tokenHash, now).forUpdate('password_resets').executeTakeFirst()
+}
+
+export async function markPasswordResetUsed(db: Database, id: string, at: Date): Promise<void> {
+  await db.updateTable('password_resets').set({ used_at: at }).where('id', '=', id).execute()
 }

@@ -3,6 +3,9 @@
 /** An invitation link is valid this long, once. */
 export const INVITATION_TTL_MS = 7 * 86_400_000
 
+/** A password reset link is valid this long, once. */
+export const PASSWORD_RESET_TTL_MS = 3_600_000
+
 /** A session ends after this long without a request... */
 export const SESSION_IDLE_MS = 12 * 3_600_000
 /** ...and this long after sign-in, however active. */

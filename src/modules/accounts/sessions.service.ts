@@ -16,6 +16,7 @@ import {
   findOperatorOfAccount,
   insertSession,
   listLiveSessions,
+  revokeOpenPasswordResets,
   touchSession,
   updatePassword,
 } from './accounts.repo.ts'
@@ -138,7 +139,7 @@ export function createSessionService(deps: AccountDeps) {
       })
     },
 
-    /** Changes the password and ends every other session of the account. */
+    /** Changes the password and ends every other session of the account (and any unused reset link). */
     async changePassword(
       ctx: AccountContext,
       input: { current_password: string; new_password: string },
@@ -153,6 +154,8 @@ export function createSessionService(deps: AccountDeps) {
         const now = clock.now()
         await updatePassword(trx, account.id, hash, now)
         const ended = await endOtherSessions(trx, account.id, ctx.sessionId, now)
+        // A reset link issued before no longer stands for the account's password.
+        await revokeOpenPasswordResets(trx, account.id, now)
         await recordAudit(trx, clock, {
           organizationId: isOperator(ctx) ? null : ctx.member.organization_id,
           actor: actorOf(ctx, meta),

@@ -7,6 +7,8 @@ export const AUDIT_ACTIONS = [
   'member.removed',
   'member.invitation_revoked',
   'member.password_changed',
+  'member.password_reset_issued',
+  'member.password_reset',
   // What operators do (an operator account or the operator token): the platform-wide log.
   'operator.invited',
   'operator.invitation_revoked',
@@ -14,6 +16,8 @@ export const AUDIT_ACTIONS = [
   'operator.joined',
   'operator.signed_in',
   'operator.password_changed',
+  'operator.password_reset_issued',
+  'operator.password_reset',
   'organization.created',
   'api_key.created',
   'api_key.revoked',

@@ -68,6 +68,12 @@ function ruleChanges(d: Record<string, unknown>): string {
   return parts.length > 0 ? `: ${parts.join(', ')}` : ''
 }
 
+const sessions = (n: unknown) => (typeof n === 'number' ? ` and ended ${n} session${n === 1 ? '' : 's'}` : '')
+const resetIssued = (a: string, s: string, d: Record<string, unknown>) =>
+  `${a} issued a password reset link for ${s}${d.replaced === true ? ' (the unused earlier link no longer works)' : ''}`
+const resetUsed = (a: string, d: Record<string, unknown>) =>
+  `${a} set a new password with a reset link${sessions(d.sessions_ended)}`
+
 type Sentence = (actor: string, subject: string, d: Record<string, unknown>) => string
 
 /**
@@ -84,12 +90,16 @@ const SENTENCES: Record<AuditAction, Sentence> = {
   'member.invitation_revoked': (a, s) => `${a} revoked the invitation of ${s}`,
   'member.password_changed': (a, _s, d) =>
     `${a} changed their password${typeof d.sessions_ended === 'number' ? ` and ended ${d.sessions_ended} other session${d.sessions_ended === 1 ? '' : 's'}` : ''}`,
+  'member.password_reset_issued': (a, s, d) => resetIssued(a, s, d),
+  'member.password_reset': (a, _s, d) => resetUsed(a, d),
   'operator.invited': (a, s) => `${a} invited ${s} as operator`,
   'operator.invitation_revoked': (a, s) => `${a} revoked the operator invitation of ${s}`,
   'operator.removed': (a, s) => `${a} removed operator ${s}`,
   'operator.joined': (a) => `${a} joined as operator`,
   'operator.signed_in': (a) => `${a} signed in`,
   'operator.password_changed': (a) => `${a} changed their password`,
+  'operator.password_reset_issued': (a, s, d) => resetIssued(a, s, d),
+  'operator.password_reset': (a, _s, d) => resetUsed(a, d),
   'organization.created': (a, s) => `${a} created the organization ${quoted(s)}`,
   'api_key.created': (a, s, d) => {
     const scopes = list(d.scopes)

@@ -40,6 +40,10 @@ export const router = createBrowserRouter(
       path: '/invitation',
       lazy: page(() => import('../features/auth/routes/accept-invitation.tsx'), 'AcceptInvitationRoute'),
     },
+    {
+      path: '/password-reset',
+      lazy: page(() => import('../features/auth/routes/password-reset.tsx'), 'PasswordResetRoute'),
+    },
     // Printed at the workbench: outside the shell, so that only the sheet prints.
     {
       path: '/operator/production/:productionOrderId/job-sheet',

@@ -11,7 +11,18 @@ const lowerFirst = (label: string) =>
  * copy it. It appears after the member's action, often below the fold: it is
  * scrolled into view and its Copy button takes the focus, for each new secret.
  */
-export function SecretReveal({ title, label, value }: { title: string; label: string; value: string }) {
+export function SecretReveal({
+  title,
+  label,
+  value,
+  note = 'Copy it now: it is shown only this once and cannot be shown again.',
+}: {
+  title: string
+  label: string
+  value: string
+  /** What to do with it; by default, copy it now. */
+  note?: string
+}) {
   const shown = useRef<HTMLDivElement>(null)
   useEffect(() => {
     if (!value) return
@@ -21,7 +32,7 @@ export function SecretReveal({ title, label, value }: { title: string; label: st
   return (
     <Alert ref={shown} color="green" variant="default" role="status" title={title}>
       <Stack gap="xs">
-        <Text size="sm">Copy it now: it is shown only this once and cannot be shown again.</Text>
+        <Text size="sm">{note}</Text>
         {/* minWidth 0 lets the secret wrap instead of pushing the button out of a narrow card. */}
         <Group align="center">
           <Code block aria-label={label} style={{ flex: '1 1 16rem', minWidth: 0, wordBreak: 'break-all' }}>

@@ -15,11 +15,12 @@ import {
   MemberAnswer,
   MemberList,
   MemberParams,
+  PasswordResetCreated,
   RoleBody,
 } from '../accounts.dashboard.schemas.ts'
 import type { AccountService } from '../accounts.service.ts'
 
-/** An organization's members and their roles, and its invitations (owners invite and revoke). */
+/** An organization's members and their roles, their password reset links, and its invitations (owners invite and revoke). */
 export const membersDashboardRoutes: DashboardArea<{ accounts: AccountService }> = (app, { accounts }) => {
   const tags = [DASHBOARD_TAG]
 
@@ -77,6 +78,27 @@ export const membersDashboardRoutes: DashboardArea<{ accounts: AccountService }>
     async (request) => ({
       data: { member: await accounts.removeMember(ctx(request), request.params.member_id, meta(request)) },
     }),
+  )
+
+  app.post(
+    '/members/:member_id/password-reset',
+    {
+      config: change('owner', false),
+      schema: {
+        operationId: 'dashboardIssuePasswordReset',
+        tags,
+        summary:
+          "Issue a password reset link for a member: shown once, it works once within the hour and ends the member's sessions (the service sends no email)",
+        params: MemberParams,
+        response: { 201: PasswordResetCreated },
+      },
+    },
+    async (request, reply) => {
+      reply.code(201)
+      return {
+        data: await accounts.issuePasswordReset(ctx(request), request.params.member_id, meta(request)),
+      }
+    },
   )
 
   app.get(

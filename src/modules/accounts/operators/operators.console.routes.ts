@@ -15,6 +15,7 @@ import {
   OperatorList,
   OperatorParams,
   OperatorRemoved,
+  PasswordResetCreated,
 } from '../accounts.dashboard.schemas.ts'
 import type { AccountService } from '../accounts.service.ts'
 
@@ -110,5 +111,24 @@ export const operatorsConsoleRoutes: DashboardArea<{ accounts: AccountService }>
         self: operatorCtx(request).operator.id,
       }),
     }),
+  )
+
+  app.post(
+    '/operator/operators/:operator_id/password-reset',
+    {
+      config: operatorChange(false),
+      schema: {
+        operationId: 'dashboardIssueOperatorPasswordReset',
+        tags,
+        summary:
+          "Issue a password reset link for an operator account: shown once, it works once within the hour and ends the account's sessions",
+        params: OperatorParams,
+        response: { 201: PasswordResetCreated },
+      },
+    },
+    async (request, reply) => {
+      reply.code(201)
+      return { data: await accounts.issueOperatorPasswordReset(request.params.operator_id, opActor(request)) }
+    },
   )
 }

@@ -29,16 +29,20 @@ export function useSession() {
 }
 
 const INVITATION_KEY = 'invitation'
+const PASSWORD_RESET_KEY = 'password-reset'
 
 /**
  * After the session changes: drop every cached answer of the previous one.
- * The invitation being accepted is kept: its page is still mounted when the
+ * The invitation being accepted (or the reset link being used) is kept: its page is still mounted when the
  * session changes, and a dropped query would be fetched again by its observer,
  * looking up a token that accepting just consumed (a 404 in the console).
  */
 function signedInAs(queryClient: QueryClient, account: SignedInAccount | null) {
   queryClient.removeQueries({
-    predicate: (q) => q.queryKey[0] !== SESSION_KEY[0] && q.queryKey[0] !== INVITATION_KEY,
+    predicate: (q) =>
+      q.queryKey[0] !== SESSION_KEY[0] &&
+      q.queryKey[0] !== INVITATION_KEY &&
+      q.queryKey[0] !== PASSWORD_RESET_KEY,
   })
   queryClient.setQueryData(SESSION_KEY, account)
 }
@@ -74,6 +78,26 @@ export function useAcceptInvitation() {
   return useMutation({
     mutationFn: (input: { token: string; password: string }) =>
       call(client.POST('/invitations/accept', { body: input })),
+    onSuccess: (res) => signedInAs(queryClient, res.data),
+  })
+}
+
+/** Whose password a reset link sets (404 password_reset_invalid for a used, replaced or expired one). */
+export function usePasswordReset(token: string) {
+  return useQuery({
+    queryKey: [PASSWORD_RESET_KEY, token],
+    queryFn: () => call(client.POST('/password-resets/lookup', { body: { token } })),
+    enabled: token !== '',
+    retry: false,
+  })
+}
+
+/** Sets the new password with the link: every other session of the account ends, this one starts. */
+export function useResetPassword() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (input: { token: string; password: string }) =>
+      call(client.POST('/password-resets/use', { body: input })),
     onSuccess: (res) => signedInAs(queryClient, res.data),
   })
 }

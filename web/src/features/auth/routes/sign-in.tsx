@@ -54,6 +54,10 @@ export function SignInRoute() {
       <Text size="sm" c="dimmed" mt="md" ta="center">
         No account yet? An owner of your organization (or the operator) sends you an invitation link.
       </Text>
+      <Text size="sm" c="dimmed" mt="xs" ta="center">
+        Forgot your password? An owner of your organization (operators: another operator) can give you a
+        password reset link; the service sends no email.
+      </Text>
     </Container>
   )
 }

@@ -68,3 +68,13 @@ export function useRevokeInvitation() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: INVITATIONS_KEY }),
   })
 }
+
+/** A password reset link for a member, shown once: it works once within the hour and ends their sessions. */
+export function useIssuePasswordReset() {
+  return useMutation({
+    mutationFn: (id: string) =>
+      call(client.POST('/members/{member_id}/password-reset', { params: { path: { member_id: id } } })).then(
+        (r) => r.data,
+      ),
+  })
+}

@@ -52,3 +52,15 @@ export function useRemoveOperator() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: OPERATORS_KEY }),
   })
 }
+
+/** A password reset link for another operator account, shown once. */
+export function useIssueOperatorPasswordReset() {
+  return useMutation({
+    mutationFn: (id: string) =>
+      call(
+        client.POST('/operator/operators/{operator_id}/password-reset', {
+          params: { path: { operator_id: id } },
+        }),
+      ).then((r) => r.data),
+  })
+}

@@ -23,3 +23,15 @@ export function useInviteOwner() {
       ).then((r) => r.data),
   })
 }
+
+/** A password reset link for a member of the organization, shown once. */
+export function useIssueMemberPasswordReset(orgId: string) {
+  return useMutation({
+    mutationFn: (memberId: string) =>
+      call(
+        client.POST('/operator/organizations/{org_id}/members/{member_id}/password-reset', {
+          params: { path: { org_id: orgId, member_id: memberId } },
+        }),
+      ).then((r) => r.data),
+  })
+}

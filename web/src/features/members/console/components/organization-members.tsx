@@ -4,12 +4,14 @@ import { DataCell, DataRow, DataTable } from '../../../../components/data-table.
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { InvitationLink } from '../../../../components/invitation-link.tsx'
 import { Time } from '../../../../components/time.tsx'
-import { useInviteOwner, useOrgMembers } from '../api/organization-members.ts'
+import { usePasswordResetAction } from '../../components/password-reset.tsx'
+import { useInviteOwner, useIssueMemberPasswordReset, useOrgMembers } from '../api/organization-members.ts'
 
 /** An organization's members in the console, and the invitation of an owner. */
 export function OrganizationMembers({ orgId }: { orgId: string }) {
   const members = useOrgMembers(orgId)
   const invite = useInviteOwner()
+  const reset = usePasswordResetAction<{ id: string; email: string }>(useIssueMemberPasswordReset(orgId))
   const [email, setEmail] = useState('')
   function submit(event: FormEvent) {
     event.preventDefault()
@@ -22,7 +24,7 @@ export function OrganizationMembers({ orgId }: { orgId: string }) {
       {members.data?.length === 0 ? (
         <Text c="dimmed">No members yet: invite the first owner.</Text>
       ) : (
-        <DataTable label="Members" columns={['Email', 'Role', 'Joined']}>
+        <DataTable label="Members" columns={['Email', 'Role', 'Joined', { label: 'Actions', hidden: true }]}>
           {members.data?.map((m) => (
             <DataRow key={m.id}>
               <DataCell label="Email" title>
@@ -32,10 +34,21 @@ export function OrganizationMembers({ orgId }: { orgId: string }) {
               <DataCell label="Joined">
                 <Time value={m.created_at} />
               </DataCell>
+              <DataCell label="Actions" hideLabel>
+                <Button
+                  variant="subtle"
+                  aria-label={`Reset password of ${m.email}`}
+                  onClick={() => reset.ask(m)}
+                >
+                  Reset password
+                </Button>
+              </DataCell>
             </DataRow>
           ))}
         </DataTable>
       )}
+      {reset.shown}
+      {reset.modal}
       <form onSubmit={submit}>
         <Group align="flex-end" mt="sm">
           <TextInput

@@ -9,8 +9,10 @@ import { Time } from '../../../../components/time.tsx'
 import type { Operator } from '../../../../lib/api.ts'
 import { useAccount } from '../../../auth/api/session.ts'
 import { InvitationsTable } from '../../components/invitations-table.tsx'
+import { usePasswordResetAction } from '../../components/password-reset.tsx'
 import {
   useInviteOperator,
+  useIssueOperatorPasswordReset,
   useOperatorInvitations,
   useOperators,
   useRemoveOperator,
@@ -59,6 +61,7 @@ function OperatorAccounts() {
   const operators = useOperators()
   const remove = useRemoveOperator()
   const confirm = useConfirmRow<Operator>(remove)
+  const reset = usePasswordResetAction<Operator>(useIssueOperatorPasswordReset())
   if (operators.isPending) return <Loader aria-label="Loading operators" />
   return (
     <>
@@ -84,22 +87,33 @@ function OperatorAccounts() {
             </DataCell>
             <DataCell label="Actions" hideLabel>
               {o.id !== me?.id && (
-                <Button
-                  variant="subtle"
-                  color="red"
-                  aria-label={`Remove ${o.email}`}
-                  onClick={() => {
-                    remove.reset()
-                    confirm.ask(o)
-                  }}
-                >
-                  Remove
-                </Button>
+                <Group gap="xs" wrap="wrap">
+                  <Button
+                    variant="subtle"
+                    aria-label={`Reset password of ${o.email}`}
+                    onClick={() => reset.ask(o)}
+                  >
+                    Reset password
+                  </Button>
+                  <Button
+                    variant="subtle"
+                    color="red"
+                    aria-label={`Remove ${o.email}`}
+                    onClick={() => {
+                      remove.reset()
+                      confirm.ask(o)
+                    }}
+                  >
+                    Remove
+                  </Button>
+                </Group>
               )}
             </DataCell>
           </DataRow>
         ))}
       </DataTable>
+      {reset.shown}
+      {reset.modal}
       <ConfirmModal {...confirm.modal} title="Remove operator" confirmLabel="Remove operator">
         {`Remove ${confirm.row?.email}? Every session of the account ends now and the email can be invited again. No message is sent to them; the removal is in the platform audit log.`}
       </ConfirmModal>
