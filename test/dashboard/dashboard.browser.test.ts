@@ -341,6 +341,17 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
     await there.getByRole('button', { name: 'Set password and sign in' }).click()
     await there.getByRole('heading', { name: 'Home', level: 1 }).waitFor()
     assert.equal((await member.client.call('GET', '/members')).statusCode, 401, 'the earlier session ended')
+    // On Account, a wrong current password is said beside that field, not only above the form.
+    await there.goto(`${origin}/dashboard/account`)
+    const password = there.getByRole('region', { name: 'Password' })
+    await password.getByLabel('Current password').fill('not the password at all')
+    await password.getByLabel(/^New password/).fill('another new password')
+    await password.getByLabel('Repeat the new password').fill('another new password')
+    await password.getByRole('button', { name: 'Change password' }).click()
+    // The message once, beside its field (the alert above points to it).
+    await password.getByText('The current password is incorrect.').waitFor()
+    assert.equal(await password.getByRole('alert').getByText('The current password is incorrect.').count(), 0)
+    await password.getByText('One field needs a change: its message is beside it.').waitFor()
 
     // Used once: the same link now says why it cannot be used, and what to do.
     const again = await newPage()

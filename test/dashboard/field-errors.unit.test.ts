@@ -53,6 +53,20 @@ test('a refusal without a list names its field when it has one (a refused URL), 
     others: ['The order changed since you saw it; nothing was done.'],
     support: 'production_conflict',
   })
+  // A refusal the form knows to be about one field: beside it.
+  const exists = new ApiError(409, 'member_exists', 'An account with this email already exists.')
+  assert.deepEqual(readRefusal(exists, { email: 'Email' }, { member_exists: 'email' })?.fields, {
+    email: 'An account with this email already exists.',
+  })
+  assert.deepEqual(readRefusal(exists, { email: 'Email' })?.others, [
+    'An account with this email already exists.',
+  ])
+  const wrong = new ApiError(401, 'password_incorrect', 'The current password is wrong.')
+  assert.deepEqual(
+    readRefusal(wrong, { url: 'URL' }, { password_incorrect: 'current_password' })?.others,
+    ['The current password is wrong.'],
+    'a field the form does not have stays above',
+  )
   assert.equal(readRefusal(undefined, {}), undefined)
   assert.deepEqual(readRefusal(new Error('offline'), {})?.others, ['offline'])
 })

@@ -29,10 +29,16 @@ export function inWords(problem: FieldError, label: string): string {
 
 /**
  * A failed request read for a form: each of the service's problems that names
- * a field of the form goes beside that field; others, and any refusal that is
- * not about fields, stay above. Nothing at all for no error.
+ * a field of the form goes beside that field, as does a refusal about one
+ * field (`byCode`); others, and any refusal that is not about fields, stay
+ * above. Nothing at all for no error.
  */
-export function readRefusal(error: unknown, labels: FieldLabels): Refusal | undefined {
+export function readRefusal(
+  error: unknown,
+  labels: FieldLabels,
+  /** Refusals that name no field but are about one (`member_exists` is about the email): code to field. */
+  byCode: Record<string, string> = {},
+): Refusal | undefined {
   if (!error) return undefined
   if (!(error instanceof ApiError))
     return { fields: {}, others: [error instanceof Error ? error.message : String(error)] }
@@ -45,7 +51,8 @@ export function readRefusal(error: unknown, labels: FieldLabels): Refusal | unde
   }
   // A refusal with no list of problems (a conflict, a refused URL) may still name its field.
   if (error.errors.length === 0) {
-    if (error.field && labelOf(labels, error.field)) fields[error.field] = error.message
+    const field = error.field ?? byCode[error.code]
+    if (field && labelOf(labels, field)) fields[field] = error.message
     else others.push(error.message)
   }
   const codes = [

@@ -1,6 +1,7 @@
 import { Alert, Button, Paper, PasswordInput, Stack, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
-import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { RefusalAlert } from '../../../components/error-alert.tsx'
+import { readRefusal } from '../../../lib/field-errors.ts'
 import { NewPasswordFields, useNewPassword } from '../../auth/components/new-password.tsx'
 import { useChangePassword } from '../api/account.ts'
 
@@ -8,6 +9,11 @@ export function ChangePassword() {
   const change = useChangePassword()
   const [current, setCurrent] = useState('')
   const next = useNewPassword()
+  const refusal = readRefusal(
+    change.error,
+    { current_password: 'Current password', new_password: 'New password' },
+    { password_incorrect: 'current_password' },
+  )
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -33,15 +39,18 @@ export function ChangePassword() {
             label="Current password"
             autoComplete="current-password"
             required
+            maxLength={200}
             value={current}
+            error={refusal?.fields.current_password}
             onChange={(e) => setCurrent(e.currentTarget.value)}
           />
           <NewPasswordFields
             password={next}
             note="Your other sessions are signed out."
             repeatLabel="Repeat the new password"
+            error={refusal?.fields.new_password}
           />
-          <ErrorAlert error={change.error} title="The password was not changed" />
+          <RefusalAlert refusal={refusal} title="The password was not changed" />
           {change.isSuccess && (
             <Alert color="green" variant="default" role="status">
               Password changed. {change.data.sessions_ended} other session

@@ -2,6 +2,7 @@ import { PasswordInput } from '@mantine/core'
 import { useState } from 'react'
 
 export const PASSWORD_MIN = 12
+export const PASSWORD_MAX = 200
 
 /** A new password typed twice: the form checks the two agree before it sends the first. */
 export function useNewPassword() {
@@ -28,22 +29,27 @@ export function NewPasswordFields({
   password,
   note,
   repeatLabel,
+  error,
 }: {
   password: ReturnType<typeof useNewPassword>
   /** Said after the length rule under the first field. */
   note?: string
   repeatLabel: string
+  /** The service's refusal of the new password, beside it. */
+  error?: string | undefined
 }) {
   const { value, repeat, mismatch, setValue, setRepeat } = password.fields
   return (
     <>
       <PasswordInput
         label="New password"
-        description={`At least ${PASSWORD_MIN} characters${note ? `. ${note}` : ''}`}
+        description={`${PASSWORD_MIN} to ${PASSWORD_MAX} characters${note ? `. ${note}` : ''}`}
         autoComplete="new-password"
         required
         minLength={PASSWORD_MIN}
+        maxLength={PASSWORD_MAX}
         value={value}
+        error={error}
         onChange={(e) => setValue(e.currentTarget.value)}
       />
       <PasswordInput

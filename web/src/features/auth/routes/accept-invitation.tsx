@@ -1,7 +1,8 @@
 import { Button, Container, Loader, Paper, Stack, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, type ReactNode, useEffect, useState } from 'react'
 import { Link, useNavigate } from 'react-router'
-import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { ErrorAlert, RefusalAlert } from '../../../components/error-alert.tsx'
+import { readRefusal } from '../../../lib/field-errors.ts'
 import { useAcceptInvitation, useInvitation } from '../api/session.ts'
 import { NewPasswordFields, useNewPassword } from '../components/new-password.tsx'
 
@@ -12,6 +13,7 @@ export function AcceptInvitationRoute() {
   const accept = useAcceptInvitation()
   const navigate = useNavigate()
   const password = useNewPassword()
+  const refusal = readRefusal(accept.error, { password: 'New password' })
   useEffect(() => {
     document.title = 'Accept invitation · Dashboard'
   }, [])
@@ -52,8 +54,12 @@ export function AcceptInvitationRoute() {
         <Stack>
           <Text>{invitedTo} Choose a password to finish.</Text>
           <TextInput label="Email" value={email} readOnly autoComplete="username" />
-          <NewPasswordFields password={password} repeatLabel="Repeat the password" />
-          <ErrorAlert error={accept.error} title="The password was not set" />
+          <NewPasswordFields
+            password={password}
+            repeatLabel="Repeat the password"
+            error={refusal?.fields.password}
+          />
+          <RefusalAlert refusal={refusal} title="The password was not set" />
           <Button type="submit" loading={accept.isPending}>
             Set password and sign in
           </Button>

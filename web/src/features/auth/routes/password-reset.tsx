@@ -1,8 +1,9 @@
 import { Button, Container, Loader, Paper, Stack, Text, TextInput, Title } from '@mantine/core'
 import { type FormEvent, type ReactNode, useEffect, useState } from 'react'
 import { Link, useNavigate } from 'react-router'
-import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { ErrorAlert, RefusalAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
+import { readRefusal } from '../../../lib/field-errors.ts'
 import { usePasswordReset, useResetPassword } from '../api/session.ts'
 import { NewPasswordFields, useNewPassword } from '../components/new-password.tsx'
 
@@ -13,6 +14,7 @@ export function PasswordResetRoute() {
   const use = useResetPassword()
   const navigate = useNavigate()
   const password = useNewPassword()
+  const refusal = readRefusal(use.error, { password: 'New password' })
   useEffect(() => {
     document.title = 'Reset your password · Dashboard'
   }, [])
@@ -52,8 +54,12 @@ export function PasswordResetRoute() {
             The link stops working <Time value={expires_at} />.
           </Text>
           <TextInput label="Email" value={email} readOnly autoComplete="username" />
-          <NewPasswordFields password={password} repeatLabel="Repeat the password" />
-          <ErrorAlert error={use.error} title="The password was not set" />
+          <NewPasswordFields
+            password={password}
+            repeatLabel="Repeat the password"
+            error={refusal?.fields.password}
+          />
+          <RefusalAlert refusal={refusal} title="The password was not set" />
           <Button type="submit" loading={use.isPending}>
             Set password and sign in
           </Button>

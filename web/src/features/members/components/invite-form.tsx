@@ -1,7 +1,8 @@
 import { Alert, Button, Group, Paper, Select, Stack, TextInput, Title } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { CopyTextButton } from '../../../components/copy-text-button.tsx'
-import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { RefusalAlert } from '../../../components/error-alert.tsx'
+import { readRefusal } from '../../../lib/field-errors.ts'
 import { ROLES, type Role, useInvite } from '../api/members.ts'
 
 /** Owners invite: the link is shown here to copy and pass on (the service sends no email). */
@@ -9,6 +10,7 @@ export function InviteForm() {
   const invite = useInvite()
   const [email, setEmail] = useState('')
   const [role, setRole] = useState<Role>('developer')
+  const refusal = readRefusal(invite.error, { email: 'Email', role: 'Role' }, { member_exists: 'email' })
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
@@ -25,7 +27,9 @@ export function InviteForm() {
             label="Email"
             type="email"
             required
+            maxLength={320}
             value={email}
+            error={refusal?.fields.email}
             onChange={(e) => setEmail(e.currentTarget.value)}
             w={280}
           />
@@ -43,7 +47,7 @@ export function InviteForm() {
         </Group>
       </form>
       <Stack mt="md">
-        <ErrorAlert error={invite.error} title="No invitation was created" />
+        <RefusalAlert refusal={refusal} title="No invitation was created" />
         {invite.data && (
           <Alert
             color="green"

@@ -1,9 +1,10 @@
 import { Box, Button, Group, Loader, Text, TextInput } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { DataCell, DataRow, DataTable } from '../../../../components/data-table.tsx'
-import { ErrorAlert } from '../../../../components/error-alert.tsx'
+import { ErrorAlert, RefusalAlert } from '../../../../components/error-alert.tsx'
 import { InvitationLink } from '../../../../components/invitation-link.tsx'
 import { Time } from '../../../../components/time.tsx'
+import { readRefusal } from '../../../../lib/field-errors.ts'
 import { usePasswordResetAction } from '../../components/password-reset.tsx'
 import { useInviteOwner, useIssueMemberPasswordReset, useOrgMembers } from '../api/organization-members.ts'
 
@@ -13,6 +14,7 @@ export function OrganizationMembers({ orgId }: { orgId: string }) {
   const invite = useInviteOwner()
   const reset = usePasswordResetAction<{ id: string; email: string }>(useIssueMemberPasswordReset(orgId))
   const [email, setEmail] = useState('')
+  const refusal = readRefusal(invite.error, { email: 'Email' }, { member_exists: 'email' })
   function submit(event: FormEvent) {
     event.preventDefault()
     invite.mutate({ orgId, email: email.trim() })
@@ -56,7 +58,9 @@ export function OrganizationMembers({ orgId }: { orgId: string }) {
             w={{ base: '100%', sm: 'auto' }}
             type="email"
             required
+            maxLength={320}
             value={email}
+            error={refusal?.fields.email}
             onChange={(e) => setEmail(e.currentTarget.value)}
           />
           <Button type="submit" variant="default" loading={invite.isPending}>
@@ -64,7 +68,7 @@ export function OrganizationMembers({ orgId }: { orgId: string }) {
           </Button>
         </Group>
       </form>
-      <ErrorAlert error={invite.error} />
+      <RefusalAlert refusal={refusal} title="No invitation was created" />
       {invite.data && (
         <Box mt="sm">
           <InvitationLink email={invite.data.invitation.email} url={invite.data.url} />

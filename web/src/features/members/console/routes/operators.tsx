@@ -2,11 +2,12 @@ import { Badge, Button, Card, Group, Loader, Stack, Text, TextInput, Title } fro
 import { type FormEvent, useState } from 'react'
 import { ConfirmModal, useConfirmRow } from '../../../../components/confirm-modal.tsx'
 import { DataCell, DataRow, DataTable } from '../../../../components/data-table.tsx'
-import { ErrorAlert } from '../../../../components/error-alert.tsx'
+import { ErrorAlert, RefusalAlert } from '../../../../components/error-alert.tsx'
 import { InvitationLink } from '../../../../components/invitation-link.tsx'
 import { Page } from '../../../../components/page.tsx'
 import { Time } from '../../../../components/time.tsx'
 import type { Operator } from '../../../../lib/api.ts'
+import { readRefusal } from '../../../../lib/field-errors.ts'
 import { useAccount } from '../../../auth/api/session.ts'
 import { InvitationsTable } from '../../components/invitations-table.tsx'
 import { usePasswordResetAction } from '../../components/password-reset.tsx'
@@ -22,6 +23,7 @@ import {
 function InviteOperator() {
   const invite = useInviteOperator()
   const [email, setEmail] = useState('')
+  const refusal = readRefusal(invite.error, { email: 'Email' }, { member_exists: 'email' })
   const submit = (event: FormEvent) => {
     event.preventDefault()
     invite.mutate(email.trim(), { onSuccess: () => setEmail('') })
@@ -37,7 +39,9 @@ function InviteOperator() {
             label="Email"
             type="email"
             required
+            maxLength={320}
             value={email}
+            error={refusal?.fields.email}
             onChange={(e) => setEmail(e.currentTarget.value)}
             w={{ base: '100%', sm: 280 }}
           />
@@ -47,7 +51,7 @@ function InviteOperator() {
         </Group>
       </form>
       <Stack mt={invite.error || invite.data ? 'md' : 0}>
-        <ErrorAlert error={invite.error} title="No invitation was created" />
+        <RefusalAlert refusal={refusal} title="No invitation was created" />
         {invite.data && (
           <InvitationLink email={invite.data.invitation.email} url={invite.data.url} to="the new operator" />
         )}
