@@ -399,6 +399,19 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
       assert.equal(await page.evaluate(() => Object.values(localStorage).includes('test')), false)
       await page.keyboard.press('ArrowLeft')
       await page.getByRole('radio', { name: 'Live', checked: true }).waitFor({ state: 'attached' })
+      // No scope: the form says so beside the scopes and sends nothing.
+      const scopes = page.getByRole('group', { name: /^Scopes/ })
+      const ticked = scopes.getByRole('checkbox', { checked: true })
+      const names: string[] = []
+      while ((await ticked.count()) > 0) {
+        names.push((await ticked.first().getAttribute('value'))!)
+        await ticked.first().uncheck()
+      }
+      await page.getByRole('button', { name: 'Create key' }).click()
+      await page.getByText('Choose at least one scope').waitFor()
+      assert.equal((await owner.client.call('GET', '/api-keys')).json().data.length, 0, 'no key made')
+      for (const name of names) await scopes.locator(`input[value="${name}"]`).check()
+      await page.getByText('Choose at least one scope').waitFor({ state: 'detached' })
       await page.getByRole('button', { name: 'Create key' }).click()
       const shown = page.getByLabel('API key', { exact: true })
       state.liveKey = (await shown.textContent())!.trim()

@@ -10,10 +10,20 @@ import {
   Title,
 } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
-import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { RefusalAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
 import { type Env, useRememberedEnvironment } from '../../../lib/environment.ts'
+import { checkLength, cleared, problems, readRefusal } from '../../../lib/field-errors.ts'
 import { SCOPE_PERMITS, SCOPES, useCreateApiKey } from '../api/api-keys.ts'
+
+/** What the service may name in a refusal, in this form's words. */
+const LABELS = { environment: 'Environment', scopes: 'Scopes', name: 'Name', expires_at: 'Expires' }
+
+/** Today in the reader's calendar, as a date field holds it (YYYY-MM-DD). */
+const today = () => {
+  const d = new Date()
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`
+}
 
 /** Developers create keys: the key is shown once, to copy. */
 export function CreateKeyForm() {
@@ -25,9 +35,20 @@ export function CreateKeyForm() {
   const [scopes, setScopes] = useState<string[]>(['orders:read', 'orders:write', 'files:write'])
   const [name, setName] = useState('')
   const [expires, setExpires] = useState('')
+  // The form's own checks, shown until the field changes; then the service's refusals, beside their fields.
+  const [checked, setChecked] = useState<Record<string, string>>({})
+  const refusal = readRefusal(create.error, LABELS)
+  const message = (field: keyof typeof LABELS) => checked[field] ?? refusal?.fields[field]
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
+    const found = problems({
+      scopes: scopes.length === 0 ? 'Choose at least one scope' : undefined,
+      name: checkLength('Name', name.trim(), { max: 255 }),
+      expires_at: expires && expires < today() ? 'Expires must be today or later' : undefined,
+    })
+    setChecked(found ?? {})
+    if (found) return
     create.mutate(
       {
         environment,
@@ -60,7 +81,16 @@ export function CreateKeyForm() {
               ]}
             />
           </div>
-          <Checkbox.Group label="Scopes" value={scopes} onChange={setScopes} withAsterisk>
+          <Checkbox.Group
+            label="Scopes"
+            value={scopes}
+            onChange={(value) => {
+              setChecked(cleared(checked, 'scopes'))
+              setScopes(value)
+            }}
+            error={message('scopes')}
+            withAsterisk
+          >
             <Stack mt="xs" gap="xs">
               {SCOPES.map((s) => (
                 <Checkbox
@@ -77,7 +107,11 @@ export function CreateKeyForm() {
               label="Name (optional)"
               value={name}
               maxLength={255}
-              onChange={(e) => setName(e.currentTarget.value)}
+              error={message('name')}
+              onChange={(e) => {
+                setChecked(cleared(checked, 'name'))
+                setName(e.currentTarget.value)
+              }}
               w={260}
             />
             <TextInput
@@ -85,18 +119,22 @@ export function CreateKeyForm() {
               description="Never, when left empty"
               type="date"
               value={expires}
-              min={new Date().toISOString().slice(0, 10)}
-              onChange={(e) => setExpires(e.currentTarget.value)}
+              min={today()}
+              error={message('expires_at')}
+              onChange={(e) => {
+                setChecked(cleared(checked, 'expires_at'))
+                setExpires(e.currentTarget.value)
+              }}
               w={200}
             />
-            <Button type="submit" loading={create.isPending} disabled={scopes.length === 0}>
+            <Button type="submit" loading={create.isPending}>
               Create key
             </Button>
           </Group>
         </Stack>
       </form>
       <Stack mt="md">
-        <ErrorAlert error={create.error} title="No key was created" />
+        <RefusalAlert refusal={refusal} title="No key was created" />
         {create.data && (
           <SecretReveal
             title={`New ${create.data.api_key.environment} key ${create.data.api_key.key_prefix}…`}
