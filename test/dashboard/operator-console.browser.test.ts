@@ -533,11 +533,28 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await page.getByLabel('Customer email').fill('grace@example.com')
     await page.getByLabel('Total amount').fill('24.50')
     await page.getByLabel('Item 1 name').fill('Poster')
+    // Checked before sending, with the service's limits: the message beside the field, nothing stored.
+    await page.getByLabel('Currency').fill('E1')
+    await page.getByRole('button', { name: 'Create shop order' }).click()
+    await page.getByText('Currency must be three letters, such as EUR').waitFor()
+    await page.getByLabel('Currency').fill('EUR')
+    await page.getByText('Currency must be three letters, such as EUR').waitFor({ state: 'detached' })
+    const stored = () =>
+      t.db.selectFrom('orders').select('id').where('external_order_id', '=', 'SHOP-1001').execute()
+    assert.equal((await stored()).length, 0)
     await page.getByRole('button', { name: 'Create shop order' }).click()
     const done = page.getByRole('status').filter({ hasText: 'Shop order created' })
     await done.waitFor()
     await done.getByText('Events recorded: none').waitFor()
     await assertAccessible(page, 'Shop orders after creating one')
+    // The same number with other content: the service's refusal, beside the order number.
+    await page.getByLabel('Customer name').fill('Ada Lovelace')
+    await page.getByRole('button', { name: 'Create shop order' }).click()
+    const refused = page.getByRole('alert').filter({ hasText: 'No shop order was created' })
+    await refused.getByText('One field needs a change: its message is beside it.').waitFor()
+    await refused.getByText('For support').click()
+    await refused.getByText(/^order_already_exists_with_different_content · request /).waitFor()
+    assert.equal((await stored()).length, 1)
     // The form's order, in the organization chosen.
     const row = await t.db
       .selectFrom('orders')

@@ -18,8 +18,16 @@ import {
 import { type FormEvent, useState } from 'react'
 import { Link } from 'react-router'
 import { useStacked } from '../../../../components/data-table.tsx'
-import { ErrorAlert } from '../../../../components/error-alert.tsx'
+import { RefusalAlert } from '../../../../components/error-alert.tsx'
 import { Page } from '../../../../components/page.tsx'
+import {
+  checkLength,
+  checkWholeNumber,
+  cleared,
+  problems,
+  readRefusal,
+} from '../../../../lib/field-errors.ts'
+import { ORDER_LIMITS } from '../../../../lib/limits.ts'
 import { useOrganizations } from '../../../organizations/console/api/organizations.ts'
 import { useCreateShopOrder } from '../api/shop-orders.ts'
 
@@ -30,6 +38,53 @@ interface ItemDraft {
   price: number | string
 }
 const emptyItem = (): ItemDraft => ({ sku: '', name: '', quantity: 1, price: '' })
+
+const ITEM_WORDS: Record<string, string> = {
+  sku: 'SKU',
+  name: 'name',
+  quantity: 'quantity',
+  price: 'unit price',
+}
+const FIELD_LABELS: Record<string, string> = {
+  external_order_id: 'Order number in the shop',
+  'customer.name': 'Customer name',
+  'customer.email': 'Customer email',
+  currency: 'Currency',
+  total_amount: 'Total amount',
+}
+
+/** What the service may name in a refusal, in this form's words ("items.0.quantity" is "Item 1 quantity"). */
+const labelOf = (field: string) => {
+  const item = /^items\.(\d+)\.(sku|name|quantity|price)$/.exec(field)
+  return item ? `Item ${Number(item[1]) + 1} ${ITEM_WORDS[item[2]!]}` : FIELD_LABELS[field]
+}
+
+/** The form's own checks, with the service's limits: the messages by the API's field path, or none. */
+function check(v: {
+  externalId: string
+  customerName: string
+  customerEmail: string
+  currency: string
+  total: number | string
+  items: ItemDraft[]
+}) {
+  const checks: Record<string, string | undefined> = {
+    external_order_id: checkLength('Order number in the shop', v.externalId.trim(), { min: 1, max: 255 }),
+    'customer.name': checkLength('Customer name', v.customerName.trim(), ORDER_LIMITS.customerName),
+    'customer.email': checkLength('Customer email', v.customerEmail.trim(), ORDER_LIMITS.customerEmail),
+    currency: /^[A-Z]{3}$/.test(v.currency.trim().toUpperCase())
+      ? undefined
+      : 'Currency must be three letters, such as EUR',
+    total_amount: v.total === '' ? 'Total amount is required' : undefined,
+  }
+  v.items.forEach((item, n) => {
+    const name = `Item ${n + 1}`
+    checks[`items.${n}.sku`] = checkLength(`${name} SKU`, item.sku.trim(), { max: 255 })
+    checks[`items.${n}.name`] = checkLength(`${name} name`, item.name.trim(), { min: 1, max: 255 })
+    checks[`items.${n}.quantity`] = checkWholeNumber(`${name} quantity`, item.quantity, ORDER_LIMITS.quantity)
+  })
+  return problems(checks)
+}
 
 export function ShopOrdersRoute() {
   const organizations = useOrganizations()
@@ -42,12 +97,25 @@ export function ShopOrdersRoute() {
   const [total, setTotal] = useState<number | string>('')
   const [items, setItems] = useState<ItemDraft[]>([emptyItem()])
 
-  const setItem = (n: number, change: Partial<ItemDraft>) =>
+  // The form's own checks, shown until their field changes; then the service's refusals, beside their fields.
+  const [checked, setChecked] = useState<Record<string, string>>({})
+  const refusal = readRefusal(create.error, labelOf, {
+    order_already_exists_with_different_content: 'external_order_id',
+  })
+  const message = (field: string) => checked[field] ?? refusal?.fields[field]
+  const changed = (field: string) => setChecked((all) => cleared(all, field))
+
+  const setItem = (n: number, change: Partial<ItemDraft>) => {
+    for (const key of Object.keys(change)) changed(`items.${n}.${key}`)
     setItems((all) => all.map((item, i) => (i === n ? { ...item, ...change } : item)))
+  }
 
   function submit(event: FormEvent) {
     event.preventDefault()
-    if (!orgId) return
+    const found = check({ externalId, customerName, customerEmail, currency, total, items })
+    const missing = orgId ? undefined : { organization: 'Choose the organization' }
+    setChecked({ ...found, ...missing })
+    if (found || !orgId) return
     create.mutate({
       orgId,
       body: {
@@ -91,7 +159,11 @@ export function ShopOrdersRoute() {
                 searchable
                 data={organizations.data?.map((o) => ({ value: o.id, label: o.name })) ?? []}
                 value={orgId}
-                onChange={setOrgId}
+                error={message('organization')}
+                onChange={(v) => {
+                  changed('organization')
+                  setOrgId(v)
+                }}
               />
               <TextInput
                 label="Order number in the shop"
@@ -100,7 +172,11 @@ export function ShopOrdersRoute() {
                 required
                 maxLength={255}
                 value={externalId}
-                onChange={(e) => setExternalId(e.currentTarget.value)}
+                error={message('external_order_id')}
+                onChange={(e) => {
+                  changed('external_order_id')
+                  setExternalId(e.currentTarget.value)
+                }}
               />
             </Group>
             <Group align="flex-end" wrap="wrap">
@@ -108,16 +184,26 @@ export function ShopOrdersRoute() {
                 label="Customer name"
                 w={wide}
                 required
+                maxLength={ORDER_LIMITS.customerName.max}
                 value={customerName}
-                onChange={(e) => setCustomerName(e.currentTarget.value)}
+                error={message('customer.name')}
+                onChange={(e) => {
+                  changed('customer.name')
+                  setCustomerName(e.currentTarget.value)
+                }}
               />
               <TextInput
                 label="Customer email"
                 w={wide}
                 type="email"
                 required
+                maxLength={ORDER_LIMITS.customerEmail.max}
                 value={customerEmail}
-                onChange={(e) => setCustomerEmail(e.currentTarget.value)}
+                error={message('customer.email')}
+                onChange={(e) => {
+                  changed('customer.email')
+                  setCustomerEmail(e.currentTarget.value)
+                }}
               />
               <TextInput
                 label="Currency"
@@ -125,7 +211,11 @@ export function ShopOrdersRoute() {
                 maxLength={3}
                 w={100}
                 value={currency}
-                onChange={(e) => setCurrency(e.currentTarget.value)}
+                error={message('currency')}
+                onChange={(e) => {
+                  changed('currency')
+                  setCurrency(e.currentTarget.value)
+                }}
               />
               <NumberInput
                 label="Total amount"
@@ -134,21 +224,36 @@ export function ShopOrdersRoute() {
                 min={0}
                 decimalScale={2}
                 value={total}
-                onChange={setTotal}
+                error={message('total_amount')}
+                onChange={(v) => {
+                  changed('total_amount')
+                  setTotal(v)
+                }}
               />
             </Group>
-            <ItemsFields items={items} setItem={setItem} setItems={setItems} />
+            <ItemsFields
+              items={items}
+              setItem={setItem}
+              setItems={(change) => {
+                // Items added or removed: their messages no longer sit at the same positions.
+                setChecked((all) =>
+                  Object.fromEntries(Object.entries(all).filter(([k]) => !k.startsWith('items.'))),
+                )
+                setItems(change)
+              }}
+              message={message}
+            />
             <Group>
               <Button variant="default" onClick={() => setItems((all) => [...all, emptyItem()])}>
                 Add an item
               </Button>
-              <Button type="submit" loading={create.isPending} disabled={!orgId}>
+              <Button type="submit" loading={create.isPending}>
                 Create shop order
               </Button>
             </Group>
           </Stack>
         </form>
-        <ErrorAlert error={create.error} />
+        <RefusalAlert refusal={refusal} title="No shop order was created" />
       </Card>
       {result && (
         <Alert
@@ -187,10 +292,13 @@ function ItemsFields({
   items,
   setItem,
   setItems,
+  message,
 }: {
   items: ItemDraft[]
   setItem: (n: number, change: Partial<ItemDraft>) => void
   setItems: (change: (all: ItemDraft[]) => ItemDraft[]) => void
+  /** The message of a field, by the API's path (`items.0.quantity`), if any. */
+  message: (field: string) => string | undefined
 }) {
   const stacked = useStacked()
   const fields = (item: ItemDraft, n: number) => [
@@ -198,7 +306,9 @@ function ItemsFields({
       key="sku"
       label={stacked ? 'SKU' : undefined}
       aria-label={`Item ${n + 1} SKU`}
+      maxLength={255}
       value={item.sku}
+      error={message(`items.${n}.sku`)}
       onChange={(e) => setItem(n, { sku: e.currentTarget.value })}
     />,
     <TextInput
@@ -206,7 +316,9 @@ function ItemsFields({
       label={stacked ? 'Name' : undefined}
       aria-label={`Item ${n + 1} name`}
       required
+      maxLength={255}
       value={item.name}
+      error={message(`items.${n}.name`)}
       onChange={(e) => setItem(n, { name: e.currentTarget.value })}
     />,
     <NumberInput
@@ -214,8 +326,10 @@ function ItemsFields({
       label={stacked ? 'Quantity' : undefined}
       aria-label={`Item ${n + 1} quantity`}
       required
-      min={1}
+      min={ORDER_LIMITS.quantity.min}
+      max={ORDER_LIMITS.quantity.max}
       allowDecimal={false}
+      error={message(`items.${n}.quantity`)}
       w={stacked ? undefined : 100}
       value={item.quantity}
       onChange={(v) => setItem(n, { quantity: v })}
@@ -226,6 +340,7 @@ function ItemsFields({
       aria-label={`Item ${n + 1} unit price`}
       min={0}
       decimalScale={2}
+      error={message(`items.${n}.price`)}
       w={stacked ? undefined : 120}
       value={item.price}
       onChange={(v) => setItem(n, { price: v })}
