@@ -609,7 +609,7 @@ describe('charts, usage and audit logs in a browser', { skip: browserSkip, timeo
       await page.getByRole('row').filter({ hasText: 'South Posters' }).first().waitFor()
       await shoot('platform-audit-log')
       const log = page.getByRole('table', { name: /Operators' actions/ })
-      await log.getByText(/set the production status of order SHOP-1 from pending to in_progress/).waitFor()
+      await log.getByText(/set the production status of order SHOP-1 from pending to in production/).waitFor()
       await log.getByText(`${operator.email} created the organization ‘North Mugs’`).waitFor()
       assert.ok(
         !(await log.textContent())!.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-/),

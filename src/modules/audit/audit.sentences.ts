@@ -20,6 +20,15 @@ const orderName = (d: Record<string, unknown>, subject: string) =>
   `order ${str(d.external_order_id) ?? shortId(str(d.order_id) ?? subject)}`
 const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a')
 const show = (v: unknown) => (v === null || v === undefined || v === '' ? '(none)' : String(v))
+/** A production status as people say it: in_progress is "in production". */
+const PRODUCTION_STATUS_WORDS: Record<string, string> = {
+  pending: 'pending',
+  in_progress: 'in production',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+}
+const status = (v: unknown) => PRODUCTION_STATUS_WORDS[String(v)] ?? show(v)
 
 type Item = { quantity?: unknown; personalization?: unknown; files?: unknown }
 
@@ -111,7 +120,7 @@ const SENTENCES: Record<AuditAction, Sentence> = {
   'product.created': (a, s, d) => `${a} created product ${s}${str(d.name) ? ` (${d.name})` : ''}`,
   'shop_order.created': (a, s, d) => `${a} created ${orderName(d, s)} in the dashboard`,
   'production.status_set': (a, s, d) =>
-    `${a} set the production status of ${orderName(d, s)} from ${show(d.from)} to ${show(d.to)}`,
+    `${a} set the production status of ${orderName(d, s)} from ${status(d.from)} to ${status(d.to)}`,
   'production.partner_set': (a, s, d) =>
     `${a} marked ${orderName(d, s)} as ${d.produced_by_partner ? 'produced by a partner' : 'produced in house'}`,
   'production.job_completed': (a, s, d) =>

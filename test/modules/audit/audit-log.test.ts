@@ -78,6 +78,19 @@ describe('audit log sentences', () => {
   })
 })
 
+test('a production status reads as people say it, not as its code', () => {
+  const sentence = auditSentence({
+    actor: 'ops@platform.test',
+    action: 'production.status_set',
+    subject: '019a0000-0000-7000-8000-000000000000',
+    details: { external_order_id: 'SHOP-1', from: 'pending', to: 'in_progress' },
+  })
+  assert.equal(
+    sentence,
+    'ops@platform.test set the production status of order SHOP-1 from pending to in production',
+  )
+})
+
 describe('the audit log through the dashboard API', () => {
   let orgId: string
   let owner: Awaited<ReturnType<typeof memberOf>>
