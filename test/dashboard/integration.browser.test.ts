@@ -599,6 +599,13 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
 
       await page.getByRole('textbox', { name: /^URL/ }).fill(receiver.url('/orders'))
       await page.getByLabel('Description (optional)').fill('Order desk')
+      // No event type at all: said beside the types before anything is sent.
+      await page.getByLabel('All event types, new ones included').uncheck()
+      await page.getByRole('checkbox', { name: 'order.received', exact: true }).uncheck()
+      await page.getByRole('button', { name: 'Add endpoint' }).click()
+      await page.getByText('Choose at least one event type, or all').waitFor()
+      await page.getByLabel('All event types, new ones included').check()
+      await page.getByText('Choose at least one event type, or all').waitFor({ state: 'detached' })
       await page.getByRole('button', { name: 'Add endpoint' }).click()
       const secret = (await page.getByLabel('Signing secret', { exact: true }).textContent())!.trim()
       assert.match(secret, /^whsec_/)

@@ -21,8 +21,11 @@ export function CreateEndpointForm({ env }: { env: Env }) {
     return message ? <Marked text={message} /> : undefined
   }
 
+  const [noEvents, setNoEvents] = useState(false)
   const submit = (e: FormEvent) => {
     e.preventDefault()
+    setNoEvents(events.length === 0)
+    if (events.length === 0) return
     create.mutate(
       { url, description, enabled_events: events },
       {
@@ -58,9 +61,16 @@ export function CreateEndpointForm({ env }: { env: Env }) {
             onChange={(e) => setDescription(e.currentTarget.value)}
             error={beside('description')}
           />
-          <EventsPicker value={events} onChange={setEvents} />
+          <EventsPicker
+            value={events}
+            onChange={(v) => {
+              setNoEvents(false)
+              setEvents(v)
+            }}
+            error={noEvents ? 'Choose at least one event type, or all' : refusal?.fields.enabled_events}
+          />
           <div>
-            <Button type="submit" loading={create.isPending} disabled={events.length === 0}>
+            <Button type="submit" loading={create.isPending}>
               Add endpoint
             </Button>
           </div>

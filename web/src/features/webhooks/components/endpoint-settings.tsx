@@ -2,10 +2,11 @@ import { Button, Code, Group, Paper, Select, Stack, Text, TextInput, Title } fro
 import { type FormEvent, useState } from 'react'
 import { useNavigate } from 'react-router'
 import { ConfirmModal } from '../../../components/confirm-modal.tsx'
-import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { ErrorAlert, RefusalAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
 import { Time, useNow } from '../../../components/time.tsx'
 import type { Endpoint } from '../../../lib/api.ts'
+import { readRefusal } from '../../../lib/field-errors.ts'
 import { exactTime } from '../../../lib/format.ts'
 import {
   type Env,
@@ -23,8 +24,12 @@ export function EndpointSettings({ env, endpoint }: { env: Env; endpoint: Endpoi
   const update = useUpdateEndpoint(env, endpoint.id)
   const [description, setDescription] = useState(endpoint.description)
   const [events, setEvents] = useState<string[]>(endpoint.enabled_events)
+  const [noEvents, setNoEvents] = useState(false)
+  const refusal = readRefusal(update.error, { description: 'Description', enabled_events: 'Event types' })
   const submit = (e: FormEvent) => {
     e.preventDefault()
+    setNoEvents(events.length === 0)
+    if (events.length === 0) return
     update.mutate({ description, enabled_events: events })
   }
   return (
@@ -38,11 +43,19 @@ export function EndpointSettings({ env, endpoint }: { env: Env; endpoint: Endpoi
             label="Description"
             maxLength={500}
             value={description}
+            error={refusal?.fields.description}
             onChange={(e) => setDescription(e.currentTarget.value)}
           />
-          <EventsPicker value={events} onChange={setEvents} />
+          <EventsPicker
+            value={events}
+            onChange={(v) => {
+              setNoEvents(false)
+              setEvents(v)
+            }}
+            error={noEvents ? 'Choose at least one event type, or all' : refusal?.fields.enabled_events}
+          />
           <Group>
-            <Button type="submit" loading={update.isPending} disabled={events.length === 0}>
+            <Button type="submit" loading={update.isPending}>
               Save settings
             </Button>
             {update.isSuccess && (
@@ -53,7 +66,7 @@ export function EndpointSettings({ env, endpoint }: { env: Env; endpoint: Endpoi
           </Group>
         </Stack>
       </form>
-      <ErrorAlert error={update.error} title="The settings were not saved" />
+      <RefusalAlert refusal={refusal} title="The settings were not saved" />
     </Paper>
   )
 }

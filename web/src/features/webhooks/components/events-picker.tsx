@@ -2,7 +2,16 @@ import { Checkbox, Group, Stack } from '@mantine/core'
 import { FILTERABLE_TYPES } from '../api/webhooks.ts'
 
 /** An endpoint's event filter: every type (`*`), or the types ticked. A ping always reaches it. */
-export function EventsPicker({ value, onChange }: { value: string[]; onChange: (v: string[]) => void }) {
+export function EventsPicker({
+  value,
+  onChange,
+  error,
+}: {
+  value: string[]
+  onChange: (v: string[]) => void
+  /** Why the choice cannot be sent (none chosen, or the service's refusal), beside the types. */
+  error?: string | undefined
+}) {
   const all = value.includes('*')
   return (
     <Stack gap={6}>
@@ -16,6 +25,7 @@ export function EventsPicker({ value, onChange }: { value: string[]; onChange: (
         description="A test ping always reaches the endpoint."
         value={all ? [] : value}
         onChange={onChange}
+        error={error}
       >
         <Group mt={4}>
           {FILTERABLE_TYPES.map((t) => (
