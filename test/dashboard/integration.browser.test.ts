@@ -155,6 +155,13 @@ describe('the integration pages in a browser', { skip: browserSkip, timeout: 900
       await preview.getByText('No events match this window').waitFor()
       assert.equal(await replay.getByRole('button', { name: /^Replay \d/ }).count(), 0)
       await replay.getByRole('textbox', { name: 'Since', exact: true }).fill('2026-01-01T00:00')
+      // A window that ends before it starts: said beside Until, nothing counted.
+      const until = replay.getByRole('textbox', { name: /^Until/ })
+      await until.fill('2025-01-01T00:00')
+      await replay.getByRole('button', { name: 'Count events' }).click()
+      await replay.getByText('Until must be later than Since').waitFor()
+      await until.fill('')
+      await replay.getByText('Until must be later than Since').waitFor({ state: 'detached' })
       await replay.getByRole('button', { name: 'Count events' }).click()
       await replay.getByRole('button', { name: 'Replay 2 events' }).click()
       await replay

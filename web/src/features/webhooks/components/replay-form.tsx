@@ -12,8 +12,9 @@ import {
   Title,
 } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
-import { ErrorAlert } from '../../../components/error-alert.tsx'
+import { RefusalAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
+import { readRefusal } from '../../../lib/field-errors.ts'
 import { formatNumber } from '../../../lib/format.ts'
 import {
   type Env,
@@ -26,6 +27,9 @@ import {
 
 /** A datetime-local value (the reader's time zone) as an ISO instant. */
 export const localToIso = (value: string) => (value ? new Date(value).toISOString() : undefined)
+
+/** What the service may name in a refusal of a replay, in this form's words. */
+const LABELS = { since: 'Since', until: 'Until', event_types: 'Event types', only_failed: 'Only failed' }
 
 const events = (n: number) => `${formatNumber(n)} ${n === 1 ? 'event' : 'events'}`
 
@@ -55,8 +59,18 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
     if (types.length > 0) body.event_types = types as NonNullable<ReplayInput['event_types']>
     return body
   }
+  // The form's own check of the window, as the service's: until later than since.
+  const [checked, setChecked] = useState<Record<string, string>>({})
+  const refusal = readRefusal(preview.error ?? replay.error, LABELS)
+  const message = (field: keyof typeof LABELS) => checked[field] ?? refusal?.fields[field]
   const submit = (e: FormEvent) => {
     e.preventDefault()
+    const found: Record<string, string> = {}
+    if (since && until && !(new Date(until).getTime() > new Date(since).getTime())) {
+      found.until = 'Until must be later than Since'
+    }
+    setChecked(found)
+    if (Object.keys(found).length > 0) return
     replay.reset()
     preview.mutate(input())
   }
@@ -75,20 +89,29 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
               type="datetime-local"
               required
               value={since}
-              onChange={(e) => changed(setSince)(e.currentTarget.value)}
+              error={message('since')}
+              onChange={(e) => {
+                setChecked({})
+                changed(setSince)(e.currentTarget.value)
+              }}
             />
             <TextInput
               label="Until (optional)"
               description="Now, when left empty"
               type="datetime-local"
               value={until}
-              onChange={(e) => changed(setUntil)(e.currentTarget.value)}
+              error={message('until')}
+              onChange={(e) => {
+                setChecked({})
+                changed(setUntil)(e.currentTarget.value)
+              }}
             />
             <MultiSelect
               label="Event types (optional)"
               placeholder="All"
               data={FILTERABLE_TYPES as unknown as string[]}
               value={types}
+              error={message('event_types')}
               onChange={changed(setTypes)}
               w={280}
             />
@@ -106,7 +129,7 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
         </Stack>
       </form>
       <Stack mt="md">
-        <ErrorAlert error={preview.error} title="The events were not counted" />
+        {preview.error ? <RefusalAlert refusal={refusal} title="The events were not counted" /> : null}
         {counted && !replay.data && (
           <Alert variant="default" role="status" title="Replay preview">
             <Stack gap="xs">
@@ -132,7 +155,7 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
             </Stack>
           </Alert>
         )}
-        <ErrorAlert error={replay.error} title="Nothing was replayed" />
+        {replay.error ? <RefusalAlert refusal={refusal} title="Nothing was replayed" /> : null}
         {replay.data && (
           <Alert color="green" variant="default" role="status" title="Replay started">
             {events(replay.data.total)} will be sent again, in the order they were recorded; they appear in
