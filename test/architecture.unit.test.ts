@@ -59,6 +59,7 @@ const OWNERS: Record<string, string[]> = {
   api_requests: ['requests'],
   operators: ['accounts'],
   operator_invitations: ['accounts'],
+  password_resets: ['accounts'],
   order_event_counters: ['webhooks'],
   webhook_attempts: ['webhooks'],
   webhook_outcome_changes: ['webhooks'],

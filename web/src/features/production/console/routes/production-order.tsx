@@ -7,6 +7,7 @@ import { Page } from '../../../../components/page.tsx'
 import { RecordPage } from '../../../../components/record-page.tsx'
 import { Time } from '../../../../components/time.tsx'
 import { exactTime } from '../../../../lib/format.ts'
+import { useOrderHistory } from '../../../orders/api/order-edit.ts'
 import {
   CustomerFacts,
   OrderItems,
@@ -80,6 +81,8 @@ export function ProductionOrderRoute() {
 /** The production order itself; `error`: its last refresh failed. */
 function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: unknown }) {
   const { order, production_order: p, organization } = sheet
+  // Whether items changed since the order arrived: the Total then says so, as on the order's own page.
+  const history = useOrderHistory('operator', order.id)
   return (
     <Page
       title={`Production order ${order.external_order_id}`}
@@ -111,7 +114,7 @@ function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: 
         <Fact label="Organization">{organization.name}</Fact>
         <CustomerFacts customer={order.customer} />
         <OrderTimeFacts order={order} />
-        <TotalFact order={order} />
+        <TotalFact order={order} history={history.data} />
       </OrderSummary>
       <OrderItems count={order.items.length}>
         {order.items.map((item, n) => (
