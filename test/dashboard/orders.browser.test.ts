@@ -490,8 +490,8 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       await consoleItem.getByText('Quantity: 4').waitFor()
       await assertAccessible(console, 'console order page')
       // The production order page says of its Total what the order's page says: paid, items changed since.
-      const view = (await t.admin('GET', `/admin/v1/orders/${order.id}`)).json().data.order
-      await console.goto(`${origin}/dashboard/operator/production/${view.production_order.id}`)
+      const shown = (await t.admin('GET', `/admin/v1/orders/${order.id}`)).json().data.order
+      await console.goto(`${origin}/dashboard/operator/production/${shown.production_order.id}`)
       await console.getByText('paid by the customer; items changed since').waitFor()
       await console.getByText(/^Items now: /).waitFor()
       await item.getByText('Quantity: 4').waitFor()
