@@ -519,6 +519,14 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await timeline.getByText('order.received').waitFor()
     await timeline.getByText('https://webhook.test/console').waitFor()
     await assertAccessible(page, 'a console order with its deliveries')
+    // What the delivery sent, as members see it (its signatures are not the operator's to read).
+    await timeline
+      .getByRole('button', { name: 'Payload and headers of order.received to https://webhook.test/console' })
+      .click()
+    const details = page.getByRole('dialog', { name: 'Delivery details' })
+    assert.match((await details.getByLabel('Event payload').textContent())!, /"type": "order\.received"/)
+    await assertAccessible(page, 'a console delivery')
+    await details.getByRole('button', { name: 'Close' }).click()
   })
 
   test('Shop orders: the form creates one and says it produced no events', async () => {

@@ -247,6 +247,25 @@ describe('the operator console', () => {
       )
       assert.equal(again.statusCode, 202, again.body)
       assert.equal(again.json().data.delivery.redelivery_of, delivery.id)
+      // One entry with what it sent, as the console's order timeline opens it (any organization's).
+      const detail = await operator.client.call('GET', `/operator/webhook-deliveries/${delivery.id}`)
+      assert.equal(detail.statusCode, 200, detail.body)
+      const { data } = detail.json()
+      assert.equal(data.delivery.id, delivery.id)
+      assert.ok(Array.isArray(data.attempts))
+      assert.equal(data.payload.event.type, 'order.received')
+      assert.equal(JSON.parse(data.payload.event.body).type, 'order.received')
+      assertError(
+        await operator.client.call('GET', `/operator/webhook-deliveries/${randomUUID()}`),
+        404,
+        'not_found',
+      )
+      assertError(
+        await owner.client.call('GET', `/operator/webhook-deliveries/${delivery.id}`),
+        403,
+        'role_required',
+        'a member is no operator',
+      )
 
       // The organization's own log names the operator too.
       const orgLog = (await owner.client.call('GET', '/audit-log?limit=100')).json().data as {

@@ -1568,6 +1568,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operator/webhook-deliveries/{delivery_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One log entry of any organization: its attempts, its event body and the headers each attempt sent (signatures left out)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorGetWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/webhook-deliveries/{delivery_id}/redeliver": {
         parameters: {
             query?: never;
@@ -15363,6 +15383,195 @@ export interface operations {
             };
             /** @description Error: validation_failed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorGetWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** DashboardWebhookDelivery */
+                            delivery: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                endpoint_id: string;
+                                /** Format: uuid */
+                                event_id: string;
+                                event_type: string;
+                                /** @description pending, succeeded or failed (permanent); tolerate unknown values. */
+                                status: string;
+                                attempts: number;
+                                next_attempt_at: string | null;
+                                last_attempt_at: string | null;
+                                response_status: number | null;
+                                response_snippet: string | null;
+                                error_code: string | null;
+                                error_message: string | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description The entry this one repeats, when it is a redelivery; else null. */
+                                redelivery_of: string | null;
+                                /** @description The redelivery whose success ended this entry’s retries (its status is then failed, and its error_code that of its last failed attempt); else null. */
+                                superseded_by: string | null;
+                                /** @description The replay that queued this entry; else null. */
+                                replay_id: string | null;
+                                /** @description Pending, and its endpoint is failing: when the endpoint’s next probe may start. The delivery waits for it whatever next_attempt_at says (it goes as that probe, or after a probe succeeds, and not before its own next_attempt_at). Null: it does not wait (its endpoint is not failing, it is settled, or it is a redelivery, which goes when due). */
+                                endpoint_next_probe_at: string | null;
+                            };
+                            attempts: {
+                                /** @description 1 for the first attempt of this entry. */
+                                attempt: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                started_at: string;
+                                duration_ms: number | null;
+                                response_status: number | null;
+                                response_snippet: string | null;
+                                error_code: string | null;
+                                error_message: string | null;
+                            }[];
+                            payload: {
+                                event: {
+                                    id: string;
+                                    type: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    created_at: string;
+                                    /** @description The request body every attempt sent: the exact bytes signed (pretty-print a copy to read it). */
+                                    body: string;
+                                };
+                                attempts: {
+                                    attempt: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    started_at: string;
+                                    signature_timestamp: number | null;
+                                    headers: {
+                                        [key: string]: string;
+                                    } | null;
+                                    /** @description Headers the attempt sent whose values are not shown to this member: x-service-signature and webhook-signature for viewers (signatures are shown to owners and developers: with one, a request could be replayed within the 300 s tolerance). Empty otherwise. */
+                                    hidden_headers: string[];
+                                    note: string | null;
+                                }[];
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,8 +1,10 @@
+import Type from 'typebox'
 import {
   DASHBOARD_TAG,
   type DashboardArea,
   opActor,
   operatorChange,
+  operatorOnly,
   organizationRead,
 } from '../../../dashboard/route-config.ts'
 import type { OrganizationService } from '../../organizations/organizations.service.ts'
@@ -13,6 +15,7 @@ import {
   OperatorDeliveryParams,
   OperatorDeliveryQuery,
 } from './deliveries.console.schemas.ts'
+import { DeliveryDetail, DeliveryPayload } from './deliveries.dashboard.schemas.ts'
 
 /**
  * An organization's webhook delivery log in the operator console, and
@@ -41,6 +44,29 @@ export const webhookDeliveriesConsoleRoutes: DashboardArea<{
         cursor: request.query.cursor,
       })
     },
+  )
+
+  app.get(
+    '/operator/webhook-deliveries/:delivery_id',
+    {
+      config: { ...operatorOnly, errors: ['not_found'] },
+      schema: {
+        operationId: 'dashboardOperatorGetWebhookDelivery',
+        tags,
+        summary:
+          'One log entry of any organization: its attempts, its event body and the headers each attempt sent (signatures left out)',
+        params: OperatorDeliveryParams,
+        response: {
+          200: Type.Object({
+            data: Type.Object({
+              ...DeliveryDetail.properties.data.properties,
+              payload: DeliveryPayload.properties.data,
+            }),
+          }),
+        },
+      },
+    },
+    async (request) => ({ data: await webhooks.consoleDelivery(request.params.delivery_id) }),
   )
 
   app.post(

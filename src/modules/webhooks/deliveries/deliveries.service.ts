@@ -52,6 +52,46 @@ export function createDeliveryService(ctx: WebhookContext) {
     }
   }
 
+  /**
+   * What a log entry of the caller's delivered: its event's body (the exact
+   * bytes signed) and, per attempt, the headers sent, rebuilt from the
+   * signing time (delivered-headers.ts), the signatures only for a reader
+   * with `signatures`; 404 for any other id.
+   */
+  async function payloadOf(scope: WebhookScope, id: string, reader: Reader) {
+    const row = isUuid(id) ? await findDelivery(db, id) : undefined
+    if (!row || !inScope(scope, row)) throw notFoundHere('delivery', scope, row)
+    const [event, endpoint, attempts] = await Promise.all([
+      findEventBody(db, row.event_id),
+      findEndpoint(db, row.endpoint_id),
+      listAttempts(db, row.id),
+    ])
+    if (!event || !endpoint) throw notFoundHere('delivery', scope, undefined)
+    const signed = reader.signatures && attempts.some((a) => a.signature_timestamp !== null)
+    const box = signed ? await secretBox() : undefined
+    const open = box && ((sealed: string) => box.open(sealed))
+    return {
+      event: {
+        id: event.id,
+        type: event.type,
+        created_at: event.created_at.toISOString(),
+        body: event.body,
+      },
+      attempts: attempts.map((a) => ({
+        attempt: a.attempt,
+        started_at: a.started_at.toISOString(),
+        ...deliveredHeaders(a, event, endpoint, open),
+      })),
+    }
+  }
+
+  /** The organization and environment of an entry, whoever's it is. */
+  async function scopeOf(id: string): Promise<WebhookScope> {
+    const row = isUuid(id) ? await findDelivery(db, id) : undefined
+    if (!row) throw new AppError('not_found', { message: 'No webhook delivery with this id.' })
+    return { organizationId: row.organization_id, environment: row.environment }
+  }
+
   return {
     deliveries,
     delivery,
@@ -69,37 +109,20 @@ export function createDeliveryService(ctx: WebhookContext) {
       return { ...detail, delivery: view! }
     },
 
+    /** What a log entry of the caller's delivered (payloadOf). */
+    deliveryPayload: payloadOf,
+
     /**
-     * What a log entry of the caller's delivered: its event's body (the exact
-     * bytes signed) and, per attempt, the headers sent, rebuilt from the
-     * signing time (delivered-headers.ts), the signatures only for a reader
-     * with `signatures`; 404 for any other id.
+     * One entry of any organization's, for the operator console: the scope is
+     * the entry's own, and signatures are left out as for a viewer (an
+     * operator is no member). 404 for an unknown id.
      */
-    async deliveryPayload(scope: WebhookScope, id: string, reader: Reader) {
-      const row = isUuid(id) ? await findDelivery(db, id) : undefined
-      if (!row || !inScope(scope, row)) throw notFoundHere('delivery', scope, row)
-      const [event, endpoint, attempts] = await Promise.all([
-        findEventBody(db, row.event_id),
-        findEndpoint(db, row.endpoint_id),
-        listAttempts(db, row.id),
-      ])
-      if (!event || !endpoint) throw notFoundHere('delivery', scope, undefined)
-      const signed = reader.signatures && attempts.some((a) => a.signature_timestamp !== null)
-      const box = signed ? await secretBox() : undefined
-      const open = box && ((sealed: string) => box.open(sealed))
-      return {
-        event: {
-          id: event.id,
-          type: event.type,
-          created_at: event.created_at.toISOString(),
-          body: event.body,
-        },
-        attempts: attempts.map((a) => ({
-          attempt: a.attempt,
-          started_at: a.started_at.toISOString(),
-          ...deliveredHeaders(a, event, endpoint, open),
-        })),
-      }
+    async consoleDelivery(id: string) {
+      const scope = await scopeOf(id)
+      const reader = { signatures: false }
+      const [detail, payload] = await Promise.all([delivery(scope, id, reader), payloadOf(scope, id, reader)])
+      const [view] = await withProbeTimes(db, [detail.delivery])
+      return { ...detail, delivery: view!, payload }
     },
 
     /**

@@ -131,16 +131,14 @@ export function OrderTimeline({
                               <NextAttempt delivery={d} />
                             </Text>
                           )}
-                          {who === 'member' && (
-                            <Button
-                              variant="default"
-                              size="compact-xs"
-                              aria-label={`Payload and headers of ${event!.type} to ${d.endpoint_url}${d.redelivery_of ? ' (redelivery)' : ''}`}
-                              onClick={() => setOpen(d.id)}
-                            >
-                              Payload and headers
-                            </Button>
-                          )}
+                          <Button
+                            variant="default"
+                            size="compact-xs"
+                            aria-label={`Payload and headers of ${event!.type} to ${d.endpoint_url}${d.redelivery_of ? ' (redelivery)' : ''}`}
+                            onClick={() => setOpen(d.id)}
+                          >
+                            Payload and headers
+                          </Button>
                         </div>
                       ))}
                     </Stack>
@@ -151,9 +149,7 @@ export function OrderTimeline({
           )}
         </DataTable>
       )}
-      {who === 'member' && (
-        <DeliveryDialog env={isTest ? 'test' : 'live'} id={open} onClose={() => setOpen(null)} />
-      )}
+      <DeliveryDialog env={isTest ? 'test' : 'live'} id={open} onClose={() => setOpen(null)} who={who} />
     </Paper>
   )
 }

@@ -211,6 +211,21 @@ export function useDeliveryPayload(env: Env, id: string | null) {
   })
 }
 
+/** One delivery of any organization, for the console: its attempts and what it sent, signatures left out. */
+export function useConsoleDelivery(id: string | null) {
+  return useQuery({
+    queryKey: ['operator', 'webhook-delivery', id],
+    queryFn: () =>
+      call(
+        client.GET('/operator/webhook-deliveries/{delivery_id}', {
+          params: { path: { delivery_id: id ?? '' } },
+        }),
+      ).then((r) => r.data),
+    enabled: id !== null,
+    refetchInterval: POLL_MS,
+  })
+}
+
 /** Queues a sample event of a type to the endpoint; its entry appears in the delivery log. */
 export function useSendSample(env: Env, id: string) {
   const queryClient = useQueryClient()

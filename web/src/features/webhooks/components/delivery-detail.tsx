@@ -4,7 +4,7 @@ import { ErrorAlert } from '../../../components/error-alert.tsx'
 import { NextAttempt } from '../../../components/next-attempt.tsx'
 import { Time } from '../../../components/time.tsx'
 import type { Delivery } from '../../../lib/api.ts'
-import { type Env, useDelivery, useDeliveryPayload } from '../api/webhooks.ts'
+import { type Env, useConsoleDelivery, useDelivery, useDeliveryPayload } from '../api/webhooks.ts'
 import { DeliveryStatus } from './delivery-status.tsx'
 
 /** The body as a person reads it: indented JSON (the exact bytes sent are one line). */
@@ -18,18 +18,35 @@ function pretty(body: string): string {
 
 const wrapped = { whiteSpace: 'pre-wrap', wordBreak: 'break-all' } as const
 
-/** In place of a signature for viewers: with one, a request could be replayed. */
-const HIDDEN = '(hidden: owners and developers only)'
+/** In place of a signature for viewers and operators: with one, a request could be replayed. */
+const HIDDEN = {
+  member: '(hidden: owners and developers only)',
+  operator: "(hidden: the organization's owners and developers only)",
+}
 
 /**
  * One delivery: its attempts, the event payload it sent, pretty-printed, and
  * the headers of each attempt with the signature's timestamp (the signatures
- * named, not shown, to viewers). Opened from the delivery log and from an
- * order's timeline.
+ * named, not shown, to viewers and operators). Opened from the delivery log
+ * and from an order's timeline, the console's too.
  */
-export function DeliveryDialog({ env, id, onClose }: { env: Env; id: string | null; onClose: () => void }) {
-  const detail = useDelivery(env, id)
-  const payload = useDeliveryPayload(env, id)
+export function DeliveryDialog({
+  env,
+  id,
+  onClose,
+  who = 'member',
+}: {
+  env: Env
+  id: string | null
+  onClose: () => void
+  who?: 'member' | 'operator'
+}) {
+  const member = who === 'member'
+  const own = useDelivery(env, member ? id : null)
+  const ownPayload = useDeliveryPayload(env, member ? id : null)
+  const any = useConsoleDelivery(member ? null : id)
+  const detail = member ? own : any
+  const payload = member ? ownPayload : { data: any.data?.payload, error: null }
   const delivery: Delivery | undefined = detail.data?.delivery
   const stacked = useStacked()
   return (
@@ -117,7 +134,7 @@ export function DeliveryDialog({ env, id, onClose }: { env: Env; id: string | nu
                     <Code block aria-label={`Headers sent on attempt ${a.attempt}`} style={wrapped}>
                       {[
                         ...Object.entries(a.headers).map(([name, value]) => `${name}: ${value}`),
-                        ...a.hidden_headers.map((name) => `${name}: ${HIDDEN}`),
+                        ...a.hidden_headers.map((name) => `${name}: ${HIDDEN[who]}`),
                       ].join('\n')}
                     </Code>
                   )}
