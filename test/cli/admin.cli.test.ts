@@ -244,6 +244,43 @@ describe('admin CLI: the operator API', () => {
     const products = await admin(['products', 'list', org.id])
     assertAligned(products.stdout, ['ID', 'SKU', 'NAME', 'CREATED'])
     assert.match(products.stdout, /MUG-01 +Photo mug/)
+
+    // Its print specification: set in words, removed; a bad option is a usage error (exit 2).
+    const mug = (await json(['products', 'list', org.id]))[0]
+    const spec = await admin([
+      'products',
+      'print-spec',
+      mug.id,
+      '--width-mm',
+      '200',
+      '--height-mm',
+      '95.5',
+      '--dpi',
+      '300',
+      '--colour',
+      'cmyk',
+      '--no-transparency',
+    ])
+    assert.equal(spec.status, 0, spec.stderr)
+    assert.equal(
+      spec.stdout.trim(),
+      'Print specification of MUG-01:\n  every file: 200 \u00d7 95.5 mm, 300 dpi, CMYK, no transparency',
+    )
+    const bad = await admin([
+      'products',
+      'print-spec',
+      mug.id,
+      '--width-mm',
+      '200',
+      '--height-mm',
+      '95',
+      '--colour',
+      'grey',
+    ])
+    assert.equal(bad.status, 2)
+    assert.match(bad.stderr, /--colour takes any, rgb or cmyk/)
+    const removed = await admin(['products', 'print-spec', mug.id, '--remove'])
+    assert.equal(removed.stdout.trim(), 'Removed the print specification of MUG-01.')
   })
 
   test('orders and production: an order moved item by item, partner flag, cancel; stats', async () => {

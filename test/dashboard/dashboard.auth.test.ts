@@ -153,6 +153,7 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
     'PUT /dashboard/api/automation/rules/:rule_id': () => generatedRule,
     'POST /dashboard/api/automation/rules/order': () => ({ rule_ids: [ruleId] }),
     'POST /dashboard/api/automation/dry-run': () => generatedRule,
+    'PUT /dashboard/api/products/:product_id/print-spec': () => ({ print_spec: null }),
   }
   /** Changes whose path says it all. */
   const NO_BODY = [

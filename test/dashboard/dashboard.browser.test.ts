@@ -518,6 +518,21 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
       await form.getByRole('textbox', { name: 'Name' }).fill('Natural tote')
       await form.getByRole('button', { name: 'Add product' }).click()
       await page.getByRole('status').getByText('It linked 1 existing item').waitFor()
+      // Its print specification: each field explained, checked before saving, said in a line after.
+      const catalog = page.getByRole('table', { name: 'Products' })
+      const row = catalog.getByRole('row').filter({ hasText: 'TOTE-NATURAL' })
+      await row.getByText('None set').waitFor()
+      await row.getByRole('button', { name: 'Set print specification of TOTE-NATURAL' }).click()
+      const spec = page.getByRole('dialog', { name: 'Print specification of TOTE-NATURAL' })
+      await spec.getByLabel(/^Height \(mm\)/).fill('400')
+      await spec.getByRole('button', { name: 'Save print specification' }).click()
+      await spec.getByText('Width must be more than 0 and at most 5000 mm').waitFor()
+      await assertAccessible(page, 'the print specification dialog')
+      await spec.getByLabel(/^Width \(mm\)/).fill('380')
+      await spec.getByLabel(/^Bleed \(mm\)/).fill('3')
+      await spec.getByRole('button', { name: 'Save print specification' }).click()
+      await spec.waitFor({ state: 'detached' })
+      await row.getByText('Every file: 380 × 400 mm, 150 dpi, 3 mm bleed').waitFor()
       await page.goto(`${origin}/dashboard/orders/${state.orderId}`)
       await page.getByRole('region', { name: 'Item 1: Tote bag' }).getByText('Linked to a product').waitFor()
 
@@ -528,6 +543,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
         / added (live |test )?webhook endpoint https?:\/\//,
         / redelivered an? \S+ event to https?:\/\//,
         / created product \S+/,
+        / set the print specification of product TOTE-NATURAL: 380 × 400 mm, 150 dpi, 3 mm bleed/,
       ]) {
         await page.getByText(sentence).first().waitFor()
       }

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict'
 import { test } from 'node:test'
 import { CustomerRequest, ItemRequest, LIMITS } from '../../src/modules/orders/orders.schemas.ts'
+import { describePrintSpec, PRINT_SPEC_LIMITS } from '../../src/modules/products/print-spec.ts'
+import {
+  PRINT_SPEC_LIMITS as WEB_PRINT_SPEC_LIMITS,
+  describePrintSpec as webDescribe,
+} from '../../web/src/features/products/lib/print-spec-words.ts'
 import { ORDER_LIMITS } from '../../web/src/lib/limits.ts'
 
 test("the dashboard's order limits are the service's", () => {
@@ -19,4 +24,19 @@ test("the dashboard's order limits are the service's", () => {
   assert.deepEqual(ORDER_LIMITS.customerName, length(CustomerRequest.properties.name))
   assert.deepEqual(ORDER_LIMITS.customerEmail, length(CustomerRequest.properties.email))
   assert.deepEqual(ORDER_LIMITS.customerPhone, length(CustomerRequest.properties.phone))
+})
+
+test("the Products page's print specification limits and words are the service's", () => {
+  assert.deepEqual(WEB_PRINT_SPEC_LIMITS, PRINT_SPEC_LIMITS)
+  const spec = {
+    width_mm: 420,
+    height_mm: 594,
+    min_dpi: 150,
+    bleed_mm: 3,
+    colour: 'cmyk' as const,
+    pages: 1,
+    transparency: false,
+  }
+  assert.equal(webDescribe(spec), describePrintSpec(spec))
+  assert.equal(webDescribe(spec), '420 \u00d7 594 mm, 150 dpi, 3 mm bleed, CMYK, 1 page, no transparency')
 })

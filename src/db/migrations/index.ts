@@ -30,6 +30,7 @@ import * as webhookDailyOutcomes from './2026-11-29-0031-webhook-daily-outcomes.
 import * as requestLog from './2026-11-29-0032-request-log.ts'
 import * as attemptSigningTime from './2026-11-29-0033-attempt-signing-time.ts'
 import * as passwordResets from './2026-12-03-0034-password-resets.ts'
+import * as productPrintSpecs from './2026-12-03-0035-product-print-specs.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -65,6 +66,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-29-0032-request-log': requestLog,
   '2026-11-29-0033-attempt-signing-time': attemptSigningTime,
   '2026-12-03-0034-password-resets': passwordResets,
+  '2026-12-03-0035-product-print-specs': productPrintSpecs,
 }
 
 export const migrationProvider: MigrationProvider = {

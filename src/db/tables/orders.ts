@@ -44,12 +44,35 @@ export interface ApiKeyTable {
   last_used_at: Date | null
 }
 
+/** What a product's production files must be to print well (src/modules/products/print-spec.ts). */
+export interface PrintSpec {
+  /** The print area. */
+  width_mm: number
+  height_mm: number
+  /** The least effective resolution at the print area. */
+  min_dpi: number
+  bleed_mm: number
+  colour: 'any' | 'rgb' | 'cmyk'
+  /** Pages a PDF must have; null: any number. */
+  pages: number | null
+  /** Whether transparency is allowed. */
+  transparency: boolean
+}
+
+/** One spec for every file of the product (`default`), or one per file role, or both (a role's wins). */
+export interface PrintSpecs {
+  default: PrintSpec | null
+  roles: Record<string, PrintSpec>
+}
+
 export interface ProductTable {
   id: string
   organization_id: string
   sku: string
   name: string
   created_at: Date
+  /** What its production files must be to print well (products/print-spec.ts); null: none set. */
+  print_spec: Json<PrintSpecs> | null
 }
 
 export interface OrderTable {

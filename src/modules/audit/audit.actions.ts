@@ -22,6 +22,7 @@ export const AUDIT_ACTIONS = [
   'api_key.created',
   'api_key.revoked',
   'product.created',
+  'product.print_spec_set',
   'shop_order.created',
   'production.status_set',
   'production.partner_set',

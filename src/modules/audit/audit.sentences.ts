@@ -1,3 +1,5 @@
+import type { PrintSpecs } from '../../db/schema.ts'
+import { describePrintSpec } from '../products/print-spec.ts'
 import type { AuditAction } from './audit.actions.ts'
 
 /** What the sentence needs of an entry (both logs' views and the CSV have these). */
@@ -83,6 +85,17 @@ const resetIssued = (a: string, s: string, d: Record<string, unknown>) =>
 const resetUsed = (a: string, d: Record<string, unknown>) =>
   `${a} set a new password with a reset link${sessions(d.sessions_ended)}`
 
+/** "… set the print specification of product POSTER-A2: 420 × 594 mm, 150 dpi; front 210 × 297 mm, 300 dpi". */
+function printSpecSentence(a: string, sku: string, specs: unknown): string {
+  const value = specs as PrintSpecs | null | undefined
+  if (!value) return `${a} removed the print specification of product ${sku}`
+  const parts = [
+    ...(value.default ? [describePrintSpec(value.default)] : []),
+    ...Object.entries(value.roles ?? {}).map(([role, spec]) => `${role} ${describePrintSpec(spec)}`),
+  ]
+  return `${a} set the print specification of product ${sku}${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`
+}
+
 type Sentence = (actor: string, subject: string, d: Record<string, unknown>) => string
 
 /**
@@ -118,6 +131,7 @@ const SENTENCES: Record<AuditAction, Sentence> = {
   'api_key.revoked': (a, s, d) =>
     `${a} revoked ${str(d.environment) ? `${d.environment} ` : ''}key ${s}\u2026`,
   'product.created': (a, s, d) => `${a} created product ${s}${str(d.name) ? ` (${d.name})` : ''}`,
+  'product.print_spec_set': (a, s, d) => printSpecSentence(a, s, d.print_spec),
   'shop_order.created': (a, s, d) => `${a} created ${orderName(d, s)} in the dashboard`,
   'production.status_set': (a, s, d) =>
     `${a} set the production status of ${orderName(d, s)} from ${status(d.from)} to ${status(d.to)}`,

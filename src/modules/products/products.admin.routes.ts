@@ -2,8 +2,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import type { FastifyInstance } from 'fastify'
 import Type from 'typebox'
 import { closed, OrgParams, op, opCreate } from '../../http/admin-route-config.ts'
-import { Text } from '../../http/schemas.ts'
+import { Nullable, Text } from '../../http/schemas.ts'
 import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
+import { PrintSpecsInput } from './print-spec.ts'
 import type { ProductService } from './products.service.ts'
 
 /** /admin/v1 products: an organization's catalog. */
@@ -32,6 +33,27 @@ export function productsAdminRoutes(deps: { products: ProductService }) {
         reply.code(201)
         return { data: { product } }
       },
+    )
+
+    app.put(
+      '/products/:product_id/print-spec',
+      {
+        config: { auth: 'operator' as const, jsonBody: true },
+        schema: {
+          params: Type.Object({ product_id: Type.String() }),
+          body: Type.Object({ print_spec: Nullable(PrintSpecsInput) }, closed),
+        },
+      },
+      async (request) => ({
+        data: {
+          product: await deps.products.setPrintSpecs(
+            'any',
+            request.params.product_id,
+            request.body.print_spec,
+            OPERATOR_TOKEN_ACTOR,
+          ),
+        },
+      }),
     )
 
     app.get(

@@ -1,6 +1,14 @@
 import { change, ctx, DASHBOARD_TAG, type DashboardArea, meta, viewer } from '../../dashboard/route-config.ts'
 import type { AuditActor } from '../audit/audit.service.ts'
-import { ProductBody, ProductCreated, ProductList, UnmatchedSkuList } from './products.dashboard.schemas.ts'
+import {
+  PrintSpecBody,
+  ProductAnswer,
+  ProductBody,
+  ProductCreated,
+  ProductList,
+  ProductParams,
+  UnmatchedSkuList,
+} from './products.dashboard.schemas.ts'
 import type { ProductService } from './products.service.ts'
 
 const tags = [DASHBOARD_TAG]
@@ -47,6 +55,36 @@ export const productsDashboardRoutes: DashboardArea<{ products: ProductService }
       const created = await products.create(member.organization_id, request.body, actor)
       reply.code(201)
       return { data: { product: created.product, linked_items: created.linkedItems } }
+    },
+  )
+
+  app.put(
+    '/products/:product_id/print-spec',
+    {
+      config: change('developer'),
+      schema: {
+        operationId: 'dashboardSetPrintSpec',
+        tags,
+        summary: "Set a product's print specifications (null removes them)",
+        params: ProductParams,
+        body: PrintSpecBody,
+        response: { 200: ProductAnswer },
+      },
+    },
+    async (request) => {
+      const { member } = ctx(request)
+      const actor: AuditActor = {
+        accountId: member.account_id,
+        label: member.email,
+        address: meta(request).address,
+      }
+      const product = await products.setPrintSpecs(
+        { organizationId: member.organization_id },
+        request.params.product_id,
+        request.body.print_spec,
+        actor,
+      )
+      return { data: { product } }
     },
   )
 

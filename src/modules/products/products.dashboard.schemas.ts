@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox'
-import { Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { Nullable, Text, Timestamp, Uuid } from '../../http/schemas.ts'
+import { PrintSpecsInput, PrintSpecsSchema } from './print-spec.ts'
 
 /** The Products page's schemas. */
 
@@ -10,8 +11,21 @@ export const Product = Type.Object({
   sku: Type.String(),
   name: Type.String(),
   created_at: Timestamp,
+  print_spec: Type.Union([PrintSpecsSchema, Type.Null()], {
+    description: 'What its production files must be to print well (docs/preflight.md); null: none set.',
+  }),
 })
 export type Product = Static<typeof Product>
+
+export const ProductParams = Type.Object({ product_id: Type.String({ maxLength: 64 }) })
+export const PrintSpecBody = Type.Object(
+  {
+    // One spec for every file (default), one per file role (roles), or both; null removes them.
+    print_spec: Nullable(PrintSpecsInput),
+  },
+  closed,
+)
+export const ProductAnswer = Type.Object({ data: Type.Object({ product: Product }) })
 
 export const ProductList = Type.Object({ data: Type.Array(Product) })
 

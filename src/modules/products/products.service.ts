@@ -1,13 +1,14 @@
 import type { Database } from '../../db/database.ts'
-import type { ProductRow } from '../../db/schema.ts'
+import type { PrintSpecs, ProductRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
-import { newId } from '../../lib/ids.ts'
+import { isUuid, newId } from '../../lib/ids.ts'
 import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { linkItemsToProduct } from '../orders/orders.repo.ts'
 import { findUnmatchedSkus } from '../orders/unmatched-skus.repo.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
-import { insertProduct, listProducts } from './products.repo.ts'
+import { normalizePrintSpecs, type PrintSpecsInput } from './print-spec.ts'
+import { findAnyProduct, findProduct, insertProduct, listProducts, setPrintSpecs } from './products.repo.ts'
 
 export interface ProductView {
   id: string
@@ -15,6 +16,8 @@ export interface ProductView {
   sku: string
   name: string
   created_at: string
+  /** What its files must be to print well; null: none set. */
+  print_spec: PrintSpecs | null
 }
 
 export interface UnmatchedSkuView {
@@ -57,6 +60,7 @@ export function createProductService(deps: {
         sku: input.sku,
         name: input.name,
         created_at: clock.now(),
+        print_spec: null,
       }
       const linked = await db.transaction().execute(async (trx) => {
         if (!(await insertProduct(trx, row))) return undefined
@@ -79,6 +83,39 @@ export function createProductService(deps: {
       })
       if (linked === undefined) throw new AppError('product_already_exists', { field: 'sku' })
       return { product: view(row), linkedItems: linked }
+    },
+
+    /**
+     * Sets the product's print specifications (null removes them), with
+     * defaults filled in, in one transaction with its audit entry. The
+     * organization's product only (`organizationId`; the operator: any);
+     * 404 for any other id.
+     */
+    async setPrintSpecs(
+      scope: { organizationId: string } | 'any',
+      productId: string,
+      input: PrintSpecsInput | null,
+      actor: AuditActor,
+    ): Promise<ProductView> {
+      const specs = normalizePrintSpecs(input)
+      const found = !isUuid(productId)
+        ? undefined
+        : scope === 'any'
+          ? await findAnyProduct(db, productId)
+          : await findProduct(db, scope.organizationId, productId)
+      if (!found) throw new AppError('not_found', { message: 'No product with this id.' })
+      const row = await db.transaction().execute(async (trx) => {
+        const updated = await setPrintSpecs(trx, found.id, specs)
+        await recordAudit(trx, clock, {
+          organizationId: found.organization_id,
+          actor,
+          action: 'product.print_spec_set',
+          subject: found.sku,
+          details: { print_spec: specs },
+        })
+        return updated
+      })
+      return view(row)
     },
 
     async list(organizationId: string): Promise<ProductView[]> {

@@ -936,6 +936,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/products/{product_id}/print-spec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a product's print specifications (null removes them)
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        put: operations["dashboardSetPrintSpec"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/products/unmatched-skus": {
         parameters: {
             query?: never;
@@ -4299,7 +4319,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -4436,7 +4456,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -9645,6 +9665,29 @@ export interface operations {
                              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                              */
                             created_at: string;
+                            /** @description What its production files must be to print well (docs/preflight.md); null: none set. */
+                            print_spec: {
+                                default: {
+                                    width_mm: number;
+                                    height_mm: number;
+                                    min_dpi: number;
+                                    bleed_mm: number;
+                                    colour: "any" | "rgb" | "cmyk";
+                                    pages: number | null;
+                                    transparency: boolean;
+                                } | null;
+                                roles: {
+                                    [key: string]: {
+                                        width_mm: number;
+                                        height_mm: number;
+                                        min_dpi: number;
+                                        bleed_mm: number;
+                                        colour: "any" | "rgb" | "cmyk";
+                                        pages: number | null;
+                                        transparency: boolean;
+                                    };
+                                };
+                            } | null;
                         }[];
                     };
                 };
@@ -9766,6 +9809,29 @@ export interface operations {
                                  * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
                                  */
                                 created_at: string;
+                                /** @description What its production files must be to print well (docs/preflight.md); null: none set. */
+                                print_spec: {
+                                    default: {
+                                        width_mm: number;
+                                        height_mm: number;
+                                        min_dpi: number;
+                                        bleed_mm: number;
+                                        colour: "any" | "rgb" | "cmyk";
+                                        pages: number | null;
+                                        transparency: boolean;
+                                    } | null;
+                                    roles: {
+                                        [key: string]: {
+                                            width_mm: number;
+                                            height_mm: number;
+                                            min_dpi: number;
+                                            bleed_mm: number;
+                                            colour: "any" | "rgb" | "cmyk";
+                                            pages: number | null;
+                                            transparency: boolean;
+                                        };
+                                    };
+                                } | null;
                             };
                             /** @description Existing items with this sku that the product linked (later orders link as they arrive). */
                             linked_items: number;
@@ -9811,6 +9877,215 @@ export interface operations {
             };
             /** @description Error: product_already_exists */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardSetPrintSpec: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                product_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    print_spec: {
+                        default?: {
+                            /** @description The print area: its width in millimetres. */
+                            width_mm: number;
+                            /** @description The print area: its height in millimetres. */
+                            height_mm: number;
+                            /** @description The least effective resolution at the print area, in dots per inch (150 when left out). */
+                            min_dpi?: number;
+                            /** @description Bleed on each side, in millimetres (0 when left out). */
+                            bleed_mm?: number;
+                            /** @description The colour space files must be in (any when left out). */
+                            colour?: "any" | "rgb" | "cmyk";
+                            /** @description Pages a PDF must have (any number when left out or null). */
+                            pages?: number | null;
+                            /** @description Whether transparent pixels are allowed (true when left out). */
+                            transparency?: boolean;
+                        } | null;
+                        /** @description A spec per file role (the order's files[].role, 1 to 40 characters), at most 20. */
+                        roles?: {
+                            [key: string]: {
+                                /** @description The print area: its width in millimetres. */
+                                width_mm: number;
+                                /** @description The print area: its height in millimetres. */
+                                height_mm: number;
+                                /** @description The least effective resolution at the print area, in dots per inch (150 when left out). */
+                                min_dpi?: number;
+                                /** @description Bleed on each side, in millimetres (0 when left out). */
+                                bleed_mm?: number;
+                                /** @description The colour space files must be in (any when left out). */
+                                colour?: "any" | "rgb" | "cmyk";
+                                /** @description Pages a PDF must have (any number when left out or null). */
+                                pages?: number | null;
+                                /** @description Whether transparent pixels are allowed (true when left out). */
+                                transparency?: boolean;
+                            };
+                        };
+                    } | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                sku: string;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description What its production files must be to print well (docs/preflight.md); null: none set. */
+                                print_spec: {
+                                    default: {
+                                        width_mm: number;
+                                        height_mm: number;
+                                        min_dpi: number;
+                                        bleed_mm: number;
+                                        colour: "any" | "rgb" | "cmyk";
+                                        pages: number | null;
+                                        transparency: boolean;
+                                    } | null;
+                                    roles: {
+                                        [key: string]: {
+                                            width_mm: number;
+                                            height_mm: number;
+                                            min_dpi: number;
+                                            bleed_mm: number;
+                                            colour: "any" | "rgb" | "cmyk";
+                                            pages: number | null;
+                                            transparency: boolean;
+                                        };
+                                    };
+                                } | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12968,7 +13243,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -13107,7 +13382,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };

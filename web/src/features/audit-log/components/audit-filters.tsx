@@ -32,6 +32,7 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'api_key.created': 'API key created',
   'api_key.revoked': 'API key revoked',
   'product.created': 'Product created',
+  'product.print_spec_set': 'Print specification set',
   'shop_order.created': 'Order created in the dashboard',
   'production.status_set': 'Production status set',
   'production.partner_set': 'Partner production set',

@@ -1,4 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
+import type { paths } from '../../../generated/dashboard-api.ts'
 import { call, client } from '../../../lib/api.ts'
 
 /** Unmatched skus come from orders, which keep arriving. */
@@ -32,5 +33,23 @@ export function useCreateProduct() {
         queryClient.invalidateQueries({ queryKey: PRODUCTS_KEY }),
         queryClient.invalidateQueries({ queryKey: ['order'] }),
       ]),
+  })
+}
+
+/** What the print-spec route takes: one spec for every file, one per file role, or null to remove them. */
+export type PrintSpecsInput =
+  paths['/products/{product_id}/print-spec']['put']['requestBody']['content']['application/json']['print_spec']
+
+export function useSetPrintSpecs() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (input: { productId: string; printSpec: PrintSpecsInput }) =>
+      call(
+        client.PUT('/products/{product_id}/print-spec', {
+          params: { path: { product_id: input.productId } },
+          body: { print_spec: input.printSpec },
+        }),
+      ).then((r) => r.data),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: PRODUCTS_KEY }),
   })
 }

@@ -25,7 +25,7 @@ export function ProductsRoute() {
     >
       {canCreate && <ProductForm sku={sku} onSkuChange={setSku} nameRef={nameRef} />}
       <UnmatchedSkus onCreate={canCreate ? startFrom : undefined} />
-      <Catalog />
+      <Catalog canEdit={canCreate} />
     </Page>
   )
 }
