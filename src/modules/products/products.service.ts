@@ -97,13 +97,13 @@ export function createProductService(deps: {
       input: PrintSpecsInput | null,
       actor: AuditActor,
     ): Promise<ProductView> {
-      const specs = normalizePrintSpecs(input)
       const found = !isUuid(productId)
         ? undefined
         : scope === 'any'
           ? await findAnyProduct(db, productId)
           : await findProduct(db, scope.organizationId, productId)
       if (!found) throw new AppError('not_found', { message: 'No product with this id.' })
+      const specs = normalizePrintSpecs(input)
       const row = await db.transaction().execute(async (trx) => {
         const updated = await setPrintSpecs(trx, found.id, specs)
         await recordAudit(trx, clock, {
