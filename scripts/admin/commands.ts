@@ -8,6 +8,7 @@ import { AUTOMATION_COMMANDS } from './commands/automation.ts'
 import type { Command } from './commands/command.ts'
 import { ORDERS_COMMANDS, STATS_COMMANDS } from './commands/orders.ts'
 import { ORGANIZATIONS_COMMANDS } from './commands/organizations.ts'
+import { PRODUCTS_COMMANDS } from './commands/products.ts'
 import { USAGE_COMMANDS } from './commands/usage.ts'
 import { WEBHOOKS_COMMANDS } from './commands/webhooks.ts'
 
@@ -15,6 +16,7 @@ export type { Command, Json, OptionSpec, RunContext } from './commands/command.t
 
 export const COMMANDS: Command[] = [
   ...ORGANIZATIONS_COMMANDS,
+  ...PRODUCTS_COMMANDS,
   ...ORDERS_COMMANDS,
   ...WEBHOOKS_COMMANDS,
   ...AUTOMATION_COMMANDS,
