@@ -1,90 +1,26 @@
 import {
-  ActionIcon,
   Alert,
   Anchor,
   Button,
   Card,
-  Fieldset,
   Group,
   NumberInput,
   Select,
   Stack,
-  Table,
   Text,
   TextInput,
   Title,
-  VisuallyHidden,
 } from '@mantine/core'
 import { type FormEvent, useState } from 'react'
 import { Link } from 'react-router'
-import { useStacked } from '../../../../components/data-table.tsx'
 import { RefusalAlert } from '../../../../components/error-alert.tsx'
 import { Page } from '../../../../components/page.tsx'
-import {
-  checkLength,
-  checkWholeNumber,
-  cleared,
-  problems,
-  readRefusal,
-} from '../../../../lib/field-errors.ts'
+import { cleared, readRefusal } from '../../../../lib/field-errors.ts'
 import { ORDER_LIMITS } from '../../../../lib/limits.ts'
 import { useOrganizations } from '../../../organizations/console/api/organizations.ts'
 import { useCreateShopOrder } from '../api/shop-orders.ts'
-
-interface ItemDraft {
-  sku: string
-  name: string
-  quantity: number | string
-  price: number | string
-}
-const emptyItem = (): ItemDraft => ({ sku: '', name: '', quantity: 1, price: '' })
-
-const ITEM_WORDS: Record<string, string> = {
-  sku: 'SKU',
-  name: 'name',
-  quantity: 'quantity',
-  price: 'unit price',
-}
-const FIELD_LABELS: Record<string, string> = {
-  external_order_id: 'Order number in the shop',
-  'customer.name': 'Customer name',
-  'customer.email': 'Customer email',
-  currency: 'Currency',
-  total_amount: 'Total amount',
-}
-
-/** What the service may name in a refusal, in this form's words ("items.0.quantity" is "Item 1 quantity"). */
-const labelOf = (field: string) => {
-  const item = /^items\.(\d+)\.(sku|name|quantity|price)$/.exec(field)
-  return item ? `Item ${Number(item[1]) + 1} ${ITEM_WORDS[item[2]!]}` : FIELD_LABELS[field]
-}
-
-/** The form's own checks, with the service's limits: the messages by the API's field path, or none. */
-function check(v: {
-  externalId: string
-  customerName: string
-  customerEmail: string
-  currency: string
-  total: number | string
-  items: ItemDraft[]
-}) {
-  const checks: Record<string, string | undefined> = {
-    external_order_id: checkLength('Order number in the shop', v.externalId.trim(), { min: 1, max: 255 }),
-    'customer.name': checkLength('Customer name', v.customerName.trim(), ORDER_LIMITS.customerName),
-    'customer.email': checkLength('Customer email', v.customerEmail.trim(), ORDER_LIMITS.customerEmail),
-    currency: /^[A-Z]{3}$/.test(v.currency.trim().toUpperCase())
-      ? undefined
-      : 'Currency must be three letters, such as EUR',
-    total_amount: v.total === '' ? 'Total amount is required' : undefined,
-  }
-  v.items.forEach((item, n) => {
-    const name = `Item ${n + 1}`
-    checks[`items.${n}.sku`] = checkLength(`${name} SKU`, item.sku.trim(), { max: 255 })
-    checks[`items.${n}.name`] = checkLength(`${name} name`, item.name.trim(), { min: 1, max: 255 })
-    checks[`items.${n}.quantity`] = checkWholeNumber(`${name} quantity`, item.quantity, ORDER_LIMITS.quantity)
-  })
-  return problems(checks)
-}
+import { ItemsFields } from '../components/shop-order-items.tsx'
+import { checkShopOrder, emptyItem, type ItemDraft, labelOf } from '../lib/shop-order-form.ts'
 
 export function ShopOrdersRoute() {
   const organizations = useOrganizations()
@@ -112,7 +48,7 @@ export function ShopOrdersRoute() {
 
   function submit(event: FormEvent) {
     event.preventDefault()
-    const found = check({ externalId, customerName, customerEmail, currency, total, items })
+    const found = checkShopOrder({ externalId, customerName, customerEmail, currency, total, items })
     const missing = orgId ? undefined : { organization: 'Choose the organization' }
     setChecked({ ...found, ...missing })
     if (found || !orgId) return
@@ -281,120 +217,5 @@ export function ShopOrdersRoute() {
         </Alert>
       )}
     </Page>
-  )
-}
-
-/**
- * The order's items: a table of inputs on a wide screen; on a phone a group
- * per item with its fields one under the other, named as in the table.
- */
-function ItemsFields({
-  items,
-  setItem,
-  setItems,
-  message,
-}: {
-  items: ItemDraft[]
-  setItem: (n: number, change: Partial<ItemDraft>) => void
-  setItems: (change: (all: ItemDraft[]) => ItemDraft[]) => void
-  /** The message of a field, by the API's path (`items.0.quantity`), if any. */
-  message: (field: string) => string | undefined
-}) {
-  const stacked = useStacked()
-  const fields = (item: ItemDraft, n: number) => [
-    <TextInput
-      key="sku"
-      label={stacked ? 'SKU' : undefined}
-      aria-label={`Item ${n + 1} SKU`}
-      maxLength={255}
-      value={item.sku}
-      error={message(`items.${n}.sku`)}
-      onChange={(e) => setItem(n, { sku: e.currentTarget.value })}
-    />,
-    <TextInput
-      key="name"
-      label={stacked ? 'Name' : undefined}
-      aria-label={`Item ${n + 1} name`}
-      required
-      maxLength={255}
-      value={item.name}
-      error={message(`items.${n}.name`)}
-      onChange={(e) => setItem(n, { name: e.currentTarget.value })}
-    />,
-    <NumberInput
-      key="quantity"
-      label={stacked ? 'Quantity' : undefined}
-      aria-label={`Item ${n + 1} quantity`}
-      required
-      min={ORDER_LIMITS.quantity.min}
-      max={ORDER_LIMITS.quantity.max}
-      allowDecimal={false}
-      error={message(`items.${n}.quantity`)}
-      w={stacked ? undefined : 100}
-      value={item.quantity}
-      onChange={(v) => setItem(n, { quantity: v })}
-    />,
-    <NumberInput
-      key="price"
-      label={stacked ? 'Unit price' : undefined}
-      aria-label={`Item ${n + 1} unit price`}
-      min={0}
-      decimalScale={2}
-      error={message(`items.${n}.price`)}
-      w={stacked ? undefined : 120}
-      value={item.price}
-      onChange={(v) => setItem(n, { price: v })}
-    />,
-  ]
-  const remove = (n: number) =>
-    items.length > 1 && (
-      <ActionIcon
-        variant="default"
-        aria-label={`Remove item ${n + 1}`}
-        onClick={() => setItems((all) => all.filter((_, i) => i !== n))}
-      >
-        ×
-      </ActionIcon>
-    )
-  if (stacked) {
-    return (
-      <Stack gap="sm">
-        {items.map((item, n) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: items are positions of the form
-          <Fieldset key={n} legend={`Item ${n + 1}`} p="sm">
-            <Stack gap="xs">
-              {fields(item, n)}
-              {remove(n) && <Group justify="flex-end">{remove(n)}</Group>}
-            </Stack>
-          </Fieldset>
-        ))}
-      </Stack>
-    )
-  }
-  return (
-    <Table aria-label="Items of the shop order">
-      <Table.Thead>
-        <Table.Tr>
-          <Table.Th>SKU</Table.Th>
-          <Table.Th>Name</Table.Th>
-          <Table.Th>Quantity</Table.Th>
-          <Table.Th>Unit price</Table.Th>
-          <Table.Th>
-            <VisuallyHidden>Remove</VisuallyHidden>
-          </Table.Th>
-        </Table.Tr>
-      </Table.Thead>
-      <Table.Tbody>
-        {items.map((item, n) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: rows are positions of the form
-          <Table.Tr key={n}>
-            {fields(item, n).map((field) => (
-              <Table.Td key={field.key}>{field}</Table.Td>
-            ))}
-            <Table.Td>{remove(n)}</Table.Td>
-          </Table.Tr>
-        ))}
-      </Table.Tbody>
-    </Table>
   )
 }
