@@ -6,9 +6,9 @@ import { cleared, type FieldLabels, problems, readRefusal } from './field-errors
  * sending, a field's cleared when it changes) first, then the service's
  * refusal read with the form's labels.
  */
-export function useFieldMessages(error: unknown, labels: FieldLabels) {
+export function useFieldMessages(error: unknown, labels: FieldLabels, byCode?: Record<string, string>) {
   const [checked, setChecked] = useState<Record<string, string>>({})
-  const refusal = readRefusal(error, labels)
+  const refusal = readRefusal(error, labels, byCode)
   return {
     refusal,
     message: (field: string) => checked[field] ?? refusal?.fields[field],

@@ -13,7 +13,8 @@ import { type FormEvent, useState } from 'react'
 import { RefusalAlert } from '../../../components/error-alert.tsx'
 import { SecretReveal } from '../../../components/secret-reveal.tsx'
 import { type Env, useRememberedEnvironment } from '../../../lib/environment.ts'
-import { checkLength, cleared, problems, readRefusal } from '../../../lib/field-errors.ts'
+import { checkLength } from '../../../lib/field-errors.ts'
+import { useFieldMessages } from '../../../lib/use-field-messages.ts'
 import { SCOPE_PERMITS, SCOPES, useCreateApiKey } from '../api/api-keys.ts'
 
 /** What the service may name in a refusal, in this form's words. */
@@ -36,19 +37,16 @@ export function CreateKeyForm() {
   const [name, setName] = useState('')
   const [expires, setExpires] = useState('')
   // The form's own checks, shown until the field changes; then the service's refusals, beside their fields.
-  const [checked, setChecked] = useState<Record<string, string>>({})
-  const refusal = readRefusal(create.error, LABELS)
-  const message = (field: keyof typeof LABELS) => checked[field] ?? refusal?.fields[field]
+  const { refusal, message, check, changed } = useFieldMessages(create.error, LABELS)
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    const found = problems({
+    const passes = check({
       scopes: scopes.length === 0 ? 'Choose at least one scope' : undefined,
       name: checkLength('Name', name.trim(), { max: 255 }),
       expires_at: expires && expires < today() ? 'Expires must be today or later' : undefined,
     })
-    setChecked(found ?? {})
-    if (found) return
+    if (!passes) return
     create.mutate(
       {
         environment,
@@ -85,7 +83,7 @@ export function CreateKeyForm() {
             label="Scopes"
             value={scopes}
             onChange={(value) => {
-              setChecked(cleared(checked, 'scopes'))
+              changed('scopes')
               setScopes(value)
             }}
             error={message('scopes')}
@@ -109,7 +107,7 @@ export function CreateKeyForm() {
               maxLength={255}
               error={message('name')}
               onChange={(e) => {
-                setChecked(cleared(checked, 'name'))
+                changed('name')
                 setName(e.currentTarget.value)
               }}
               w={260}
@@ -122,7 +120,7 @@ export function CreateKeyForm() {
               min={today()}
               error={message('expires_at')}
               onChange={(e) => {
-                setChecked(cleared(checked, 'expires_at'))
+                changed('expires_at')
                 setExpires(e.currentTarget.value)
               }}
               w={200}

@@ -14,7 +14,8 @@ import {
 import { type FormEvent, useState } from 'react'
 import { RefusalAlert } from '../../../components/error-alert.tsx'
 import type { Product } from '../../../lib/api.ts'
-import { checkLength, problems, readRefusal } from '../../../lib/field-errors.ts'
+import { checkLength } from '../../../lib/field-errors.ts'
+import { useFieldMessages } from '../../../lib/use-field-messages.ts'
 import { type PrintSpecsInput, useSetPrintSpecs } from '../api/products.ts'
 import { PRINT_SPEC_LIMITS } from '../lib/print-spec-words.ts'
 
@@ -75,7 +76,6 @@ const COLOURS = [
 export function PrintSpecDialog({ product, onClose }: { product: Product; onClose: () => void }) {
   const save = useSetPrintSpecs()
   const [drafts, setDrafts] = useState<Draft[]>(() => draftsOf(product))
-  const [checked, setChecked] = useState<Record<string, string>>({})
   const labels = (field: string) => {
     const match = /^print_spec\.(default|roles\.(.+))\.(\w+)$/.exec(field)
     if (!match) return field === 'print_spec' ? 'Print specification' : undefined
@@ -89,11 +89,11 @@ export function PrintSpecDialog({ product, onClose }: { product: Product; onClos
     }
     return words[match[3]!]
   }
-  const refusal = readRefusal(save.error, labels)
-  const message = (d: Draft, field: string) =>
-    checked[`${pathOf(d)}.${field}`] ?? refusal?.fields[`${pathOf(d)}.${field}`]
+  const fields = useFieldMessages(save.error, labels)
+  const { refusal } = fields
+  const message = (d: Draft, field: string) => fields.message(`${pathOf(d)}.${field}`)
   const set = (n: number, change: Partial<Draft>) => {
-    setChecked({})
+    fields.clear()
     setDrafts((all) => all.map((d, i) => (i === n ? { ...d, ...change } : d)))
   }
 
@@ -121,9 +121,7 @@ export function PrintSpecDialog({ product, onClose }: { product: Product; onClos
         seen.add(d.role.trim())
       }
     }
-    const found = problems(checks)
-    setChecked(found ?? {})
-    if (found) return
+    if (!fields.check(checks)) return
     const spec = (d: Draft) => ({
       width_mm: Number(d.width),
       height_mm: Number(d.height),

@@ -1,7 +1,8 @@
 import { Alert, Button, Group, Paper, Stack, TextInput, Title } from '@mantine/core'
 import { type FormEvent, type RefObject, useState } from 'react'
 import { RefusalAlert } from '../../../components/error-alert.tsx'
-import { checkLength, cleared, problems, readRefusal } from '../../../lib/field-errors.ts'
+import { checkLength } from '../../../lib/field-errors.ts'
+import { useFieldMessages } from '../../../lib/use-field-messages.ts'
 import { useCreateProduct } from '../api/products.ts'
 
 /** What the service may name in a refusal, in this form's words. */
@@ -23,18 +24,15 @@ export function ProductForm({
   const create = useCreateProduct()
   const [name, setName] = useState('')
   // The form's own checks (the service's limits: 1 to 255 characters each), shown until the field changes.
-  const [checked, setChecked] = useState<Record<string, string>>({})
-  const refusal = readRefusal(create.error, LABELS)
-  const message = (field: keyof typeof LABELS) => checked[field] ?? refusal?.fields[field]
+  const { refusal, message, check, changed } = useFieldMessages(create.error, LABELS)
 
   const submit = (e: FormEvent) => {
     e.preventDefault()
-    const found = problems({
+    const passes = check({
       sku: checkLength('SKU', sku.trim(), { min: 1, max: 255 }),
       name: checkLength('Name', name.trim(), { min: 1, max: 255 }),
     })
-    setChecked(found ?? {})
-    if (found) return
+    if (!passes) return
     create.mutate(
       { sku: sku.trim(), name: name.trim() },
       {
@@ -60,7 +58,7 @@ export function ProductForm({
             value={sku}
             error={message('sku')}
             onChange={(e) => {
-              setChecked(cleared(checked, 'sku'))
+              changed('sku')
               onSkuChange(e.currentTarget.value)
             }}
             w={240}
@@ -73,7 +71,7 @@ export function ProductForm({
             value={name}
             error={message('name')}
             onChange={(e) => {
-              setChecked(cleared(checked, 'name'))
+              changed('name')
               setName(e.currentTarget.value)
             }}
             w={320}

@@ -14,8 +14,8 @@ import {
 import { type FormEvent, useState } from 'react'
 import { RefusalAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
-import { readRefusal } from '../../../lib/field-errors.ts'
 import { formatNumber } from '../../../lib/format.ts'
+import { useFieldMessages } from '../../../lib/use-field-messages.ts'
 import {
   type Env,
   FILTERABLE_TYPES,
@@ -60,17 +60,14 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
     return body
   }
   // The form's own check of the window, as the service's: until later than since.
-  const [checked, setChecked] = useState<Record<string, string>>({})
-  const refusal = readRefusal(preview.error ?? replay.error, LABELS)
-  const message = (field: keyof typeof LABELS) => checked[field] ?? refusal?.fields[field]
+  const { refusal, message, check, clear } = useFieldMessages(preview.error ?? replay.error, LABELS)
   const submit = (e: FormEvent) => {
     e.preventDefault()
     const found: Record<string, string> = {}
     if (since && until && !(new Date(until).getTime() > new Date(since).getTime())) {
       found.until = 'Until must be later than Since'
     }
-    setChecked(found)
-    if (Object.keys(found).length > 0) return
+    if (!check(found)) return
     replay.reset()
     preview.mutate(input())
   }
@@ -91,7 +88,7 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
               value={since}
               error={message('since')}
               onChange={(e) => {
-                setChecked({})
+                clear()
                 changed(setSince)(e.currentTarget.value)
               }}
             />
@@ -102,7 +99,7 @@ export function ReplayForm({ env, endpointId }: { env: Env; endpointId: string }
               value={until}
               error={message('until')}
               onChange={(e) => {
-                setChecked({})
+                clear()
                 changed(setUntil)(e.currentTarget.value)
               }}
             />
