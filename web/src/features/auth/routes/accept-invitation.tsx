@@ -1,14 +1,15 @@
-import { Button, Container, Loader, Paper, Stack, Text, TextInput, Title } from '@mantine/core'
-import { type FormEvent, type ReactNode, useEffect, useState } from 'react'
+import { Button, Loader, Stack, Text, TextInput } from '@mantine/core'
+import { type FormEvent, type ReactNode, useEffect } from 'react'
 import { Link, useNavigate } from 'react-router'
 import { ErrorAlert, RefusalAlert } from '../../../components/error-alert.tsx'
 import { readRefusal } from '../../../lib/field-errors.ts'
 import { useAcceptInvitation, useInvitation } from '../api/session.ts'
+import { LinkPage, useLinkToken } from '../components/link-page.tsx'
 import { NewPasswordFields, useNewPassword } from '../components/new-password.tsx'
 
 /** /invitation#token=...: the token stays in the fragment, which browsers never send. */
 export function AcceptInvitationRoute() {
-  const [token] = useState(() => new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '')
+  const token = useLinkToken()
   const invitation = useInvitation(token)
   const accept = useAcceptInvitation()
   const navigate = useNavigate()
@@ -67,14 +68,5 @@ export function AcceptInvitationRoute() {
       </form>
     )
   }
-  return (
-    <Container size={460} py="xl" component="main">
-      <Title order={1} ta="center" mb="md">
-        Accept your invitation
-      </Title>
-      <Paper withBorder p="lg" radius="md">
-        {body}
-      </Paper>
-    </Container>
-  )
+  return <LinkPage heading="Accept your invitation">{body}</LinkPage>
 }

@@ -1,15 +1,16 @@
-import { Button, Container, Loader, Paper, Stack, Text, TextInput, Title } from '@mantine/core'
-import { type FormEvent, type ReactNode, useEffect, useState } from 'react'
+import { Button, Loader, Stack, Text, TextInput } from '@mantine/core'
+import { type FormEvent, type ReactNode, useEffect } from 'react'
 import { Link, useNavigate } from 'react-router'
 import { ErrorAlert, RefusalAlert } from '../../../components/error-alert.tsx'
 import { Time } from '../../../components/time.tsx'
 import { readRefusal } from '../../../lib/field-errors.ts'
 import { usePasswordReset, useResetPassword } from '../api/session.ts'
+import { LinkPage, useLinkToken } from '../components/link-page.tsx'
 import { NewPasswordFields, useNewPassword } from '../components/new-password.tsx'
 
 /** /password-reset#token=...: the token stays in the fragment, which browsers never send. */
 export function PasswordResetRoute() {
-  const [token] = useState(() => new URLSearchParams(window.location.hash.slice(1)).get('token') ?? '')
+  const token = useLinkToken()
   const reset = usePasswordReset(token)
   const use = useResetPassword()
   const navigate = useNavigate()
@@ -67,14 +68,5 @@ export function PasswordResetRoute() {
       </form>
     )
   }
-  return (
-    <Container size={460} py="xl" component="main">
-      <Title order={1} ta="center" mb="md">
-        Reset your password
-      </Title>
-      <Paper withBorder p="lg" radius="md">
-        {body}
-      </Paper>
-    </Container>
-  )
+  return <LinkPage heading="Reset your password">{body}</LinkPage>
 }
