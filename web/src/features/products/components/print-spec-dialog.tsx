@@ -17,9 +17,7 @@ import type { Product } from '../../../lib/api.ts'
 import { checkLength } from '../../../lib/field-errors.ts'
 import { useFieldMessages } from '../../../lib/use-field-messages.ts'
 import { type PrintSpecsInput, useSetPrintSpecs } from '../api/products.ts'
-import { PRINT_SPEC_LIMITS } from '../lib/print-spec-words.ts'
-
-type Spec = NonNullable<NonNullable<Product['print_spec']>['default']>
+import { PRINT_SPEC_LIMITS, type Spec } from '../lib/print-spec-words.ts'
 
 /** A spec as the form holds it: numbers as typed; for every file, or for the files of a role. */
 interface Draft {

@@ -1,3 +1,5 @@
+import type { Product } from '../../../lib/api.ts'
+
 /**
  * The service's limits on a print specification (test/dashboard/limits.unit.test.ts
  * holds them to src/modules/products/print-spec.ts), and a spec in a line.
@@ -11,15 +13,8 @@ export const PRINT_SPEC_LIMITS = {
   role: 40,
 } as const
 
-interface Spec {
-  width_mm: number
-  height_mm: number
-  min_dpi: number
-  bleed_mm: number
-  colour: 'any' | 'rgb' | 'cmyk'
-  pages: number | null
-  transparency: boolean
-}
+/** A spec as the service answers it, every field set. */
+export type Spec = NonNullable<NonNullable<Product['print_spec']>['default']>
 
 /** "420 × 594 mm, 150 dpi, 3 mm bleed, CMYK, 1 page, no transparency", as the audit log says it. */
 export function describePrintSpec(spec: Spec): string {
@@ -32,7 +27,7 @@ export function describePrintSpec(spec: Spec): string {
 }
 
 /** Every spec of a product in a line each: "Every file: …", "front: …". */
-export function describePrintSpecs(specs: { default: Spec | null; roles: Record<string, Spec> }): string[] {
+export function describePrintSpecs(specs: NonNullable<Product['print_spec']>): string[] {
   return [
     ...(specs.default ? [`Every file: ${describePrintSpec(specs.default)}`] : []),
     ...Object.entries(specs.roles).map(([role, spec]) => `${role}: ${describePrintSpec(spec)}`),
