@@ -1,3 +1,4 @@
+import { readFrames } from '../../lib/worker-process.ts'
 import { sanitizeSvg } from './svg.ts'
 import { svgComplexity } from './svg-limits.ts'
 
@@ -13,30 +14,8 @@ export type SvgResult =
 
 const send = (result: SvgResult) => process.send!(result)
 
-// Files arrive on stdin, each as its length (4 bytes, big-endian) and its bytes;
-// answers go back over the IPC channel.
-let chunks: Buffer[] = []
-let received = 0
-let expected: number | undefined
-process.stdin.on('data', (chunk: Buffer) => {
-  chunks.push(chunk)
-  received += chunk.length
-  for (;;) {
-    if (expected === undefined && received >= 4) {
-      const all = Buffer.concat(chunks)
-      expected = all.readUInt32BE(0)
-      chunks = [all.subarray(4)]
-      received -= 4
-    }
-    if (expected === undefined || received < expected) return
-    const all = Buffer.concat(chunks)
-    const file = all.subarray(0, expected)
-    chunks = [all.subarray(expected)]
-    received -= expected
-    expected = undefined
-    sanitize(file)
-  }
-})
+// Files arrive on stdin; answers go back over the IPC channel (lib/worker-process.ts).
+readFrames(sanitize)
 
 function sanitize(bytes: Buffer): void {
   const source = bytes.toString('utf8')
