@@ -36,6 +36,7 @@ import { automationSurfaces } from './modules/automation/index.ts'
 import { docsSurfaces } from './modules/docs/index.ts'
 import { Order, ordersSurfaces } from './modules/orders/index.ts'
 import { organizationsSurfaces } from './modules/organizations/index.ts'
+import { preflightSurfaces } from './modules/preflight/index.ts'
 import { productionSurfaces } from './modules/production/index.ts'
 import { productsSurfaces } from './modules/products/index.ts'
 import { registerRequestLog, requestsSurfaces } from './modules/requests/index.ts'
@@ -62,6 +63,7 @@ const FEATURES = [
   apiKeysSurfaces,
   webhooksSurfaces,
   productsSurfaces,
+  preflightSurfaces,
   automationSurfaces,
   usageSurfaces,
   organizationsSurfaces,

@@ -91,7 +91,7 @@ async function main(): Promise<void> {
   const app = await buildApp(deps, services)
   log = app.log
 
-  const { sweeper, pruner, folding } = startUpkeep(app.log, services, opened)
+  const { sweeper, pruner, folding, preflight } = startUpkeep(app.log, services, opened)
   const { workerDb, dispatcher } = await createWebhookWorker(config, opened, timeouts, app.log, metrics)
 
   stopOnRequest(app, {
@@ -100,6 +100,7 @@ async function main(): Promise<void> {
     metricsServer: () => metricsServer,
     dispatcher,
     folding,
+    preflight,
     rateLimiter,
     storage,
     registration,

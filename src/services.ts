@@ -6,6 +6,7 @@ import { createAutomationService } from './modules/automation/index.ts'
 import { createDocsService } from './modules/docs/index.ts'
 import { createOrderEditService, createOrderService, orderAggregates } from './modules/orders/index.ts'
 import { createOrganizationService } from './modules/organizations/index.ts'
+import { createPreflightService } from './modules/preflight/index.ts'
 import { createProductionService } from './modules/production/index.ts'
 import { createProductService } from './modules/products/index.ts'
 import {
@@ -47,6 +48,7 @@ export function createServices(deps: AppDeps) {
     groupCommits: deps.groupCommits ?? false,
   })
   const production = createProductionService({ db: deps.db, clock: deps.clock, orders })
+  const preflight = createPreflightService({ db: deps.db, clock: deps.clock, storage: deps.storage })
   return {
     accounts: createAccountService({
       db: deps.db,
@@ -62,7 +64,8 @@ export function createServices(deps: AppDeps) {
     apiKeys,
     organizations,
     automation,
-    products: createProductService({ db: deps.db, clock: deps.clock, organizations }),
+    products: createProductService({ db: deps.db, clock: deps.clock, organizations, preflight }),
+    preflight,
     uploads,
     orders,
     production,
@@ -72,6 +75,7 @@ export function createServices(deps: AppDeps) {
       uploads,
       aggregates: orderAggregates({ db: deps.db, uploads }),
       production,
+      preflight,
     }),
     usage: createUsageService({ db: deps.db, clock: deps.clock, organizations }),
     requests: createRequestLogService({

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Database } from './db/database.ts'
 import type { RateLimiter } from './http/rate-limit.ts'
 import type { Folding } from './modules/orders/changes/changes.folding.ts'
+import type { PreflightRunner } from './modules/preflight/index.ts'
 import type { registerInstance } from './modules/system/instances.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import type { Dispatcher } from './modules/webhooks/worker/dispatcher.ts'
@@ -16,6 +17,7 @@ export interface Running {
   metricsServer: () => { close(): Promise<void> } | undefined
   dispatcher: Dispatcher | undefined
   folding: Folding
+  preflight: PreflightRunner
   rateLimiter: RateLimiter
   storage: FileStorage
   registration: Awaited<ReturnType<typeof registerInstance>> | undefined
@@ -48,6 +50,7 @@ export function stopOnRequest(app: FastifyInstance, running: Running): void {
     // Attempts in flight get a few seconds; unfinished claims go back to the table.
     await dispatcher?.stop()
     await folding.stop()
+    await running.preflight.stop()
     await rateLimiter.close()
     await storage.close?.()
     await registration?.stop()

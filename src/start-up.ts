@@ -59,7 +59,7 @@ export async function openMigratedDatabase(
   return opened
 }
 
-/** What every instance does in the background: the upload sweep, the request log's pruning, the folding of changes. */
+/** What every instance does in the background: the upload sweep, the request log's pruning, the folding of changes, preflight. */
 export function startUpkeep(log: FastifyBaseLogger, services: Services, opened: OpenedDatabase) {
   const { db, dialect } = opened
   // Every instance sweeps; marking rows before deleting makes concurrent sweeps safe.
@@ -85,7 +85,9 @@ export function startUpkeep(log: FastifyBaseLogger, services: Services, opened: 
     ...(dialect === 'pglite' ? { analyzeEvery: 500 } : {}),
     onError: (err) => log.error({ err }, 'folding order changes failed'),
   })
-  return { sweeper, pruner, folding }
+  // Every instance measures and checks production files, taking queued orders with SKIP LOCKED.
+  const preflight = services.preflight.start({ onError: (err) => log.error({ err }, 'preflight failed') })
+  return { sweeper, pruner, folding, preflight }
 }
 
 /**

@@ -65,6 +65,10 @@ const OWNERS: Record<string, string[]> = {
   webhook_outcome_changes: ['webhooks'],
   webhook_daily_outcomes: ['webhooks'],
   order_changes: ['orders'],
+  file_facts: ['preflight'],
+  // The order fold queues new orders with files; preflight takes them off.
+  preflight_queue: ['preflight', 'orders'],
+  order_preflight: ['preflight'],
   order_daily_stats: ['orders'],
   monthly_usage: ['orders'],
   monthly_product_usage: ['orders'],

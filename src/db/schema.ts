@@ -28,6 +28,7 @@ import type {
   UnmatchedSkusTable,
   UploadTable,
 } from './tables/orders.ts'
+import type { FileFactsTable, OrderPreflightTable, PreflightQueueTable } from './tables/preflight.ts'
 import type {
   EventTable,
   ListenSessionTable,
@@ -55,6 +56,7 @@ export {
 import type { ApiRequestTable } from './tables/common.ts'
 
 export * from './tables/orders.ts'
+export * from './tables/preflight.ts'
 export * from './tables/webhooks.ts'
 
 export interface DB {
@@ -95,6 +97,9 @@ export interface DB {
   operator_invitations: OperatorInvitationTable
   password_resets: PasswordResetTable
   api_requests: ApiRequestTable
+  file_facts: FileFactsTable
+  preflight_queue: PreflightQueueTable
+  order_preflight: OrderPreflightTable
 }
 
 export type OrganizationRow = Selectable<OrganizationTable>

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test'
 import type { FastifyInstance } from 'fastify'
 import type { TrustProxy } from '../../src/config.ts'
 import { SIGN_IN_LIMITS } from '../../src/modules/accounts/limits.ts'
+import { foldOrderChanges } from '../../src/modules/orders/changes/changes.repo.ts'
 import { createTestApp, orderBody, PUBLIC_BASE_URL, type TestApp, useTestApp } from '../helpers/app.ts'
 import {
   cookieHeader,
@@ -203,6 +204,9 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
       }),
     )
     order = { id: created.id, file }
+    // The file measured, so that its thumbnail exists.
+    while ((await t.db.transaction().execute((trx) => foldOrderChanges(trx, 100))) === 100) {}
+    while ((await t.services.preflight.runOnce()) > 0) {}
     const production = await t.db
       .selectFrom('production_orders as p')
       .innerJoin('production_jobs as j', 'j.production_order_id', 'p.id')

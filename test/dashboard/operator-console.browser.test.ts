@@ -86,6 +86,16 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     const org = await t.tenant('Workbench Prints')
     const other = await t.tenant('Elsewhere Prints')
     await createOrder(t, other.liveKey, orderBody())
+    // The mug's product asks for an A2 print area at 150 dpi: the 1 × 1 px photo is a problem.
+    const mug = await t.admin('POST', `/admin/v1/organizations/${org.orgId}/products`, {
+      sku: 'MUG-01',
+      name: 'Mug',
+    })
+    assert.equal(mug.statusCode, 201, mug.body)
+    const spec = await t.admin('PUT', `/admin/v1/products/${mug.json().data.product.id}/print-spec`, {
+      print_spec: { default: { width_mm: 420, height_mm: 594 } },
+    })
+    assert.equal(spec.statusCode, 200, spec.body)
     const photo = await uploadFile(t, org.liveKey, png([20, 120, 220]), 'photo.png')
     workbench.logo = await uploadFile(t, org.liveKey, HOSTILE_SVG, 'logo.svg')
     workbench.proof = await uploadFile(t, org.liveKey, PDF, 'proof.pdf')
@@ -414,6 +424,14 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await page.getByRole('img', { name: 'Thumbnail of photo.png' }).waitFor()
     await page.getByRole('img', { name: 'Thumbnail of logo.svg' }).waitFor()
     await imagesLoaded(page)
+    // Preflight: the photo measured against the mug's spec, with what to do.
+    await mug.getByText('Print check: problem').first().waitFor()
+    await mug
+      .getByText(
+        /1 \u00d7 1 px prints at 0 dpi, 150 asked\. Upload at least 2.481 \u00d7 3.508 px for 420 \u00d7 594 mm at 150 dpi\./,
+      )
+      .waitFor()
+    await mug.getByText(/^Measured: 1 \u00d7 1 px \(PNG\)/).waitFor()
     // The downloads go through the production order (their bytes: dashboard.console.test.ts).
     const files = `/dashboard/api/operator/production-orders/${productionOrderId}/files`
     assert.equal(
@@ -445,6 +463,8 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await sheet.getByRole('heading', { name: `Order ${ref}`, level: 1 }).waitFor()
     await sheet.getByText('Happy birthday, Grace').waitFor()
     await sheet.getByText('3 × Mug (SKU MUG-01)').waitFor()
+    // The sheet flags the file the press cannot print well.
+    await sheet.getByText(/^Print check problem: 1 \u00d7 1 px prints at 0 dpi/).waitFor()
     const qr = sheet.getByRole('img', { name: `QR code of production order ${productionOrderId}` })
     await qr.waitFor()
     await imagesLoaded(page)

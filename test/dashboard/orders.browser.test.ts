@@ -216,12 +216,12 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       await item.getByRole('link', { name: sanitized }).waitFor()
       assert.equal(await page.locator('img[src="x"], [onerror]').count(), 0)
 
-      // Images as thumbnails, the SVG only as an <img>, the PDF as a link; all through the session.
+      // The service's thumbnails (never the originals) as <img>, the PDF as a link; all through the session.
       const thumb = await loadedImage(page, `Preview of ${sanitized}`)
-      assert.equal(await thumb.getAttribute('src'), fileUrl(order.files.png))
+      assert.equal(await thumb.getAttribute('src'), `${fileUrl(order.files.png)}/thumbnail`)
       const svg = await loadedImage(page, 'Preview of logo.svg')
       assert.equal(await svg.evaluate((el) => el.tagName), 'IMG')
-      assert.equal(await svg.getAttribute('src'), fileUrl(order.files.svg))
+      assert.equal(await svg.getAttribute('src'), `${fileUrl(order.files.svg)}/thumbnail`)
       assert.equal(
         await page.locator('main svg rect[fill="#2f6fdf"], main object, main iframe, main embed').count(),
         0,

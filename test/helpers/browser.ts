@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import AxeBuilder from '@axe-core/playwright'
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core'
+import { startOrderChangeFolding } from '../../src/modules/orders/changes/changes.folding.ts'
 import { createTestApp, type TestApp } from './app.ts'
 import { waitUntil } from './wait.ts'
 
@@ -88,6 +89,15 @@ export async function startBrowserApp(
   options?: Parameters<typeof createTestApp>[0],
 ): Promise<{ t: TestApp; origin: string; browser: Browser }> {
   const t = await createTestApp(options)
+  // As the service does: orders folded in, and their files measured, in the background.
+  const folding = startOrderChangeFolding({ db: t.db, intervalMs: 100, onError: () => {} })
+  const preflight = t.services.preflight.start({ intervalMs: 100, onError: () => {} })
+  const close = t.close
+  t.close = async () => {
+    await preflight.stop()
+    await folding.stop()
+    await close()
+  }
   try {
     await t.app.listen({ port: 0, host: '127.0.0.1' })
     const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`

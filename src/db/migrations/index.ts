@@ -31,6 +31,7 @@ import * as requestLog from './2026-11-29-0032-request-log.ts'
 import * as attemptSigningTime from './2026-11-29-0033-attempt-signing-time.ts'
 import * as passwordResets from './2026-12-03-0034-password-resets.ts'
 import * as productPrintSpecs from './2026-12-03-0035-product-print-specs.ts'
+import * as preflight from './2026-12-03-0036-preflight.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   '2026-11-29-0033-attempt-signing-time': attemptSigningTime,
   '2026-12-03-0034-password-resets': passwordResets,
   '2026-12-03-0035-product-print-specs': productPrintSpecs,
+  '2026-12-03-0036-preflight': preflight,
 }
 
 export const migrationProvider: MigrationProvider = {

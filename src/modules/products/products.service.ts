@@ -7,6 +7,7 @@ import { type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { linkItemsToProduct } from '../orders/orders.repo.ts'
 import { findUnmatchedSkus } from '../orders/unmatched-skus.repo.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
+import type { PreflightService } from '../preflight/preflight.service.ts'
 import { normalizePrintSpecs, type PrintSpecsInput } from './print-spec.ts'
 import { findAnyProduct, findProduct, insertProduct, listProducts, setPrintSpecs } from './products.repo.ts'
 
@@ -38,6 +39,8 @@ export function createProductService(deps: {
   db: Database
   clock: Clock
   organizations: OrganizationLookup
+  /** Orders not started yet are checked again when a product's specs change or it links their items. */
+  preflight: Pick<PreflightService, 'recheckProduct'>
 }) {
   const { db, clock } = deps
   return {
@@ -70,6 +73,7 @@ export function createProductService(deps: {
           productId: row.id,
           at: row.created_at,
         })
+        if (items > 0) await deps.preflight.recheckProduct(row.id, trx)
         if (actor) {
           await recordAudit(trx, clock, {
             organizationId: row.organization_id,
@@ -87,7 +91,8 @@ export function createProductService(deps: {
 
     /**
      * Sets the product's print specifications (null removes them), with
-     * defaults filled in, in one transaction with its audit entry. The
+     * defaults filled in, in one transaction with its audit entry and the
+     * queueing of its orders not started yet to be checked again. The
      * organization's product only (`organizationId`; the operator: any);
      * 404 for any other id.
      */
@@ -106,6 +111,7 @@ export function createProductService(deps: {
       const specs = normalizePrintSpecs(input)
       const row = await db.transaction().execute(async (trx) => {
         const updated = await setPrintSpecs(trx, found.id, specs)
+        await deps.preflight.recheckProduct(found.id, trx)
         await recordAudit(trx, clock, {
           organizationId: found.organization_id,
           actor,

@@ -976,6 +976,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/orders/{order_id}/preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The order's files checked against their products' print specifications
+         * @description Needs a session; least role: `viewer`.
+         */
+        get: operations["dashboardOrderPreflight"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/orders/{order_id}/files/{upload_id}/thumbnail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file's thumbnail (404 until it is made, and for files that get none)
+         * @description Needs a session; least role: `viewer`.
+         */
+        get: operations["dashboardOrderFileThumbnail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/automation/rules": {
         parameters: {
             query?: never;
@@ -1622,6 +1662,46 @@ export interface paths {
          * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
         post: operations["dashboardOperatorRedeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/orders/{order_id}/preflight": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Any order's files checked against their products' print specifications
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorOrderPreflight"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/orders/{order_id}/files/{upload_id}/thumbnail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A file's thumbnail (404 until it is made, and for files that get none)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorOrderFileThumbnail"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -10272,6 +10352,279 @@ export interface operations {
             };
         };
     };
+    dashboardOrderPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            order_id: string;
+                            /**
+                             * @description The worst of its files (a file that could not be measured counts as a problem); pending while any is being measured.
+                             * @enum {string}
+                             */
+                            status: "ok" | "warning" | "problem" | "pending" | "not_checked";
+                            problems: number;
+                            warnings: number;
+                            items: {
+                                /** Format: uuid */
+                                item_id: string;
+                                /**
+                                 * @description ok, warning or problem once checked; unmeasurable when the file could not be measured; pending while it is being measured; not_checked when nothing asks anything of it.
+                                 * @enum {string}
+                                 */
+                                status: "ok" | "warning" | "problem" | "unmeasurable" | "pending" | "not_checked";
+                                files: {
+                                    /** Format: uuid */
+                                    upload_id: string;
+                                    role: string | null;
+                                    /**
+                                     * @description ok, warning or problem once checked; unmeasurable when the file could not be measured; pending while it is being measured; not_checked when nothing asks anything of it.
+                                     * @enum {string}
+                                     */
+                                    status: "ok" | "warning" | "problem" | "unmeasurable" | "pending" | "not_checked";
+                                    /** @description Why it was not checked, could not be measured, or is pending. */
+                                    reason: string | null;
+                                    /** @description The print spec it was checked against, in a line. */
+                                    spec: string | null;
+                                    checks: {
+                                        /** @description resolution, shape, size, colour, transparency, pages, bleed, fonts or frames. */
+                                        check: string;
+                                        /** @enum {string} */
+                                        verdict: "ok" | "warning" | "problem";
+                                        /** @description What was found and, unless ok, what to do. */
+                                        sentence: string;
+                                    }[];
+                                    /** @description What was measured of the file, a fact a line. */
+                                    facts: string[];
+                                    measured_at: string | null;
+                                    /** @description Whether a thumbnail was made (GET .../files/{upload_id}/thumbnail). */
+                                    thumbnail: boolean;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOrderFileThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A WebP picture of the file, at most 320 px on its longer side. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/webp": string;
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     dashboardListAutomationRules: {
         parameters: {
             query?: never;
@@ -16004,6 +16357,279 @@ export interface operations {
             };
             /** @description Error: validation_failed */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorOrderPreflight: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            order_id: string;
+                            /**
+                             * @description The worst of its files (a file that could not be measured counts as a problem); pending while any is being measured.
+                             * @enum {string}
+                             */
+                            status: "ok" | "warning" | "problem" | "pending" | "not_checked";
+                            problems: number;
+                            warnings: number;
+                            items: {
+                                /** Format: uuid */
+                                item_id: string;
+                                /**
+                                 * @description ok, warning or problem once checked; unmeasurable when the file could not be measured; pending while it is being measured; not_checked when nothing asks anything of it.
+                                 * @enum {string}
+                                 */
+                                status: "ok" | "warning" | "problem" | "unmeasurable" | "pending" | "not_checked";
+                                files: {
+                                    /** Format: uuid */
+                                    upload_id: string;
+                                    role: string | null;
+                                    /**
+                                     * @description ok, warning or problem once checked; unmeasurable when the file could not be measured; pending while it is being measured; not_checked when nothing asks anything of it.
+                                     * @enum {string}
+                                     */
+                                    status: "ok" | "warning" | "problem" | "unmeasurable" | "pending" | "not_checked";
+                                    /** @description Why it was not checked, could not be measured, or is pending. */
+                                    reason: string | null;
+                                    /** @description The print spec it was checked against, in a line. */
+                                    spec: string | null;
+                                    checks: {
+                                        /** @description resolution, shape, size, colour, transparency, pages, bleed, fonts or frames. */
+                                        check: string;
+                                        /** @enum {string} */
+                                        verdict: "ok" | "warning" | "problem";
+                                        /** @description What was found and, unless ok, what to do. */
+                                        sentence: string;
+                                    }[];
+                                    /** @description What was measured of the file, a fact a line. */
+                                    facts: string[];
+                                    measured_at: string | null;
+                                    /** @description Whether a thumbnail was made (GET .../files/{upload_id}/thumbnail). */
+                                    thumbnail: boolean;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorOrderFileThumbnail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                order_id: string;
+                upload_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A WebP picture of the file, at most 320 px on its longer side. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/webp": string;
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
                 headers: {
                     [name: string]: unknown;
                 };

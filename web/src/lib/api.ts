@@ -119,6 +119,7 @@ export type CreateApiKeyBody = Input<'/api-keys', 'post'>
 export type DashboardOrder = Answer<'/orders/{order_id}'>['data']['order']
 export type TimelineEvent = Answer<'/orders/{order_id}/timeline'>['data'][number]
 export type Product = Answer<'/products'>['data'][number]
+export type OrderPreflight = Answer<'/orders/{order_id}/preflight'>['data']
 export type UnmatchedSku = Answer<'/products/unmatched-skus'>['data'][number]
 export type Endpoint = Answer<'/webhook-endpoints'>['data'][number]
 export type DeliveryLog = Answer<'/webhook-deliveries'>

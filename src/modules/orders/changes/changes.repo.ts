@@ -148,12 +148,20 @@ export async function foldOrderChanges(trx: Transaction<DB>, limit: number): Pro
     -- with the filters inside, the planner combines that index with the
     -- partial index of unlinked skus, whose every entry it then reads for each order.
     lines as materialized (
-      select t.organization_id, t.order_id, t.live, t.day, t.at, i.sku, i.product_id, i.quantity
+      select t.organization_id, t.order_id, t.live, t.day, t.at, i.sku, i.product_id, i.quantity, i.has_files
       from taken t
       cross join lateral (
-        select sku, product_id, quantity from order_items where order_id = t.order_id offset 0
+        select sku, product_id, quantity, json_array_length(files) > 0 as has_files
+        from order_items where order_id = t.order_id offset 0
       ) i
       where t.created
+    ),
+    -- Orders with files wait for preflight (modules/preflight) to measure them.
+    preflight as (
+      insert into preflight_queue (order_id, organization_id, queued_at)
+      select distinct order_id, organization_id, at from lines where has_files
+      order by order_id
+      on conflict (order_id) do nothing
     ),
     skus as (
       insert into unmatched_skus (organization_id, sku, slot, items, orders, last_seen_at)

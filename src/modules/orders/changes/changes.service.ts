@@ -5,6 +5,7 @@ import { AppError } from '../../../http/errors.ts'
 import type { Clock } from '../../../lib/clock.ts'
 import { isUuid } from '../../../lib/ids.ts'
 import { type AuditActor, recordAudit } from '../../audit/audit.service.ts'
+import type { PreflightService } from '../../preflight/preflight.service.ts'
 import type { ProductionService } from '../../production/production.service.ts'
 import { staleOrder } from '../../production/production.service.ts'
 import type { UploadService, UploadSlot } from '../../uploads/uploads.service.ts'
@@ -53,6 +54,8 @@ export function createOrderEditService(deps: {
   uploads: Pick<UploadService, 'prepare' | 'commit' | 'afterCommit' | 'discard' | 'createSlot'>
   aggregates: OrderAggregates
   production: Pick<ProductionService, 'lockForOrderChange'>
+  /** An order whose files changed is checked again. */
+  preflight: Pick<PreflightService, 'enqueue'>
 }) {
   const { db, clock, uploads, aggregates } = deps
 
@@ -133,6 +136,9 @@ export function createOrderEditService(deps: {
           const { row } = await lockAndCheck(trx, orderId, change.expected_updated_at, changer)
           const at = clock.now()
           await uploads.commit(trx, plan, at)
+          if (next.changed.some((field) => field.endsWith('.files'))) {
+            await deps.preflight.enqueue([{ id: row.id, organizationId: row.organization_id }], trx)
+          }
           return writeChange(trx, clock, { row, items, next, resized, counted, changer }, at)
         })
       } catch (err) {

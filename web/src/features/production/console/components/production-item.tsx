@@ -3,33 +3,40 @@ import { Personalization } from '../../../../components/personalization.tsx'
 import { StatusBadge } from '../../../../components/status-badge.tsx'
 import { formatNumber } from '../../../../lib/format.ts'
 import { fileFacts } from '../../../orders/components/order-files.tsx'
-import {
-  isShownAsImage,
-  type ProductionFile,
-  type ProductionItem,
-  productionFileUrl,
-} from '../api/production.ts'
+import { type PreflightFile, thumbnailUrl, usePreflight } from '../../../preflight/api.ts'
+import { PreflightBadge, PreflightDetails } from '../../../preflight/components/preflight-badge.tsx'
+import { type ProductionFile, type ProductionItem, productionFileUrl } from '../api/production.ts'
 
 /**
- * A file to make the item from: a thumbnail (images, the sanitized SVG too,
- * in <img> where no script runs) and the download. An SVG's original is not
- * kept (acceptance stores it sanitized), so its download says so.
+ * A file to make the item from: the service's thumbnail, the download and its
+ * print check. An SVG's original is not kept (acceptance stores it
+ * sanitized), so its download says so.
  */
 function ProductionFileCard({
   productionOrderId,
+  orderId,
   file,
+  check,
 }: {
   productionOrderId: string
+  orderId: string
   file: ProductionFile
+  check: PreflightFile | undefined
 }) {
   const name = file.name ?? 'file'
   const url = productionFileUrl(productionOrderId, file.upload_id)
   const svg = file.content_type === 'image/svg+xml'
   return (
-    <Paper component="li" withBorder p="xs" radius="sm" w={220}>
+    <Paper component="li" withBorder p="xs" radius="sm" w={240}>
       <Stack gap={4}>
-        {isShownAsImage(file.content_type) && (
-          <Image src={url} alt={`Thumbnail of ${name}`} h={120} fit="contain" loading="lazy" />
+        {check?.thumbnail && (
+          <Image
+            src={thumbnailUrl('operator', orderId, file.upload_id)}
+            alt={`Thumbnail of ${name}`}
+            h={120}
+            fit="contain"
+            loading="lazy"
+          />
         )}
         <Text size="sm" fw={600} style={{ overflowWrap: 'anywhere' }}>
           {name}
@@ -45,6 +52,7 @@ function ProductionFileCard({
         <Text size="xs" c="dimmed">
           {fileFacts(file)}
         </Text>
+        {check && <PreflightDetails file={check} />}
       </Stack>
     </Paper>
   )
@@ -53,14 +61,18 @@ function ProductionFileCard({
 /** One item to make: product, SKU, quantity, its job, every personalization field and every file. */
 export function ProductionItemCard({
   productionOrderId,
+  orderId,
   item,
   position,
 }: {
   productionOrderId: string
+  orderId: string
   item: ProductionItem
   position: number
 }) {
   const headingId = `item-${item.id}`
+  const preflight = usePreflight('operator', orderId).data?.items.find((i) => i.item_id === item.id)
+  const checked = new Map(preflight?.files.map((f) => [f.upload_id, f]))
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby={headingId}>
       <Stack gap="sm">
@@ -83,9 +95,12 @@ export function ProductionItemCard({
           </Group>
         </Group>
         <Personalization position={position} values={item.personalization} />
-        <Title order={4} size="h5">
-          Files
-        </Title>
+        <Group gap="sm">
+          <Title order={4} size="h5">
+            Files
+          </Title>
+          {preflight && preflight.files.length > 0 && <PreflightBadge status={preflight.status} />}
+        </Group>
         {item.files.length === 0 ? (
           <Text c="dimmed">No files.</Text>
         ) : (
@@ -97,7 +112,13 @@ export function ProductionItemCard({
             style={{ listStyle: 'none', padding: 0, margin: 0 }}
           >
             {item.files.map((file) => (
-              <ProductionFileCard key={file.upload_id} productionOrderId={productionOrderId} file={file} />
+              <ProductionFileCard
+                key={file.upload_id}
+                productionOrderId={productionOrderId}
+                orderId={orderId}
+                file={file}
+                check={checked.get(file.upload_id)}
+              />
             ))}
           </Group>
         )}

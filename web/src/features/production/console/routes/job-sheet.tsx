@@ -7,11 +7,10 @@ import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { fieldValue } from '../../../../components/personalization.tsx'
 import { exactTime, formatNumber } from '../../../../lib/format.ts'
 import { useAccount } from '../../../auth/api/session.ts'
+import { type PreflightFile, thumbnailUrl, usePreflight } from '../../../preflight/api.ts'
 import {
-  isShownAsImage,
   type ProductionItem,
   type ProductionOrderPage,
-  productionFileUrl,
   productionStatusLabel,
   useProductionOrder,
 } from '../api/production.ts'
@@ -44,6 +43,8 @@ function SheetItem({
   position: number
 }) {
   const fields = Object.entries(item.personalization)
+  const preflight = usePreflight('operator', sheet.order.id).data?.items.find((i) => i.item_id === item.id)
+  const checked = new Map<string, PreflightFile>(preflight?.files.map((f) => [f.upload_id, f]))
   return (
     <section className="item" aria-labelledby={`sheet-item-${item.id}`}>
       <div className="item-head">
@@ -69,11 +70,13 @@ function SheetItem({
         <ul className="files" aria-label={`Files of item ${position}`}>
           {item.files.map((file) => {
             const name = file.name ?? 'file'
+            const check = checked.get(file.upload_id)
+            const flagged = check?.status === 'problem' || check?.status === 'unmeasurable'
             return (
               <li key={file.upload_id}>
-                {isShownAsImage(file.content_type) ? (
+                {check?.thumbnail ? (
                   <img
-                    src={productionFileUrl(sheet.production_order.id, file.upload_id)}
+                    src={thumbnailUrl('operator', sheet.order.id, file.upload_id)}
                     alt={`Thumbnail of ${name}`}
                   />
                 ) : (
@@ -81,6 +84,16 @@ function SheetItem({
                 )}
                 {name}
                 {file.role ? ` (${file.role})` : ''}
+                {flagged && (
+                  <p className="file-problem">
+                    <strong>Print check problem:</strong>{' '}
+                    {check.reason ??
+                      check.checks
+                        .filter((c) => c.verdict === 'problem')
+                        .map((c) => c.sentence)
+                        .join(' ')}
+                  </p>
+                )}
               </li>
             )
           })}

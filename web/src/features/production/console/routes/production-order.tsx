@@ -118,7 +118,13 @@ function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: 
       </OrderSummary>
       <OrderItems count={order.items.length}>
         {order.items.map((item, n) => (
-          <ProductionItemCard key={item.id} productionOrderId={p.id} item={item} position={n + 1} />
+          <ProductionItemCard
+            key={item.id}
+            productionOrderId={p.id}
+            orderId={order.id}
+            item={item}
+            position={n + 1}
+          />
         ))}
       </OrderItems>
       <History sheet={sheet} />

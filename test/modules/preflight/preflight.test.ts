@@ -1,0 +1,283 @@
+import assert from 'node:assert/strict'
+import { before, describe, test } from 'node:test'
+import { PDFDocument } from '@cantoo/pdf-lib'
+import sharp from 'sharp'
+import { foldOrderChanges } from '../../../src/modules/orders/changes/changes.repo.ts'
+import { createPreflightService } from '../../../src/modules/preflight/index.ts'
+import { orderBody, useTestApp } from '../../helpers/app.ts'
+import { memberOf } from '../../helpers/dashboard.ts'
+import { createOrder, uploadFile } from '../../helpers/order-files.ts'
+
+/**
+ * Preflight end to end: orders with files queued by the fold, their files
+ * measured by the runner, checked against their products' print specs, shown
+ * with thumbnails; a spec change checks open orders again; hostile files are
+ * recorded as not measurable; two runners on one database share the queue.
+ */
+describe('preflight of production files', () => {
+  const t = useTestApp()
+  let orgId: string
+  let key: string
+  let developer: Awaited<ReturnType<typeof memberOf>>
+  let viewer: Awaited<ReturnType<typeof memberOf>>
+  let stranger: Awaited<ReturnType<typeof memberOf>>
+  let posterId: string
+
+  before(async () => {
+    const tenant = await t.tenant('Preflight Prints')
+    orgId = tenant.orgId
+    key = tenant.liveKey
+    developer = await memberOf(t, orgId, 'developer')
+    viewer = await memberOf(t, orgId, 'viewer')
+    stranger = await memberOf(t, (await t.createOrganization('Elsewhere')).id, 'owner')
+    const created = await developer.client.call('POST', '/products', { sku: 'POSTER-A2', name: 'Poster A2' })
+    assert.equal(created.statusCode, 201, created.body)
+    posterId = created.json().data.product.id
+    const spec = await developer.client.call('PUT', `/products/${posterId}/print-spec`, {
+      print_spec: { default: { width_mm: 420, height_mm: 594, colour: 'cmyk', pages: 1 } },
+    })
+    assert.equal(spec.statusCode, 200, spec.body)
+  })
+
+  /** Folds the orders in (which queues those with files), then checks everything queued. */
+  const settle = async () => {
+    while ((await t.db.transaction().execute((trx) => foldOrderChanges(trx, 100))) === 100) {}
+    while ((await t.services.preflight.runOnce()) > 0) {}
+  }
+
+  const order = async (items: { sku: string; files: { upload_id: string; role?: string }[] }[]) =>
+    (
+      await createOrder(
+        t,
+        key,
+        orderBody({
+          items: items.map((i) => ({ name: i.sku, quantity: 1, price: 10, ...i })),
+        }),
+      )
+    ).id
+
+  const preflightOf = async (orderId: string, client = viewer.client) => {
+    const res = await client.call('GET', `/orders/${orderId}/preflight`)
+    assert.equal(res.statusCode, 200, res.body)
+    return res.json().data
+  }
+
+  const verdict = async (orderId: string) =>
+    t.db.selectFrom('order_preflight').selectAll().where('order_id', '=', orderId).executeTakeFirst()
+
+  const rgbPng = (width: number, height: number) =>
+    sharp({ create: { width, height, channels: 3, background: { r: 200, g: 40, b: 40 } } })
+      .png()
+      .toBuffer()
+
+  test('a 400 × 300 px PNG on a poster A2: problems with what to do, facts, a thumbnail, the stored verdict', async () => {
+    const uploadId = await uploadFile(t, key, await rgbPng(400, 300), 'small.png')
+    const orderId = await order([{ sku: 'POSTER-A2', files: [{ upload_id: uploadId }] }])
+    const before = await preflightOf(orderId)
+    assert.equal(before.status, 'pending', 'not measured until the fold and the runner have run')
+    assert.equal(before.items[0].files[0].status, 'pending')
+    await settle()
+
+    const data = await preflightOf(orderId)
+    assert.equal(data.status, 'problem')
+    assert.equal(data.problems, 1)
+    const file = data.items[0].files[0]
+    assert.equal(file.status, 'problem')
+    assert.equal(file.spec, '420 \u00d7 594 mm, 150 dpi, CMYK, 1 page')
+    assert.deepEqual(
+      file.checks.map((c: { check: string; verdict: string }) => [c.check, c.verdict]),
+      [
+        ['resolution', 'problem'],
+        ['shape', 'problem'],
+        ['colour', 'warning'],
+      ],
+    )
+    // By hand: min(400 / (420 / 25.4), 300 / (594 / 25.4)) = min(24.19, 12.83) → 12 dpi;
+    // 420 / 25.4 × 150 = 2480.3 → 2 481 px, 594 / 25.4 × 150 = 3507.9 → 3 508 px.
+    assert.equal(
+      file.checks[0].sentence,
+      '400 \u00d7 300 px prints at 12 dpi, 150 asked. Upload at least 2\u2009481 \u00d7 3\u2009508 px for 420 \u00d7 594 mm at 150 dpi.',
+    )
+    assert.match(file.checks[2].sentence, /It is in RGB; the product is printed in CMYK/)
+    assert.deepEqual(file.facts, ['400 \u00d7 300 px (PNG)', 'RGB, no ICC profile'])
+    assert.equal(file.thumbnail, true)
+    assert.equal(data.items[0].status, 'problem')
+
+    const thumb = await viewer.client.call('GET', `/orders/${orderId}/files/${uploadId}/thumbnail`)
+    assert.equal(thumb.statusCode, 200)
+    assert.equal(thumb.headers['content-type'], 'image/webp')
+    assert.match(String(thumb.headers['cache-control']), /private/)
+    const picture = await sharp(thumb.rawPayload).metadata()
+    assert.deepEqual([picture.format, picture.width, picture.height], ['webp', 320, 240])
+
+    assert.deepEqual(
+      { ...(await verdict(orderId)), checked_at: undefined },
+      {
+        order_id: orderId,
+        organization_id: orgId,
+        environment: 'live',
+        verdict: 'problem',
+        problems: 1,
+        warnings: 0,
+        checked_at: undefined,
+      },
+    )
+    const queued = await t.db
+      .selectFrom('preflight_queue')
+      .select('order_id')
+      .where('order_id', '=', orderId)
+      .execute()
+    assert.deepEqual(queued, [], 'taken off the queue once checked')
+  })
+
+  test('not checked, and why: an item without a product, a text file, a product without a spec', async () => {
+    await developer.client.call('POST', '/products', { sku: 'MUG', name: 'Mug' })
+    const png = await uploadFile(t, key, await rgbPng(50, 50), 'a.png')
+    const text = await uploadFile(t, key, Buffer.from('just words\n'), 'notes.txt')
+    const orderId = await order([
+      { sku: 'UNKNOWN-SKU', files: [{ upload_id: png }] },
+      { sku: 'POSTER-A2', files: [{ upload_id: text }] },
+      { sku: 'MUG', files: [{ upload_id: png }] },
+    ])
+    await settle()
+    const data = await preflightOf(orderId)
+    assert.deepEqual(
+      data.items.map((i: { files: { status: string; reason: string }[] }) => [
+        i.files[0]!.status,
+        i.files[0]!.reason,
+      ]),
+      [
+        ['not_checked', 'Not checked: the item\u2019s SKU is not linked to a product.'],
+        ['not_checked', 'Not checked: text/plain files are not print files.'],
+        ['not_checked', 'Not checked: its product has no print specification.'],
+      ],
+    )
+    assert.equal(data.status, 'not_checked')
+    assert.equal((await verdict(orderId))?.verdict, 'not_checked')
+  })
+
+  test('a PDF of 3 pages for a 1-page product, its boxes and fonts measured; a spec change checks it again', async () => {
+    const doc = await PDFDocument.create()
+    for (let i = 0; i < 3; i++) doc.addPage([420 / (25.4 / 72), 594 / (25.4 / 72)]).drawText('Hello')
+    const uploadId = await uploadFile(t, key, Buffer.from(await doc.save()), 'poster.pdf')
+    const orderId = await order([{ sku: 'POSTER-A2', files: [{ upload_id: uploadId }] }])
+    await settle()
+    const file = (await preflightOf(orderId)).items[0].files[0]
+    assert.equal(file.status, 'problem')
+    const pages = file.checks.find((c: { check: string }) => c.check === 'pages')
+    assert.deepEqual(pages, {
+      check: 'pages',
+      verdict: 'problem',
+      sentence: 'It has 3 pages; the product takes 1 page.',
+    })
+    assert.ok(
+      file.checks.some((c: { check: string; verdict: string }) => c.check === 'shape' && c.verdict === 'ok'),
+    )
+    assert.match(
+      file.checks.find((c: { check: string }) => c.check === 'fonts').sentence,
+      /^Fonts not embedded: Helvetica;/,
+    )
+    assert.deepEqual(file.facts.slice(0, 2), ['3 pages', 'First page: MediaBox 420 \u00d7 594 mm'])
+
+    // Three pages asked, any colour: only the unembedded font is left, a warning.
+    const spec = await developer.client.call('PUT', `/products/${posterId}/print-spec`, {
+      print_spec: { default: { width_mm: 420, height_mm: 594, pages: 3 } },
+    })
+    assert.equal(spec.statusCode, 200, spec.body)
+    const queued = await t.db
+      .selectFrom('preflight_queue')
+      .select('order_id')
+      .where('order_id', '=', orderId)
+      .execute()
+    assert.equal(queued.length, 1, 'the open order is queued again with the spec change')
+    await settle()
+    assert.equal((await verdict(orderId))?.verdict, 'warning')
+    assert.equal((await preflightOf(orderId)).status, 'warning')
+    await developer.client.call('PUT', `/products/${posterId}/print-spec`, {
+      print_spec: { default: { width_mm: 420, height_mm: 594, colour: 'cmyk', pages: 1 } },
+    })
+    await settle()
+  })
+
+  test('hostile and broken files are recorded as not measurable, with the reason; the order counts a problem', async () => {
+    const bomb = await rgbPng(8, 8)
+    // The IHDR claims 100 000 × 100 000 px (the CRC no longer matters to the header read).
+    bomb.writeUInt32BE(100_000, 16)
+    bomb.writeUInt32BE(100_000, 20)
+    const doc = await PDFDocument.create()
+    doc.addPage()
+    const truncated = Buffer.from(await doc.save()).subarray(0, 200)
+    const bombId = await uploadFile(t, key, bomb, 'bomb.png')
+    const truncatedId = await uploadFile(t, key, Buffer.concat([truncated]), 'cut.pdf')
+    const orderId = await order([
+      { sku: 'POSTER-A2', files: [{ upload_id: bombId }, { upload_id: truncatedId }] },
+    ])
+    await settle()
+    const data = await preflightOf(orderId)
+    const [a, b] = data.items[0].files
+    assert.equal(a.status, 'unmeasurable')
+    assert.match(a.reason, /^Could not be measured: The image claims 100\u2009000 \u00d7 100\u2009000 px/)
+    assert.equal(b.status, 'unmeasurable')
+    assert.match(b.reason, /^Could not be measured: The PDF/)
+    assert.equal(data.status, 'problem')
+    assert.equal(data.problems, 2)
+    const health = await t.app.inject({ method: 'GET', url: '/healthz' })
+    assert.equal(health.statusCode, 200)
+  })
+
+  test("another organization's order and a file of another order answer 404", async () => {
+    const uploadId = await uploadFile(t, key, await rgbPng(40, 40), 'x.png')
+    const orderId = await order([{ sku: 'POSTER-A2', files: [{ upload_id: uploadId }] }])
+    await settle()
+    for (const path of [`/orders/${orderId}/preflight`, `/orders/${orderId}/files/${uploadId}/thumbnail`]) {
+      const res = await stranger.client.call('GET', path)
+      assert.equal(res.statusCode, 404, path)
+    }
+    const other = await order([{ sku: 'POSTER-A2', files: [] }])
+    const res = await viewer.client.call('GET', `/orders/${other}/files/${uploadId}/thumbnail`)
+    assert.equal(res.statusCode, 404)
+  })
+
+  test('two runners on one database share the queue: every file measured once, every order checked', async () => {
+    const orders: string[] = []
+    const uploads: string[] = []
+    for (let i = 0; i < 12; i++) {
+      const uploadId = await uploadFile(t, key, await rgbPng(100 + i, 80), `f${i}.png`)
+      uploads.push(uploadId)
+      // Two orders share each file: the runners race for it.
+      orders.push(await order([{ sku: 'POSTER-A2', files: [{ upload_id: uploadId }] }]))
+      orders.push(await order([{ sku: 'POSTER-A2', files: [{ upload_id: uploadId }] }]))
+    }
+    while ((await t.db.transaction().execute((trx) => foldOrderChanges(trx, 100))) === 100) {}
+    const second = createPreflightService({ db: t.db, clock: { now: () => new Date() }, storage: t.storage })
+    try {
+      const drain = async (runner: { runOnce(limit?: number): Promise<number> }) => {
+        while ((await runner.runOnce(2)) > 0) {}
+      }
+      await Promise.all([drain(t.services.preflight), drain(second)])
+    } finally {
+      second.close()
+    }
+    const checked = await t.db
+      .selectFrom('order_preflight')
+      .select(['order_id', 'verdict'])
+      .where('order_id', 'in', orders)
+      .execute()
+    assert.equal(checked.length, 24)
+    assert.ok(checked.every((c) => c.verdict === 'problem'))
+    const facts = await t.db
+      .selectFrom('file_facts')
+      .select(['upload_id', 'thumbnail_key'])
+      .where('upload_id', 'in', uploads)
+      .execute()
+    assert.equal(facts.length, 12, 'one row per file')
+    for (const f of facts)
+      assert.ok(await t.storage.head(f.thumbnail_key!, 4), 'the kept thumbnail is stored')
+    const left = await t.db
+      .selectFrom('preflight_queue')
+      .select('order_id')
+      .where('order_id', 'in', orders)
+      .execute()
+    assert.deepEqual(left, [])
+  })
+})
