@@ -90,8 +90,8 @@ export async function startBrowserApp(
 ): Promise<{ t: TestApp; origin: string; browser: Browser }> {
   const t = await createTestApp(options)
   // As the service does: orders folded in, and their files measured, in the background.
-  const folding = startOrderChangeFolding({ db: t.db, intervalMs: 100, onError: () => {} })
-  const preflight = t.services.preflight.start({ intervalMs: 100, onError: () => {} })
+  const folding = startOrderChangeFolding({ db: t.db, onError: () => {} })
+  const preflight = t.services.preflight.start({ onError: () => {} })
   const close = t.close
   t.close = async () => {
     await preflight.stop()
