@@ -1,12 +1,6 @@
 import { sql } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type {
-  Environment,
-  FileFacts,
-  OrderPreflightTable,
-  PrintSpecs,
-  StoredFileRef,
-} from '../../db/schema.ts'
+import type { FileFacts, OrderPreflightTable, PrintSpecs, StoredFileRef } from '../../db/schema.ts'
 
 /*
  * Preflight's tables (migration 0036): file_facts, preflight_queue (also
@@ -204,5 +198,3 @@ export async function isQueued(db: Database, orderId: string): Promise<boolean> 
     .executeTakeFirst()
   return row !== undefined
 }
-
-export type { Environment }

@@ -36,16 +36,3 @@ export function useOrderTimeline(who: 'member' | 'operator', id: string) {
 /** A file of the order, through the session (the service has no public address for files). */
 export const fileUrl = (orderId: string, uploadId: string, who: 'member' | 'operator' = 'member') =>
   `/dashboard/api/${who === 'operator' ? 'operator/' : ''}orders/${encodeURIComponent(orderId)}/files/${encodeURIComponent(uploadId)}`
-
-/** Types the browser shows as an image; the others (PDF, TIFF, HEIC, ...) are links only. */
-const SHOWN_AS_IMAGE = new Set([
-  'image/png',
-  'image/jpeg',
-  'image/gif',
-  'image/webp',
-  'image/avif',
-  'image/bmp',
-  'image/svg+xml',
-])
-export const isShownAsImage = (contentType: string | null) =>
-  contentType !== null && SHOWN_AS_IMAGE.has(contentType)

@@ -139,5 +139,3 @@ export function useProductionOrder(id: string, options: { poll?: boolean; enable
 /** A file of the production order's order, through the operator's session. */
 export const productionFileUrl = (productionOrderId: string, uploadId: string) =>
   `/dashboard/api/operator/production-orders/${encodeURIComponent(productionOrderId)}/files/${encodeURIComponent(uploadId)}`
-
-export { isShownAsImage } from '../../../orders/api/order.ts'
