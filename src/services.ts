@@ -48,7 +48,13 @@ export function createServices(deps: AppDeps) {
     groupCommits: deps.groupCommits ?? false,
   })
   const production = createProductionService({ db: deps.db, clock: deps.clock, orders })
-  const preflight = createPreflightService({ db: deps.db, clock: deps.clock, storage: deps.storage })
+  const preflight = createPreflightService({
+    db: deps.db,
+    clock: deps.clock,
+    storage: deps.storage,
+    // Rules that read the print check apply with its results, in the transaction that stores them.
+    onChecked: (trx, checked) => production.applyAwaitingRules(trx, checked),
+  })
   return {
     accounts: createAccountService({
       db: deps.db,

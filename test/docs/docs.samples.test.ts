@@ -29,7 +29,7 @@ describe('docs/automation.md: the example rules', () => {
   test('every example rule is accepted as written, and the large mugs and VIP rules act as described', async () => {
     assert.deepEqual(
       examples.map((e) => e.name),
-      ['Large mugs', 'Posters to the partner', 'VIP rush', 'Long engravings'],
+      ['Large mugs', 'Posters to the partner', 'VIP rush', 'Print problems', 'Long engravings'],
     )
     const org = await t.tenant('Automation Docs')
     const developer = await memberOf(t, org.orgId, 'developer')

@@ -127,6 +127,15 @@ export interface ProductionHold {
   reason: string
 }
 
+/** An automation rule as it stood when an order arrived, kept while it waits for the order's print check. */
+export interface AwaitingRule {
+  id: string
+  name: string
+  enabled: boolean
+  conditions: { field: string; operator: string; key?: string; value?: string | number | string[] }[]
+  actions: { type: string; value?: string }[]
+}
+
 export interface ProductionOrderTable {
   id: string
   order_id: string
@@ -140,6 +149,11 @@ export interface ProductionOrderTable {
   held_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   /** The rule that held it: `{rule_id, name, reason}`. */
   hold: ColumnType<ProductionHold | null, string | null | undefined, string | null>
+  /**
+   * The rules that read the print check and wait for its results (migration
+   * 0037); while set, production cannot start. Null: none waits.
+   */
+  awaiting_rules: ColumnType<AwaitingRule[] | null, string | null | undefined, string | null>
 }
 
 export interface ProductionJobTable {

@@ -1,3 +1,4 @@
+import type { ColumnType } from 'kysely'
 import type { Environment, Json } from './common.ts'
 
 /*
@@ -101,4 +102,9 @@ export interface OrderPreflightTable {
   problems: number
   warnings: number
   checked_at: Date
+  /** Each item's verdict (its worst file's, not measurable counting as a problem), in position order (migration 0037). */
+  items: ColumnType<ItemVerdict[] | null, string | null | undefined, string | null>
 }
+
+/** An item's files as automation reads them: problems, only warnings, or neither. */
+export type ItemVerdict = 'problem' | 'warning' | 'ok'

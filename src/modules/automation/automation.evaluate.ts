@@ -20,6 +20,11 @@ export interface RuleInput {
     quantity: number
     personalization: Record<string, unknown>
     files: number
+    /**
+     * The print check's verdict of the item's files; undefined until their
+     * results land (at intake), when a rule that reads it waits.
+     */
+    preflight?: 'problem' | 'warning' | 'ok' | undefined
   }[]
 }
 
@@ -63,6 +68,11 @@ function itemTest(c: Condition): Test<Item> {
     case 'item.files': {
       const holds = compareWith(c.operator, c.value as number)
       return (item) => holds(item.files)
+    }
+    case 'item.preflight': {
+      const flagged = c.operator === 'problems' ? ['problem'] : ['problem', 'warning']
+      // Before the results land, an item with files may yet match: the rule waits for them.
+      return (item) => (item.preflight === undefined ? item.files > 0 : flagged.includes(item.preflight))
     }
     case 'item.personalization': {
       const key = c.key!
@@ -114,6 +124,8 @@ export interface CompiledRule {
   rule: Rule
   order: Test<RuleInput>[]
   items: Test<Item>[]
+  /** It reads the print check: it waits for the results where they are not known yet. */
+  readsPreflight: boolean
 }
 
 function compileConditions(conditions: Condition[]): Pick<CompiledRule, 'order' | 'items'> {
@@ -130,7 +142,11 @@ function compileConditions(conditions: Condition[]): Pick<CompiledRule, 'order' 
 export function compileRules(rules: Rule[]): { rules: CompiledRule[]; readsProducts: boolean } {
   const enabled = rules.filter((r) => r.enabled)
   return {
-    rules: enabled.map((rule) => ({ rule, ...compileConditions(rule.conditions) })),
+    rules: enabled.map((rule) => ({
+      rule,
+      ...compileConditions(rule.conditions),
+      readsPreflight: rule.conditions.some((c) => c.field === 'item.preflight'),
+    })),
     readsProducts: enabled.some((r) => r.conditions.some((c) => c.field === 'item.product')),
   }
 }
@@ -170,21 +186,40 @@ export interface Outcome {
   partner: boolean
   priority: 'rush' | 'normal'
   tags: string[]
+  /**
+   * The rules that read the print check and may match once its results are
+   * known: they wait for them, and production with them.
+   */
+  awaiting: Rule[]
 }
 
-export const NO_OUTCOME: Outcome = { matched: [], hold: null, partner: false, priority: 'normal', tags: [] }
+export const NO_OUTCOME: Outcome = {
+  matched: [],
+  hold: null,
+  partner: false,
+  priority: 'normal',
+  tags: [],
+  awaiting: [],
+}
 
 /**
  * Runs the enabled rules in their order. Every matching rule applies all its
  * actions: a hold is kept with the first rule that held; priority is the last
- * matching rule's; tags add up.
+ * matching rule's; tags add up. A rule that reads the print check, on an
+ * order whose results are not known yet, waits (`awaiting`) if it may still
+ * match, and is left out if it cannot.
  */
 export function evaluate(rules: CompiledRule[], order: RuleInput): Outcome {
   let outcome = NO_OUTCOME
+  const unknown = order.items.some((i) => i.preflight === undefined)
   for (const compiled of rules) {
     if (!holds(compiled, order)) continue
     const rule = compiled.rule
-    if (outcome === NO_OUTCOME) outcome = { ...NO_OUTCOME, matched: [], tags: [] }
+    if (outcome === NO_OUTCOME) outcome = { ...NO_OUTCOME, matched: [], tags: [], awaiting: [] }
+    if (compiled.readsPreflight && unknown) {
+      outcome.awaiting.push(rule)
+      continue
+    }
     outcome.matched.push({ rule_id: rule.id, name: rule.name, actions: rule.actions })
     for (const action of rule.actions) {
       if (action.type === 'hold') {

@@ -181,9 +181,10 @@ export async function recentLiveOrders(
       personalization: Record<string, unknown>
       files: number
     }[]
+    preflight: ('problem' | 'warning' | 'ok')[] | null
   }>`
     select o.id, o.external_order_id, o.created_at, o.status, o.source, o.currency, o.total_amount::text,
-      o.customer_email,
+      o.customer_email, (select pf.items from order_preflight pf where pf.order_id = o.id) as preflight,
       (select coalesce(json_agg(json_build_object('sku', i.sku, 'linked', i.product_id is not null,
           'quantity', i.quantity, 'personalization', i.personalization,
           'files', json_array_length(i.files::json)) order by i.position), '[]'::json)
@@ -201,6 +202,7 @@ export async function recentLiveOrders(
     currency: r.currency,
     total: r.total_amount === null ? null : Number(r.total_amount),
     customerEmail: r.customer_email,
-    items: r.items,
+    // Items whose files are not checked (yet) count as without problems.
+    items: r.items.map((item, n) => ({ ...item, preflight: r.preflight?.[n] ?? 'ok' })),
   }))
 }

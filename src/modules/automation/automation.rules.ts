@@ -69,6 +69,14 @@ export const FIELDS = {
     },
   },
   'item.files': { label: 'Number of files on an item', scope: 'item', operators: compare('integer') },
+  'item.preflight': {
+    label: 'Print check of an item’s files',
+    scope: 'item',
+    operators: {
+      problems: { label: 'found problems', value: 'none' },
+      problems_or_warnings: { label: 'found problems or warnings', value: 'none' },
+    },
+  },
   'order.total': { label: 'Order total', scope: 'order', operators: compare('number') },
   'order.currency': {
     label: 'Currency',

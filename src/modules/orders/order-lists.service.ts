@@ -21,6 +21,7 @@ export interface NewestFilters {
   priority?: 'rush' | 'normal' | undefined
   partner?: boolean | undefined
   tag?: string | undefined
+  preflight?: 'problem' | 'warning' | undefined
 }
 
 /**
@@ -73,6 +74,7 @@ export function createOrderLists(deps: OrderDeps, { aggregatesFor }: OrderAggreg
       priority: filters.priority,
       partner: filters.partner,
       tag: filters.tag,
+      preflight: filters.preflight,
       before,
       limit,
     })

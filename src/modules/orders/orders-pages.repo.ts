@@ -160,6 +160,8 @@ export interface NewestPage {
   priority?: 'rush' | 'normal' | undefined
   partner?: boolean | undefined
   tag?: string | undefined
+  /** Only orders whose files' print check found problems (or warnings, not problems). */
+  preflight?: 'problem' | 'warning' | undefined
   limit: number
 }
 
@@ -179,7 +181,8 @@ export async function findNewestOrdersPage(db: Database, page: NewestPage): Prom
  * The automation filters read the partial indexes of migration 0029: a tag
  * through orders_tags_idx (the condition tags <> '{}' lets the planner use
  * it), held and rush orders as a semi-join from production_orders_held_idx
- * and production_orders_rush_idx, which hold only those rows.
+ * and production_orders_rush_idx, which hold only those rows; the print
+ * check's verdict likewise from order_preflight_flagged_idx.
  */
 export function newestOrdersPageQuery(db: Database, page: NewestPage) {
   let query = db
@@ -202,6 +205,11 @@ export function newestOrdersPageQuery(db: Database, page: NewestPage) {
     query = query.where(sql<boolean>`not ${production(sql`p.priority = 'rush'`)}`)
   if (page.partner !== undefined) {
     query = query.where(production(sql`p.produced_by_partner = ${page.partner}`))
+  }
+  if (page.preflight !== undefined) {
+    query = query.where(
+      sql<boolean>`exists (select 1 from order_preflight pf where pf.order_id = orders.id and pf.verdict = ${page.preflight})`,
+    )
   }
   const search = page.search
   if (search) {

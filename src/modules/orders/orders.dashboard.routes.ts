@@ -43,7 +43,7 @@ export const ordersDashboardRoutes: DashboardArea<{ orders: OrderService }> = (a
         operationId: 'dashboardOrders',
         tags: [DASHBOARD_TAG],
         summary:
-          'Orders of one environment, newest first, filtered by status, UTC days, a search and what automation rules did (held, rush, partner, a tag)',
+          'Orders of one environment, newest first, filtered by status, UTC days, a search and what automation rules did (held, rush, partner, a tag) and the print check’s verdict',
         querystring: OrderListQuery,
         response: { 200: OrderListPage },
       },
@@ -95,4 +95,5 @@ const filtersOf = (q: OrderCsvQuery) => ({
   priority: q.priority,
   partner: q.partner,
   tag: q.tag,
+  preflight: q.preflight,
 })

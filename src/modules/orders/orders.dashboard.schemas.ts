@@ -28,6 +28,12 @@ export const OrderListQuery = Type.Object(
       Type.Boolean({ description: 'Only partner-produced (true) or own (false) orders.' }),
     ),
     tag: Type.Optional(Text({ minLength: 1, maxLength: 40, description: 'Only orders with this tag.' })),
+    preflight: Type.Optional(
+      StringEnum(['problem', 'warning'], {
+        description:
+          'Only orders whose files the print check found problems in (problem), or only warnings (warning).',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     cursor: Type.Optional(Type.String({ maxLength: 512, description: 'next_cursor of the previous page.' })),
   },

@@ -9,7 +9,7 @@ export interface OrderAggregate {
   items: ItemWithJob[]
   productionOrder: Pick<
     ProductionOrderRow,
-    'id' | 'status' | 'produced_by_partner' | 'priority' | 'held_at' | 'hold'
+    'id' | 'status' | 'produced_by_partner' | 'priority' | 'held_at' | 'hold' | 'awaiting_rules'
   > | null
   /** Name, type and size of every referenced upload, by upload id. */
   files: Map<string, { filename: string; content_type: string | null; size_bytes: number | null }>
@@ -65,6 +65,7 @@ function automationFields(row: OrderRow, productionOrder: OrderAggregate['produc
     priority: productionOrder?.priority ?? 'normal',
     held: productionOrder?.held_at != null,
     hold: productionOrder?.hold ?? null,
+    awaiting_preflight: (productionOrder?.awaiting_rules ?? []).map((r) => r.name),
     automation: ((row.automation ?? []) as Matched[]).map((m) => ({
       rule_id: m.rule_id,
       name: m.name,

@@ -158,6 +158,20 @@ export async function touchOrders(db: Database, orderIds: string[], at: Date): P
   await db.updateTable('orders').set({ updated_at: at }).where('id', 'in', orderIds).execute()
 }
 
+/** What rules that waited for the print check did to an order (under its lock): its tags and matches as they now are. */
+export async function setRuleOutcome(
+  db: Database,
+  orderId: string,
+  outcome: { tags: string[]; automation: unknown[] },
+  at: Date,
+): Promise<void> {
+  await db
+    .updateTable('orders')
+    .set({ tags: outcome.tags, automation: JSON.stringify(outcome.automation), updated_at: at })
+    .where('id', '=', orderId)
+    .execute()
+}
+
 /** Sets an order's status (and moves it in the statistics); the caller holds the order's lock. */
 export async function setOrderStatus(db: Database, orderId: string, status: OrderStatus, at: Date) {
   await setOrderStatusRecorded(db, orderId, status, at)

@@ -250,8 +250,13 @@ const automationProperties = {
   hold: Type.Union([RuleHold, Type.Null()], {
     description: 'The rule that held the order, kept after its release; null when none did.',
   }),
+  awaiting_preflight: Type.Array(Type.String(), {
+    description:
+      'Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied.',
+  }),
   automation: Type.Array(MatchedRule, {
-    description: 'The rules that matched when the order arrived, in rule order.',
+    description:
+      'The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came.',
   }),
 }
 

@@ -1,4 +1,7 @@
+import type { Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import type { DB } from '../../db/schema.ts'
+import type { ItemVerdict } from '../../db/tables/preflight.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { newId } from '../../lib/ids.ts'
 import type { FileStorage } from '../uploads/storage/storage.ts'
@@ -16,7 +19,7 @@ import {
   insertFacts,
   saveVerdict,
 } from './preflight.repo.ts'
-import { orderVerdict, preflightFile, type StoredFacts } from './preflight.ts'
+import { itemVerdict, orderVerdict, preflightFile, type StoredFacts } from './preflight.ts'
 
 /** After this many claims of one order, files still not measured are recorded as not measurable. */
 const MAX_ATTEMPTS = 3
@@ -26,8 +29,18 @@ export interface CheckingDeps {
   clock: Clock
   storage: FileStorage
   measuring: Measuring
-  /** Told when an order's verdict is stored (automation applies the rules that wait for it). */
-  onChecked?: (order: { id: string; organizationId: string }) => Promise<void>
+  /**
+   * Told, in the transaction that stores an order's verdict, its items'
+   * verdicts in position order: automation applies the rules that wait for
+   * them, or the verdict is not stored and the order is checked again.
+   */
+  onChecked?: (trx: Transaction<DB>, order: CheckedOrder) => Promise<void>
+}
+
+export interface CheckedOrder {
+  id: string
+  organizationId: string
+  items: ItemVerdict[]
 }
 
 /**
@@ -100,7 +113,7 @@ export function createChecking(deps: CheckingDeps) {
       findContentTypes(db, uploadIds),
     ])
     const byUpload = new Map<string, StoredFacts>(facts.map((f) => [f.upload_id, f]))
-    const files = order.items.flatMap((item) =>
+    const items = order.items.map((item) =>
       item.files.map((f) =>
         preflightFile(
           { role: f.role, contentType: types.get(f.upload_id) ?? null },
@@ -112,16 +125,25 @@ export function createChecking(deps: CheckingDeps) {
         ),
       ),
     )
-    const verdict = orderVerdict(files)
-    await saveVerdict(db, {
-      order_id: order.id,
-      organization_id: order.organization_id,
-      environment: order.environment,
-      ...verdict,
-      checked_at: clock.now(),
+    const verdict = orderVerdict(items.flat())
+    const itemVerdicts = items.map(itemVerdict)
+    // The rules first: they lock the order as its other changes do, before the verdict's row.
+    await db.transaction().execute(async (trx) => {
+      await deps.onChecked?.(trx, {
+        id: order.id,
+        organizationId: order.organization_id,
+        items: itemVerdicts,
+      })
+      await saveVerdict(trx, {
+        order_id: order.id,
+        organization_id: order.organization_id,
+        environment: order.environment,
+        ...verdict,
+        items: JSON.stringify(itemVerdicts),
+        checked_at: clock.now(),
+      })
+      await finishQueued(trx, claimed)
     })
-    await finishQueued(db, claimed)
-    await deps.onChecked?.({ id: order.id, organizationId: order.organization_id })
   }
 
   return {

@@ -169,7 +169,10 @@ export async function insertFacts(
   return inserted !== undefined
 }
 
-export async function saveVerdict(db: Database, row: OrderPreflightTable): Promise<void> {
+export async function saveVerdict(
+  db: Database,
+  row: Omit<OrderPreflightTable, 'items'> & { items: string },
+): Promise<void> {
   await db
     .insertInto('order_preflight')
     .values(row)
@@ -179,6 +182,7 @@ export async function saveVerdict(db: Database, row: OrderPreflightTable): Promi
         problems: row.problems,
         warnings: row.warnings,
         checked_at: row.checked_at,
+        items: row.items,
       }),
     )
     .execute()

@@ -5,7 +5,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { FileStorage } from '../uploads/storage/storage.ts'
 import { createMeasuring, type Measuring } from './measuring.ts'
-import { createChecking } from './preflight.checking.ts'
+import { type CheckingDeps, createChecking } from './preflight.checking.ts'
 import {
   enqueueOpenOrdersOf,
   enqueueOrders,
@@ -43,15 +43,12 @@ export function createPreflightService(deps: {
   clock: Clock
   storage: FileStorage
   measuring?: Measuring
+  /** In the transaction storing each order's verdict: automation's rules that wait for it. */
+  onChecked?: CheckingDeps['onChecked']
 }) {
   const { db, clock, storage } = deps
   const measuring = deps.measuring ?? createMeasuring()
-  let onChecked: ((order: { id: string; organizationId: string }) => Promise<void>) | undefined
-  const checking = createChecking({
-    ...deps,
-    measuring,
-    onChecked: (order) => onChecked?.(order) ?? Promise.resolve(),
-  })
+  const checking = createChecking({ ...deps, measuring })
 
   async function ownOrder(organizationId: string | undefined, orderId: string) {
     const order = isUuid(orderId) ? await findOrderForPreflight(db, orderId) : undefined
@@ -62,11 +59,6 @@ export function createPreflightService(deps: {
   }
 
   return {
-    /** Called with each order whose verdict was stored (automation's rules that read preflight). */
-    onChecked(listener: (order: { id: string; organizationId: string }) => Promise<void>): void {
-      onChecked = listener
-    },
-
     /**
      * The order's files against their products' specs as they are now: for
      * the member's order page (organizationId) or the operator's (undefined).

@@ -1,4 +1,5 @@
 import type { FileFacts, PdfFacts, PrintSpec, PrintSpecs, RasterFacts, VectorFacts } from '../../db/schema.ts'
+import type { ItemVerdict } from '../../db/tables/preflight.ts'
 import {
   areaWithBleed,
   type Judgement,
@@ -268,4 +269,10 @@ export function orderVerdict(files: FilePreflight[]): {
   const checked = files.some((f) => f.status === 'ok' || RANK[f.status] > 1)
   const verdict = problems > 0 ? 'problem' : warnings > 0 ? 'warning' : checked ? 'ok' : 'not_checked'
   return { verdict, problems, warnings }
+}
+
+/** An item's verdict as automation reads it: a file with problems (or not measurable), else one with warnings, else ok. */
+export function itemVerdict(files: FilePreflight[]): ItemVerdict {
+  const { verdict } = orderVerdict(files)
+  return verdict === 'problem' || verdict === 'warning' ? verdict : 'ok'
 }

@@ -1,9 +1,14 @@
+import type { Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
+import type { DB } from '../../db/schema.ts'
+import type { ItemVerdict } from '../../db/tables/preflight.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { AuditActor } from '../audit/audit.service.ts'
-import { findOrderById, touchOrders } from '../orders/orders.repo.ts'
+import { compileRules, evaluate } from '../automation/automation.evaluate.ts'
+import type { Rule } from '../automation/automation.rules.ts'
+import { findItemsWithJobs, findOrderById, setRuleOutcome, touchOrders } from '../orders/orders.repo.ts'
 import type { OperatorOrder } from '../orders/orders.schemas.ts'
 import type { OrderService } from '../orders/orders.service.ts'
 import { eventData } from '../webhooks/outbox/outbox.service.ts'
@@ -13,7 +18,7 @@ import {
   type ProductionPrecondition,
   visibleTo,
 } from './production.preconditions.ts'
-import { lockProduction, releaseHold } from './production.repo.ts'
+import { applyAwaited, lockProduction, releaseHold } from './production.repo.ts'
 import { ORDER_STATUS_FOR } from './production.views.ts'
 import { auditChange, emitEvent, type ProductionChange, transition } from './production.writes.ts'
 
@@ -35,6 +40,67 @@ export function createWholeOrderChanges(deps: {
   }
 
   return {
+    /**
+     * Applies the rules that waited for the order's print check, now that its
+     * items' verdicts are known, in the transaction that stores them: each
+     * matching one does to the order what it would have done at intake (a
+     * hold unless one holds it already, the partner, the priority, its tags),
+     * after the rules applied then, and production may start. A cancelled
+     * order only stops waiting. No event is sent: none of this is in the
+     * reference's Order.
+     */
+    async applyAwaitingRules(
+      trx: Transaction<DB>,
+      checked: { id: string; items: ItemVerdict[] },
+    ): Promise<void> {
+      const p = await lockProduction(trx, { orderId: checked.id })
+      if (!p?.awaiting_rules) return
+      const at = clock.now()
+      const [order, items] = await Promise.all([
+        findOrderById(trx, checked.id),
+        findItemsWithJobs(trx, [checked.id]),
+      ])
+      if (!order || p.status === 'cancelled') {
+        await applyAwaited(trx, p.id, {}, at)
+        return
+      }
+      const outcome = evaluate(compileRules(p.awaiting_rules as Rule[]).rules, {
+        source: order.source,
+        currency: order.currency,
+        total: order.total_amount === null ? null : Number(order.total_amount),
+        customerEmail: order.customer_email,
+        items: items.map((item, n) => ({
+          sku: item.sku,
+          linked: item.product_id !== null,
+          quantity: item.quantity,
+          personalization: item.personalization,
+          files: item.files.length,
+          preflight: checked.items[n] ?? 'ok',
+        })),
+      })
+      const setsPriority = outcome.matched.some((m) => m.actions.some((a) => a.type === 'priority'))
+      await applyAwaited(
+        trx,
+        p.id,
+        {
+          hold: p.held_at === null && outcome.hold ? outcome.hold : undefined,
+          partner: outcome.partner && !p.produced_by_partner ? true : undefined,
+          priority: setsPriority ? outcome.priority : undefined,
+        },
+        at,
+      )
+      if (outcome.matched.length === 0) return
+      await setRuleOutcome(
+        trx,
+        order.id,
+        {
+          tags: [...order.tags, ...outcome.tags.filter((t) => !order.tags.includes(t))],
+          automation: [...(order.automation ?? []), ...outcome.matched],
+        },
+        at,
+      )
+    },
+
     /**
      * Releases an order held for review by an automation rule: its production
      * order becomes startable and the order's updated_at moves (pollers and

@@ -33,6 +33,12 @@ export const BoardQuery = Type.Object(
       }),
     ),
     tag: Type.Optional(Text({ minLength: 1, maxLength: 40, description: 'Only orders with this tag.' })),
+    preflight: Type.Optional(
+      StringEnum(['problem', 'warning'], {
+        description:
+          'Only orders whose files the print check found problems in (problem), or only warnings (warning).',
+      }),
+    ),
     older_than_minutes: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 525_600, description: 'Only orders at least this old.' }),
     ),
@@ -61,6 +67,10 @@ export const BoardEntry = Type.Object({
   organization: Type.Object({ id: Uuid, name: Type.String() }),
   priority: Type.String({ enum: ['rush', 'normal'], description: 'Rush orders come first.' }),
   held: Type.Boolean({ description: 'Held for review: not startable until released in the dashboard.' }),
+  awaiting_preflight: Type.Array(Type.String(), {
+    description:
+      'Names of the rules that wait for the order’s print check: not startable until its results are in and they are applied.',
+  }),
   hold: Type.Union(
     [Type.Object({ rule_id: Uuid, name: Type.String(), reason: Type.String() }), Type.Null()],
     { description: 'The rule that held the order (kept after its release).' },

@@ -56,9 +56,20 @@ export function checkPrecondition(p: LockedProduction, precondition: ProductionP
   }
 }
 
-/** A held order waits for a member's release: no status but cancelled (or pending, unchanged) moves it. */
+/**
+ * A held order waits for a member's release, and one whose rules wait for its
+ * files' print check waits for the results: no status but cancelled (or
+ * pending, unchanged) moves either.
+ */
 export function checkNotHeld(p: LockedProduction, status: ProductionStatus) {
-  if (p.held_at === null || status === 'pending' || status === 'cancelled') return
+  if (status === 'pending' || status === 'cancelled') return
+  const awaiting = p.awaiting_rules ?? []
+  if (p.held_at === null && awaiting.length > 0) {
+    throw new AppError('production_conflict', {
+      message: `This order waits for its files' print check, which rule '${awaiting[0]!.name}' reads: production can start once the results are in and the rule is applied, usually within seconds. Nothing was done.`,
+    })
+  }
+  if (p.held_at === null) return
   throw new AppError('production_conflict', {
     message: `This order is held for review${p.hold ? ` by rule '${p.hold.name}'` : ''}: an owner or developer must release it in the dashboard before production starts. Nothing was done.`,
   })

@@ -3,6 +3,7 @@ import type { Database } from '../../db/database.ts'
 import type { DB } from '../../db/schema.ts'
 import { raw, type Statement, stmt } from '../../db/statement.ts'
 import type { ProductionStatus } from '../../db/tables/common.ts'
+import type { AwaitingRule } from '../../db/tables/orders.ts'
 
 /** A live order's production order as its automation rules leave it (partner, priority, hold). */
 export interface NewProduction {
@@ -10,6 +11,8 @@ export interface NewProduction {
   partner: boolean
   priority: 'rush' | 'normal'
   hold: { rule_id: string; name: string; reason: string } | null
+  /** The rules waiting for the order's print check (production waits with them); null: none. */
+  awaiting: AwaitingRule[] | null
 }
 
 /**
@@ -24,12 +27,14 @@ export function newProductionCtes(
   from: { order: string; items: string },
 ): Statement {
   const hold = production.hold === null ? null : JSON.stringify(production.hold)
+  const awaiting = production.awaiting === null ? null : JSON.stringify(production.awaiting)
   return stmt`
       new_production as (
         insert into production_orders (id, order_id, status, produced_by_partner, priority, held_at, hold,
-          created_at, updated_at)
+          awaiting_rules, created_at, updated_at)
         select ${production.id}::uuid, id, 'pending', ${production.partner}::boolean, ${production.priority}::text,
-          ${hold === null ? null : at}::timestamptz, ${hold}::jsonb, ${at}::timestamptz, ${at}::timestamptz
+          ${hold === null ? null : at}::timestamptz, ${hold}::jsonb, ${awaiting}::jsonb, ${at}::timestamptz,
+          ${at}::timestamptz
         from ${raw(from.order)}
         returning id
       ),
@@ -56,6 +61,8 @@ export async function lockProduction(
       'p.produced_by_partner',
       'p.held_at',
       'p.hold',
+      'p.awaiting_rules',
+      'p.priority',
       'o.organization_id',
       'o.environment',
       'o.source',
@@ -105,6 +112,34 @@ export async function setProducedByPartner(
     .execute()
 }
 
+/**
+ * What the rules that waited for the print check did to a production order:
+ * no rule waits any more; a hold, the partner and the priority where they
+ * set one.
+ */
+export async function applyAwaited(
+  db: Database,
+  productionOrderId: string,
+  change: {
+    hold?: { rule_id: string; name: string; reason: string } | undefined
+    partner?: true | undefined
+    priority?: 'rush' | 'normal' | undefined
+  },
+  at: Date,
+) {
+  await db
+    .updateTable('production_orders')
+    .set({
+      awaiting_rules: null,
+      ...(change.hold ? { held_at: at, hold: JSON.stringify(change.hold) } : {}),
+      ...(change.partner ? { produced_by_partner: true } : {}),
+      ...(change.priority ? { priority: change.priority } : {}),
+      updated_at: at,
+    })
+    .where('id', '=', productionOrderId)
+    .execute()
+}
+
 /** Releases a held production order: held_at goes, the hold stays as the record of the rule that set it. */
 export async function releaseHold(db: Database, productionOrderId: string, at: Date) {
   await db
@@ -142,6 +177,8 @@ export interface BoardFilter {
   held?: boolean | undefined
   /** Only orders with this tag. */
   tag?: string | undefined
+  /** Only orders whose files' print check found problems (or warnings, not problems). */
+  preflight?: 'problem' | 'warning' | undefined
   /** One priority: the board reads rush orders first, then the normal ones. */
   priority?: 'rush' | 'normal' | undefined
   after?: { createdAt: Date; id: string } | undefined
@@ -150,6 +187,10 @@ export interface BoardFilter {
 
 /** A tag through orders_tags_idx (its condition tags <> '{}' lets the planner use it). */
 const tagged = (tag: string) => sql<boolean>`o.tags <> '{}' and o.tags @> array[${tag}]::text[]`
+
+/** An order (by its id's column) whose print check has this verdict, from order_preflight_flagged_idx. */
+const flagged = (orderId: 'p.order_id', verdict: 'problem' | 'warning') =>
+  sql<boolean>`exists (select 1 from order_preflight pf where pf.order_id = ${sql.ref(orderId)} and pf.verdict = ${verdict})`
 
 /** The board's rows of one status with its filters (the page's keyset condition aside). */
 function boardRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
@@ -168,6 +209,7 @@ function boardRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
   if (filter.held === false) query = query.where('p.held_at', 'is', null)
   if (filter.priority !== undefined) query = query.where('p.priority', '=', filter.priority)
   if (filter.tag !== undefined) query = query.where(tagged(filter.tag))
+  if (filter.preflight !== undefined) query = query.where(flagged('p.order_id', filter.preflight))
   return query
 }
 
@@ -188,6 +230,7 @@ export async function findBoardPage(db: Database, filter: BoardFilter) {
       'p.priority',
       'p.held_at',
       'p.hold',
+      'p.awaiting_rules',
       'p.created_at',
       'p.updated_at',
       'o.organization_id',
@@ -241,6 +284,7 @@ function countedRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>)
       db.selectFrom('orders as o').select('o.id').where(tagged(tag)).where('o.environment', '=', 'live'),
     )
   }
+  if (filter.preflight !== undefined) query = query.where(flagged('p.order_id', filter.preflight))
   return query
 }
 

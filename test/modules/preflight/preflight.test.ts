@@ -5,7 +5,7 @@ import sharp from 'sharp'
 import { foldOrderChanges } from '../../../src/modules/orders/changes/changes.repo.ts'
 import { createPreflightService } from '../../../src/modules/preflight/index.ts'
 import { orderBody, useTestApp } from '../../helpers/app.ts'
-import { memberOf } from '../../helpers/dashboard.ts'
+import { memberOf, operatorOf } from '../../helpers/dashboard.ts'
 import { createOrder, uploadFile } from '../../helpers/order-files.ts'
 
 /**
@@ -120,6 +120,7 @@ describe('preflight of production files', () => {
         problems: 1,
         warnings: 0,
         checked_at: undefined,
+        items: ['problem'],
       },
     )
     const queued = await t.db
@@ -236,6 +237,167 @@ describe('preflight of production files', () => {
     const other = await order([{ sku: 'POSTER-A2', files: [] }])
     const res = await viewer.client.call('GET', `/orders/${other}/files/${uploadId}/thumbnail`)
     assert.equal(res.statusCode, 404)
+  })
+
+  test('the Orders list and the production board filter by the print check: problems, warnings, neither', async () => {
+    const card = await developer.client.call('POST', '/products', { sku: 'CARD-50', name: 'Card' })
+    assert.equal(card.statusCode, 201, card.body)
+    const spec = await developer.client.call('PUT', `/products/${card.json().data.product.id}/print-spec`, {
+      print_spec: { default: { width_mm: 50, height_mm: 50, colour: 'cmyk' } },
+    })
+    assert.equal(spec.statusCode, 200, spec.body)
+    // 300 px on 50 mm is 152 dpi: only the colour (RGB for CMYK) is left, a warning.
+    const warned = await order([
+      { sku: 'CARD-50', files: [{ upload_id: await uploadFile(t, key, await rgbPng(300, 300), 'ok.png') }] },
+    ])
+    const problem = await order([
+      { sku: 'CARD-50', files: [{ upload_id: await uploadFile(t, key, await rgbPng(30, 30), 'tiny.png') }] },
+    ])
+    const unchecked = await order([{ sku: 'CARD-50', files: [] }])
+    await settle()
+    assert.equal((await verdict(warned))?.verdict, 'warning')
+    assert.equal((await verdict(problem))?.verdict, 'problem')
+
+    const listed = async (query: string) => {
+      const res = await viewer.client.call('GET', `/orders?limit=100&${query}`)
+      assert.equal(res.statusCode, 200, res.body)
+      return res.json().data.map((o: { id: string }) => o.id) as string[]
+    }
+    const mine = [warned, problem, unchecked]
+    const ofMine = (ids: string[]) => ids.filter((id) => mine.includes(id))
+    assert.deepEqual(ofMine(await listed('preflight=problem')), [problem])
+    assert.deepEqual(ofMine(await listed('preflight=warning')), [warned])
+    assert.deepEqual(ofMine(await listed('')), [unchecked, problem, warned])
+    const csv = await viewer.client.call('GET', '/orders.csv?preflight=warning')
+    assert.equal(csv.statusCode, 200)
+    const csvIds = csv.body
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line: string) => line.split(',')[0]!)
+    assert.deepEqual(ofMine(csvIds), [warned], 'the CSV takes the same filter')
+    const refused = await viewer.client.call('GET', '/orders?preflight=bad')
+    assert.equal(refused.statusCode, 422, refused.body)
+
+    const operator = await operatorOf(t)
+    const board = async (query: string) => {
+      const res = await operator.client.call(
+        'GET',
+        `/operator/production?organization_id=${orgId}&limit=100&${query}`,
+      )
+      assert.equal(res.statusCode, 200, res.body)
+      const body = res.json()
+      return { ids: ofMine(body.data.map((e: { order: { id: string } }) => e.order.id)), counts: body.counts }
+    }
+    const problems = await board('preflight=problem')
+    assert.deepEqual(problems.ids, [problem])
+    assert.ok(problems.counts.pending.count >= 1)
+    assert.deepEqual((await board('preflight=warning')).ids, [warned])
+    assert.deepEqual((await board('')).ids, [warned, problem, unchecked])
+  })
+
+  test('a rule that reads the print check waits for its results, production with it, then applies', async () => {
+    const rule = await developer.client.call('POST', '/automation/rules', {
+      name: 'Print problems',
+      enabled: true,
+      conditions: [{ field: 'item.preflight', operator: 'problems' }],
+      actions: [{ type: 'hold' }, { type: 'tag', value: 'print check' }],
+    })
+    assert.equal(rule.statusCode, 201, rule.body)
+    const ruleId = rule.json().data.rule.id
+    const refused = await developer.client.call('POST', '/automation/rules', {
+      name: 'Bad',
+      enabled: true,
+      conditions: [{ field: 'item.preflight', operator: 'problems', value: 2 }],
+      actions: [{ type: 'hold' }],
+    })
+    assert.equal(refused.statusCode, 422, refused.body)
+    assert.equal(refused.json().error.errors[0].field, 'conditions.0.value')
+    const operator = await operatorOf(t)
+    const dashboardOrder = async (id: string) => {
+      const res = await viewer.client.call('GET', `/orders/${id}`)
+      assert.equal(res.statusCode, 200, res.body)
+      return res.json().data.order
+    }
+    const start = (productionOrderId: string) =>
+      operator.client.call('POST', `/operator/production-orders/${productionOrderId}/status`, {
+        status: 'in_progress',
+        expected_status: 'pending',
+      })
+    try {
+      const bad = await order([
+        {
+          sku: 'POSTER-A2',
+          files: [{ upload_id: await uploadFile(t, key, await rgbPng(40, 40), 'bad.png') }],
+        },
+      ])
+      const good = await order([
+        {
+          sku: 'CARD-50',
+          files: [{ upload_id: await uploadFile(t, key, await rgbPng(300, 300), 'good.png') }],
+        },
+      ])
+      const none = await order([{ sku: 'POSTER-A2', files: [] }])
+
+      // As accepted: the rule waits on the orders with files, and so does production.
+      const waiting = await dashboardOrder(bad)
+      assert.deepEqual(
+        [waiting.awaiting_preflight, waiting.held, waiting.tags],
+        [['Print problems'], false, []],
+      )
+      assert.deepEqual((await dashboardOrder(good)).awaiting_preflight, ['Print problems'])
+      assert.deepEqual((await dashboardOrder(none)).awaiting_preflight, [], 'no files: nothing to wait for')
+      const early = await start(waiting.production_order.id)
+      assert.equal(early.statusCode, 409, early.body)
+      assert.equal(early.json().error.code, 'production_conflict')
+      assert.match(
+        early.json().error.message,
+        /waits for its files' print check, which rule 'Print problems' reads/,
+      )
+      const board = await operator.client.call(
+        'GET',
+        `/operator/production?organization_id=${orgId}&limit=100`,
+      )
+      const entry = board.json().data.find((e: { order: { id: string } }) => e.order.id === bad)
+      assert.deepEqual(entry.awaiting_preflight, ['Print problems'])
+
+      await settle()
+      const held = await dashboardOrder(bad)
+      assert.deepEqual(
+        [held.awaiting_preflight, held.held, held.hold?.name, held.tags],
+        [[], true, 'Print problems', ['print check']],
+      )
+      assert.deepEqual(
+        held.automation.map((m: { name: string; actions: { words: string }[] }) => [
+          m.name,
+          m.actions.map((a) => a.words),
+        ]),
+        [['Print problems', ['held this order for review', 'tagged this order "print check"']]],
+      )
+      assert.ok(held.updated_at > waiting.updated_at, 'updated_at moved: pollers and open pages see it')
+      const stillRefused = await start(held.production_order.id)
+      assert.equal(stillRefused.statusCode, 409)
+      assert.match(stillRefused.json().error.message, /held for review by rule 'Print problems'/)
+
+      // A warning is not a problem: the rule does not match, the wait ends, production starts.
+      const passed = await dashboardOrder(good)
+      assert.deepEqual([passed.awaiting_preflight, passed.held, passed.tags], [[], false, []])
+      const started = await start(passed.production_order.id)
+      assert.equal(started.statusCode, 200, started.body)
+
+      // The dry run reads the stored results: the order with a problem, not the one with a warning.
+      const dry = await developer.client.call('POST', '/automation/dry-run', {
+        name: 'Try',
+        enabled: true,
+        conditions: [{ field: 'item.preflight', operator: 'problems' }],
+        actions: [{ type: 'hold' }],
+      })
+      assert.equal(dry.statusCode, 200, dry.body)
+      const matched = dry.json().data.orders.map((o: { id: string }) => o.id)
+      assert.ok(matched.includes(bad) && !matched.includes(good) && !matched.includes(none))
+    } finally {
+      await developer.client.call('DELETE', `/automation/rules/${ruleId}`)
+    }
   })
 
   test('two runners on one database share the queue: every file measured once, every order checked', async () => {

@@ -460,7 +460,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Orders of one environment, newest first, filtered by status, UTC days, a search and what automation rules did (held, rush, partner, a tag)
+         * Orders of one environment, newest first, filtered by status, UTC days, a search and what automation rules did (held, rush, partner, a tag) and the print check’s verdict
          * @description Needs a session; least role: `viewer`.
          */
         get: operations["dashboardOrders"];
@@ -5477,6 +5477,7 @@ export interface operations {
                 priority?: "rush" | "normal";
                 partner?: boolean;
                 tag?: string;
+                preflight?: "problem" | "warning";
                 limit?: number;
                 cursor?: string;
             };
@@ -5632,6 +5633,7 @@ export interface operations {
                 priority?: "rush" | "normal";
                 partner?: boolean;
                 tag?: string;
+                preflight?: "problem" | "warning";
             };
             header?: never;
             path?: never;
@@ -5844,7 +5846,9 @@ export interface operations {
                                     /** @description The rule’s conditions in words. */
                                     reason: string;
                                 } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
+                                /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                awaiting_preflight: string[];
+                                /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
                                     rule_id: string;
@@ -6493,7 +6497,9 @@ export interface operations {
                                     /** @description The rule’s conditions in words. */
                                     reason: string;
                                 } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
+                                /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                awaiting_preflight: string[];
+                                /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
                                     rule_id: string;
@@ -10650,7 +10656,7 @@ export interface operations {
                                 name: string;
                                 enabled: boolean;
                                 conditions: {
-                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, order.total, order.currency, customer.email_domain, order.source. */
+                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, item.preflight, order.total, order.currency, customer.email_domain, order.source. */
                                     field: string;
                                     /** @description How it compares; each field has its own operators (GET /automation/fields). */
                                     operator: string;
@@ -10780,7 +10786,7 @@ export interface operations {
                     name?: string;
                     enabled?: boolean;
                     conditions?: {
-                        /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, order.total, order.currency, customer.email_domain, order.source. */
+                        /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, item.preflight, order.total, order.currency, customer.email_domain, order.source. */
                         field: string;
                         /** @description How it compares; each field has its own operators (GET /automation/fields). */
                         operator: string;
@@ -10815,7 +10821,7 @@ export interface operations {
                                 name: string;
                                 enabled: boolean;
                                 conditions: {
-                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, order.total, order.currency, customer.email_domain, order.source. */
+                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, item.preflight, order.total, order.currency, customer.email_domain, order.source. */
                                     field: string;
                                     /** @description How it compares; each field has its own operators (GET /automation/fields). */
                                     operator: string;
@@ -11095,7 +11101,7 @@ export interface operations {
                     name?: string;
                     enabled?: boolean;
                     conditions?: {
-                        /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, order.total, order.currency, customer.email_domain, order.source. */
+                        /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, item.preflight, order.total, order.currency, customer.email_domain, order.source. */
                         field: string;
                         /** @description How it compares; each field has its own operators (GET /automation/fields). */
                         operator: string;
@@ -11130,7 +11136,7 @@ export interface operations {
                                 name: string;
                                 enabled: boolean;
                                 conditions: {
-                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, order.total, order.currency, customer.email_domain, order.source. */
+                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, item.preflight, order.total, order.currency, customer.email_domain, order.source. */
                                     field: string;
                                     /** @description How it compares; each field has its own operators (GET /automation/fields). */
                                     operator: string;
@@ -11423,7 +11429,7 @@ export interface operations {
                                 name: string;
                                 enabled: boolean;
                                 conditions: {
-                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, order.total, order.currency, customer.email_domain, order.source. */
+                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, item.preflight, order.total, order.currency, customer.email_domain, order.source. */
                                     field: string;
                                     /** @description How it compares; each field has its own operators (GET /automation/fields). */
                                     operator: string;
@@ -11571,7 +11577,7 @@ export interface operations {
                     name?: string;
                     enabled?: boolean;
                     conditions?: {
-                        /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, order.total, order.currency, customer.email_domain, order.source. */
+                        /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, item.preflight, order.total, order.currency, customer.email_domain, order.source. */
                         field: string;
                         /** @description How it compares; each field has its own operators (GET /automation/fields). */
                         operator: string;
@@ -11977,7 +11983,9 @@ export interface operations {
                                     /** @description The rule’s conditions in words. */
                                     reason: string;
                                 } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
+                                /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                awaiting_preflight: string[];
+                                /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
                                     rule_id: string;
@@ -12228,7 +12236,9 @@ export interface operations {
                                     /** @description The rule’s conditions in words. */
                                     reason: string;
                                 } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
+                                /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                awaiting_preflight: string[];
+                                /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
                                     rule_id: string;
@@ -13998,7 +14008,9 @@ export interface operations {
                                     /** @description The rule’s conditions in words. */
                                     reason: string;
                                 } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
+                                /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                awaiting_preflight: string[];
+                                /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
                                     rule_id: string;
@@ -14116,7 +14128,9 @@ export interface operations {
                                     /** @description The rule’s conditions in words. */
                                     reason: string;
                                 } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
+                                /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                awaiting_preflight: string[];
+                                /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
                                     rule_id: string;
@@ -14364,7 +14378,9 @@ export interface operations {
                                     /** @description The rule’s conditions in words. */
                                     reason: string;
                                 } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
+                                /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                awaiting_preflight: string[];
+                                /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
                                     rule_id: string;
@@ -15022,7 +15038,9 @@ export interface operations {
                                     /** @description The rule’s conditions in words. */
                                     reason: string;
                                 } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
+                                /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                awaiting_preflight: string[];
+                                /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
                                     rule_id: string;
@@ -16702,7 +16720,7 @@ export interface operations {
                                 name: string;
                                 enabled: boolean;
                                 conditions: {
-                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, order.total, order.currency, customer.email_domain, order.source. */
+                                    /** @description What the condition reads: item.sku, item.product, item.quantity, item.personalization, item.files, item.preflight, order.total, order.currency, customer.email_domain, order.source. */
                                     field: string;
                                     /** @description How it compares; each field has its own operators (GET /automation/fields). */
                                     operator: string;
@@ -17786,6 +17804,7 @@ export interface operations {
                 partner?: boolean;
                 held?: boolean;
                 tag?: string;
+                preflight?: "problem" | "warning";
                 older_than_minutes?: number;
                 limit?: number;
                 cursor?: string;
@@ -17833,6 +17852,8 @@ export interface operations {
                             priority: "rush" | "normal";
                             /** @description Held for review: not startable until released in the dashboard. */
                             held: boolean;
+                            /** @description Names of the rules that wait for the order’s print check: not startable until its results are in and they are applied. */
+                            awaiting_preflight: string[];
                             /** @description The rule that held the order (kept after its release). */
                             hold: {
                                 /** Format: uuid */
@@ -18131,7 +18152,9 @@ export interface operations {
                                     /** @description The rule’s conditions in words. */
                                     reason: string;
                                 } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
+                                /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                awaiting_preflight: string[];
+                                /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
                                     rule_id: string;
@@ -19033,7 +19056,9 @@ export interface operations {
                                     /** @description The rule’s conditions in words. */
                                     reason: string;
                                 } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
+                                /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                awaiting_preflight: string[];
+                                /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
                                     rule_id: string;
@@ -19300,7 +19325,9 @@ export interface operations {
                                     /** @description The rule’s conditions in words. */
                                     reason: string;
                                 } | null;
-                                /** @description The rules that matched when the order arrived, in rule order. */
+                                /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                awaiting_preflight: string[];
+                                /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
                                     rule_id: string;

@@ -85,7 +85,13 @@ export function buildOrderGraph(
     itemsDocument,
     items: graphItems,
     production: live
-      ? { id: newId(), partner: outcome.partner, priority: outcome.priority, hold: outcome.hold }
+      ? {
+          id: newId(),
+          partner: outcome.partner,
+          priority: outcome.priority,
+          hold: outcome.hold,
+          awaiting: outcome.awaiting.length === 0 ? null : outcome.awaiting,
+        }
       : null,
     rules: meta.automation ? { version: meta.automation.version, unlinked: meta.automation.unlinked } : null,
     // Only live orders that came through the API produce events.
@@ -118,6 +124,7 @@ export function newProductionOrder(graph: OrderGraph, now: Date): OrderAggregate
         priority: production.priority,
         held_at: production.hold === null ? null : now,
         hold: production.hold,
+        awaiting_rules: production.awaiting,
       }
     : null
 }

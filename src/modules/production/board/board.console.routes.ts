@@ -43,6 +43,7 @@ export const productionBoardConsoleRoutes: DashboardArea<{
         olderThanMinutes: q.older_than_minutes,
         held: q.held,
         tag: q.tag,
+        preflight: q.preflight,
         cursor: q.cursor,
         limit: q.limit ?? 25,
       })

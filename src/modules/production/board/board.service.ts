@@ -63,6 +63,7 @@ export function createProductionBoard(deps: BoardDeps) {
       olderThanMinutes?: number | undefined
       held?: boolean | undefined
       tag?: string | undefined
+      preflight?: 'problem' | 'warning' | undefined
       cursor?: string | undefined
       limit: number
     }) {
@@ -74,6 +75,7 @@ export function createProductionBoard(deps: BoardDeps) {
         organizationId: query.organizationId,
         producedByPartner: query.producedByPartner,
         tag: query.tag,
+        preflight: query.preflight,
         createdBefore:
           query.olderThanMinutes === undefined
             ? undefined
@@ -142,13 +144,15 @@ async function counts(
     producedByPartner?: boolean | undefined
     createdBefore?: Date | undefined
     tag?: string | undefined
+    preflight?: 'problem' | 'warning' | undefined
   },
 ): Promise<Counts> {
   const held = await countHeld(db, filter)
   if (
     filter.producedByPartner === undefined &&
     filter.createdBefore === undefined &&
-    filter.tag === undefined
+    filter.tag === undefined &&
+    filter.preflight === undefined
   ) {
     const byStatus = await orders.liveOrdersByStatus(filter.organizationId)
     const counted = Object.fromEntries(
@@ -203,6 +207,7 @@ function boardEntry(r: BoardRow, items: ItemWithJob[]) {
     priority: r.priority,
     held: r.held_at !== null,
     hold: r.hold,
+    awaiting_preflight: (r.awaiting_rules ?? []).map((rule) => rule.name),
     tags: r.tags,
     created_at: r.created_at.toISOString(),
     updated_at: r.updated_at.toISOString(),

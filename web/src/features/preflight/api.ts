@@ -23,3 +23,10 @@ export function usePreflight(who: 'member' | 'operator', orderId: string) {
 /** A file's thumbnail, made by the service (WebP): never the original. */
 export const thumbnailUrl = (who: 'member' | 'operator', orderId: string, uploadId: string) =>
   `/dashboard/api/${who === 'operator' ? 'operator/' : ''}orders/${encodeURIComponent(orderId)}/files/${encodeURIComponent(uploadId)}/thumbnail`
+
+/** The lists' print check filter: its values as the dashboard API and console API take them. */
+export const PREFLIGHT_FILTER = [
+  { value: '', label: 'Any' },
+  { value: 'problem', label: 'Files with problems' },
+  { value: 'warning', label: 'Files with warnings' },
+]

@@ -15,6 +15,8 @@ export interface OrderFilters {
   priority: string
   partner: string
   tag: string
+  /** 'problem' or 'warning': the print check's verdict, '' for any. */
+  preflight: string
 }
 
 const bool = (value: string) => (value === 'true' ? true : value === 'false' ? false : undefined)
@@ -39,6 +41,7 @@ export function useOrders(filters: OrderFilters) {
               held: bool(filters.held),
               partner: bool(filters.partner),
               priority: (filters.priority || undefined) as Query<'/orders'>['priority'],
+              preflight: (filters.preflight || undefined) as Query<'/orders'>['preflight'],
               limit: 50,
             },
           },

@@ -65,6 +65,21 @@ export function HeldAlert({
   )
 }
 
+/** An order whose rules wait for its files' print check: production waits with them. */
+export function AwaitingPreflightAlert({ order }: { order: Pick<DashboardOrder, 'awaiting_preflight'> }) {
+  const [first, ...others] = order.awaiting_preflight
+  if (!first) return null
+  return (
+    <Alert color="blue" variant="default" title="Waiting for the print check">
+      <Text size="sm">
+        Rule '{first}'{others.length > 0 ? ` and ${others.length} more` : ''} read the print check of this
+        order's files, which is still measuring them. Production cannot start until the results are in and the
+        rules are applied, usually within seconds.
+      </Text>
+    </Alert>
+  )
+}
+
 /** The matched rules in words: "Rule 'Large mugs' held this order for review and tagged this order "large"". */
 export function ruleLines(order: Pick<DashboardOrder, 'automation'>) {
   return order.automation.map((rule) => {

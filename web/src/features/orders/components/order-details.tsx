@@ -4,7 +4,7 @@ import { orderStatusLabel, PRODUCTION_STATUS_WORDS } from '../../../components/o
 import type { DashboardOrder } from '../../../lib/api.ts'
 import { type Editor, useOrderHistory } from '../api/order-edit.ts'
 import { ChangeCustomer, ChangeItem } from './change-dialogs.tsx'
-import { AutomationBadges, HeldAlert, ruleLines } from './order-automation.tsx'
+import { AutomationBadges, AwaitingPreflightAlert, HeldAlert, ruleLines } from './order-automation.tsx'
 import { CancelOrder, EditNotes, editPolicy, ItemFiles } from './order-edit.tsx'
 import { OrderItem } from './order-item.tsx'
 import { CustomerFacts, OrderItems, OrderSummary, OrderTimeFacts, TotalFact } from './order-summary.tsx'
@@ -33,6 +33,7 @@ export function OrderDetails({
   return (
     <>
       <HeldAlert order={order} who={who} canRelease={canChange} />
+      <AwaitingPreflightAlert order={order} />
       {canChange && <EditNotes order={order} who={who} />}
       <OrderSummary
         badges={

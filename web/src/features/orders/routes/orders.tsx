@@ -20,12 +20,13 @@ import { PhoneFilters } from '../../../components/phone-filters.tsx'
 import { Time } from '../../../components/time.tsx'
 import { usePageEnvironment } from '../../../lib/environment.ts'
 import { formatMoney, formatNumber } from '../../../lib/format.ts'
+import { PREFLIGHT_FILTER } from '../../preflight/api.ts'
 import { type OrderFilters, ordersCsvUrl, useOrders } from '../api/orders.ts'
 import { AutomationBadges } from '../components/order-automation.tsx'
 
 const STATUSES = [['', 'Any status'], ...ORDER_STATUSES] as const
 /** The filters besides the search, folded behind a Filters button on a phone. */
-const FOLDED = ['status', 'from', 'to', 'held', 'priority', 'partner', 'tag'] as const
+const FOLDED = ['status', 'from', 'to', 'held', 'priority', 'partner', 'tag', 'preflight'] as const
 /** A field's width: the screen's on a phone, its own on a wide one. */
 const field = { base: '100%', sm: 'auto' }
 
@@ -41,6 +42,7 @@ export function OrdersRoute() {
     priority: params.get('priority') ?? '',
     partner: params.get('partner') ?? '',
     tag: params.get('tag') ?? '',
+    preflight: params.get('preflight') ?? '',
   }
   const [search, setSearch] = useState(filters.q)
   const [tag, setTag] = useState(filters.tag)
@@ -141,6 +143,13 @@ export function OrdersRoute() {
                 { value: 'false', label: 'Us' },
               ]}
             />
+            <NativeSelect
+              label="Print check"
+              w={field}
+              value={filters.preflight}
+              onChange={(e) => set({ preflight: e.currentTarget.value })}
+              data={PREFLIGHT_FILTER}
+            />
             <TextInput
               label="Tag"
               value={tag}
@@ -155,7 +164,17 @@ export function OrdersRoute() {
             onClick={() => {
               setSearch('')
               setTag('')
-              set({ status: '', from: '', to: '', q: '', held: '', priority: '', partner: '', tag: '' })
+              set({
+                status: '',
+                from: '',
+                to: '',
+                q: '',
+                held: '',
+                priority: '',
+                partner: '',
+                tag: '',
+                preflight: '',
+              })
             }}
           >
             Clear filters

@@ -34,6 +34,8 @@ export interface BoardFilters {
   organization_id: string
   partner: '' | 'true' | 'false'
   older_than_minutes: string
+  /** 'problem' or 'warning': the print check's verdict, '' for any. */
+  preflight: '' | 'problem' | 'warning'
 }
 
 /** The production board: polled every 5 seconds, so other operators' changes appear. */
@@ -52,6 +54,7 @@ export function useBoard(filters: BoardFilters) {
                 cursor: pageParam,
               }),
               held: filters.status === 'held' ? true : undefined,
+              preflight: filters.preflight || undefined,
               partner: filters.partner === '' ? undefined : filters.partner === 'true',
               older_than_minutes:
                 filters.older_than_minutes === '' ? undefined : Number(filters.older_than_minutes),

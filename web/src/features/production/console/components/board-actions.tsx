@@ -83,7 +83,13 @@ export function Actions({ entry, act, busy }: { entry: BoardEntry; act: Act; bus
       <Group gap={6}>
         {(p.status === 'pending' || p.status === 'failed') &&
           !entry.held &&
+          entry.awaiting_preflight.length === 0 &&
           status('in_progress', 'Start production')}
+        {!entry.held && entry.awaiting_preflight.length > 0 && (
+          <Text size="xs">
+            Startable once its files' print check is in (rule '{entry.awaiting_preflight[0]}' reads it)
+          </Text>
+        )}
         {entry.held && (
           <Text size="xs">
             Not startable until released:{' '}
@@ -146,7 +152,10 @@ export function Actions({ entry, act, busy }: { entry: BoardEntry; act: Act; bus
 
 export function Items({ entry, act, busy }: { entry: BoardEntry; act: Act; busy: boolean }) {
   const p = entry.production_order
-  const open = !entry.held && (p.status === 'pending' || p.status === 'in_progress')
+  const open =
+    !entry.held &&
+    entry.awaiting_preflight.length === 0 &&
+    (p.status === 'pending' || p.status === 'in_progress')
   return (
     <List size="sm" listStyleType="none" spacing={4}>
       {entry.items.map((item) => (

@@ -13,6 +13,7 @@ import { ApiError } from '../../../../lib/api.ts'
 import { formatNumber } from '../../../../lib/format.ts'
 import { AutomationBadges } from '../../../orders/components/order-automation.tsx'
 import { useOrganizations } from '../../../organizations/console/api/organizations.ts'
+import { PREFLIGHT_FILTER } from '../../../preflight/api.ts'
 import {
   type BoardCounts,
   type BoardFilters,
@@ -74,12 +75,14 @@ function useFilters(): [BoardFilters, (next: Partial<BoardFilters>) => void] {
   const [params, setParams] = useSearchParams()
   const status = (VIEWS.find(([k]) => k === params.get('status'))?.[0] ?? 'pending') as BoardFilters['status']
   const partner = params.get('partner')
+  const preflight = params.get('preflight')
   const filters: BoardFilters = {
     status,
     organization_id: params.get('organization_id') ?? '',
     partner: partner === 'true' || partner === 'false' ? partner : '',
     older_than_minutes: params.get('older_than_minutes') ?? '',
     tag: params.get('tag') ?? '',
+    preflight: preflight === 'problem' || preflight === 'warning' ? preflight : '',
   }
   const set = (next: Partial<BoardFilters>) =>
     setParams(Object.fromEntries(Object.entries({ ...filters, ...next }).filter(([, v]) => v !== '')), {
@@ -145,9 +148,13 @@ export function ProductionBoardRoute() {
         </Box>
         <PhoneFilters
           active={
-            [filters.organization_id, filters.partner, filters.tag, filters.older_than_minutes].filter(
-              Boolean,
-            ).length
+            [
+              filters.organization_id,
+              filters.partner,
+              filters.tag,
+              filters.older_than_minutes,
+              filters.preflight,
+            ].filter(Boolean).length
           }
         >
           <Select
@@ -183,6 +190,14 @@ export function ProductionBoardRoute() {
             data={AGES}
             value={filters.older_than_minutes}
             onChange={(v) => setFilters({ older_than_minutes: v ?? '' })}
+            allowDeselect={false}
+          />
+          <Select
+            label="Print check"
+            w={field}
+            data={PREFLIGHT_FILTER}
+            value={filters.preflight}
+            onChange={(v) => setFilters({ preflight: (v ?? '') as BoardFilters['preflight'] })}
             allowDeselect={false}
           />
         </PhoneFilters>
