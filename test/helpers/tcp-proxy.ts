@@ -17,6 +17,8 @@ export interface TcpProxy {
   url(original: string): string
   /** Connections currently open through the proxy. */
   readonly connections: number
+  /** Open connections whose client sent something since stall() that was held back. */
+  readonly waiting: number
   stall(): void
   resume(): void
   reset(): void
@@ -30,6 +32,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
   const upstreamPort = Number(targetPort || (target.startsWith('redis') ? 6379 : 5432))
   let stalled = false
   const pairs = new Set<[Socket, Socket]>()
+  const waiting = new Set<[Socket, Socket]>()
 
   const onConnection = (client: Socket) => {
     const upstream = connect(upstreamPort, hostname)
@@ -38,11 +41,13 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     const forward = (from: Socket, to: Socket) =>
       from.on('data', (chunk) => {
         if (!stalled && !to.destroyed) to.write(chunk)
+        else if (stalled && from === client) waiting.add(pair)
       })
     forward(client, upstream)
     forward(upstream, client)
     const end = () => {
       pairs.delete(pair)
+      waiting.delete(pair)
       client.destroy()
       upstream.destroy()
     }
@@ -63,6 +68,7 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
       upstream.resetAndDestroy()
     }
     pairs.clear()
+    waiting.clear()
   }
 
   return {
@@ -76,11 +82,15 @@ export async function startTcpProxy(target: string): Promise<TcpProxy> {
     get connections() {
       return pairs.size
     },
+    get waiting() {
+      return waiting.size
+    },
     stall() {
       stalled = true
     },
     resume() {
       stalled = false
+      waiting.clear()
     },
     reset: resetAll,
     async refuse() {

@@ -1,4 +1,5 @@
 import sharp, { type Metadata } from 'sharp'
+import { grouped } from '../../lib/numbers.ts'
 import { type ColourModel, MEASURING_LIMITS, type Measurement } from './facts.ts'
 
 /*
@@ -23,8 +24,6 @@ const COLOUR: Record<string, ColourModel> = {
   'b-w': 'grey',
   grey16: 'grey',
 }
-
-const grouped = (n: number) => n.toLocaleString('en-US').replace(/,/g, '\u2009')
 
 export async function measureRaster(bytes: Buffer): Promise<Measurement> {
   let meta: Metadata

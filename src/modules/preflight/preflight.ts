@@ -1,5 +1,6 @@
 import type { FileFacts, PdfFacts, PrintSpec, PrintSpecs, RasterFacts, VectorFacts } from '../../db/schema.ts'
 import type { ItemVerdict } from '../../db/tables/preflight.ts'
+import { grouped } from '../../lib/numbers.ts'
 import {
   areaWithBleed,
   type Judgement,
@@ -152,7 +153,7 @@ function rasterChecks(facts: RasterFacts, spec: PrintSpec): Check[] {
     checks.push({
       check: 'frames',
       verdict: 'warning',
-      sentence: `It has ${facts.frames} frames or pages; only the first is printed.`,
+      sentence: `It has ${grouped(facts.frames)} frames or pages; only the first is printed.`,
     })
   }
   return checks
@@ -164,7 +165,7 @@ const mm = (n: number) => `${Math.round(n * 10) / 10}`
 function pdfChecks(facts: PdfFacts, spec: PrintSpec): Check[] {
   const checks: Check[] = []
   if (spec.pages !== null) {
-    const pages = (n: number) => `${n} ${n === 1 ? 'page' : 'pages'}`
+    const pages = (n: number) => `${grouped(n)} ${n === 1 ? 'page' : 'pages'}`
     checks.push(
       facts.pages === spec.pages
         ? { check: 'pages', verdict: 'ok', sentence: `It has ${pages(facts.pages)}, as asked.` }

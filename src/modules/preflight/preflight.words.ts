@@ -1,6 +1,6 @@
 import type { FileFacts } from '../../db/schema.ts'
+import { grouped } from '../../lib/numbers.ts'
 
-const grouped = (n: number) => n.toLocaleString('en-US').replace(/,/g, '\u2009')
 const COLOUR = { rgb: 'RGB', cmyk: 'CMYK', grey: 'greyscale', other: 'other colour model' } as const
 
 /** What was measured of a file, a fact a line: "2 480 × 3 508 px", "RGB, profile sRGB IEC61966-2.1". */

@@ -1,4 +1,5 @@
 import type { PrintSpec } from '../../db/schema.ts'
+import { grouped } from '../../lib/numbers.ts'
 
 /**
  * How a file's measured size is judged against a print specification
@@ -46,8 +47,6 @@ export function requiredPixels(spec: Pick<PrintSpec, 'width_mm' | 'height_mm' | 
   const at = (mm: number) => Math.ceil(Number(((mm / MM_PER_INCH) * spec.min_dpi).toFixed(6)))
   return { width: at(area.width), height: at(area.height) }
 }
-
-const grouped = (n: number) => n.toLocaleString('en-US').replace(/,/g, '\u2009')
 
 /** "Upload at least 2 481 × 3 508 px for 420 × 594 mm at 150 dpi." */
 export function pixelsAdvice(

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict'
 import { before, describe, test } from 'node:test'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { PDFDocument } from '@cantoo/pdf-lib'
 import sharp from 'sharp'
 import { foldOrderChanges } from '../../../src/modules/orders/changes/changes.repo.ts'
 import { createPreflightService } from '../../../src/modules/preflight/index.ts'
 import { orderBody, useTestApp } from '../../helpers/app.ts'
 import { memberOf, operatorOf } from '../../helpers/dashboard.ts'
+import { longestHold } from '../../helpers/event-loop.ts'
 import { createOrder, uploadFile } from '../../helpers/order-files.ts'
 
 /**
@@ -224,6 +226,55 @@ describe('preflight of production files', () => {
     assert.equal(data.problems, 2)
     const health = await t.app.inject({ method: 'GET', url: '/healthz' })
     assert.equal(health.statusCode, 200)
+  })
+
+  test('measuring a 64-megapixel PNG and a 2 000-page PDF holds no event loop: /healthz answers throughout', async () => {
+    const big = await sharp({ create: { width: 8000, height: 8000, channels: 3, background: 'white' } })
+      .png()
+      .toBuffer()
+    const doc = await PDFDocument.create()
+    for (let i = 0; i < 2000; i++) doc.addPage([595, 842])
+    const pages = Buffer.from(await doc.save())
+    const orderId = await order([
+      {
+        sku: 'POSTER-A2',
+        files: [
+          { upload_id: await uploadFile(t, key, big, 'big.png') },
+          { upload_id: await uploadFile(t, key, pages, 'pages.pdf') },
+        ],
+      },
+    ])
+    let done = false
+    let worstMs = 0
+    let polls = 0
+    const { stallMs } = await longestHold(async () => {
+      const poller = (async () => {
+        while (!done) {
+          const started = performance.now()
+          const health = await t.app.inject({ method: 'GET', url: '/healthz' })
+          assert.equal(health.statusCode, 200)
+          worstMs = Math.max(worstMs, performance.now() - started)
+          polls += 1
+          await sleep(5)
+        }
+      })()
+      await settle()
+      done = true
+      await poller
+    })
+    const [png, pdf] = (await preflightOf(orderId)).items[0].files
+    // Measured, both: the square PNG is not A2's shape, the PDF has 2 000 pages for 1.
+    assert.equal(png.status, 'problem')
+    assert.deepEqual(png.facts.slice(0, 1), ['8\u2009000 \u00d7 8\u2009000 px (PNG)'])
+    assert.equal(pdf.status, 'problem')
+    assert.equal(
+      pdf.checks.find((c: { check: string }) => c.check === 'pages').sentence,
+      'It has 2\u2009000 pages; the product takes 1 page.',
+    )
+    assert.ok(polls >= 1)
+    assert.ok(stallMs < 100, `event loop held ${stallMs.toFixed(0)} ms`)
+    // Wall time includes waiting for a core while other test files run.
+    assert.ok(worstMs < 1000, `/healthz took ${worstMs.toFixed(0)} ms`)
   })
 
   test("another organization's order and a file of another order answer 404", async () => {
