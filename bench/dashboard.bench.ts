@@ -22,7 +22,7 @@ import { backfillOrderDailyStats } from '../src/db/migrations/2026-11-26-0017-or
 import { backfillUnmatchedSkus } from '../src/db/migrations/2026-11-26-0022-unmatched-skus.ts'
 import { backfillMonthlyUsage } from '../src/db/migrations/2026-11-29-0028-monthly-usage.ts'
 import { benchArgs } from './lib/args.ts'
-import { percentile, startService, tenant } from './lib/service.ts'
+import { percentile, signIn, startService, tenant } from './lib/service.ts'
 
 const {
   orders: ORDERS,
@@ -81,40 +81,6 @@ async function seed(db: pg.Client, orgId: string) {
     process.stdout.write(`\rseeded ${end + 1} orders`)
   }
   process.stdout.write('\n')
-}
-
-async function signIn(
-  base: string,
-  service: Awaited<ReturnType<typeof startService>>,
-  orgId: string,
-  role: 'viewer' | 'owner' | 'operator' = 'viewer',
-) {
-  const email = `${role}-${Date.now()}@example.com`
-  const invitation =
-    role === 'operator'
-      ? await service.admin('POST', '/operators/invitations', { email })
-      : await service.admin('POST', `/organizations/${orgId}/invitations`, { email, role })
-  const token = new URL(invitation.data.url).hash.replace(/^#token=/, '')
-  const jar = new Map<string, string>()
-  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
-  const keep = (res: Response) => {
-    for (const c of res.headers.getSetCookie()) {
-      const [pair] = c.split(';')
-      const eq = pair!.indexOf('=')
-      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1))
-    }
-  }
-  const state = await fetch(`${base}/dashboard/api/session`)
-  keep(state)
-  const csrf = ((await state.json()) as { data: { csrf_token: string } }).data.csrf_token
-  const accepted = await fetch(`${base}/dashboard/api/invitations/accept`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: base, 'x-csrf-token': csrf, cookie: cookie() },
-    body: JSON.stringify({ token, password: 'correct horse battery staple' }),
-  })
-  if (!accepted.ok) throw new Error(`accept: ${accepted.status} ${await accepted.text()}`)
-  keep(accepted)
-  return cookie()
 }
 
 /** This month's live orders of the organization, counted from the orders themselves. */
@@ -196,7 +162,7 @@ async function main() {
     console.log(`search plan uses the search indexes: ${/orders_search_/.test(usesIndexes)}`)
     await db.end()
 
-    const cookie = await signIn(service.base, service, orgId)
+    const cookie = await signIn(service, orgId)
     const home = await time(service.base, cookie, '/home')
     const total = JSON.parse(home.last).data.live_orders.all_time.orders_total
     if (total !== Number(counts.rows[0].live)) throw new Error(`home counts ${total} live orders`)
@@ -208,12 +174,12 @@ async function main() {
     // Usage for billing: this month's live orders, read from the monthly usage (never the orders).
     const month = new Date().toISOString().slice(0, 7)
     const thisMonth = await liveOrdersIn(benchUrl.toString(), orgId, month)
-    const operatorCookie = await signIn(service.base, service, orgId, 'operator')
+    const operatorCookie = await signIn(service, orgId, 'operator')
     const billing = await time(service.base, operatorCookie, `/operator/usage?month=${month}`)
     const billed = JSON.parse(billing.last).data.organizations.find((o: { id: string }) => o.id === orgId)
     if (billed.orders !== thisMonth)
       throw new Error(`billing counts ${billed.orders} live orders, not ${thisMonth}`)
-    const ownerCookie = await signIn(service.base, service, orgId, 'owner')
+    const ownerCookie = await signIn(service, orgId, 'owner')
     const usage = await time(service.base, ownerCookie, `/usage?month=${month}`)
     failed = [home, list, billing, usage].some((r) => r.p50 >= TARGET_MS)
   } finally {

@@ -89,6 +89,44 @@ export async function startService(env: Record<string, string>): Promise<Service
   }
 }
 
+/**
+ * A member of the organization (or an operator) signed in through an
+ * invitation it accepts: the session's cookie header, for /dashboard/api.
+ */
+export async function signIn(
+  service: Service,
+  orgId: string,
+  role: 'viewer' | 'owner' | 'operator' = 'viewer',
+) {
+  const base = service.base
+  const email = `${role}-${Date.now()}@example.com`
+  const invitation =
+    role === 'operator'
+      ? await service.admin('POST', '/operators/invitations', { email })
+      : await service.admin('POST', `/organizations/${orgId}/invitations`, { email, role })
+  const token = new URL(invitation.data.url).hash.replace(/^#token=/, '')
+  const jar = new Map<string, string>()
+  const cookie = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  const keep = (res: Response) => {
+    for (const c of res.headers.getSetCookie()) {
+      const [pair] = c.split(';')
+      const eq = pair!.indexOf('=')
+      jar.set(pair!.slice(0, eq), pair!.slice(eq + 1))
+    }
+  }
+  const state = await fetch(`${base}/dashboard/api/session`)
+  keep(state)
+  const csrf = ((await state.json()) as { data: { csrf_token: string } }).data.csrf_token
+  const accepted = await fetch(`${base}/dashboard/api/invitations/accept`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: base, 'x-csrf-token': csrf, cookie: cookie() },
+    body: JSON.stringify({ token, password: 'correct horse battery staple' }),
+  })
+  if (!accepted.ok) throw new Error(`accept: ${accepted.status} ${await accepted.text()}`)
+  keep(accepted)
+  return cookie()
+}
+
 /** An organization with one live key carrying every scope. */
 export async function tenant(service: Service, name = 'Bench'): Promise<{ orgId: string; key: string }> {
   const org = (await service.admin('POST', '/organizations', { name })).data.organization
