@@ -103,9 +103,18 @@ export async function orderAndProductPages(
     sku: 'CARD-A6',
     name: 'Greeting card A6',
   })
-  await call('POST', `/admin/v1/organizations/${orgId}/products`, token, {
-    sku: 'MUG-WHITE-330',
-    name: 'White mug 330 ml',
+  const mug = await call<{ product: { id: string } }>(
+    'POST',
+    `/admin/v1/organizations/${orgId}/products`,
+    token,
+    {
+      sku: 'MUG-WHITE-330',
+      name: 'White mug 330 ml',
+    },
+  )
+  // The mug's wrap: its front artwork is checked against it (and found far too small).
+  await call('PUT', `/admin/v1/products/${mug.product.id}/print-spec`, token, {
+    print_spec: { roles: { front: { width_mm: 200, height_mm: 90, min_dpi: 150, colour: 'cmyk' } } },
   })
   for (const [n, sku, name] of [
     [1, 'TOTE-NATURAL', 'Tote bag, natural'],
@@ -179,6 +188,8 @@ export async function orderAndProductPages(
   await page.reload()
   await page.getByText('order.production_started').waitFor()
   await page.getByRole('img', { name: 'Preview of acme-logo.svg' }).waitFor()
+  // The files' print check is in: the front artwork's problem, with what to do.
+  await page.getByText('Print check: problem').first().waitFor({ timeout: 60_000 })
   // The whole page in one picture, with the shell as tall as the page.
   await page.waitForFunction(() => [...document.images].every((img) => img.complete && img.naturalWidth > 0))
   const height = await page.evaluate(() => document.documentElement.scrollHeight)

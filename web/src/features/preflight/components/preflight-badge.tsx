@@ -17,6 +17,9 @@ export function PreflightBadge({ status }: { status: PreflightStatus }) {
     <Badge
       color={words.color}
       variant={status === 'problem' || status === 'unmeasurable' ? 'filled' : 'outline'}
+      // A long label wraps in a narrow file card instead of being cut off.
+      h="auto"
+      styles={{ label: { whiteSpace: 'normal', overflow: 'visible' } }}
     >
       {words.label}
     </Badge>
