@@ -1,5 +1,6 @@
 import type { AuditService } from '../audit/audit.service.ts'
 import type { Surfaces } from '../feature.ts'
+import type { PreflightService } from '../preflight/preflight.service.ts'
 import type { WebhookService } from '../webhooks/webhooks.service.ts'
 import type { OrderEditService } from './changes/changes.service.ts'
 import { ordersAdminRoutes } from './orders.admin.routes.ts'
@@ -25,6 +26,7 @@ export function ordersSurfaces(s: {
   orderEdits: OrderEditService
   audit: AuditService
   webhooks: WebhookService
+  preflight: Pick<PreflightService, 'verdicts'>
 }): Surfaces {
   return {
     api: [ordersRoutes(s)],

@@ -1,5 +1,6 @@
 import { ctx, DASHBOARD_TAG, type DashboardArea, viewer } from '../../dashboard/route-config.ts'
 import { sendCsv } from '../../http/csv-download.ts'
+import type { PreflightService } from '../preflight/preflight.service.ts'
 import {
   OrderCsv,
   OrderCsvQuery,
@@ -12,7 +13,7 @@ import type { OrderService } from './orders.service.ts'
 
 const DAY_MS = 86_400_000
 
-function summary(order: OperatorOrder): OrderSummary {
+function summary(order: OperatorOrder, printCheck: OrderSummary['print_check']): OrderSummary {
   return {
     id: order.id,
     external_order_id: order.external_order_id,
@@ -30,11 +31,15 @@ function summary(order: OperatorOrder): OrderSummary {
     priority: order.priority,
     produced_by_partner: order.production_order?.produced_by_partner ?? false,
     tags: order.tags,
+    print_check: printCheck,
   }
 }
 
 /** Orders: one environment's orders, newest first, with filters and keyset paging. */
-export const ordersDashboardRoutes: DashboardArea<{ orders: OrderService }> = (app, { orders }) => {
+export const ordersDashboardRoutes: DashboardArea<{
+  orders: OrderService
+  preflight: Pick<PreflightService, 'verdicts'>
+}> = (app, { orders, preflight }) => {
   app.get(
     '/orders',
     {
@@ -55,7 +60,11 @@ export const ordersDashboardRoutes: DashboardArea<{ orders: OrderService }> = (a
         cursor: q.cursor,
         limit: q.limit ?? 50,
       })
-      return { data: page.data.map(summary), next_cursor: page.next_cursor }
+      const checked = await preflight.verdicts(page.data.map((o) => o.id))
+      return {
+        data: page.data.map((o) => summary(o, checked.get(o.id) ?? null)),
+        next_cursor: page.next_cursor,
+      }
     },
   )
 

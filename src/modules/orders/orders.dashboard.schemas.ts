@@ -64,6 +64,10 @@ export const OrderSummary = Type.Object(
     ordered_at: Timestamp,
     created_at: Timestamp,
     held: Type.Boolean({ description: 'Held for review by an automation rule.' }),
+    print_check: Type.Union([StringEnum(['ok', 'warning', 'problem', 'not_checked']), Type.Null()], {
+      description:
+        'The print check of the order’s files as last stored (docs/preflight.md); null: no files, or not checked yet.',
+    }),
     priority: Type.String({ enum: ['rush', 'normal'] }),
     produced_by_partner: Type.Boolean(),
     tags: Type.Array(Type.String()),

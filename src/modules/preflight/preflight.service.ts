@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream'
 import type { Database } from '../../db/database.ts'
+import type { OrderPreflightTable } from '../../db/tables/preflight.ts'
 import { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
@@ -13,6 +14,7 @@ import {
   findFacts,
   findOrderForPreflight,
   findPrintSpecs,
+  findVerdicts,
   isQueued,
 } from './preflight.repo.ts'
 import { type FilePreflight, type FileStatus, orderVerdict, preflightFile } from './preflight.ts'
@@ -133,6 +135,11 @@ export function createPreflightService(deps: {
     },
 
     /** Queues orders to be checked (an order change that touched files). */
+    /** The stored verdict of each checked order among these (the Orders list's badge). */
+    async verdicts(orderIds: string[]): Promise<Map<string, OrderPreflightTable['verdict']>> {
+      return new Map((await findVerdicts(db, orderIds)).map((v) => [v.order_id, v.verdict]))
+    },
+
     enqueue: (orders: { id: string; organizationId: string }[], within: Database = db) =>
       enqueueOrders(within, orders, clock.now()),
 

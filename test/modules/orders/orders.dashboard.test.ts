@@ -272,6 +272,7 @@ describe('Home and the orders list', async () => {
           priority: 'normal',
           produced_by_partner: false,
           tags: [],
+          print_check: null,
         },
       )
       const tests = await list('?environment=test')

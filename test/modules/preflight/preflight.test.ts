@@ -314,6 +314,15 @@ describe('preflight of production files', () => {
       assert.equal(res.statusCode, 200, res.body)
       return res.json().data.map((o: { id: string }) => o.id) as string[]
     }
+    // Each row says what the check found (null: nothing checked).
+    const rows = (await viewer.client.call('GET', '/orders?limit=100')).json().data as {
+      id: string
+      print_check: string | null
+    }[]
+    assert.deepEqual(
+      [warned, problem, unchecked].map((id) => rows.find((r) => r.id === id)?.print_check),
+      ['warning', 'problem', null],
+    )
     const mine = [warned, problem, unchecked]
     const ofMine = (ids: string[]) => ids.filter((id) => mine.includes(id))
     assert.deepEqual(ofMine(await listed('preflight=problem')), [problem])

@@ -5519,6 +5519,8 @@ export interface operations {
                             created_at: string;
                             /** @description Held for review by an automation rule. */
                             held: boolean;
+                            /** @description The print check of the order’s files as last stored (docs/preflight.md); null: no files, or not checked yet. */
+                            print_check: ("ok" | "warning" | "problem" | "not_checked") | null;
                             /** @enum {string} */
                             priority: "rush" | "normal";
                             produced_by_partner: boolean;

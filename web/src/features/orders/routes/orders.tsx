@@ -21,6 +21,7 @@ import { Time } from '../../../components/time.tsx'
 import { usePageEnvironment } from '../../../lib/environment.ts'
 import { formatMoney, formatNumber } from '../../../lib/format.ts'
 import { PREFLIGHT_FILTER } from '../../preflight/api.ts'
+import { PreflightBadge } from '../../preflight/components/preflight-badge.tsx'
 import { type OrderFilters, ordersCsvUrl, useOrders } from '../api/orders.ts'
 import { AutomationBadges } from '../components/order-automation.tsx'
 
@@ -213,6 +214,10 @@ export function OrdersRoute() {
                     partner={o.produced_by_partner}
                     tags={o.tags}
                   />
+                  {/* Only what asks for a look: problems and warnings. */}
+                  {(o.print_check === 'problem' || o.print_check === 'warning') && (
+                    <PreflightBadge status={o.print_check} />
+                  )}
                 </Group>
               </DataCell>
               <DataCell label="Customer">

@@ -237,6 +237,7 @@ export function PrintSpecDialog({ product, onClose }: { product: Product; onClos
                 </SimpleGrid>
                 <Checkbox
                   label="Transparency allowed"
+                  description="Off: a file with see-through pixels is a problem, to be flattened onto its background"
                   checked={d.transparency}
                   onChange={(e) => set(n, { transparency: e.currentTarget.checked })}
                 />
