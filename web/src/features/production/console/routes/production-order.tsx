@@ -8,6 +8,7 @@ import { RecordPage } from '../../../../components/record-page.tsx'
 import { Time } from '../../../../components/time.tsx'
 import { exactTime } from '../../../../lib/format.ts'
 import { useOrderHistory } from '../../../orders/api/order-edit.ts'
+import { AwaitingPreflightAlert } from '../../../orders/components/order-automation.tsx'
 import {
   CustomerFacts,
   OrderItems,
@@ -89,6 +90,7 @@ function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: 
       lead={`${organization.name}: live ${order.source === 'shop' ? 'shop' : 'API'} order, received ${exactTime(order.created_at)}`}
     >
       <ErrorAlert error={error} title="The production order could not be refreshed" />
+      <AwaitingPreflightAlert order={order} />
       <Group gap="sm">
         <Button component={Link} to={`/operator/production/${p.id}/job-sheet`}>
           Job sheet
