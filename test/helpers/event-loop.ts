@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict'
 import { setTimeout as sleep } from 'node:timers/promises'
 
 /** CPU time of this thread (the event loop's), in ms. */
@@ -48,4 +49,38 @@ export async function leastHold<T>(
     if (measured.stallMs < limitMs) break
   }
   return best!
+}
+
+/**
+ * Runs `run` while GET /healthz is polled every 5 ms on the app, each poll
+ * answering 200. `loopMaxMs` is the longest the event loop was held, in CPU
+ * time of its thread (waiting for a core on a busy machine does not count);
+ * `worstMs` the slowest /healthz answer in wall time.
+ */
+export async function whileHealthzPolled<T>(
+  app: { inject(request: { method: 'GET'; url: string }): Promise<{ statusCode: number }> },
+  run: () => Promise<T>,
+): Promise<{ result: T; worstMs: number; loopMaxMs: number; polls: number }> {
+  let done = false
+  let worstMs = 0
+  let polls = 0
+  const { result, stallMs } = await longestHold(async () => {
+    const poller = (async () => {
+      while (!done) {
+        const started = performance.now()
+        const health = await app.inject({ method: 'GET', url: '/healthz' })
+        assert.equal(health.statusCode, 200)
+        worstMs = Math.max(worstMs, performance.now() - started)
+        polls += 1
+        await sleep(5)
+      }
+    })()
+    try {
+      return await run()
+    } finally {
+      done = true
+      await poller
+    }
+  })
+  return { result, worstMs, loopMaxMs: stallMs, polls }
 }

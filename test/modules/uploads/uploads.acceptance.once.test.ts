@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { setTimeout as sleep } from 'node:timers/promises'
 import type { LightMyRequestResponse } from 'fastify'
 import { createSvgSanitizer } from '../../../src/modules/uploads/svg-pool.ts'
 import { allowedFixtures, gzip, png, rejectedFixtures, svgWithComments } from '../../fixtures/files.ts'
 import { nestedSvg, rectSvg, tracedSvg } from '../../fixtures/svg-large.ts'
 import { assertInertSvg, SVG_XSS_VECTORS } from '../../fixtures/svg-xss.ts'
 import { createTestApp, orderBody, PUBLIC_BASE_URL, rowCounts, type TestApp } from '../../helpers/app.ts'
-import { longestHold } from '../../helpers/event-loop.ts'
+import { whileHealthzPolled } from '../../helpers/event-loop.ts'
 
 describe('content rules', () => {
   /**
@@ -288,38 +287,17 @@ describe('hostile SVG', () => {
       return slot.json().data.upload_id
     }
 
-    /**
-     * Accepts an order of one file while GET /healthz is polled every 5 ms.
-     * `loopMaxMs` is the longest the event loop was held, in CPU time of its
-     * thread (waiting for a core on a busy machine does not count); `worstMs`
-     * the slowest /healthz answer in wall time.
-     */
+    /** Accepts an order of one file while GET /healthz is polled (whileHealthzPolled). */
     async function acceptWhilePolling(uploadId: string) {
-      let done = false
-      let worstMs = 0
-      let polls = 0
-      const { result: res, stallMs } = await longestHold(async () => {
-        const poller = (async () => {
-          while (!done) {
-            const started = performance.now()
-            const health = await t.app.inject({ method: 'GET', url: '/healthz' })
-            assert.equal(health.statusCode, 200)
-            worstMs = Math.max(worstMs, performance.now() - started)
-            polls += 1
-            await sleep(5)
-          }
-        })()
-        const res = await t.api(
+      const { result: res, ...polled } = await whileHealthzPolled(t.app, () =>
+        t.api(
           key,
           'POST',
           '/v1/orders',
           orderBody({ items: [{ name: 'Print', quantity: 1, files: [{ upload_id: uploadId }] }] }),
-        )
-        done = true
-        await poller
-        return res
-      })
-      return { res, worstMs, loopMaxMs: stallMs, polls }
+        ),
+      )
+      return { res, ...polled }
     }
 
     for (const [name, file, message] of [
