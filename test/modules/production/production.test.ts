@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
 import { sql } from 'kysely'
-import { countBoard } from '../../../src/modules/production/production.repo.ts'
+import { countBoard } from '../../../src/modules/production/board/board.repo.ts'
 import { createTestApp, manualClock, orderBody, type TestApp, useTestApp } from '../../helpers/app.ts'
 import { type DashboardClient, memberOf, operatorOf } from '../../helpers/dashboard.ts'
 import { assertError } from '../../helpers/errors.ts'

@@ -5,19 +5,14 @@ import { isUuid } from '../../../lib/ids.ts'
 import { findItemsWithJobs, type ItemWithJob } from '../../orders/orders.repo.ts'
 import type { OrderService } from '../../orders/orders.service.ts'
 import { productionOrderNotFound } from '../production.preconditions.ts'
-import {
-  type BoardFilter,
-  countBoard,
-  countHeld,
-  findBoardPage,
-  findProductionOrder,
-} from '../production.repo.ts'
+import { findProductionOrder } from '../production.repo.ts'
 import {
   ORDER_STATUS_FOR,
   PRODUCTION_STATUSES,
   type ProductionStatus,
   productionOrderView,
 } from '../production.views.ts'
+import { type BoardFilter, countBoard, countHeld, findBoardPage } from './board.repo.ts'
 
 /**
  * What the operators' board shows: production orders to work on, with their

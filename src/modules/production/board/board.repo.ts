@@ -1,0 +1,175 @@
+import { sql } from 'kysely'
+import type { Database } from '../../../db/database.ts'
+import type { ProductionStatus } from '../../../db/tables/common.ts'
+
+/** The production board's reads: a page of one status under its filters, and each status's count. */
+export interface BoardFilter {
+  status: ProductionStatus
+  organizationId?: string | undefined
+  producedByPartner?: boolean | undefined
+  /** Only production orders created at or before this time (the board's age filter). */
+  createdBefore?: Date | undefined
+  /** Held for review (true: only held; false: only startable ones). */
+  held?: boolean | undefined
+  /** Only orders with this tag. */
+  tag?: string | undefined
+  /** Only orders whose files' print check found problems (or warnings, not problems). */
+  preflight?: 'problem' | 'warning' | undefined
+  /** One priority: the board reads rush orders first, then the normal ones. */
+  priority?: 'rush' | 'normal' | undefined
+  after?: { createdAt: Date; id: string } | undefined
+  limit: number
+}
+
+/** A tag through orders_tags_idx (its condition tags <> '{}' lets the planner use it). */
+const tagged = (tag: string) => sql<boolean>`o.tags <> '{}' and o.tags @> array[${tag}]::text[]`
+
+/** An order (by its id's column) whose print check has this verdict, from order_preflight_flagged_idx. */
+const flagged = (orderId: 'p.order_id', verdict: 'problem' | 'warning') =>
+  sql<boolean>`exists (select 1 from order_preflight pf where pf.order_id = ${sql.ref(orderId)} and pf.verdict = ${verdict})`
+
+/** The board's rows of one status with its filters (the page's keyset condition aside). */
+function boardRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
+  let query = db
+    .selectFrom('production_orders as p')
+    .innerJoin('orders as o', 'o.id', 'p.order_id')
+    .where('p.status', '=', filter.status)
+    .where('o.environment', '=', 'live')
+  if (filter.organizationId !== undefined)
+    query = query.where('o.organization_id', '=', filter.organizationId)
+  if (filter.producedByPartner !== undefined) {
+    query = query.where('p.produced_by_partner', '=', filter.producedByPartner)
+  }
+  if (filter.createdBefore !== undefined) query = query.where('p.created_at', '<=', filter.createdBefore)
+  if (filter.held === true) query = query.where('p.held_at', 'is not', null)
+  if (filter.held === false) query = query.where('p.held_at', 'is', null)
+  if (filter.priority !== undefined) query = query.where('p.priority', '=', filter.priority)
+  if (filter.tag !== undefined) query = query.where(tagged(filter.tag))
+  if (filter.preflight !== undefined) query = query.where(flagged('p.order_id', filter.preflight))
+  return query
+}
+
+/**
+ * One page of the production board: live production orders of one status,
+ * oldest first, on (created_at, id) with a keyset condition read from the
+ * index production_orders_board_idx (migration 0021). One extra row tells
+ * whether a next page exists.
+ */
+export async function findBoardPage(db: Database, filter: BoardFilter) {
+  let query = boardRows(db, filter)
+    .innerJoin('organizations as org', 'org.id', 'o.organization_id')
+    .select([
+      'p.id',
+      'p.order_id',
+      'p.status',
+      'p.produced_by_partner',
+      'p.priority',
+      'p.held_at',
+      'p.hold',
+      'p.awaiting_rules',
+      'p.created_at',
+      'p.updated_at',
+      'o.organization_id',
+      'org.name as organization_name',
+      'o.external_order_id',
+      'o.tags',
+      'o.source',
+      'o.status as order_status',
+      'o.customer_name',
+    ])
+  if (filter.after !== undefined) {
+    const { createdAt, id } = filter.after
+    query = query.where(sql<boolean>`(p.created_at, p.id) > (${createdAt}::timestamptz, ${id}::uuid)`)
+  }
+  return query
+    .orderBy('p.created_at')
+    .orderBy('p.id')
+    .limit(filter.limit + 1)
+    .execute()
+}
+
+/**
+ * The rows the board counts for one status. Only live orders have production
+ * orders, so without an organization the count reads production_orders alone;
+ * with one, the organization's orders are a semi-join.
+ */
+function countedRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
+  let query = db.selectFrom('production_orders as p').where('p.status', '=', filter.status)
+  if (filter.organizationId !== undefined) {
+    query = query.where(
+      'p.order_id',
+      'in',
+      db
+        .selectFrom('orders as o')
+        .select('o.id')
+        .where('o.organization_id', '=', filter.organizationId)
+        .where('o.environment', '=', 'live'),
+    )
+  }
+  if (filter.producedByPartner !== undefined) {
+    query = query.where('p.produced_by_partner', '=', filter.producedByPartner)
+  }
+  if (filter.createdBefore !== undefined) query = query.where('p.created_at', '<=', filter.createdBefore)
+  if (filter.held === true) query = query.where('p.held_at', 'is not', null)
+  if (filter.held === false) query = query.where('p.held_at', 'is', null)
+  if (filter.tag !== undefined) {
+    const tag = filter.tag
+    query = query.where(
+      'p.order_id',
+      'in',
+      db.selectFrom('orders as o').select('o.id').where(tagged(tag)).where('o.environment', '=', 'live'),
+    )
+  }
+  if (filter.preflight !== undefined) query = query.where(flagged('p.order_id', filter.preflight))
+  return query
+}
+
+/**
+ * Production orders held for review under the board's filters, counted
+ * exactly: production_orders_held_idx holds only them (a held order is
+ * pending until it is released or cancelled).
+ */
+export async function countHeld(
+  db: Database,
+  filter: Omit<BoardFilter, 'status' | 'after' | 'limit' | 'held'>,
+): Promise<number> {
+  const row = await countedRows(db, { ...filter, status: 'pending', held: true })
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/**
+ * The board's count of each status under its filters, in one statement.
+ * Counting stops at `cap` + 1 rows per status (a walk of at most that many
+ * entries of production_orders_board_idx where nothing else filters), so the
+ * board costs the same whether a status holds a hundred orders or a million.
+ */
+export async function countBoard(
+  db: Database,
+  filter: Omit<BoardFilter, 'status' | 'after' | 'limit' | 'held'>,
+  statuses: readonly ProductionStatus[],
+  cap: number,
+): Promise<Record<ProductionStatus, number>> {
+  const row = await db
+    .selectNoFrom((eb) =>
+      statuses.map((status) =>
+        eb
+          .selectFrom(
+            // Held orders are counted apart: pending counts the startable ones.
+            countedRows(db, { ...filter, status, ...(status === 'pending' ? { held: false } : {}) })
+              .select(sql<number>`1`.as('one'))
+              .limit(cap + 1)
+              .as('capped'),
+          )
+          .select((c) => c.fn.countAll<string>().as('n'))
+          .as(status),
+      ),
+    )
+    .executeTakeFirstOrThrow()
+  const counts = row as Record<string, string | number | bigint>
+  return Object.fromEntries(statuses.map((s) => [s, Number(counts[s] ?? 0)])) as Record<
+    ProductionStatus,
+    number
+  >
+}
