@@ -30,7 +30,7 @@ import {
   Items,
   LastAction,
   type Outcome,
-} from '../components/board-actions.tsx'
+} from '../components/production-buttons.tsx'
 
 const AGES = [
   { value: '', label: 'Any age' },
