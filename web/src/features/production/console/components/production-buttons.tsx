@@ -1,64 +1,32 @@
-import { Alert, Anchor, Button, Code, Group, List, Stack, Switch, Text } from '@mantine/core'
+import { Anchor, Button, Group, List, Stack, Switch, Text } from '@mantine/core'
 import { Link } from 'react-router'
 import { StatusBadge } from '../../../../components/status-badge.tsx'
-import { Time } from '../../../../components/time.tsx'
 import { formatNumber } from '../../../../lib/format.ts'
-import type { BoardEntry, ProducedEvents, ProductionAction, ProductionStatus } from '../api/production.ts'
+import type { BoardEntry, ProductionStatus } from '../api/production.ts'
+import type { Act, Confirmation } from './production-actions.tsx'
 
-/** The production board's row parts: an order's items with their jobs, its actions, and what the last action did. */
-export interface Outcome {
-  label: string
-  events: ProducedEvents
+/**
+ * The buttons that move a production order, on the board's rows and on the
+ * production order page: its status, cancel, partner flag, and each item's
+ * job (`act` from useProductionActions asks first where it cannot be undone).
+ */
+
+/** What the buttons read of a production order: a board entry, or the production order page's order. */
+export interface ProductionSubject {
+  production_order: { id: string; status: ProductionStatus; produced_by_partner: boolean }
+  order: { id: string; external_order_id: string; source: string }
+  held: boolean
+  awaiting_preflight: readonly string[]
 }
-
-/** What the last action did: the events it recorded, or that it recorded none. */
-export function LastAction({ outcome }: { outcome: Outcome | null }) {
-  if (!outcome) return null
-  return (
-    <Alert variant="default" color="green" role="status" title={outcome.label}>
-      {outcome.events.length === 0 ? (
-        <Text size="sm">
-          Recorded no event (partner flags never do; nor do shop orders, partner-produced items, or a status
-          the order already had).
-        </Text>
-      ) : (
-        <>
-          <Text size="sm">
-            Recorded {outcome.events.length === 1 ? 'this event' : 'these events'}, sent to the organization's
-            live webhooks:
-          </Text>
-          <List size="sm">
-            {outcome.events.map((e) => (
-              <List.Item key={e.id}>
-                <Code>{e.type}</Code> at <Time value={e.created_at} exact /> (event {e.id})
-              </List.Item>
-            ))}
-          </List>
-        </>
-      )}
-    </Alert>
-  )
-}
-
-/** What an action that cannot be undone asks before it is done. */
-export interface Confirmation {
-  title: string
-  text: string
-  confirmLabel: string
-  cancelLabel?: string
-}
-
-/** Asks first (with `confirm`) or acts at once. */
-export type Act = (action: ProductionAction, label: string, confirm?: Confirmation) => void
 
 /** Who hears of an order's change: the organization's live endpoints for API orders; nobody for shop orders. */
-function told(entry: BoardEntry, event: string) {
+function told(entry: ProductionSubject, event: string) {
   return entry.order.source === 'api'
     ? `The organization's live webhook endpoints receive ${event}.`
     : 'A shop order: no event is sent.'
 }
 
-export function Actions({ entry, act, busy }: { entry: BoardEntry; act: Act; busy: boolean }) {
+export function Actions({ entry, act, busy }: { entry: ProductionSubject; act: Act; busy: boolean }) {
   const p = entry.production_order
   const ref = entry.order.external_order_id
   const status = (to: ProductionStatus, verb: string, confirm?: Confirmation) => (
@@ -150,12 +118,45 @@ export function Actions({ entry, act, busy }: { entry: BoardEntry; act: Act; bus
   )
 }
 
+/** Whether the order's item jobs can be completed now: pending or in production, neither held nor waiting. */
+function jobsOpen(entry: ProductionSubject) {
+  const { status } = entry.production_order
+  return (
+    !entry.held && entry.awaiting_preflight.length === 0 && (status === 'pending' || status === 'in_progress')
+  )
+}
+
+/** Completes one item's job, where the order lets it (nothing for a completed job or an item without one). */
+export function CompleteItem({
+  entry,
+  item,
+  act,
+  busy,
+}: {
+  entry: ProductionSubject
+  item: { name: string; job: { id: string; status: string } | null }
+  act: Act
+  busy: boolean
+}) {
+  const { job } = item
+  if (!job || job.status === 'completed' || !jobsOpen(entry)) return null
+  const label = `Complete item ${item.name}: ${entry.order.external_order_id}`
+  return (
+    <Button
+      size="compact-xs"
+      variant="default"
+      style={{ flexShrink: 0 }}
+      disabled={busy}
+      aria-label={label}
+      onClick={() => act({ kind: 'job', jobId: job.id, expected: entry.production_order.status }, label)}
+    >
+      Complete item
+    </Button>
+  )
+}
+
+/** The board row's items, each with its job's state or the button that completes it. */
 export function Items({ entry, act, busy }: { entry: BoardEntry; act: Act; busy: boolean }) {
-  const p = entry.production_order
-  const open =
-    !entry.held &&
-    entry.awaiting_preflight.length === 0 &&
-    (p.status === 'pending' || p.status === 'in_progress')
   return (
     <List size="sm" listStyleType="none" spacing={4}>
       {entry.items.map((item) => (
@@ -168,24 +169,7 @@ export function Items({ entry, act, busy }: { entry: BoardEntry; act: Act; busy:
             {item.job?.status === 'completed' ? (
               <StatusBadge color="green">done</StatusBadge>
             ) : (
-              item.job &&
-              open && (
-                <Button
-                  size="compact-xs"
-                  variant="default"
-                  style={{ flexShrink: 0 }}
-                  disabled={busy}
-                  aria-label={`Complete item ${item.name}: ${entry.order.external_order_id}`}
-                  onClick={() =>
-                    act(
-                      { kind: 'job', jobId: item.job!.id, expected: p.status },
-                      `Complete item ${item.name}: ${entry.order.external_order_id}`,
-                    )
-                  }
-                >
-                  Complete item
-                </Button>
-              )
+              <CompleteItem entry={entry} item={item} act={act} busy={busy} />
             )}
           </Group>
         </List.Item>

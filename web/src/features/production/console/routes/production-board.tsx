@@ -1,7 +1,5 @@
 import { Anchor, Box, Group, Loader, SegmentedControl, Select, Text, TextInput } from '@mantine/core'
-import { useState } from 'react'
 import { Link, useSearchParams } from 'react-router'
-import { ConfirmModal } from '../../../../components/confirm-modal.tsx'
 import { DataCell, DataRow, DataTable, useStacked } from '../../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { NextPageButton } from '../../../../components/next-page-button.tsx'
@@ -9,7 +7,6 @@ import { Page } from '../../../../components/page.tsx'
 import { PhoneFilters } from '../../../../components/phone-filters.tsx'
 import { StatusBadge } from '../../../../components/status-badge.tsx'
 import { Time } from '../../../../components/time.tsx'
-import { ApiError } from '../../../../lib/api.ts'
 import { formatNumber } from '../../../../lib/format.ts'
 import { AutomationBadges } from '../../../orders/components/order-automation.tsx'
 import { useOrganizations } from '../../../organizations/console/api/organizations.ts'
@@ -18,19 +15,11 @@ import {
   type BoardCounts,
   type BoardFilters,
   PRODUCTION_STATUSES,
-  type ProductionAction,
   type ProductionStatus,
   useBoard,
-  useProductionAction,
 } from '../api/production.ts'
-import {
-  type Act,
-  Actions,
-  type Confirmation,
-  Items,
-  LastAction,
-  type Outcome,
-} from '../components/production-buttons.tsx'
+import { useProductionActions } from '../components/production-actions.tsx'
+import { Actions, Items } from '../components/production-buttons.tsx'
 
 const AGES = [
   { value: '', label: 'Any age' },
@@ -95,34 +84,12 @@ export function ProductionBoardRoute() {
   const [filters, setFilters] = useFilters()
   const board = useBoard(filters)
   const organizations = useOrganizations()
-  const action = useProductionAction()
-  const [outcome, setOutcome] = useState<Outcome | null>(null)
+  const { act, busy, outcome, confirmation } = useProductionActions()
   const entries = board.data?.pages.flatMap((p) => p.data) ?? []
   const counts = board.data?.pages[0]?.counts ?? undefined
   const now = Date.now()
   const stacked = useStacked()
   const field = { base: '100%', sm: 'auto' }
-
-  const [asking, setAsking] = useState<{
-    action: ProductionAction
-    label: string
-    confirm: Confirmation
-    open: boolean
-  } | null>(null)
-
-  function perform(next: ProductionAction, label: string) {
-    setOutcome(null)
-    action.mutate(next, {
-      onSuccess: (events) => setOutcome({ label, events }),
-      onSettled: () => setAsking((a) => a && { ...a, open: false }),
-    })
-  }
-  const act: Act = (next, label, confirm) => {
-    if (confirm) {
-      action.reset()
-      setAsking({ action: next, label, confirm, open: true })
-    } else perform(next, label)
-  }
 
   return (
     <Page
@@ -202,15 +169,7 @@ export function ProductionBoardRoute() {
           />
         </PhoneFilters>
       </Group>
-      <LastAction outcome={outcome} />
-      <ErrorAlert
-        error={action.error}
-        title={
-          action.error instanceof ApiError && action.error.code === 'production_conflict'
-            ? 'Changed meanwhile: reload and decide again'
-            : undefined
-        }
-      />
+      {outcome}
       <ErrorAlert error={board.error} />
       {board.isPending ? (
         <Loader aria-label="Loading the production board" />
@@ -272,27 +231,17 @@ export function ProductionBoardRoute() {
                 )}
               </DataCell>
               <DataCell label="Items" labelAbove>
-                <Items entry={e} act={act} busy={action.isPending} />
+                <Items entry={e} act={act} busy={busy} />
               </DataCell>
               <DataCell label="Actions" hideLabel>
-                <Actions entry={e} act={act} busy={action.isPending} />
+                <Actions entry={e} act={act} busy={busy} />
               </DataCell>
             </DataRow>
           ))}
         </DataTable>
       )}
       <NextPageButton pages={board}>Show more orders</NextPageButton>
-      <ConfirmModal
-        opened={asking?.open ?? false}
-        title={asking?.confirm.title ?? ''}
-        onCancel={() => setAsking((a) => a && { ...a, open: false })}
-        cancelLabel={asking?.confirm.cancelLabel}
-        confirmLabel={asking?.confirm.confirmLabel ?? ''}
-        busy={action.isPending}
-        onConfirm={() => asking && perform(asking.action, asking.label)}
-      >
-        {asking?.confirm.text}
-      </ConfirmModal>
+      {confirmation}
     </Page>
   )
 }
