@@ -49,8 +49,9 @@ const CONSOLE_NAV = [
  * console's pages show their data and pass axe; a live order with two items
  * goes from pending to completed item by item on the Production board, each
  * action showing the event it recorded; the actions that cannot be undone ask
- * first; a production order shows what to make and its job sheet prints on
- * one A4 page whose QR code scans back to it; a member can open none of it.
+ * first; a production order shows what to make and moves as its board row
+ * does, and its job sheet prints on one A4 page whose QR code scans back to
+ * it; a member can open none of it.
  * What the console API answers and stores is asserted in
  * test/modules/organizations/organizations.console.test.ts.
  */
@@ -455,6 +456,15 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
       await page.getByRole('link', { name: 'Change order' }).getAttribute('href'),
       `/dashboard/operator/orders/${workbench.orderId}`,
     )
+    // The board row's actions, on the page: starting shows its event; the refreshed page then asks before failing.
+    await mug.getByRole('button', { name: `Complete item Mug: ${ref}` }).waitFor()
+    await page.getByRole('button', { name: `Start production: ${ref}` }).click()
+    await page.getByRole('status').filter({ hasText: 'order.production_started' }).waitFor()
+    await page.getByRole('button', { name: `Mark failed: ${ref}` }).click()
+    const fail = page.getByRole('dialog', { name: `Mark order ${ref} failed?` })
+    await fail.getByText(/^Production stops: .* receive order\.production_failed\./).waitFor()
+    await fail.getByRole('button', { name: 'Keep it in production' }).click()
+    await fail.waitFor({ state: 'hidden' })
     await assertAccessible(page, 'a production order')
 
     // The job sheet: printed to PDF on A4; its QR code carries the production order id.

@@ -1,4 +1,5 @@
 import { Anchor, Group, Image, Paper, Stack, Text, Title } from '@mantine/core'
+import type { ReactNode } from 'react'
 import { Personalization } from '../../../../components/personalization.tsx'
 import { StatusBadge } from '../../../../components/status-badge.tsx'
 import { formatNumber } from '../../../../lib/format.ts'
@@ -58,17 +59,22 @@ function ProductionFileCard({
   )
 }
 
-/** One item to make: product, SKU, quantity, its job, every personalization field and every file. */
+/**
+ * One item to make: product, SKU, quantity, its job, every personalization
+ * field and every file; `action` beside the job (the button completing it).
+ */
 export function ProductionItemCard({
   productionOrderId,
   orderId,
   item,
   position,
+  action,
 }: {
   productionOrderId: string
   orderId: string
   item: ProductionItem
   position: number
+  action?: ReactNode
 }) {
   const headingId = `item-${item.id}`
   const preflight = usePreflight('operator', orderId).data?.items.find((i) => i.item_id === item.id)
@@ -92,6 +98,7 @@ export function ProductionItemCard({
             <StatusBadge color={item.production_job?.status === 'completed' ? 'green' : 'gray'}>
               {item.production_job?.status ?? 'none'}
             </StatusBadge>
+            {action}
           </Group>
         </Group>
         <Personalization position={position} values={item.personalization} />

@@ -17,6 +17,8 @@ import {
   TotalFact,
 } from '../../../orders/components/order-summary.tsx'
 import { type ProductionOrderPage, productionStatusLabel, useProductionOrder } from '../api/production.ts'
+import { useProductionActions } from '../components/production-actions.tsx'
+import { Actions, CompleteItem, type ProductionSubject } from '../components/production-buttons.tsx'
 import { ProductionItemCard } from '../components/production-item.tsx'
 
 /** The order's history: its receipt, then its events with what their webhook deliveries did. */
@@ -79,9 +81,16 @@ export function ProductionOrderRoute() {
   )
 }
 
-/** The production order itself; `error`: its last refresh failed. */
+/** The production order itself, with its board row's actions; `error`: its last refresh failed. */
 function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: unknown }) {
   const { order, production_order: p, organization } = sheet
+  const subject: ProductionSubject = {
+    production_order: p,
+    order,
+    held: order.held,
+    awaiting_preflight: order.awaiting_preflight,
+  }
+  const { act, busy, outcome, confirmation } = useProductionActions()
   // Whether items changed since the order arrived: the Total then says so, as on the order's own page.
   const history = useOrderHistory('operator', order.id)
   return (
@@ -91,6 +100,7 @@ function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: 
     >
       <ErrorAlert error={error} title="The production order could not be refreshed" />
       <AwaitingPreflightAlert order={order} />
+      {outcome}
       <Group gap="sm">
         <Button component={Link} to={`/operator/production/${p.id}/job-sheet`}>
           Job sheet
@@ -102,6 +112,7 @@ function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: 
           Back to the production board
         </Anchor>
       </Group>
+      <Actions entry={subject} act={act} busy={busy} />
       <OrderSummary
         badges={
           <>
@@ -126,10 +137,19 @@ function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: 
             orderId={order.id}
             item={item}
             position={n + 1}
+            action={
+              <CompleteItem
+                entry={subject}
+                item={{ name: item.name, job: item.production_job }}
+                act={act}
+                busy={busy}
+              />
+            }
           />
         ))}
       </OrderItems>
       <History sheet={sheet} />
+      {confirmation}
     </Page>
   )
 }
