@@ -4,6 +4,7 @@ import { type QueryId, sql } from 'kysely'
 import type { Database } from '../../../src/db/database.ts'
 import { findRuleSet } from '../../../src/modules/automation/automation.repo.ts'
 import { createAutomationService } from '../../../src/modules/automation/automation.service.ts'
+import type { BoardEntry } from '../../../src/modules/production/production.console.schemas.ts'
 import {
   createTestApp,
   NEEDS_POSTGRESQL,
@@ -939,6 +940,51 @@ describe('held orders', () => {
       assert.deepEqual(await ids('tag=large&status=completed'), [])
       assert.deepEqual(await ids('tag=nothing'), [])
       assert.deepEqual(await ids('priority=rush&environment=test'), [])
+    })
+
+    test("the production order page carries what its board row's actions read", async () => {
+      const entries = [
+        ...(await board('held=true&limit=100')).data,
+        ...(await board('status=pending&limit=100')).data,
+      ] as unknown as BoardEntry[]
+      for (const id of [held, rush, plain]) {
+        const entry = entries.find((e) => e.order.id === id)!
+        const res = await operator.client.call(
+          'GET',
+          `/operator/production-orders/${entry.production_order.id}`,
+        )
+        assert.equal(res.statusCode, 200, res.body)
+        const { production_order, order } = res.json().data
+        const page = {
+          production_order,
+          order: { id: order.id, external_order_id: order.external_order_id, source: order.source },
+          held: order.held,
+          hold: order.hold,
+          priority: order.priority,
+          awaiting_preflight: order.awaiting_preflight,
+          jobs: order.items.map((i: { production_job: unknown }) => i.production_job),
+        }
+        assert.deepEqual(page, {
+          production_order: entry.production_order,
+          order: { id, external_order_id: entry.order.external_order_id, source: 'api' },
+          held: entry.held,
+          hold: entry.hold,
+          priority: entry.priority,
+          awaiting_preflight: entry.awaiting_preflight,
+          jobs: entry.items.map((i) => i.job),
+        })
+      }
+      const of = (id: string) => entries.find((e) => e.order.id === id)!
+      assert.deepEqual(
+        [
+          of(held).held,
+          of(held).hold?.name,
+          of(rush).priority,
+          of(rush).production_order.produced_by_partner,
+        ],
+        [true, 'Large mugs', 'rush', true],
+      )
+      assert.ok(entries.every((e) => e.items.every((i) => i.job?.status === 'pending')))
     })
 
     test('bad filter values are 422 naming the field', async () => {

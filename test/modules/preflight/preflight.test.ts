@@ -402,6 +402,11 @@ describe('preflight of production files', () => {
       )
       const entry = board.json().data.find((e: { order: { id: string } }) => e.order.id === bad)
       assert.deepEqual(entry.awaiting_preflight, ['Print problems'])
+      const page = await operator.client.call(
+        'GET',
+        `/operator/production-orders/${entry.production_order.id}`,
+      )
+      assert.deepEqual(page.json().data.order.awaiting_preflight, ['Print problems'], 'as the page shows it')
 
       await settle()
       const held = await dashboardOrder(bad)
