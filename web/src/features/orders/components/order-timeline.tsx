@@ -1,14 +1,12 @@
-import { Badge, Button, Group, Loader, Paper, Stack, Text, Title } from '@mantine/core'
+import { Loader, Paper, Text, Title } from '@mantine/core'
 import { useState } from 'react'
 import { DataCell, DataRow, DataTable } from '../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../components/error-alert.tsx'
-import { NextAttempt } from '../../../components/next-attempt.tsx'
 import { Time } from '../../../components/time.tsx'
 import { DeliveryDialog } from '../../webhooks/components/delivery-detail.tsx'
 import { useOrderTimeline } from '../api/order.ts'
 import { type Editor, useOrderHistory } from '../api/order-edit.ts'
-
-const STATUS_COLOR: Record<string, string> = { succeeded: 'green', failed: 'red', pending: 'yellow' }
+import { EventDeliveries } from './event-deliveries.tsx'
 
 function NoEvents() {
   return (
@@ -31,7 +29,7 @@ export function OrderTimeline({
   isTest: boolean
   /** The automation rules that matched when the order arrived, in words. */
   rules?: { id: string; text: string }[]
-  /** Whose page: both see the changes and the deliveries; a delivery's payload is the member's to open. */
+  /** Whose page: both see the changes and the deliveries and open a delivery's payload; an operator is not shown its signatures. */
   who?: Editor
 }) {
   const timeline = useOrderTimeline(who, orderId)
@@ -100,49 +98,7 @@ export function OrderTimeline({
                   </Text>
                 </DataCell>
                 <DataCell label="Webhook deliveries" labelAbove>
-                  {event!.deliveries.length === 0 ? (
-                    <Text size="sm" c="dimmed" component="span">
-                      No endpoint received it.
-                    </Text>
-                  ) : (
-                    <Stack gap="xs">
-                      {event!.deliveries.map((d) => (
-                        <div key={d.id}>
-                          <Group gap="xs" wrap="nowrap" align="flex-start">
-                            <Badge
-                              color={STATUS_COLOR[d.status] ?? 'gray'}
-                              variant="dot"
-                              style={{ flexShrink: 0 }}
-                            >
-                              {d.status}
-                            </Badge>
-                            <Text size="sm" style={{ overflowWrap: 'anywhere', minWidth: 0 }}>
-                              {d.endpoint_url}
-                            </Text>
-                          </Group>
-                          <Text size="sm" c="dimmed" lineClamp={2}>
-                            {d.attempts} {d.attempts === 1 ? 'attempt' : 'attempts'}
-                            {d.response_status !== null ? `, HTTP ${d.response_status}` : ''}
-                            {d.redelivery_of ? ', redelivery' : ''}
-                            {d.error_message ? `: ${d.error_message}` : ''}
-                          </Text>
-                          {d.status === 'pending' && (
-                            <Text size="sm" c="dimmed">
-                              <NextAttempt delivery={d} />
-                            </Text>
-                          )}
-                          <Button
-                            variant="default"
-                            size="compact-xs"
-                            aria-label={`Payload and headers of ${event!.type} to ${d.endpoint_url}${d.redelivery_of ? ' (redelivery)' : ''}`}
-                            onClick={() => setOpen(d.id)}
-                          >
-                            Payload and headers
-                          </Button>
-                        </div>
-                      ))}
-                    </Stack>
-                  )}
+                  <EventDeliveries event={event!} onOpen={setOpen} />
                 </DataCell>
               </DataRow>
             ),

@@ -1,4 +1,5 @@
 import { Anchor, Badge, Button, Group, Paper, Text, Title } from '@mantine/core'
+import { useState } from 'react'
 import { Link, useParams } from 'react-router'
 import { DataCell, DataRow, DataTable } from '../../../../components/data-table.tsx'
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
@@ -8,6 +9,7 @@ import { RecordPage } from '../../../../components/record-page.tsx'
 import { Time } from '../../../../components/time.tsx'
 import { exactTime } from '../../../../lib/format.ts'
 import { useOrderHistory } from '../../../orders/api/order-edit.ts'
+import { EventDeliveries } from '../../../orders/components/event-deliveries.tsx'
 import { AwaitingPreflightAlert } from '../../../orders/components/order-automation.tsx'
 import {
   CustomerFacts,
@@ -16,14 +18,20 @@ import {
   OrderTimeFacts,
   TotalFact,
 } from '../../../orders/components/order-summary.tsx'
+import { DeliveryDialog } from '../../../webhooks/components/delivery-detail.tsx'
 import { type ProductionOrderPage, productionStatusLabel, useProductionOrder } from '../api/production.ts'
 import { useProductionActions } from '../components/production-actions.tsx'
 import { Actions, CompleteItem, type ProductionSubject } from '../components/production-buttons.tsx'
 import { ProductionItemCard } from '../components/production-item.tsx'
 
-/** The order's history: its receipt, then its events with what their webhook deliveries did. */
+/**
+ * The order's history: its receipt, then its events, each with its webhook
+ * deliveries as the order's timeline lists them (payload and headers as the
+ * operator reads them: signatures named, not shown).
+ */
 function History({ sheet }: { sheet: ProductionOrderPage }) {
   const { order, timeline } = sheet
+  const [open, setOpen] = useState<string | null>(null)
   return (
     <Paper withBorder p="lg" radius="md" component="section" aria-labelledby="history-heading">
       <Title order={2} size="h3" id="history-heading" mb="sm">
@@ -49,14 +57,13 @@ function History({ sheet }: { sheet: ProductionOrderPage }) {
                 {event.type}
               </Text>
             </DataCell>
-            <DataCell label="Webhook deliveries">
-              {event.deliveries.length === 0
-                ? 'No endpoint received it.'
-                : event.deliveries.map((d) => `${d.status} (${d.endpoint_url})`).join(', ')}
+            <DataCell label="Webhook deliveries" labelAbove>
+              <EventDeliveries event={event} onOpen={setOpen} />
             </DataCell>
           </DataRow>
         ))}
       </DataTable>
+      <DeliveryDialog env="live" id={open} onClose={() => setOpen(null)} who="operator" />
     </Paper>
   )
 }
