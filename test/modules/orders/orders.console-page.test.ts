@@ -3,15 +3,17 @@ import { after, before, describe, test } from 'node:test'
 import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
 import { memberOf, operatorOf } from '../../helpers/dashboard.ts'
 import { assertError } from '../../helpers/errors.ts'
-import { loopbackResolver } from '../../helpers/https-receiver.ts'
+import { loopbackResolver, startReceiver } from '../../helpers/https-receiver.ts'
 import { createOrder } from '../../helpers/order-files.ts'
+import { waitUntil } from '../../helpers/wait.ts'
 import { createEndpoint } from '../../helpers/webhook-endpoints.ts'
 
 /**
  * The console's order page as the API serves it: the organization by name,
  * the order's events with their webhook deliveries (the member's timeline,
- * for operators only), and the changes of the order in the audit log's
- * sentences on both pages.
+ * for operators only, on the order page and the production order page, once
+ * a delivery was attempted too), and the changes of the order in the audit
+ * log's sentences on both pages.
  */
 describe('the console order page and the order history in sentences', () => {
   let t: TestApp
@@ -72,6 +74,70 @@ describe('the console order page and the order history in sentences', () => {
       404,
       'not_found',
     )
+  })
+
+  test("after an attempt, the console's timelines list the event's delivery as the member's does, payload left out", async (ctx) => {
+    // A receiver that fails: the attempt made, the next one a minute ahead.
+    const receiver = await startReceiver(() => ({ status: 503 }))
+    const tenant = await t.tenant('Delivered Prints')
+    const { endpoint } = await createEndpoint(t, tenant.liveKey, receiver.url('/delivered'))
+    const dispatcher = await t.startDispatcher({ ca: receiver.ca, retryDelaysMs: [60_000, 60_000] })
+    ctx.after(async () => {
+      await dispatcher.stop(100)
+      await receiver.close()
+    })
+    const { id } = await createOrder(t, tenant.liveKey, orderBody())
+    await waitUntil(
+      () =>
+        t.db
+          .selectFrom('webhook_deliveries')
+          .select('id')
+          .where('endpoint_id', '=', endpoint.id)
+          .where('attempts', '=', 1)
+          .where('next_attempt_at', 'is not', null)
+          .executeTakeFirst(),
+      'the first attempt recorded',
+    )
+
+    const member = await memberOf(t, tenant.orgId, 'viewer')
+    const own = await member.client.call('GET', `/orders/${id}/timeline`)
+    assert.equal(own.statusCode, 200, own.body)
+    const [received] = own.json().data
+    assert.equal(received.type, 'order.received')
+    const [delivery] = received.deliveries
+    assert.equal(received.deliveries.length, 1)
+    assert.deepEqual(
+      [delivery.endpoint_url, delivery.status, delivery.attempts, delivery.response_status],
+      [receiver.url('/delivered'), 'pending', 1, 503],
+    )
+    assert.ok(Date.parse(delivery.next_attempt_at) > Date.now() + 30_000, delivery.next_attempt_at)
+    // What a timeline's delivery carries: no payload, body, headers or signature.
+    assert.deepEqual(Object.keys(delivery).sort(), [
+      'attempts',
+      'created_at',
+      'endpoint_id',
+      'endpoint_next_probe_at',
+      'endpoint_url',
+      'error_message',
+      'id',
+      'last_attempt_at',
+      'next_attempt_at',
+      'redelivery_of',
+      'response_status',
+      'status',
+    ])
+
+    const timeline = await operator.client.call('GET', `/operator/orders/${id}/timeline`)
+    assert.equal(timeline.statusCode, 200, timeline.body)
+    assert.deepEqual(timeline.json().data, own.json().data)
+    const production = await t.db
+      .selectFrom('production_orders')
+      .select('id')
+      .where('order_id', '=', id)
+      .executeTakeFirstOrThrow()
+    const sheet = await operator.client.call('GET', `/operator/production-orders/${production.id}`)
+    assert.equal(sheet.statusCode, 200, sheet.body)
+    assert.deepEqual(sheet.json().data.timeline, own.json().data)
   })
 
   test("both pages' histories say each change in the audit log's sentence", async () => {
