@@ -41,6 +41,8 @@ const OWNERS: Record<string, string[]> = {
   unmatched_skus: ['orders'],
   production_orders: ['production'],
   production_jobs: ['production'],
+  production_calendar: ['production'],
+  closed_days: ['production'],
   uploads: ['uploads'],
   service_instances: ['system'],
   service_secrets: ['lib'],
@@ -93,6 +95,8 @@ const CROSS_MODULE_SQL: Record<string, string[]> = {
     'modules/production/production.repo.ts',
     'modules/webhooks/outbox/outbox.repo.ts',
   ],
+  // The order fold dates new production orders: how is production's (its calendar).
+  'modules/orders/changes/changes.repo.ts': ['modules/production/calendar/calendar.repo.ts'],
   // The usage adds the changes not folded yet: which rows count is the orders module's.
   'modules/usage/usage.repo.ts': ['modules/orders/changes/changes.repo.ts'],
 }

@@ -14,6 +14,7 @@ import type {
   ApiKeyTable,
   AutomationRuleTable,
   AutomationVersionTable,
+  ClosedDayTable,
   MonthlyProductUsageTable,
   MonthlyUsageTable,
   OrderChangesTable,
@@ -21,6 +22,7 @@ import type {
   OrderItemTable,
   OrderTable,
   OrganizationTable,
+  ProductionCalendarTable,
   ProductionJobTable,
   ProductionOrderTable,
   ProductTable,
@@ -69,6 +71,8 @@ export interface DB {
   order_items: OrderItemTable
   production_orders: ProductionOrderTable
   production_jobs: ProductionJobTable
+  production_calendar: ProductionCalendarTable
+  closed_days: ClosedDayTable
   events: EventTable
   order_event_counters: OrderEventCounterTable
   uploads: UploadTable

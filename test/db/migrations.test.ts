@@ -639,3 +639,35 @@ describe('webhook daily outcomes', () => {
     assert.deepEqual(await webhookDailyOutcomes(db, 'live', '2026-11-01', org), expected)
   })
 })
+
+describe('due dates', () => {
+  const t = useTestDatabase()
+
+  test('upgrading: open production orders are dated with the default lead time; finished ones are not', async () => {
+    const { db } = t
+    await migrate(db, '2026-12-03-0037-rules-awaiting-preflight')
+    const org = '0193a000-0000-7000-8000-000000000001'
+    await insertOrganization(db, org)
+    // Placed on Friday 4 December 2026: 3 working days later is Wednesday the 9th.
+    for (const [n, status] of (['pending', 'in_progress', 'completed'] as const).entries()) {
+      const id = `0193a000-0000-7000-8000-0000000000c${n}`
+      await insertOrder(db, { id, org, environment: 'live', status, at: '2026-12-04T10:00:00Z' })
+      await insertItem(db, { order: id, org, position: 0, sku: 'CARD', name: 'Card', quantity: 1 })
+      await sql`insert into production_orders (id, order_id, status, created_at, updated_at)
+        values (gen_random_uuid(), ${id}, ${status}, now(), now())`.execute(db)
+    }
+    await migrate(db, 'latest')
+    const dated = await sql<{ status: string; due_on: string | null }>`
+      select status, to_char(due_on, 'YYYY-MM-DD') as due_on from production_orders order by status`.execute(
+      db,
+    )
+    assert.deepEqual(dated.rows, [
+      { status: 'completed', due_on: null },
+      { status: 'in_progress', due_on: '2026-12-09' },
+      { status: 'pending', due_on: '2026-12-09' },
+    ])
+    await migrate(db, '2026-12-03-0037-rules-awaiting-preflight')
+    assert.equal(await tableCount(db, ['production_calendar', 'closed_days']), 0)
+    await migrate(db, 'latest')
+  })
+})

@@ -73,6 +73,8 @@ export interface ProductTable {
   created_at: Date
   /** What its production files must be to print well (products/print-spec.ts); null: none set. */
   print_spec: Json<PrintSpecs> | null
+  /** Working days to make it (migration 0038); null: the production calendar's default. */
+  lead_time_days: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 export interface OrderTable {
@@ -154,6 +156,26 @@ export interface ProductionOrderTable {
    * 0037); while set, production cannot start. Null: none waits.
    */
   awaiting_rules: ColumnType<AwaitingRule[] | null, string | null | undefined, string | null>
+  /**
+   * When it is due (migration 0038), set by the order fold from the lead
+   * times and the calendar. A date: read it with to_char(due_on, 'YYYY-MM-DD')
+   * (the driver would make it a local midnight).
+   */
+  due_on: ColumnType<string | null, string | null | undefined, string | null>
+}
+
+/** The platform's production calendar: one row (migration 0038). */
+export interface ProductionCalendarTable {
+  id: ColumnType<boolean, boolean | undefined, never>
+  time_zone: string
+  working_weekdays: number[]
+  default_lead_time_days: number
+  updated_at: Date
+}
+
+export interface ClosedDayTable {
+  day: ColumnType<Date, string, string>
+  note: string
 }
 
 export interface ProductionJobTable {

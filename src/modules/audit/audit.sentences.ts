@@ -132,6 +132,10 @@ const SENTENCES: Record<AuditAction, Sentence> = {
     `${a} revoked ${str(d.environment) ? `${d.environment} ` : ''}key ${s}\u2026`,
   'product.created': (a, s, d) => `${a} created product ${s}${str(d.name) ? ` (${d.name})` : ''}`,
   'product.print_spec_set': (a, s, d) => printSpecSentence(a, s, d.print_spec),
+  'product.lead_time_set': (a, s, d) =>
+    typeof d.lead_time_days === 'number'
+      ? `${a} set the lead time of product ${s} to ${d.lead_time_days} working day${d.lead_time_days === 1 ? '' : 's'}`
+      : `${a} removed the lead time of product ${s} (the platform's default applies)`,
   'shop_order.created': (a, s, d) => `${a} created ${orderName(d, s)} in the dashboard`,
   'production.status_set': (a, s, d) =>
     `${a} set the production status of ${orderName(d, s)} from ${status(d.from)} to ${status(d.to)}`,
@@ -139,6 +143,11 @@ const SENTENCES: Record<AuditAction, Sentence> = {
     `${a} marked ${orderName(d, s)} as ${d.produced_by_partner ? 'produced by a partner' : 'produced in house'}`,
   'production.job_completed': (a, s, d) =>
     `${a} completed the ${str(d.sku) ?? ''} job of ${orderName(d, s)}`.replace('the  job', 'a job'),
+  'production.calendar_set': (a, _s, d) => {
+    const after = (d.after ?? {}) as Record<string, unknown>
+    const n = typeof d.redated_orders === 'number' ? d.redated_orders : 0
+    return `${a} changed the production calendar (${show(after.time_zone)}, default lead time ${show(after.default_lead_time_days)} working days, ${list(after.closed_days).length} closed days ahead): ${n} open order${n === 1 ? '' : 's'} dated again`
+  },
   'order.cancelled': (a, s, d) => `${a} cancelled ${orderName(d, s)}`,
   'order.changed': (a, s, d) => `${a} changed ${orderName(d, s)}: ${orderChanges(d)}`,
   'order.released': (a, s, d) => {

@@ -181,7 +181,7 @@ export async function findNewestOrdersPage(db: Database, page: NewestPage): Prom
  * The automation filters read the partial indexes of migration 0029: a tag
  * through orders_tags_idx (the condition tags <> '{}' lets the planner use
  * it), held and rush orders as a semi-join from production_orders_held_idx
- * and production_orders_rush_idx, which hold only those rows; the print
+ * and production_orders_rush_due_idx, which hold only those rows; the print
  * check's verdict likewise from order_preflight_flagged_idx.
  */
 export function newestOrdersPageQuery(db: Database, page: NewestPage) {

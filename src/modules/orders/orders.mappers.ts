@@ -9,7 +9,7 @@ export interface OrderAggregate {
   items: ItemWithJob[]
   productionOrder: Pick<
     ProductionOrderRow,
-    'id' | 'status' | 'produced_by_partner' | 'priority' | 'held_at' | 'hold' | 'awaiting_rules'
+    'id' | 'status' | 'produced_by_partner' | 'priority' | 'held_at' | 'hold' | 'awaiting_rules' | 'due_on'
   > | null
   /** Name, type and size of every referenced upload, by upload id. */
   files: Map<string, { filename: string; content_type: string | null; size_bytes: number | null }>
@@ -66,6 +66,7 @@ function automationFields(row: OrderRow, productionOrder: OrderAggregate['produc
     held: productionOrder?.held_at != null,
     hold: productionOrder?.hold ?? null,
     awaiting_preflight: (productionOrder?.awaiting_rules ?? []).map((r) => r.name),
+    due_on: productionOrder?.due_on ?? null,
     automation: ((row.automation ?? []) as Matched[]).map((m) => ({
       rule_id: m.rule_id,
       name: m.name,

@@ -264,7 +264,23 @@ export async function findItemsWithJobs(db: Database, orderIds: string[]): Promi
 
 export async function findProductionOrders(db: Database, orderIds: string[]): Promise<ProductionOrderRow[]> {
   if (orderIds.length === 0) return []
-  return db.selectFrom('production_orders').selectAll().where('order_id', 'in', orderIds).execute()
+  return db
+    .selectFrom('production_orders')
+    .select([
+      'id',
+      'order_id',
+      'status',
+      'produced_by_partner',
+      'created_at',
+      'updated_at',
+      'priority',
+      'held_at',
+      'hold',
+      'awaiting_rules',
+      sql<string | null>`to_char(due_on, 'YYYY-MM-DD')`.as('due_on'),
+    ])
+    .where('order_id', 'in', orderIds)
+    .execute()
 }
 
 /** Locks an order's row for a dashboard change (the caller holds its production order's lock first). */

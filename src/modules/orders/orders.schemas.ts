@@ -254,6 +254,10 @@ const automationProperties = {
     description:
       'Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied.',
   }),
+  due_on: Type.Union([Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$' }), Type.Null()], {
+    description:
+      "When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated.",
+  }),
   automation: Type.Array(MatchedRule, {
     description:
       'The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came.',

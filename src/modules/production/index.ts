@@ -1,6 +1,7 @@
 import type { Surfaces } from '../feature.ts'
 import type { WebhookService } from '../webhooks/webhooks.service.ts'
 import { productionBoardConsoleRoutes } from './board/board.console.routes.ts'
+import { productionCalendarConsoleRoutes } from './calendar/calendar.console.routes.ts'
 import { productionAdminRoutes } from './production.admin.routes.ts'
 import { productionConsoleRoutes } from './production.console.routes.ts'
 import { productionDashboardRoutes } from './production.dashboard.routes.ts'
@@ -17,6 +18,10 @@ export function productionSurfaces(s: { production: ProductionService; webhooks:
   return {
     admin: [productionAdminRoutes(s)],
     dashboard: [(app) => productionDashboardRoutes(app, s)],
-    console: [(app) => productionBoardConsoleRoutes(app, s), (app) => productionConsoleRoutes(app, s)],
+    console: [
+      (app) => productionBoardConsoleRoutes(app, s),
+      (app) => productionConsoleRoutes(app, s),
+      (app) => productionCalendarConsoleRoutes(app, s),
+    ],
   }
 }

@@ -2,6 +2,7 @@ import Type, { type Static } from 'typebox'
 import { StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
 import { OperatorOrder } from '../orders/orders.schemas.ts'
 import { TimelineEvent } from '../orders/pages/pages.schemas.ts'
+import { Day, Due } from './calendar/calendar.console.schemas.ts'
 import { PRODUCTION_STATUSES } from './production.service.ts'
 
 /** The operator console's production board and the changes operators make on it. */
@@ -39,6 +40,13 @@ export const BoardQuery = Type.Object(
           'Only orders whose files the print check found problems in (problem), or only warnings (warning).',
       }),
     ),
+    due: Type.Optional(
+      StringEnum(['late', 'today'], {
+        description:
+          "late: open orders past their due date; today: orders due today (the production calendar's time zone).",
+      }),
+    ),
+    due_by: Type.Optional({ ...Day, description: 'Only orders due on or before this day.' }),
     older_than_minutes: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 525_600, description: 'Only orders at least this old.' }),
     ),
@@ -76,6 +84,7 @@ export const BoardEntry = Type.Object({
     { description: 'The rule that held the order (kept after its release).' },
   ),
   tags: Type.Array(Type.String()),
+  due: Due,
   created_at: Timestamp,
   updated_at: Timestamp,
   items: Type.Array(
@@ -169,6 +178,7 @@ export const ProductionOrderAnswer = Type.Object({
   data: Type.Object({
     production_order: ProductionOrder,
     organization: Type.Object({ id: Uuid, name: Type.String() }),
+    due: Due,
     created_at: Timestamp,
     updated_at: Timestamp,
     order: OperatorOrder,

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../db/database.ts'
 import type { DB } from '../../db/schema.ts'
 import { raw, type Statement, stmt } from '../../db/statement.ts'
@@ -178,6 +178,7 @@ export async function findProductionOrder(db: Database, productionOrderId: strin
       'p.order_id',
       'p.status',
       'p.produced_by_partner',
+      sql<string | null>`to_char(p.due_on, 'YYYY-MM-DD')`.as('due_on'),
       'p.created_at',
       'p.updated_at',
       'o.organization_id',

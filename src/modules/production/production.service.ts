@@ -6,6 +6,7 @@ import type { AuditActor } from '../audit/audit.service.ts'
 import type { OperatorOrder } from '../orders/orders.schemas.ts'
 import type { OrderService } from '../orders/orders.service.ts'
 import { createProductionBoard } from './board/board.service.ts'
+import { createProductionCalendar } from './calendar/calendar.service.ts'
 import type { ProductionPrecondition } from './production.preconditions.ts'
 import { lockProduction } from './production.repo.ts'
 import type { ProductionStatus } from './production.views.ts'
@@ -36,11 +37,14 @@ export function createProductionService(deps: {
 }) {
   const changes = createProductionOrderChanges(deps)
   const wholeOrder = createWholeOrderChanges(deps)
+  const calendar = createProductionCalendar(deps)
 
   return {
     ...changes,
     ...wholeOrder,
-    ...createProductionBoard(deps),
+    ...createProductionBoard({ ...deps, calendar }),
+    /** The platform's production calendar and the due dates it gives. */
+    calendar,
     /**
      * Inside another module's change of a live order (the dashboard's order
      * changes): locks its production order, so production cannot start while

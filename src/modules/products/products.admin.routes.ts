@@ -5,6 +5,7 @@ import { closed, OrgParams, op, opCreate } from '../../http/admin-route-config.t
 import { Nullable, Text } from '../../http/schemas.ts'
 import { OPERATOR_TOKEN_ACTOR } from '../audit/audit.service.ts'
 import { PrintSpecsInput } from './print-spec.ts'
+import { LeadTimeBody } from './products.dashboard.schemas.ts'
 import type { ProductService } from './products.service.ts'
 
 /** /admin/v1 products: an organization's catalog. */
@@ -54,6 +55,23 @@ export function productsAdminRoutes(deps: { products: ProductService }) {
           ),
         },
       }),
+    )
+
+    app.put(
+      '/products/:product_id/lead-time',
+      {
+        config: { auth: 'operator' as const, jsonBody: true },
+        schema: { params: Type.Object({ product_id: Type.String() }), body: LeadTimeBody },
+      },
+      async (request) => {
+        const saved = await deps.products.setLeadTime(
+          'any',
+          request.params.product_id,
+          request.body.lead_time_days,
+          OPERATOR_TOKEN_ACTOR,
+        )
+        return { data: { product: saved.product, redated_orders: saved.redatedOrders } }
+      },
     )
 
     app.get(

@@ -1,6 +1,8 @@
 import { change, ctx, DASHBOARD_TAG, type DashboardArea, meta, viewer } from '../../dashboard/route-config.ts'
 import type { AuditActor } from '../audit/audit.service.ts'
 import {
+  LeadTimeBody,
+  LeadTimeSaved,
   PrintSpecBody,
   ProductAnswer,
   ProductBody,
@@ -85,6 +87,32 @@ export const productsDashboardRoutes: DashboardArea<{ products: ProductService }
         actor,
       )
       return { data: { product } }
+    },
+  )
+
+  app.put(
+    '/products/:product_id/lead-time',
+    {
+      config: change('developer'),
+      schema: {
+        operationId: 'dashboardSetLeadTime',
+        tags,
+        summary:
+          "Set a product's lead time in working days (null: the platform's default); its open orders are dated again",
+        params: ProductParams,
+        body: LeadTimeBody,
+        response: { 200: LeadTimeSaved },
+      },
+    },
+    async (request) => {
+      const { member } = ctx(request)
+      const saved = await products.setLeadTime(
+        { organizationId: member.organization_id },
+        request.params.product_id,
+        request.body.lead_time_days,
+        { accountId: member.account_id, label: member.email, address: meta(request).address },
+      )
+      return { data: { product: saved.product, redated_orders: saved.redatedOrders } }
     },
   )
 

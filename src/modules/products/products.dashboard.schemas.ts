@@ -14,6 +14,9 @@ export const Product = Type.Object({
   print_spec: Type.Union([PrintSpecsSchema, Type.Null()], {
     description: 'What its production files must be to print well (docs/preflight.md); null: none set.',
   }),
+  lead_time_days: Type.Union([Type.Integer({ minimum: 0, maximum: 90 }), Type.Null()], {
+    description: "Working days to make it (docs/production.md); null: the production calendar's default.",
+  }),
 })
 export type Product = Static<typeof Product>
 
@@ -55,3 +58,21 @@ export type UnmatchedSku = Static<typeof UnmatchedSku>
 export const UnmatchedSkuList = Type.Object({
   data: Type.Array(UnmatchedSku, { description: 'Most recently seen first; at most 200.' }),
 })
+
+export const LeadTimeSaved = Type.Object({
+  data: Type.Object({
+    product: Product,
+    redated_orders: Type.Integer({
+      description: 'Open production orders whose due dates were computed again.',
+    }),
+  }),
+})
+
+export const LeadTimeBody = Type.Object(
+  {
+    lead_time_days: Type.Union([Type.Integer({ minimum: 0, maximum: 90 }), Type.Null()], {
+      description: "Working days to make the product; null: the production calendar's default.",
+    }),
+  },
+  closed,
+)

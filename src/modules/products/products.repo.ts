@@ -45,3 +45,13 @@ export async function setPrintSpecs(db: Database, id: string, specs: PrintSpecs 
     .returningAll()
     .executeTakeFirstOrThrow()
 }
+
+/** Sets (or with null removes) the product's lead time in working days: the row as it is now. */
+export async function setLeadTime(db: Database, id: string, days: number | null) {
+  return db
+    .updateTable('products')
+    .set({ lead_time_days: days })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow()
+}

@@ -8,8 +8,16 @@ import { linkItemsToProduct } from '../orders/orders.repo.ts'
 import { findUnmatchedSkus } from '../orders/unmatched-skus.repo.ts'
 import type { OrganizationLookup } from '../organizations/organizations.service.ts'
 import type { PreflightService } from '../preflight/preflight.service.ts'
+import type { ProductionCalendar } from '../production/calendar/calendar.service.ts'
 import { normalizePrintSpecs, type PrintSpecsInput } from './print-spec.ts'
-import { findAnyProduct, findProduct, insertProduct, listProducts, setPrintSpecs } from './products.repo.ts'
+import {
+  findAnyProduct,
+  findProduct,
+  insertProduct,
+  listProducts,
+  setLeadTime,
+  setPrintSpecs,
+} from './products.repo.ts'
 
 export interface ProductView {
   id: string
@@ -19,6 +27,8 @@ export interface ProductView {
   created_at: string
   /** What its files must be to print well; null: none set. */
   print_spec: PrintSpecs | null
+  /** Working days to make it; null: the production calendar's default. */
+  lead_time_days: number | null
 }
 
 export interface UnmatchedSkuView {
@@ -41,6 +51,8 @@ export function createProductService(deps: {
   organizations: OrganizationLookup
   /** Orders not started yet are checked again when a product's specs change or it links their items. */
   preflight: Pick<PreflightService, 'recheckProduct'>
+  /** Open production orders are dated again when a product's lead time changes. */
+  calendar: Pick<ProductionCalendar, 'redateProduct'>
 }) {
   const { db, clock } = deps
   return {
@@ -64,6 +76,7 @@ export function createProductService(deps: {
         name: input.name,
         created_at: clock.now(),
         print_spec: null,
+        lead_time_days: null,
       }
       const linked = await db.transaction().execute(async (trx) => {
         if (!(await insertProduct(trx, row))) return undefined
@@ -102,12 +115,7 @@ export function createProductService(deps: {
       input: PrintSpecsInput | null,
       actor: AuditActor,
     ): Promise<ProductView> {
-      const found = !isUuid(productId)
-        ? undefined
-        : scope === 'any'
-          ? await findAnyProduct(db, productId)
-          : await findProduct(db, scope.organizationId, productId)
-      if (!found) throw new AppError('not_found', { message: 'No product with this id.' })
+      const found = await this.find(scope, productId)
       const specs = normalizePrintSpecs(input)
       const row = await db.transaction().execute(async (trx) => {
         const updated = await setPrintSpecs(trx, found.id, specs)
@@ -122,6 +130,43 @@ export function createProductService(deps: {
         return updated
       })
       return view(row)
+    },
+
+    /**
+     * Sets the product's lead time in working days (null: the calendar's
+     * default), in one transaction with its audit entry and the new due dates
+     * of its open production orders. Scoped as setPrintSpecs.
+     */
+    async setLeadTime(
+      scope: { organizationId: string } | 'any',
+      productId: string,
+      leadTimeDays: number | null,
+      actor: AuditActor,
+    ): Promise<{ product: ProductView; redatedOrders: number }> {
+      const found = await this.find(scope, productId)
+      return db.transaction().execute(async (trx) => {
+        const updated = await setLeadTime(trx, found.id, leadTimeDays)
+        const redated = await deps.calendar.redateProduct(trx, found.id)
+        await recordAudit(trx, clock, {
+          organizationId: found.organization_id,
+          actor,
+          action: 'product.lead_time_set',
+          subject: found.sku,
+          details: { lead_time_days: leadTimeDays, before: found.lead_time_days, redated_orders: redated },
+        })
+        return { product: view(updated), redatedOrders: redated }
+      })
+    },
+
+    /** The organization's product (`organizationId`; the operator: any); 404 for any other id. */
+    async find(scope: { organizationId: string } | 'any', productId: string): Promise<ProductRow> {
+      const found = !isUuid(productId)
+        ? undefined
+        : scope === 'any'
+          ? await findAnyProduct(db, productId)
+          : await findProduct(db, scope.organizationId, productId)
+      if (!found) throw new AppError('not_found', { message: 'No product with this id.' })
+      return found
     },
 
     async list(organizationId: string): Promise<ProductView[]> {

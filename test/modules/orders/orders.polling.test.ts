@@ -617,7 +617,7 @@ describe('page plan', () => {
     for (const [filter, index] of [
       [{ tag: 'large' }, 'orders_tags_idx'],
       [{ held: true }, 'production_orders_held_idx'],
-      [{ priority: 'rush' as const }, 'production_orders_rush_idx'],
+      [{ priority: 'rush' as const }, 'production_orders_rush_due_idx'],
     ] as const) {
       const query = newestOrdersPageQuery(t.db, { ...page, ...filter, before: undefined, limit: 50 })
       const nodes = await planOf(query.compile())

@@ -956,6 +956,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/products/{product_id}/lead-time": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Set a product's lead time in working days (null: the platform's default); its open orders are dated again
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        put: operations["dashboardSetLeadTime"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/products/unmatched-skus": {
         parameters: {
             query?: never;
@@ -1840,7 +1860,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Live production orders of one status, oldest first, with filters (next_cursor pages on)
+         * Live production orders of one status, soonest due first, with filters (next_cursor pages on)
          * @description Needs a session; least role: `undefined`.
          */
         get: operations["dashboardOperatorProductionBoard"];
@@ -1986,6 +2006,50 @@ export interface paths {
          * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
         post: operations["dashboardOperatorReleaseOrder"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/production-calendar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The production calendar: time zone, working weekdays, closed days ahead, default lead time
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorProductionCalendar"];
+        /**
+         * Replace the production calendar; every open production order is dated again
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        put: operations["dashboardOperatorSetProductionCalendar"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/production/due": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open production orders late and due today (of one organization, or all)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorDueCounts"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4399,7 +4463,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -4536,7 +4600,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -5850,6 +5914,8 @@ export interface operations {
                                 } | null;
                                 /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
                                 awaiting_preflight: string[];
+                                /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                due_on: string | null;
                                 /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
@@ -6501,6 +6567,8 @@ export interface operations {
                                 } | null;
                                 /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
                                 awaiting_preflight: string[];
+                                /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                due_on: string | null;
                                 /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
@@ -9776,6 +9844,8 @@ export interface operations {
                                     };
                                 };
                             } | null;
+                            /** @description Working days to make it (docs/production.md); null: the production calendar's default. */
+                            lead_time_days: number | null;
                         }[];
                     };
                 };
@@ -9920,6 +9990,8 @@ export interface operations {
                                         };
                                     };
                                 } | null;
+                                /** @description Working days to make it (docs/production.md); null: the production calendar's default. */
+                                lead_time_days: number | null;
                             };
                             /** @description Existing items with this sku that the product linked (later orders link as they arrive). */
                             linked_items: number;
@@ -10131,7 +10203,187 @@ export interface operations {
                                         };
                                     };
                                 } | null;
+                                /** @description Working days to make it (docs/production.md); null: the production calendar's default. */
+                                lead_time_days: number | null;
                             };
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardSetLeadTime: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                product_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Working days to make the product; null: the production calendar's default. */
+                    lead_time_days: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            product: {
+                                /** Format: uuid */
+                                id: string;
+                                sku: string;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /** @description What its production files must be to print well (docs/preflight.md); null: none set. */
+                                print_spec: {
+                                    default: {
+                                        width_mm: number;
+                                        height_mm: number;
+                                        min_dpi: number;
+                                        bleed_mm: number;
+                                        colour: "any" | "rgb" | "cmyk";
+                                        pages: number | null;
+                                        transparency: boolean;
+                                    } | null;
+                                    roles: {
+                                        [key: string]: {
+                                            width_mm: number;
+                                            height_mm: number;
+                                            min_dpi: number;
+                                            bleed_mm: number;
+                                            colour: "any" | "rgb" | "cmyk";
+                                            pages: number | null;
+                                            transparency: boolean;
+                                        };
+                                    };
+                                } | null;
+                                /** @description Working days to make it (docs/production.md); null: the production calendar's default. */
+                                lead_time_days: number | null;
+                            };
+                            /** @description Open production orders whose due dates were computed again. */
+                            redated_orders: number;
                         };
                     };
                 };
@@ -11987,6 +12239,8 @@ export interface operations {
                                 } | null;
                                 /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
                                 awaiting_preflight: string[];
+                                /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                due_on: string | null;
                                 /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
@@ -12240,6 +12494,8 @@ export interface operations {
                                 } | null;
                                 /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
                                 awaiting_preflight: string[];
+                                /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                due_on: string | null;
                                 /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
@@ -13608,7 +13864,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -13747,7 +14003,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -14012,6 +14268,8 @@ export interface operations {
                                 } | null;
                                 /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
                                 awaiting_preflight: string[];
+                                /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                due_on: string | null;
                                 /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
@@ -14132,6 +14390,8 @@ export interface operations {
                                 } | null;
                                 /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
                                 awaiting_preflight: string[];
+                                /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                due_on: string | null;
                                 /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
@@ -14382,6 +14642,8 @@ export interface operations {
                                 } | null;
                                 /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
                                 awaiting_preflight: string[];
+                                /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                due_on: string | null;
                                 /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
@@ -15042,6 +15304,8 @@ export interface operations {
                                 } | null;
                                 /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
                                 awaiting_preflight: string[];
+                                /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                due_on: string | null;
                                 /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
@@ -17807,6 +18071,8 @@ export interface operations {
                 held?: boolean;
                 tag?: string;
                 preflight?: "problem" | "warning";
+                due?: "late" | "today";
+                due_by?: string;
                 older_than_minutes?: number;
                 limit?: number;
                 cursor?: string;
@@ -17864,6 +18130,18 @@ export interface operations {
                                 reason: string;
                             } | null;
                             tags: string[];
+                            /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
+                            due: {
+                                /** @description A date: YYYY-MM-DD. */
+                                on: string;
+                                /**
+                                 * @description late: past its due date (as the board counts it while open); today; upcoming.
+                                 * @enum {string}
+                                 */
+                                state: "late" | "today" | "upcoming";
+                                /** @description Working days from today to the due date; negative: working days past it. */
+                                working_days_left: number;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
@@ -18056,6 +18334,18 @@ export interface operations {
                                 id: string;
                                 name: string;
                             };
+                            /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
+                            due: {
+                                /** @description A date: YYYY-MM-DD. */
+                                on: string;
+                                /**
+                                 * @description late: past its due date (as the board counts it while open); today; upcoming.
+                                 * @enum {string}
+                                 */
+                                state: "late" | "today" | "upcoming";
+                                /** @description Working days from today to the due date; negative: working days past it. */
+                                working_days_left: number;
+                            } | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
@@ -18156,6 +18446,8 @@ export interface operations {
                                 } | null;
                                 /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
                                 awaiting_preflight: string[];
+                                /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                due_on: string | null;
                                 /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
@@ -19060,6 +19352,8 @@ export interface operations {
                                 } | null;
                                 /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
                                 awaiting_preflight: string[];
+                                /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                due_on: string | null;
                                 /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
@@ -19329,6 +19623,8 @@ export interface operations {
                                 } | null;
                                 /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
                                 awaiting_preflight: string[];
+                                /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                due_on: string | null;
                                 /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
                                 automation: {
                                     /** Format: uuid */
@@ -19403,6 +19699,409 @@ export interface operations {
             };
             /** @description Error: request_too_large */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorProductionCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            time_zone: string;
+                            working_weekdays: number[];
+                            default_lead_time_days: number;
+                            closed_days: {
+                                /** @description A date: YYYY-MM-DD. */
+                                day: string;
+                                note: string;
+                            }[];
+                            /** @description Today in the calendar's time zone. */
+                            today: string;
+                            /** @description When an order placed now is due with the default lead time. */
+                            due_today_with_default: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            updated_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorSetProductionCalendar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description An IANA time zone: when days begin and end. */
+                    time_zone: string;
+                    /** @description ISO weekdays production works: 1 Monday … 7 Sunday. */
+                    working_weekdays: number[];
+                    /** @description Lead time of products without their own, in working days. */
+                    default_lead_time_days: number;
+                    /** @description Closed days from today on (holidays, stocktaking); days before today are kept as they were. */
+                    closed_days: {
+                        /** @description A date: YYYY-MM-DD. */
+                        day: string;
+                        /** @description Why it is closed (shown on the calendar). */
+                        note: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            calendar: {
+                                time_zone: string;
+                                working_weekdays: number[];
+                                default_lead_time_days: number;
+                                closed_days: {
+                                    /** @description A date: YYYY-MM-DD. */
+                                    day: string;
+                                    note: string;
+                                }[];
+                                /** @description Today in the calendar's time zone. */
+                                today: string;
+                                /** @description When an order placed now is due with the default lead time. */
+                                due_today_with_default: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                            };
+                            /** @description Open production orders whose due dates were computed again. */
+                            redated_orders: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorDueCounts: {
+        parameters: {
+            query?: {
+                organization_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Open production orders past their due date, at most 1000. */
+                            late: number;
+                            /** @description Open production orders due today, at most 1000. */
+                            today: number;
+                            /** @description true: either count stopped at 1000. */
+                            more: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -3,6 +3,7 @@ import type { Database } from '../../../db/database.ts'
 import type { DB } from '../../../db/schema.ts'
 import { raw, type Statement, stmt } from '../../../db/statement.ts'
 import { tryTransactionLock } from '../../../db/upkeep.ts'
+import { dueDatesCte } from '../../production/calendar/calendar.repo.ts'
 import type { OrderStatus } from '../orders.schemas.ts'
 
 /**
@@ -163,6 +164,9 @@ export async function foldOrderChanges(trx: Transaction<DB>, limit: number): Pro
       order by order_id
       on conflict (order_id) do nothing
     ),
+    -- Live orders' production orders get their due dates (modules/production/calendar).
+    created_live as (select order_id from taken where created and live),
+    ${dueDatesCte('created_live')},
     skus as (
       insert into unmatched_skus (organization_id, sku, slot, items, orders, last_seen_at)
       select organization_id, sku, 0, count(*), count(distinct order_id), max(at)

@@ -125,6 +125,8 @@ export function newProductionOrder(graph: OrderGraph, now: Date): OrderAggregate
         held_at: production.hold === null ? null : now,
         hold: production.hold,
         awaiting_rules: production.awaiting,
+        // The order fold dates it, off the order path.
+        due_on: null,
       }
     : null
 }

@@ -29,7 +29,8 @@ export const productionBoardConsoleRoutes: DashboardArea<{
       schema: {
         operationId: 'dashboardOperatorProductionBoard',
         tags,
-        summary: 'Live production orders of one status, oldest first, with filters (next_cursor pages on)',
+        summary:
+          'Live production orders of one status, soonest due first, with filters (next_cursor pages on)',
         querystring: BoardQuery,
         response: { 200: BoardPage },
       },
@@ -44,6 +45,8 @@ export const productionBoardConsoleRoutes: DashboardArea<{
         held: q.held,
         tag: q.tag,
         preflight: q.preflight,
+        due: q.due,
+        dueBy: q.due_by,
         cursor: q.cursor,
         limit: q.limit ?? 25,
       })

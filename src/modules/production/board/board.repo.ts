@@ -17,7 +17,9 @@ export interface BoardFilter {
   preflight?: 'problem' | 'warning' | undefined
   /** One priority: the board reads rush orders first, then the normal ones. */
   priority?: 'rush' | 'normal' | undefined
-  after?: { createdAt: Date; id: string } | undefined
+  /** By due date, against today in the calendar's time zone: late (open and past due), due today, due by a day. */
+  due?: { late: string } | { today: string } | { by: string } | undefined
+  after?: { due: string | null; createdAt: Date; id: string } | undefined
   limit: number
 }
 
@@ -27,6 +29,17 @@ const tagged = (tag: string) => sql<boolean>`o.tags <> '{}' and o.tags @> array[
 /** An order (by its id's column) whose print check has this verdict, from order_preflight_flagged_idx. */
 const flagged = (orderId: 'p.order_id', verdict: 'problem' | 'warning') =>
   sql<boolean>`exists (select 1 from order_preflight pf where pf.order_id = ${sql.ref(orderId)} and pf.verdict = ${verdict})`
+
+/** The board's order within a status: due date (none yet: last), then arrival; as the indexes of migration 0038. */
+const dueKey = sql<string>`coalesce(p.due_on, 'infinity'::date)`
+
+/** The due date filter's condition, on dueKey (so the board's indexes serve it). */
+function dueCondition(due: NonNullable<BoardFilter['due']>) {
+  if ('late' in due)
+    return sql<boolean>`${dueKey} < ${due.late}::date and p.status in ('pending', 'in_progress')`
+  if ('today' in due) return sql<boolean>`${dueKey} = ${due.today}::date`
+  return sql<boolean>`${dueKey} <= ${due.by}::date`
+}
 
 /** The board's rows of one status with its filters (the page's keyset condition aside). */
 function boardRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
@@ -46,14 +59,16 @@ function boardRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
   if (filter.priority !== undefined) query = query.where('p.priority', '=', filter.priority)
   if (filter.tag !== undefined) query = query.where(tagged(filter.tag))
   if (filter.preflight !== undefined) query = query.where(flagged('p.order_id', filter.preflight))
+  if (filter.due !== undefined) query = query.where(dueCondition(filter.due))
   return query
 }
 
 /**
  * One page of the production board: live production orders of one status,
- * oldest first, on (created_at, id) with a keyset condition read from the
- * index production_orders_board_idx (migration 0021). One extra row tells
- * whether a next page exists.
+ * soonest due first, then oldest, on (due date, created_at, id) with a
+ * keyset condition read from production_orders_due_idx (or, for rush
+ * orders, production_orders_rush_due_idx; migration 0038). One extra row
+ * tells whether a next page exists.
  */
 export async function findBoardPage(db: Database, filter: BoardFilter) {
   let query = boardRows(db, filter)
@@ -67,6 +82,7 @@ export async function findBoardPage(db: Database, filter: BoardFilter) {
       'p.held_at',
       'p.hold',
       'p.awaiting_rules',
+      sql<string | null>`to_char(p.due_on, 'YYYY-MM-DD')`.as('due_on'),
       'p.created_at',
       'p.updated_at',
       'o.organization_id',
@@ -78,10 +94,13 @@ export async function findBoardPage(db: Database, filter: BoardFilter) {
       'o.customer_name',
     ])
   if (filter.after !== undefined) {
-    const { createdAt, id } = filter.after
-    query = query.where(sql<boolean>`(p.created_at, p.id) > (${createdAt}::timestamptz, ${id}::uuid)`)
+    const { due, createdAt, id } = filter.after
+    query = query.where(
+      sql<boolean>`(${dueKey}, p.created_at, p.id) > (${due ?? 'infinity'}::date, ${createdAt}::timestamptz, ${id}::uuid)`,
+    )
   }
   return query
+    .orderBy(dueKey)
     .orderBy('p.created_at')
     .orderBy('p.id')
     .limit(filter.limit + 1)
@@ -121,6 +140,7 @@ function countedRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>)
     )
   }
   if (filter.preflight !== undefined) query = query.where(flagged('p.order_id', filter.preflight))
+  if (filter.due !== undefined) query = query.where(dueCondition(filter.due))
   return query
 }
 
@@ -172,4 +192,31 @@ export async function countBoard(
     ProductionStatus,
     number
   >
+}
+
+/**
+ * Open production orders (pending, held included, and in production) that
+ * are late and due today, counted up to `cap` + 1 each from the board's
+ * due index, so the Home page costs the same at any size.
+ */
+export async function countDue(
+  db: Database,
+  filter: { organizationId?: string | undefined },
+  today: string,
+  cap: number,
+): Promise<{ late: number; today: number }> {
+  const counted = (due: NonNullable<BoardFilter['due']>) =>
+    db
+      .selectFrom(
+        (['pending', 'in_progress'] as const)
+          .map((status) => countedRows(db, { ...filter, status, due }).select(sql<number>`1`.as('one')))
+          .reduce((all, next) => all.unionAll(next))
+          .limit(cap + 1)
+          .as('capped'),
+      )
+      .select((c) => c.fn.countAll<string>().as('n'))
+  const row = await db
+    .selectNoFrom(() => [counted({ late: today }).as('late'), counted({ today }).as('today')])
+    .executeTakeFirstOrThrow()
+  return { late: Number(row.late ?? 0), today: Number(row.today ?? 0) }
 }

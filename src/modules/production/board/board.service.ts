@@ -1,9 +1,10 @@
 import type { Database } from '../../../db/database.ts'
-import { cursorCodec, keysetPage } from '../../../http/pagination.ts'
+import { badCursor, cursorCodec, keysetPage } from '../../../http/pagination.ts'
 import type { Clock } from '../../../lib/clock.ts'
 import { isUuid } from '../../../lib/ids.ts'
 import { findItemsWithJobs, type ItemWithJob } from '../../orders/orders.repo.ts'
 import type { OrderService } from '../../orders/orders.service.ts'
+import type { ProductionCalendar } from '../calendar/calendar.service.ts'
 import { productionOrderNotFound } from '../production.preconditions.ts'
 import { findProductionOrder } from '../production.repo.ts'
 import {
@@ -12,7 +13,7 @@ import {
   type ProductionStatus,
   productionOrderView,
 } from '../production.views.ts'
-import { type BoardFilter, countBoard, countHeld, findBoardPage } from './board.repo.ts'
+import { type BoardFilter, countBoard, countDue, countHeld, findBoardPage } from './board.repo.ts'
 
 /**
  * What the operators' board shows: production orders to work on, with their
@@ -20,19 +21,35 @@ import { type BoardFilter, countBoard, countHeld, findBoardPage } from './board.
  */
 
 /**
- * The board's cursor: the last production order's created_at and id; rush
- * orders come first, so a cursor among them says so.
+ * The board's cursor: the last production order's due date, created_at and
+ * id; rush orders come first, so a cursor among them says so.
  */
-const BOARD_CURSOR = cursorCodec()
-const RUSH_CURSOR = cursorCodec('rush|')
+const cursors = (rush: boolean) => cursorCodec(rush ? 'rush|' : 'normal|')
 
-function decodeCursor(cursor: string): { rush: boolean; at: Date; id: string } {
-  try {
-    return { rush: true, ...RUSH_CURSOR.decode(cursor) }
-  } catch {
-    return { rush: false, ...BOARD_CURSOR.decode(cursor) }
-  }
+interface BoardPosition {
+  rush: boolean
+  due: string | null
+  at: Date
+  id: string
 }
+
+const encodeCursor = (p: BoardPosition) =>
+  cursors(p.rush).encode({ at: p.at, id: `${p.due ?? 'none'}|${p.id}` })
+
+function decodeCursor(cursor: string): BoardPosition {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8')
+  const rush = text.startsWith('rush|')
+  // The due date rides before the id: `<prefix><at>|<due or none>|<id>`.
+  const [prefix, at, due, id, extra] = text.split('|')
+  const plain = Buffer.from(`${prefix}|${at}|${id}`, 'utf8').toString('base64url')
+  const position = cursors(rush).decode(plain)
+  const day = due === 'none' ? null : (due ?? '')
+  if (extra !== undefined || (day !== null && !isDay(day))) throw badCursor()
+  return { rush, due: day, ...position }
+}
+
+const isDay = (day: string) =>
+  /^\d{4}-\d{2}-\d{2}$/.test(day) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day)
 
 /** The board counts each status up to this many orders; beyond, it says "more than". */
 export const BOARD_COUNT_CAP = 1000
@@ -40,6 +57,7 @@ export const BOARD_COUNT_CAP = 1000
 type BoardDeps = {
   db: Database
   clock: Clock
+  calendar: Pick<ProductionCalendar, 'dueViews'>
   orders: Pick<OrderService, 'getOperatorView' | 'openFile' | 'liveOrdersByStatus'>
 }
 
@@ -59,6 +77,10 @@ export function createProductionBoard(deps: BoardDeps) {
       held?: boolean | undefined
       tag?: string | undefined
       preflight?: 'problem' | 'warning' | undefined
+      /** late: open and past due; today: due today (in the calendar's time zone). */
+      due?: 'late' | 'today' | undefined
+      /** Due on or before this day (YYYY-MM-DD). */
+      dueBy?: string | undefined
       cursor?: string | undefined
       limit: number
     }) {
@@ -66,7 +88,16 @@ export function createProductionBoard(deps: BoardDeps) {
         return { data: [], next_cursor: null, counts: query.cursor === undefined ? noCounts() : null }
       }
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor)
+      const { today, view: dueView } = await deps.calendar.dueViews()
       const filter = {
+        due:
+          query.due === 'late'
+            ? { late: today }
+            : query.due === 'today'
+              ? { today }
+              : query.dueBy !== undefined
+                ? { by: query.dueBy }
+                : undefined,
         organizationId: query.organizationId,
         producedByPartner: query.producedByPartner,
         tag: query.tag,
@@ -95,11 +126,13 @@ export function createProductionBoard(deps: BoardDeps) {
       const items = await findItemsWithJobs(db, orderIds)
       const page = keysetPage(rows, query.limit, {
         cursor: (r) =>
-          (r.priority === 'rush' && !query.held ? RUSH_CURSOR : BOARD_CURSOR).encode({
+          encodeCursor({
+            rush: r.priority === 'rush' && !query.held,
+            due: r.due_on,
             at: r.created_at,
             id: r.id,
           }),
-        view: (r) => boardEntry(r, items),
+        view: (r) => ({ ...boardEntry(r, items), due: dueView(r.due_on) }),
       })
       return { ...page, counts: counted === undefined ? null : countsView(counted) }
     },
@@ -108,12 +141,26 @@ export function createProductionBoard(deps: BoardDeps) {
     async productionOrder(productionOrderId: string) {
       const row = isUuid(productionOrderId) ? await findProductionOrder(db, productionOrderId) : undefined
       if (!row) throw productionOrderNotFound()
+      const { view: dueView } = await deps.calendar.dueViews()
       return {
         production_order: productionOrderView(row),
         organization: { id: row.organization_id, name: row.organization_name },
+        due: dueView(row.due_on),
         created_at: row.created_at.toISOString(),
         updated_at: row.updated_at.toISOString(),
         order: await orders.getOperatorView(row.order_id),
+      }
+    },
+
+    /** Open production orders late and due today (of one organization, or all), counted up to BOARD_COUNT_CAP each. */
+    async dueCounts(organizationId?: string) {
+      if (organizationId !== undefined && !isUuid(organizationId)) return { late: 0, today: 0, more: false }
+      const { today } = await deps.calendar.dueViews()
+      const n = await countDue(db, { organizationId }, today, BOARD_COUNT_CAP)
+      return {
+        late: Math.min(n.late, BOARD_COUNT_CAP),
+        today: Math.min(n.today, BOARD_COUNT_CAP),
+        more: n.late > BOARD_COUNT_CAP || n.today > BOARD_COUNT_CAP,
       }
     },
 
@@ -140,10 +187,12 @@ async function counts(
     createdBefore?: Date | undefined
     tag?: string | undefined
     preflight?: 'problem' | 'warning' | undefined
+    due?: BoardFilter['due']
   },
 ): Promise<Counts> {
   const held = await countHeld(db, filter)
   if (
+    filter.due === undefined &&
     filter.producedByPartner === undefined &&
     filter.createdBefore === undefined &&
     filter.tag === undefined &&
@@ -161,7 +210,7 @@ async function counts(
 
 /**
  * One page of a status: rush orders first, then the others, each oldest
- * first (the rush ones from production_orders_rush_idx, which holds only
+ * first (the rush ones from production_orders_rush_due_idx, which holds only
  * them); held ones only with `held`.
  */
 async function boardPage(
@@ -169,10 +218,8 @@ async function boardPage(
   filter: Omit<BoardFilter, 'after' | 'priority'>,
   after: ReturnType<typeof decodeCursor> | undefined,
 ) {
-  if (filter.held) {
-    return findBoardPage(db, { ...filter, after: after && { createdAt: after.at, id: after.id } })
-  }
-  const position = after && { createdAt: after.at, id: after.id }
+  const position = after && { due: after.due, createdAt: after.at, id: after.id }
+  if (filter.held) return findBoardPage(db, { ...filter, after: position })
   const rush =
     after === undefined || after.rush
       ? await findBoardPage(db, { ...filter, priority: 'rush', after: position })
