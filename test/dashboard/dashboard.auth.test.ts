@@ -155,6 +155,13 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
     'POST /dashboard/api/automation/rules/order': () => ({ rule_ids: [ruleId] }),
     'POST /dashboard/api/automation/dry-run': () => generatedRule,
     'PUT /dashboard/api/products/:product_id/print-spec': () => ({ print_spec: null }),
+    'PUT /dashboard/api/products/:product_id/lead-time': () => ({ lead_time_days: 2 }),
+    'PUT /dashboard/api/operator/production-calendar': () => ({
+      time_zone: 'UTC',
+      working_weekdays: [1, 2, 3, 4, 5],
+      default_lead_time_days: 3,
+      closed_days: [],
+    }),
   }
   /** Changes whose path says it all. */
   const NO_BODY = [

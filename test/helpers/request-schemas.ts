@@ -14,6 +14,7 @@ const PATTERN_SAMPLES: Record<string, string> = {
   '^[A-Z]{3}$': 'EUR',
   '^[0-9]{4}-(0[1-9]|1[0-2])$': '2026-11',
   '^/v1': '/v1/orders',
+  '^\\d{4}-\\d{2}-\\d{2}$': '2027-12-24',
 }
 
 const FORMAT_SAMPLES: Record<string, () => string> = {

@@ -5,7 +5,7 @@ import { MAX_CLOSED_DAYS } from './calendar.service.ts'
 /** The console's production calendar and the due dates pages show. */
 const closed = { additionalProperties: false } as const
 
-export const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'A date: YYYY-MM-DD.' })
+export const Day = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: 'a date (YYYY-MM-DD)' })
 
 export const Due = Type.Union(
   [
