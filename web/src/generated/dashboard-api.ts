@@ -18132,7 +18132,7 @@ export interface operations {
                             tags: string[];
                             /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
                             due: {
-                                /** @description A date: YYYY-MM-DD. */
+                                /** @description a date (YYYY-MM-DD) */
                                 on: string;
                                 /**
                                  * @description late: past its due date (as the board counts it while open); today; upcoming.
@@ -18336,7 +18336,7 @@ export interface operations {
                             };
                             /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
                             due: {
-                                /** @description A date: YYYY-MM-DD. */
+                                /** @description a date (YYYY-MM-DD) */
                                 on: string;
                                 /**
                                  * @description late: past its due date (as the board counts it while open); today; upcoming.
@@ -19783,7 +19783,7 @@ export interface operations {
                             working_weekdays: number[];
                             default_lead_time_days: number;
                             closed_days: {
-                                /** @description A date: YYYY-MM-DD. */
+                                /** @description a date (YYYY-MM-DD) */
                                 day: string;
                                 note: string;
                             }[];
@@ -19901,7 +19901,7 @@ export interface operations {
                     default_lead_time_days: number;
                     /** @description Closed days from today on (holidays, stocktaking); days before today are kept as they were. */
                     closed_days: {
-                        /** @description A date: YYYY-MM-DD. */
+                        /** @description a date (YYYY-MM-DD) */
                         day: string;
                         /** @description Why it is closed (shown on the calendar). */
                         note: string;
@@ -19923,7 +19923,7 @@ export interface operations {
                                 working_weekdays: number[];
                                 default_lead_time_days: number;
                                 closed_days: {
-                                    /** @description A date: YYYY-MM-DD. */
+                                    /** @description a date (YYYY-MM-DD) */
                                     day: string;
                                     note: string;
                                 }[];
