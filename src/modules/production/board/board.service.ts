@@ -24,7 +24,8 @@ import { type BoardFilter, countBoard, countDue, countHeld, findBoardPage } from
  * The board's cursor: the last production order's due date, created_at and
  * id; rush orders come first, so a cursor among them says so.
  */
-const cursors = (rush: boolean) => cursorCodec(rush ? 'rush|' : 'normal|')
+/** The last production order's created_at and id, inside the board's cursor. */
+const POSITION = cursorCodec()
 
 interface BoardPosition {
   rush: boolean
@@ -33,19 +34,17 @@ interface BoardPosition {
   id: string
 }
 
+/** `<rush|normal>|<due date or none>|<position>`, base64url. */
 const encodeCursor = (p: BoardPosition) =>
-  cursors(p.rush).encode({ at: p.at, id: `${p.due ?? 'none'}|${p.id}` })
+  Buffer.from(`${p.rush ? 'rush' : 'normal'}|${p.due ?? 'none'}|${POSITION.encode(p)}`, 'utf8').toString(
+    'base64url',
+  )
 
 function decodeCursor(cursor: string): BoardPosition {
-  const text = Buffer.from(cursor, 'base64url').toString('utf8')
-  const rush = text.startsWith('rush|')
-  // The due date rides before the id: `<prefix><at>|<due or none>|<id>`.
-  const [prefix, at, due, id, extra] = text.split('|')
-  const plain = Buffer.from(`${prefix}|${at}|${id}`, 'utf8').toString('base64url')
-  const position = cursors(rush).decode(plain)
-  const day = due === 'none' ? null : (due ?? '')
-  if (extra !== undefined || (day !== null && !isDay(day))) throw badCursor()
-  return { rush, due: day, ...position }
+  const [kind, due, position, extra] = Buffer.from(cursor, 'base64url').toString('utf8').split('|')
+  const known = (kind === 'rush' || kind === 'normal') && extra === undefined
+  if (!known || (due !== 'none' && !isDay(due ?? ''))) throw badCursor()
+  return { rush: kind === 'rush', due: due === 'none' ? null : due!, ...POSITION.decode(position ?? '') }
 }
 
 const isDay = (day: string) =>
