@@ -5,9 +5,19 @@ import type { ReactNode } from 'react'
  * A state as a badge with dark text on white (colored badge text fails the
  * contrast check); the color is a dot beside the words, which carry the meaning.
  */
-export function StatusBadge({ color, children }: { color: string; children: ReactNode }) {
+export function StatusBadge({
+  color,
+  children,
+  inline = false,
+}: {
+  color: string
+  children: ReactNode
+  /** A span, for inside a line of text (a summary's fact). */
+  inline?: boolean
+}) {
   return (
     <Badge
+      component={inline ? 'span' : 'div'}
       variant="default"
       // Never cut to an ellipsis in a narrow table column.
       styles={{ label: { overflow: 'visible' } }}

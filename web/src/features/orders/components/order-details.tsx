@@ -7,7 +7,14 @@ import { ChangeCustomer, ChangeItem } from './change-dialogs.tsx'
 import { AutomationBadges, AwaitingPreflightAlert, HeldAlert, ruleLines } from './order-automation.tsx'
 import { CancelOrder, EditNotes, editPolicy, ItemFiles } from './order-edit.tsx'
 import { OrderItem } from './order-item.tsx'
-import { CustomerFacts, OrderItems, OrderSummary, OrderTimeFacts, TotalFact } from './order-summary.tsx'
+import {
+  CustomerFacts,
+  DueFact,
+  OrderItems,
+  OrderSummary,
+  OrderTimeFacts,
+  TotalFact,
+} from './order-summary.tsx'
 import { OrderTimeline } from './order-timeline.tsx'
 
 /**
@@ -63,6 +70,7 @@ export function OrderDetails({
             ? (PRODUCTION_STATUS_WORDS[order.production_order.status] ?? order.production_order.status)
             : 'None (test order)'}
         </Fact>
+        <DueFact order={order} />
         <Fact label="Source">{order.source === 'shop' ? 'Shop' : 'API'}</Fact>
       </OrderSummary>
       <OrderItems count={order.items.length}>

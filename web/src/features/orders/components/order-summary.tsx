@@ -1,8 +1,10 @@
 import { Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
 import type { ReactNode } from 'react'
 import { Fact } from '../../../components/fact.tsx'
-import { Time } from '../../../components/time.tsx'
+import { StatusBadge } from '../../../components/status-badge.tsx'
+import { Time, useNow } from '../../../components/time.tsx'
 import { formatMoney } from '../../../lib/format.ts'
+import { formatDay, isLate, localDay } from '../../production/lib/due-words.ts'
 import { itemsNet, quantitiesChanged } from '../lib/items-net.ts'
 
 /**
@@ -52,6 +54,39 @@ export function OrderTimeFacts({ order }: { order: { ordered_at: string; updated
         <Time value={order.updated_at} />
       </Fact>
     </>
+  )
+}
+
+/**
+ * When production is due: the date (in the production calendar), "Late"
+ * beside it once the day has passed while production is open.
+ */
+export function DueFact({
+  order,
+}: {
+  order: { is_test: boolean; due_on: string | null; production_order: { status: string } | null }
+}) {
+  const today = localDay(new Date(useNow()))
+  const { due_on: dueOn } = order
+  return (
+    <Fact label="Due">
+      {dueOn === null ? (
+        order.is_test ? (
+          'None (test order)'
+        ) : (
+          'Not dated yet'
+        )
+      ) : (
+        <>
+          <time dateTime={dueOn}>{formatDay(dueOn)}</time>{' '}
+          {isLate(dueOn, order.production_order?.status, today) && (
+            <StatusBadge color="red" inline>
+              Late
+            </StatusBadge>
+          )}
+        </>
+      )}
+    </Fact>
   )
 }
 

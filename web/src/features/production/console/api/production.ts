@@ -36,6 +36,10 @@ export interface BoardFilters {
   older_than_minutes: string
   /** 'problem' or 'warning': the print check's verdict, '' for any. */
   preflight: '' | 'problem' | 'warning'
+  /** 'late' (open and past due) or 'today', in the production calendar; '' for any. */
+  due: '' | 'late' | 'today'
+  /** Due on or before this day (YYYY-MM-DD), '' for any; the service reads `due` first. */
+  due_by: string
 }
 
 /** The production board: polled every 5 seconds, so other operators' changes appear. */
@@ -55,6 +59,8 @@ export function useBoard(filters: BoardFilters) {
               }),
               held: filters.status === 'held' ? true : undefined,
               preflight: filters.preflight || undefined,
+              due: filters.due || undefined,
+              due_by: filters.due || !filters.due_by ? undefined : filters.due_by,
               partner: filters.partner === '' ? undefined : filters.partner === 'true',
               older_than_minutes:
                 filters.older_than_minutes === '' ? undefined : Number(filters.older_than_minutes),

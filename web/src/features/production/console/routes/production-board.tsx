@@ -18,6 +18,7 @@ import {
   type ProductionStatus,
   useBoard,
 } from '../api/production.ts'
+import { DueDate, DueFilters } from '../components/due.tsx'
 import { useProductionActions } from '../components/production-actions.tsx'
 import { Actions, Items } from '../components/production-buttons.tsx'
 
@@ -65,6 +66,8 @@ function useFilters(): [BoardFilters, (next: Partial<BoardFilters>) => void] {
   const status = (VIEWS.find(([k]) => k === params.get('status'))?.[0] ?? 'pending') as BoardFilters['status']
   const partner = params.get('partner')
   const preflight = params.get('preflight')
+  const due = params.get('due')
+  const dueBy = params.get('due_by') ?? ''
   const filters: BoardFilters = {
     status,
     organization_id: params.get('organization_id') ?? '',
@@ -72,6 +75,8 @@ function useFilters(): [BoardFilters, (next: Partial<BoardFilters>) => void] {
     older_than_minutes: params.get('older_than_minutes') ?? '',
     tag: params.get('tag') ?? '',
     preflight: preflight === 'problem' || preflight === 'warning' ? preflight : '',
+    due: due === 'late' || due === 'today' ? due : '',
+    due_by: /^\d{4}-\d{2}-\d{2}$/.test(dueBy) ? dueBy : '',
   }
   const set = (next: Partial<BoardFilters>) =>
     setParams(Object.fromEntries(Object.entries({ ...filters, ...next }).filter(([, v]) => v !== '')), {
@@ -94,7 +99,7 @@ export function ProductionBoardRoute() {
   return (
     <Page
       title="Production"
-      lead="Live orders by production status, rush orders first, then oldest first; orders an automation rule held for review are apart until a member releases them. Refreshed every 5 seconds; an action on an order another operator changed meanwhile is refused, and nothing is sent twice."
+      lead="Live orders by production status, rush orders first, then soonest due (in working days of the production calendar), then oldest first; orders an automation rule held for review are apart until a member releases them. Refreshed every 5 seconds; an action on an order another operator changed meanwhile is refused, and nothing is sent twice."
     >
       <Group align="flex-end" wrap="wrap">
         <Box w={field}>
@@ -121,6 +126,8 @@ export function ProductionBoardRoute() {
               filters.tag,
               filters.older_than_minutes,
               filters.preflight,
+              filters.due,
+              filters.due_by,
             ].filter(Boolean).length
           }
         >
@@ -167,6 +174,7 @@ export function ProductionBoardRoute() {
             onChange={(v) => setFilters({ preflight: (v ?? '') as BoardFilters['preflight'] })}
             allowDeselect={false}
           />
+          <DueFilters filters={filters} onChange={setFilters} w={field} />
         </PhoneFilters>
       </Group>
       {outcome}
@@ -179,12 +187,12 @@ export function ProductionBoardRoute() {
         <DataTable
           label={
             filters.status === 'held'
-              ? 'Live orders held for review by an automation rule, oldest first: release them on the order page'
-              : `Live orders ${statusLabel(filters.status).toLowerCase()}, rush first, then oldest first`
+              ? 'Live orders held for review by an automation rule, soonest due first: release them on the order page'
+              : `Live orders ${statusLabel(filters.status).toLowerCase()}, rush first, then soonest due`
           }
           caption
           verticalSpacing="sm"
-          columns={['Order', 'Organization', 'Age', 'Status', 'Items', 'Actions']}
+          columns={['Order', 'Organization', 'Due', 'Age', 'Status', 'Items', 'Actions']}
         >
           {entries.map((e) => (
             <DataRow key={e.production_order.id}>
@@ -204,6 +212,9 @@ export function ProductionBoardRoute() {
                 {e.order.source === 'shop' && <StatusBadge color="gray">shop: no events</StatusBadge>}
               </DataCell>
               <DataCell label="Organization">{e.organization.name}</DataCell>
+              <DataCell label="Due">
+                <DueDate due={e.due} status={e.production_order.status} />
+              </DataCell>
               <DataCell label="Age">
                 <Text size="sm" component="span" display="block">
                   {age(e.created_at, now)}

@@ -20,6 +20,7 @@ import {
 } from '../../../orders/components/order-summary.tsx'
 import { DeliveryDialog } from '../../../webhooks/components/delivery-detail.tsx'
 import { type ProductionOrderPage, productionStatusLabel, useProductionOrder } from '../api/production.ts'
+import { DueDate } from '../components/due.tsx'
 import { useProductionActions } from '../components/production-actions.tsx'
 import { Actions, CompleteItem, type ProductionSubject } from '../components/production-buttons.tsx'
 import { ProductionItemCard } from '../components/production-item.tsx'
@@ -134,6 +135,9 @@ function ProductionOrder({ sheet, error }: { sheet: ProductionOrderPage; error: 
         <Fact label="Organization">{organization.name}</Fact>
         <CustomerFacts customer={order.customer} />
         <OrderTimeFacts order={order} />
+        <Fact label="Due">
+          <DueDate due={sheet.due} status={p.status} />
+        </Fact>
         <TotalFact order={order} history={history.data} />
       </OrderSummary>
       <OrderItems count={order.items.length}>
