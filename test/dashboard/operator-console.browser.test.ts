@@ -35,6 +35,7 @@ function pdfPages(pdf: Buffer): { width: number; height: number }[] {
 const CONSOLE_NAV = [
   'Organizations',
   'Production',
+  'Production calendar',
   'Shop orders',
   'Statistics',
   'Billing',

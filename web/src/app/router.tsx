@@ -131,6 +131,13 @@ export const router = createBrowserRouter(
           ),
         },
         {
+          path: 'operator/production-calendar',
+          lazy: page(
+            () => import('../features/production/console/routes/production-calendar.tsx'),
+            'ProductionCalendarRoute',
+          ),
+        },
+        {
           path: 'operator/orders/:orderId',
           lazy: page(() => import('../features/orders/console/routes/order.tsx'), 'OperatorOrderRoute'),
         },

@@ -26,6 +26,7 @@ const SECTIONS = [
 const OPERATOR_SECTIONS = [
   { to: '/operator/organizations', label: 'Organizations' },
   { to: '/operator/production', label: 'Production' },
+  { to: '/operator/production-calendar', label: 'Production calendar' },
   { to: '/operator/shop-orders', label: 'Shop orders' },
   { to: '/operator/statistics', label: 'Statistics' },
   { to: '/operator/billing', label: 'Billing' },
@@ -164,18 +165,22 @@ export function Shell() {
             {who}
           </Text>
         </Stack>
-        {sections.map((s) => (
-          <NavLink
-            key={s.to}
-            component={Link}
-            to={s.to}
-            label={s.label}
-            variant="filled"
-            active={location.pathname.startsWith(s.to)}
-            aria-current={location.pathname.startsWith(s.to) ? 'page' : undefined}
-            onClick={close}
-          />
-        ))}
+        {sections.map((s) => {
+          // A section's own pages (/operator/production/<id>), not a longer name (/operator/production-calendar).
+          const here = location.pathname === s.to || location.pathname.startsWith(`${s.to}/`)
+          return (
+            <NavLink
+              key={s.to}
+              component={Link}
+              to={s.to}
+              label={s.label}
+              variant="filled"
+              active={here}
+              aria-current={here ? 'page' : undefined}
+              onClick={close}
+            />
+          )
+        })}
         <Group hiddenFrom="sm" mt="md" px="xs">
           {signOutButton}
         </Group>

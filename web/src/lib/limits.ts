@@ -13,3 +13,11 @@ export const ORDER_LIMITS = {
   customerEmail: { max: 320 },
   customerPhone: { max: 50 },
 } as const
+
+/** The production calendar's and a product's lead time (working days). */
+export const CALENDAR_LIMITS = {
+  leadTimeDays: { min: 0, max: 90 },
+  closedDays: 200,
+  note: { max: 200 },
+  timeZone: { min: 1, max: 64 },
+} as const
