@@ -53,3 +53,23 @@ export function useSetPrintSpecs() {
     onSuccess: () => queryClient.invalidateQueries({ queryKey: PRODUCTS_KEY }),
   })
 }
+
+/** A product's lead time in working days (null: the platform's default); its open orders are dated again. */
+export function useSetLeadTime() {
+  const queryClient = useQueryClient()
+  return useMutation({
+    mutationFn: (input: { productId: string; leadTimeDays: number | null }) =>
+      call(
+        client.PUT('/products/{product_id}/lead-time', {
+          params: { path: { product_id: input.productId } },
+          body: { lead_time_days: input.leadTimeDays },
+        }),
+      ).then((r) => r.data),
+    // Its open orders' due dates change with it.
+    onSuccess: () =>
+      Promise.all([
+        queryClient.invalidateQueries({ queryKey: PRODUCTS_KEY }),
+        queryClient.invalidateQueries({ queryKey: ['order'] }),
+      ]),
+  })
+}

@@ -6,9 +6,10 @@ import { Time } from '../../../components/time.tsx'
 import type { Product } from '../../../lib/api.ts'
 import { useProducts } from '../api/products.ts'
 import { describePrintSpecs } from '../lib/print-spec-words.ts'
+import { LeadTimeField, leadTimeWords } from './lead-time-field.tsx'
 import { PrintSpecDialog } from './print-spec-dialog.tsx'
 
-/** The organization's products; developers and owners set each one's print specification. */
+/** The organization's products; developers and owners set each one's print specification and lead time. */
 export function Catalog({ canEdit }: { canEdit: boolean }) {
   const products = useProducts()
   const [editing, setEditing] = useState<Product | null>(null)
@@ -17,13 +18,18 @@ export function Catalog({ canEdit }: { canEdit: boolean }) {
       <Title order={2} size="h3" id="catalog-heading" mb="sm">
         Catalog
       </Title>
+      <Text size="sm" mb="sm">
+        Lead time: the working days production takes, counted from the day an order is placed to the day it is
+        due; an order is due its items' longest. Left blank, a product takes the platform's default lead time,
+        which the platform's operators set in its production calendar.
+      </Text>
       <ErrorAlert error={products.error} />
       {products.isPending ? (
         <Loader aria-label="Loading the catalog" />
       ) : products.data?.length === 0 ? (
         <Text>No products yet.</Text>
       ) : (
-        <DataTable label="Products" columns={['SKU', 'Name', 'Print specification', 'Added']}>
+        <DataTable label="Products" columns={['SKU', 'Name', 'Print specification', 'Lead time', 'Added']}>
           {products.data?.map((p) => (
             <DataRow key={p.id}>
               <DataCell label="SKU" title style={{ overflowWrap: 'anywhere' }}>
@@ -56,6 +62,13 @@ export function Catalog({ canEdit }: { canEdit: boolean }) {
                     </Button>
                   )}
                 </Stack>
+              </DataCell>
+              <DataCell label="Lead time">
+                {canEdit ? (
+                  <LeadTimeField product={p} />
+                ) : (
+                  <Text size="sm">{leadTimeWords(p.lead_time_days)}</Text>
+                )}
               </DataCell>
               <DataCell label="Added">
                 <Time value={p.created_at} />
