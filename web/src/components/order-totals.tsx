@@ -8,8 +8,21 @@ import { ORDER_STATUSES } from './order-statuses.ts'
 
 type OrderTotals = Answer<'/home'>['data']['live_orders']['all_time']
 
-/** One figure in a card: a label and a number; with `to`, the card links to the list it counts. */
-export function Figure({ label, value, to }: { label: string; value: number; to?: string | undefined }) {
+/**
+ * One figure in a card: a label and a number ("1,000+" with `more`: counting
+ * stopped there); with `to`, the card links to the list it counts.
+ */
+export function Figure({
+  label,
+  value,
+  to,
+  more = false,
+}: {
+  label: string
+  value: number
+  to?: string | undefined
+  more?: boolean
+}) {
   const body = (
     <>
       <Text size="sm" c="dimmed">
@@ -17,6 +30,7 @@ export function Figure({ label, value, to }: { label: string; value: number; to?
       </Text>
       <Text fz={28} fw={700}>
         {formatNumber(value)}
+        {more && '+'}
       </Text>
     </>
   )

@@ -9,6 +9,7 @@ import {
   WindowRows,
 } from '../../../../components/order-totals.tsx'
 import { Page } from '../../../../components/page.tsx'
+import { DueFigures } from '../../../production/console/components/due-figures.tsx'
 import { usePlatformStats } from '../api/organizations.ts'
 
 export function StatisticsRoute() {
@@ -17,7 +18,7 @@ export function StatisticsRoute() {
   return (
     <Page
       title="Statistics"
-      lead="Live orders across organizations: test orders are never counted; shop orders are. Days are UTC days of creation (7 and 30 days include today). Refreshed every 5 seconds."
+      lead="Live orders across organizations: test orders are never counted; shop orders are. Days are UTC days of creation (7 and 30 days include today); late and due today are days of the production calendar. Refreshed every 5 seconds."
     >
       <ErrorAlert error={stats.error} />
       {!data ? (
@@ -31,6 +32,7 @@ export function StatisticsRoute() {
               value={data.live_orders.all_time.orders_by_status.in_production ?? 0}
               to="/operator/production"
             />
+            <DueFigures />
           </SimpleGrid>
           <OrdersPerDayChart days={data.live_orders_per_day} />
           <DeliverySuccessChart days={data.live_deliveries_per_day} />
