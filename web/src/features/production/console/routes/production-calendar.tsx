@@ -99,6 +99,8 @@ export function ProductionCalendarRoute() {
   const calendar = useProductionCalendar()
   const save = useSetProductionCalendar()
   const [saved, setSaved] = useState<CalendarSaved | null>(null)
+  // Each save starts the form again from the calendar saved; a refresh alone keeps what is being typed.
+  const [saves, setSaves] = useState(0)
   return (
     <Page
       title="Production calendar"
@@ -120,10 +122,13 @@ export function ProductionCalendarRoute() {
       ) : (
         <CalendarForm
           // A saved calendar comes back as the service keeps it (closed days sorted, duplicates merged).
-          key={calendar.data.updated_at}
+          key={saves}
           calendar={calendar.data}
           save={save}
-          onSaved={setSaved}
+          onSaved={(answer) => {
+            setSaved(answer)
+            setSaves((n) => n + 1)
+          }}
         />
       )}
     </Page>
