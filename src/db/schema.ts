@@ -31,6 +31,7 @@ import type {
   UploadTable,
 } from './tables/orders.ts'
 import type { FileFactsTable, OrderPreflightTable, PreflightQueueTable } from './tables/preflight.ts'
+import type { BatchOrderTable, BatchTable, StationTable } from './tables/production.ts'
 import type {
   EventTable,
   ListenSessionTable,
@@ -59,6 +60,7 @@ import type { ApiRequestTable } from './tables/common.ts'
 
 export * from './tables/orders.ts'
 export * from './tables/preflight.ts'
+export * from './tables/production.ts'
 export * from './tables/webhooks.ts'
 
 export interface DB {
@@ -73,6 +75,9 @@ export interface DB {
   production_jobs: ProductionJobTable
   production_calendar: ProductionCalendarTable
   closed_days: ClosedDayTable
+  batches: BatchTable
+  batch_orders: BatchOrderTable
+  stations: StationTable
   events: EventTable
   order_event_counters: OrderEventCounterTable
   uploads: UploadTable

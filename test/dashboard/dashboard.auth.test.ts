@@ -162,6 +162,11 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
       default_lead_time_days: 3,
       closed_days: [],
     }),
+    'POST /dashboard/api/operator/batches': () => ({ name: 'Posters', select: { sku: 'POSTER' } }),
+    'POST /dashboard/api/operator/batches/:batch_id/orders': () => ({ select: { sku: 'POSTER' } }),
+    'POST /dashboard/api/operator/batches/:batch_id/start': () => ({}),
+    'POST /dashboard/api/operator/batches/:batch_id/complete': () => ({}),
+    'POST /dashboard/api/operator/batches/:batch_id/fail': () => ({ reason: 'Press jammed' }),
   }
   /** Changes whose path says it all. */
   const NO_BODY = [
@@ -194,6 +199,8 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
   let ruleId: string
   /** The request log's line of the order's creation (live). */
   let requestLineId: string
+  /** An open batch of another order of the organization. */
+  let batchId: string
   const byRole: Record<string, Awaited<ReturnType<typeof memberOf>>> = {}
 
   before(async () => {
@@ -241,7 +248,24 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
     })
     assert.equal(invited.statusCode, 201, invited.body)
     invitationId = invited.json().data.invitation.id
-    operatorId = (await operatorOf(t)).id
+    const operator = await operatorOf(t)
+    operatorId = operator.id
+    const batched = await createOrder(
+      t,
+      key,
+      orderBody({ items: [{ sku: 'GEN-SKU', name: 'Batched', quantity: 1 }] }),
+    )
+    const batchedProduction = await t.db
+      .selectFrom('production_orders')
+      .select('id')
+      .where('order_id', '=', batched.id)
+      .executeTakeFirstOrThrow()
+    const batch = await operator.client.call('POST', '/operator/batches', {
+      name: 'Generated batch',
+      production_order_ids: [batchedProduction.id],
+    })
+    assert.equal(batch.statusCode, 201, batch.body)
+    batchId = batch.json().data.batch.id
     const rule = await owner.client.call('POST', '/automation/rules', generatedRule)
     assert.equal(rule.statusCode, 201, rule.body)
     ruleId = rule.json().data.rule.id
@@ -275,6 +299,7 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
     operator_id: operatorId,
     rule_id: ruleId,
     request_line_id: requestLineId,
+    batch_id: batchId,
   })
 
   async function call(

@@ -34,6 +34,7 @@ import * as productPrintSpecs from './2026-12-03-0035-product-print-specs.ts'
 import * as preflight from './2026-12-03-0036-preflight.ts'
 import * as rulesAwaitingPreflight from './2026-12-03-0037-rules-awaiting-preflight.ts'
 import * as dueDates from './2026-12-03-0038-due-dates.ts'
+import * as batchesAndStations from './2026-12-07-0039-batches-and-stations.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-03-0036-preflight': preflight,
   '2026-12-03-0037-rules-awaiting-preflight': rulesAwaitingPreflight,
   '2026-12-03-0038-due-dates': dueDates,
+  '2026-12-07-0039-batches-and-stations': batchesAndStations,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -21,6 +21,16 @@ const quoted = (v: unknown) => (str(v) ? `\u2018${str(v)}\u2019` : '')
 const orderName = (d: Record<string, unknown>, subject: string) =>
   `order ${str(d.external_order_id) ?? shortId(str(d.order_id) ?? subject)}`
 const article = (word: string) => (/^[aeiou]/i.test(word) ? 'an' : 'a')
+/** `n orders` from a count in the details. */
+const count = (v: unknown, noun: string) => {
+  const n = typeof v === 'number' ? v : 0
+  return `${n} ${noun}${n === 1 ? '' : 's'}`
+}
+
+/** Where on the floor a production change was made: its batch and station, when it had them. */
+const floor = (d: Record<string, unknown>) =>
+  `${str(d.batch_name) ? ` with the batch ${quoted(d.batch_name)}` : ''}${str(d.station) ? ` at the station ${quoted(d.station)}` : ''}`
+
 const show = (v: unknown) => (v === null || v === undefined || v === '' ? '(none)' : String(v))
 /** A production status as people say it: in_progress is "in production". */
 const PRODUCTION_STATUS_WORDS: Record<string, string> = {
@@ -138,16 +148,33 @@ const SENTENCES: Record<AuditAction, Sentence> = {
       : `${a} removed the lead time of product ${s} (the platform's default applies)`,
   'shop_order.created': (a, s, d) => `${a} created ${orderName(d, s)} in the dashboard`,
   'production.status_set': (a, s, d) =>
-    `${a} set the production status of ${orderName(d, s)} from ${status(d.from)} to ${status(d.to)}`,
+    `${a} set the production status of ${orderName(d, s)} from ${status(d.from)} to ${status(d.to)}${floor(d)}`,
   'production.partner_set': (a, s, d) =>
     `${a} marked ${orderName(d, s)} as ${d.produced_by_partner ? 'produced by a partner' : 'produced in house'}`,
   'production.job_completed': (a, s, d) =>
-    `${a} completed the ${str(d.sku) ?? ''} job of ${orderName(d, s)}`.replace('the  job', 'a job'),
+    `${a} completed the ${str(d.sku) ?? ''} job of ${orderName(d, s)}${floor(d)}`.replace(
+      'the  job',
+      'a job',
+    ),
   'production.calendar_set': (a, _s, d) => {
     const after = (d.after ?? {}) as Record<string, unknown>
     const n = typeof d.redated_orders === 'number' ? d.redated_orders : 0
     return `${a} changed the production calendar (${show(after.time_zone)}, default lead time ${show(after.default_lead_time_days)} working days, ${list(after.closed_days).length} closed days ahead): ${n} open order${n === 1 ? '' : 's'} dated again`
   },
+  'production.batch_created': (a, _s, d) =>
+    `${a} made the batch ${quoted(d.name)} of ${count(d.orders, 'order')}`,
+  'production.batch_orders_added': (a, _s, d) =>
+    `${a} added ${count(d.orders, 'order')} to the batch ${quoted(d.name)}`,
+  'production.batch_order_removed': (a, _s, d) =>
+    `${a} took production order ${str(d.production_order_id) ?? ''} out of the batch ${quoted(d.name)}`,
+  'production.batch_deleted': (a, _s, d) =>
+    `${a} deleted the batch ${quoted(d.name)} (${count(d.orders, 'order')} freed)`,
+  'production.batch_started': (a, _s, d) =>
+    `${a} started the batch ${quoted(d.name)}: ${count(d.orders, 'order')} started${floor(d)}`,
+  'production.batch_completed': (a, _s, d) =>
+    `${a} completed the batch ${quoted(d.name)}: ${count(d.orders, 'order')} completed${floor(d)}`,
+  'production.batch_failed': (a, _s, d) =>
+    `${a} marked the batch ${quoted(d.name)} failed: ${count(d.orders, 'order')} failed${str(d.reason) ? ` (${d.reason})` : ''}${floor(d)}`,
   'order.cancelled': (a, s, d) => `${a} cancelled ${orderName(d, s)}`,
   'order.changed': (a, s, d) => `${a} changed ${orderName(d, s)}: ${orderChanges(d)}`,
   'order.released': (a, s, d) => {

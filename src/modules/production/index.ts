@@ -1,5 +1,6 @@
 import type { Surfaces } from '../feature.ts'
 import type { WebhookService } from '../webhooks/webhooks.service.ts'
+import { productionBatchConsoleRoutes } from './batches/batches.console.routes.ts'
 import { productionBoardConsoleRoutes } from './board/board.console.routes.ts'
 import { productionCalendarConsoleRoutes } from './calendar/calendar.console.routes.ts'
 import { productionAdminRoutes } from './production.admin.routes.ts'
@@ -22,6 +23,7 @@ export function productionSurfaces(s: { production: ProductionService; webhooks:
       (app) => productionBoardConsoleRoutes(app, s),
       (app) => productionConsoleRoutes(app, s),
       (app) => productionCalendarConsoleRoutes(app, s),
+      (app) => productionBatchConsoleRoutes(app, s),
     ],
   }
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../../lib/clock.ts'
 import { isUuid } from '../../lib/ids.ts'
 import type { AuditActor } from '../audit/audit.service.ts'
 import { touchOrders } from '../orders/orders.repo.ts'
-import { type EventType, eventData, type RecordedEvent } from '../webhooks/outbox/outbox.service.ts'
+import { eventData, type RecordedEvent } from '../webhooks/outbox/outbox.service.ts'
 import {
   checkNotHeld,
   checkPrecondition,
@@ -19,14 +19,7 @@ import {
   setProducedByPartner,
 } from './production.repo.ts'
 import { type ProductionStatus, productionOrderView } from './production.views.ts'
-import { auditChange, emitEvent, type ProductionChange, transition } from './production.writes.ts'
-
-const STATUS_EVENTS: Partial<Record<ProductionStatus, EventType>> = {
-  in_progress: 'order.production_started',
-  completed: 'order.production_completed',
-  failed: 'order.production_failed',
-  cancelled: 'order.cancelled',
-}
+import { auditChange, emitEvent, type ProductionChange, statusChange } from './production.writes.ts'
 
 /** Changes of one production order, by its id or its job's: its status, its partner, an item's job. */
 export function createProductionOrderChanges(deps: { db: Database; clock: Clock }) {
@@ -55,23 +48,7 @@ export function createProductionOrderChanges(deps: { db: Database; clock: Clock 
       actor?: AuditActor,
       precondition: ProductionPrecondition = {},
     ): Promise<ProductionChange<ReturnType<typeof productionOrderView>>> {
-      return onLocked(productionOrderId, precondition, async (trx, p) => {
-        if (p.status === status) return { view: productionOrderView(p), events: [] }
-        checkNotHeld(p, status)
-        const at = clock.now()
-        await transition(trx, p, status, at)
-        await auditChange(trx, clock, actor, p, 'production.status_set', p.id, { from: p.status, to: status })
-        const type = STATUS_EVENTS[status]
-        const production = {
-          production_order_id: p.id,
-          production_status: status,
-          produced_by_partner: p.produced_by_partner,
-        }
-        const events = type
-          ? await emitEvent(trx, p, type, (order) => eventData.production(order, production), at)
-          : []
-        return { view: productionOrderView({ ...p, status }), events }
-      })
+      return onLocked(productionOrderId, precondition, (trx, p) => statusChange(trx, clock, p, status, actor))
     },
 
     async changePartner(

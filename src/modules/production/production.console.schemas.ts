@@ -56,7 +56,7 @@ export const BoardQuery = Type.Object(
   closed,
 )
 
-const ProductionOrder = Type.Object({
+export const ProductionOrder = Type.Object({
   id: Uuid,
   order_id: Uuid,
   status: ProductionStatus,

@@ -46,11 +46,8 @@ export function newProductionCtes(
       )`
 }
 
-/** Locks a production order (and its order's row) for a change, with what its events need of the order. */
-export async function lockProduction(
-  trx: Transaction<DB>,
-  by: { productionOrderId: string } | { orderId: string },
-) {
+/** A production order with what its events need of its order. */
+function productionWithOrder(trx: Transaction<DB>) {
   return trx
     .selectFrom('production_orders as p')
     .innerJoin('orders as o', 'o.id', 'p.order_id')
@@ -69,6 +66,14 @@ export async function lockProduction(
       'o.external_order_id',
       'o.updated_at as order_updated_at',
     ])
+}
+
+/** Locks a production order (and its order's row) for a change, with what its events need of the order. */
+export async function lockProduction(
+  trx: Transaction<DB>,
+  by: { productionOrderId: string } | { orderId: string },
+) {
+  return productionWithOrder(trx)
     .where(
       'productionOrderId' in by ? 'p.id' : 'p.order_id',
       '=',
@@ -76,6 +81,16 @@ export async function lockProduction(
     )
     .forUpdate()
     .executeTakeFirst()
+}
+
+/** Locks many production orders (and their orders' rows) in id order, so two changes of many never deadlock. */
+export async function lockProductions(trx: Transaction<DB>, productionOrderIds: string[]) {
+  if (productionOrderIds.length === 0) return []
+  return productionWithOrder(trx)
+    .where('p.id', 'in', productionOrderIds)
+    .orderBy('p.id')
+    .forUpdate()
+    .execute()
 }
 export type LockedProduction = NonNullable<Awaited<ReturnType<typeof lockProduction>>>
 

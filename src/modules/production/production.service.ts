@@ -5,6 +5,7 @@ import type { Clock } from '../../lib/clock.ts'
 import type { AuditActor } from '../audit/audit.service.ts'
 import type { OperatorOrder } from '../orders/orders.schemas.ts'
 import type { OrderService } from '../orders/orders.service.ts'
+import { createBatches } from './batches/batches.service.ts'
 import { createProductionBoard } from './board/board.service.ts'
 import { createProductionCalendar } from './calendar/calendar.service.ts'
 import type { ProductionPrecondition } from './production.preconditions.ts'
@@ -45,6 +46,8 @@ export function createProductionService(deps: {
     ...createProductionBoard({ ...deps, calendar }),
     /** The platform's production calendar and the due dates it gives. */
     calendar,
+    /** Batches: production orders made together. */
+    batches: createBatches({ ...deps, calendar }),
     /**
      * Inside another module's change of a live order (the dashboard's order
      * changes): locks its production order, so production cannot start while

@@ -2,9 +2,15 @@ import type { Database } from '../../db/database.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { type AuditAction, type AuditActor, recordAudit } from '../audit/audit.service.ts'
 import { setOrderStatus } from '../orders/orders.repo.ts'
-import { type EventType, type RecordedEvent, recordEvent } from '../webhooks/outbox/outbox.service.ts'
+import {
+  type EventType,
+  eventData,
+  type RecordedEvent,
+  recordEvent,
+} from '../webhooks/outbox/outbox.service.ts'
+import { checkNotHeld } from './production.preconditions.ts'
 import { type LockedProduction, setProductionStatus } from './production.repo.ts'
-import { ORDER_STATUS_FOR, type ProductionStatus } from './production.views.ts'
+import { ORDER_STATUS_FOR, type ProductionStatus, productionOrderView } from './production.views.ts'
 
 /**
  * What every change of production writes with it, in the change's
@@ -62,4 +68,46 @@ export async function auditChange(
     subject,
     details: { order_id: p.order_id, external_order_id: p.external_order_id, ...details },
   })
+}
+
+const STATUS_EVENTS: Partial<Record<ProductionStatus, EventType>> = {
+  in_progress: 'order.production_started',
+  completed: 'order.production_completed',
+  failed: 'order.production_failed',
+  cancelled: 'order.cancelled',
+}
+
+/**
+ * Sets a locked production order's status: the transition, the operator's
+ * audit entry (with `details` beside from and to) and the new status's event
+ * (live API orders); nothing when the status is already the one asked for. A
+ * held order, or one waiting for its print check, cannot start (409).
+ */
+export async function statusChange(
+  trx: Database,
+  clock: Clock,
+  p: LockedProduction,
+  status: ProductionStatus,
+  actor: AuditActor | undefined,
+  details: Record<string, unknown> = {},
+): Promise<ProductionChange<ReturnType<typeof productionOrderView>>> {
+  if (p.status === status) return { view: productionOrderView(p), events: [] }
+  checkNotHeld(p, status)
+  const at = clock.now()
+  await transition(trx, p, status, at)
+  await auditChange(trx, clock, actor, p, 'production.status_set', p.id, {
+    from: p.status,
+    to: status,
+    ...details,
+  })
+  const type = STATUS_EVENTS[status]
+  const production = {
+    production_order_id: p.id,
+    production_status: status,
+    produced_by_partner: p.produced_by_partner,
+  }
+  const events = type
+    ? await emitEvent(trx, p, type, (order) => eventData.production(order, production), at)
+    : []
+  return { view: productionOrderView({ ...p, status }), events }
 }

@@ -2056,6 +2056,154 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operator/batches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Batches, newest first, of one status or all (next_cursor pages on)
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorListBatches"];
+        put?: never;
+        /**
+         * Make a batch of pending production orders (by id, or all that match a selection)
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorCreateBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/batches/{batch_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A batch with its orders and their items grouped by product
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorGetBatch"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a batch that has not started (its orders are free again, nothing else changes)
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        delete: operations["dashboardOperatorDeleteBatch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/batches/{batch_id}/orders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add pending production orders to a batch that has not started
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorAddBatchOrders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/batches/{batch_id}/orders/{production_order_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Take a production order out of a batch that has not started
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        delete: operations["dashboardOperatorRemoveBatchOrder"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/batches/{batch_id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a batch: its pending orders move to in_progress
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorStartBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/batches/{batch_id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a started batch: its orders in progress move to completed
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorCompleteBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/batches/{batch_id}/fail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fail a started batch: its unfinished orders move to failed
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorFailBatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4463,7 +4611,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -4600,7 +4748,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -13864,7 +14012,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -14003,7 +14151,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -20102,6 +20250,2087 @@ export interface operations {
             };
             /** @description Error: request_timeout */
             408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorListBatches: {
+        parameters: {
+            query?: {
+                status?: "open" | "in_progress" | "completed" | "failed";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /**
+                             * @description open: orders join and leave; in_progress: started; completed and failed: finished.
+                             * @enum {string}
+                             */
+                            status: "open" | "in_progress" | "completed" | "failed";
+                            /** @description The operator who made it. */
+                            created_by: string;
+                            orders: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            updated_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                        }[];
+                        /** @description null on the last page. */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorCreateBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description e.g. "A2 posters, Tuesday". */
+                    name: string;
+                    /** @description The production orders to add. */
+                    production_order_ids?: string[];
+                    /** @description Instead of ids: every pending production order outside a batch (not held, not waiting for its print check) that matches, soonest due first, up to the batch’s room. */
+                    select?: {
+                        /** @description Orders with an item of this SKU. */
+                        sku?: string;
+                        /** @description Orders due on or before this day. */
+                        due_by?: string;
+                        /** Format: uuid */
+                        organization_id?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            batch: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description open: orders join and leave; in_progress: started; completed and failed: finished.
+                                 * @enum {string}
+                                 */
+                                status: "open" | "in_progress" | "completed" | "failed";
+                                /** @description The operator who made it. */
+                                created_by: string;
+                                orders: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                started_at: string | null;
+                                finished_at: string | null;
+                            };
+                            /** @description Soonest due first. */
+                            orders: {
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                    produced_by_partner: boolean;
+                                };
+                                order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    external_order_id: string;
+                                    status: string;
+                                    customer_name: string;
+                                };
+                                organization: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @enum {string} */
+                                priority: "rush" | "normal";
+                                held: boolean;
+                                /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
+                                due: {
+                                    /** @description a date (YYYY-MM-DD) */
+                                    on: string;
+                                    /**
+                                     * @description late: past its due date (as the board counts it while open); today; upcoming.
+                                     * @enum {string}
+                                     */
+                                    state: "late" | "today" | "upcoming";
+                                    /** @description Working days from today to the due date; negative: working days past it. */
+                                    working_days_left: number;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                added_at: string;
+                                /** @description How many items the order has. */
+                                items: number;
+                            }[];
+                            /** @description The items grouped by product (SKU and name), one line per item. */
+                            products: {
+                                sku: string | null;
+                                name: string;
+                                /** @description Summed over the lines. */
+                                quantity: number;
+                                lines: {
+                                    /** Format: uuid */
+                                    production_order_id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    external_order_id: string;
+                                    /** Format: uuid */
+                                    item_id: string;
+                                    position: number;
+                                    quantity: number;
+                                    personalization: {
+                                        [key: string]: unknown;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        role: string | null;
+                                    }[];
+                                    job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorGetBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            batch: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description open: orders join and leave; in_progress: started; completed and failed: finished.
+                                 * @enum {string}
+                                 */
+                                status: "open" | "in_progress" | "completed" | "failed";
+                                /** @description The operator who made it. */
+                                created_by: string;
+                                orders: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                started_at: string | null;
+                                finished_at: string | null;
+                            };
+                            /** @description Soonest due first. */
+                            orders: {
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                    produced_by_partner: boolean;
+                                };
+                                order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    external_order_id: string;
+                                    status: string;
+                                    customer_name: string;
+                                };
+                                organization: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @enum {string} */
+                                priority: "rush" | "normal";
+                                held: boolean;
+                                /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
+                                due: {
+                                    /** @description a date (YYYY-MM-DD) */
+                                    on: string;
+                                    /**
+                                     * @description late: past its due date (as the board counts it while open); today; upcoming.
+                                     * @enum {string}
+                                     */
+                                    state: "late" | "today" | "upcoming";
+                                    /** @description Working days from today to the due date; negative: working days past it. */
+                                    working_days_left: number;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                added_at: string;
+                                /** @description How many items the order has. */
+                                items: number;
+                            }[];
+                            /** @description The items grouped by product (SKU and name), one line per item. */
+                            products: {
+                                sku: string | null;
+                                name: string;
+                                /** @description Summed over the lines. */
+                                quantity: number;
+                                lines: {
+                                    /** Format: uuid */
+                                    production_order_id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    external_order_id: string;
+                                    /** Format: uuid */
+                                    item_id: string;
+                                    position: number;
+                                    quantity: number;
+                                    personalization: {
+                                        [key: string]: unknown;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        role: string | null;
+                                    }[];
+                                    job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorDeleteBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The batch as it was; its orders are free to join another. */
+                        data: {
+                            batch: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description open: orders join and leave; in_progress: started; completed and failed: finished.
+                                 * @enum {string}
+                                 */
+                                status: "open" | "in_progress" | "completed" | "failed";
+                                /** @description The operator who made it. */
+                                created_by: string;
+                                orders: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                started_at: string | null;
+                                finished_at: string | null;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorAddBatchOrders: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The production orders to add. */
+                    production_order_ids?: string[];
+                    /** @description Instead of ids: every pending production order outside a batch (not held, not waiting for its print check) that matches, soonest due first, up to the batch’s room. */
+                    select?: {
+                        /** @description Orders with an item of this SKU. */
+                        sku?: string;
+                        /** @description Orders due on or before this day. */
+                        due_by?: string;
+                        /** Format: uuid */
+                        organization_id?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            batch: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description open: orders join and leave; in_progress: started; completed and failed: finished.
+                                 * @enum {string}
+                                 */
+                                status: "open" | "in_progress" | "completed" | "failed";
+                                /** @description The operator who made it. */
+                                created_by: string;
+                                orders: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                started_at: string | null;
+                                finished_at: string | null;
+                            };
+                            /** @description Soonest due first. */
+                            orders: {
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                    produced_by_partner: boolean;
+                                };
+                                order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    external_order_id: string;
+                                    status: string;
+                                    customer_name: string;
+                                };
+                                organization: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @enum {string} */
+                                priority: "rush" | "normal";
+                                held: boolean;
+                                /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
+                                due: {
+                                    /** @description a date (YYYY-MM-DD) */
+                                    on: string;
+                                    /**
+                                     * @description late: past its due date (as the board counts it while open); today; upcoming.
+                                     * @enum {string}
+                                     */
+                                    state: "late" | "today" | "upcoming";
+                                    /** @description Working days from today to the due date; negative: working days past it. */
+                                    working_days_left: number;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                added_at: string;
+                                /** @description How many items the order has. */
+                                items: number;
+                            }[];
+                            /** @description The items grouped by product (SKU and name), one line per item. */
+                            products: {
+                                sku: string | null;
+                                name: string;
+                                /** @description Summed over the lines. */
+                                quantity: number;
+                                lines: {
+                                    /** Format: uuid */
+                                    production_order_id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    external_order_id: string;
+                                    /** Format: uuid */
+                                    item_id: string;
+                                    position: number;
+                                    quantity: number;
+                                    personalization: {
+                                        [key: string]: unknown;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        role: string | null;
+                                    }[];
+                                    job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorRemoveBatchOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+                production_order_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            batch: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description open: orders join and leave; in_progress: started; completed and failed: finished.
+                                 * @enum {string}
+                                 */
+                                status: "open" | "in_progress" | "completed" | "failed";
+                                /** @description The operator who made it. */
+                                created_by: string;
+                                orders: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                started_at: string | null;
+                                finished_at: string | null;
+                            };
+                            /** @description Soonest due first. */
+                            orders: {
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                    produced_by_partner: boolean;
+                                };
+                                order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    external_order_id: string;
+                                    status: string;
+                                    customer_name: string;
+                                };
+                                organization: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @enum {string} */
+                                priority: "rush" | "normal";
+                                held: boolean;
+                                /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
+                                due: {
+                                    /** @description a date (YYYY-MM-DD) */
+                                    on: string;
+                                    /**
+                                     * @description late: past its due date (as the board counts it while open); today; upcoming.
+                                     * @enum {string}
+                                     */
+                                    state: "late" | "today" | "upcoming";
+                                    /** @description Working days from today to the due date; negative: working days past it. */
+                                    working_days_left: number;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                added_at: string;
+                                /** @description How many items the order has. */
+                                items: number;
+                            }[];
+                            /** @description The items grouped by product (SKU and name), one line per item. */
+                            products: {
+                                sku: string | null;
+                                name: string;
+                                /** @description Summed over the lines. */
+                                quantity: number;
+                                lines: {
+                                    /** Format: uuid */
+                                    production_order_id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    external_order_id: string;
+                                    /** Format: uuid */
+                                    item_id: string;
+                                    position: number;
+                                    quantity: number;
+                                    personalization: {
+                                        [key: string]: unknown;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        role: string | null;
+                                    }[];
+                                    job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorStartBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            batch: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description open: orders join and leave; in_progress: started; completed and failed: finished.
+                                 * @enum {string}
+                                 */
+                                status: "open" | "in_progress" | "completed" | "failed";
+                                /** @description The operator who made it. */
+                                created_by: string;
+                                orders: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                started_at: string | null;
+                                finished_at: string | null;
+                            };
+                            /** @description Soonest due first. */
+                            orders: {
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                    produced_by_partner: boolean;
+                                };
+                                order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    external_order_id: string;
+                                    status: string;
+                                    customer_name: string;
+                                };
+                                organization: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @enum {string} */
+                                priority: "rush" | "normal";
+                                held: boolean;
+                                /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
+                                due: {
+                                    /** @description a date (YYYY-MM-DD) */
+                                    on: string;
+                                    /**
+                                     * @description late: past its due date (as the board counts it while open); today; upcoming.
+                                     * @enum {string}
+                                     */
+                                    state: "late" | "today" | "upcoming";
+                                    /** @description Working days from today to the due date; negative: working days past it. */
+                                    working_days_left: number;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                added_at: string;
+                                /** @description How many items the order has. */
+                                items: number;
+                            }[];
+                            /** @description The items grouped by product (SKU and name), one line per item. */
+                            products: {
+                                sku: string | null;
+                                name: string;
+                                /** @description Summed over the lines. */
+                                quantity: number;
+                                lines: {
+                                    /** Format: uuid */
+                                    production_order_id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    external_order_id: string;
+                                    /** Format: uuid */
+                                    item_id: string;
+                                    position: number;
+                                    quantity: number;
+                                    personalization: {
+                                        [key: string]: unknown;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        role: string | null;
+                                    }[];
+                                    job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                            }[];
+                            results: {
+                                /** Format: uuid */
+                                production_order_id: string;
+                                external_order_id: string;
+                                /** @enum {string} */
+                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                /**
+                                 * @description changed: moved now (its event recorded); unchanged: it already had the status; skipped: it may not make this move (reason says why).
+                                 * @enum {string}
+                                 */
+                                outcome: "changed" | "unchanged" | "skipped";
+                                reason: string | null;
+                            }[];
+                            events: {
+                                /** Format: uuid */
+                                id: string;
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorCompleteBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            batch: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description open: orders join and leave; in_progress: started; completed and failed: finished.
+                                 * @enum {string}
+                                 */
+                                status: "open" | "in_progress" | "completed" | "failed";
+                                /** @description The operator who made it. */
+                                created_by: string;
+                                orders: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                started_at: string | null;
+                                finished_at: string | null;
+                            };
+                            /** @description Soonest due first. */
+                            orders: {
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                    produced_by_partner: boolean;
+                                };
+                                order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    external_order_id: string;
+                                    status: string;
+                                    customer_name: string;
+                                };
+                                organization: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @enum {string} */
+                                priority: "rush" | "normal";
+                                held: boolean;
+                                /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
+                                due: {
+                                    /** @description a date (YYYY-MM-DD) */
+                                    on: string;
+                                    /**
+                                     * @description late: past its due date (as the board counts it while open); today; upcoming.
+                                     * @enum {string}
+                                     */
+                                    state: "late" | "today" | "upcoming";
+                                    /** @description Working days from today to the due date; negative: working days past it. */
+                                    working_days_left: number;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                added_at: string;
+                                /** @description How many items the order has. */
+                                items: number;
+                            }[];
+                            /** @description The items grouped by product (SKU and name), one line per item. */
+                            products: {
+                                sku: string | null;
+                                name: string;
+                                /** @description Summed over the lines. */
+                                quantity: number;
+                                lines: {
+                                    /** Format: uuid */
+                                    production_order_id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    external_order_id: string;
+                                    /** Format: uuid */
+                                    item_id: string;
+                                    position: number;
+                                    quantity: number;
+                                    personalization: {
+                                        [key: string]: unknown;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        role: string | null;
+                                    }[];
+                                    job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                            }[];
+                            results: {
+                                /** Format: uuid */
+                                production_order_id: string;
+                                external_order_id: string;
+                                /** @enum {string} */
+                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                /**
+                                 * @description changed: moved now (its event recorded); unchanged: it already had the status; skipped: it may not make this move (reason says why).
+                                 * @enum {string}
+                                 */
+                                outcome: "changed" | "unchanged" | "skipped";
+                                reason: string | null;
+                            }[];
+                            events: {
+                                /** Format: uuid */
+                                id: string;
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorFailBatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                batch_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why, for the audit log. */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            batch: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * @description open: orders join and leave; in_progress: started; completed and failed: finished.
+                                 * @enum {string}
+                                 */
+                                status: "open" | "in_progress" | "completed" | "failed";
+                                /** @description The operator who made it. */
+                                created_by: string;
+                                orders: number;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                started_at: string | null;
+                                finished_at: string | null;
+                            };
+                            /** @description Soonest due first. */
+                            orders: {
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                    produced_by_partner: boolean;
+                                };
+                                order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    external_order_id: string;
+                                    status: string;
+                                    customer_name: string;
+                                };
+                                organization: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @enum {string} */
+                                priority: "rush" | "normal";
+                                held: boolean;
+                                /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
+                                due: {
+                                    /** @description a date (YYYY-MM-DD) */
+                                    on: string;
+                                    /**
+                                     * @description late: past its due date (as the board counts it while open); today; upcoming.
+                                     * @enum {string}
+                                     */
+                                    state: "late" | "today" | "upcoming";
+                                    /** @description Working days from today to the due date; negative: working days past it. */
+                                    working_days_left: number;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                added_at: string;
+                                /** @description How many items the order has. */
+                                items: number;
+                            }[];
+                            /** @description The items grouped by product (SKU and name), one line per item. */
+                            products: {
+                                sku: string | null;
+                                name: string;
+                                /** @description Summed over the lines. */
+                                quantity: number;
+                                lines: {
+                                    /** Format: uuid */
+                                    production_order_id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    external_order_id: string;
+                                    /** Format: uuid */
+                                    item_id: string;
+                                    position: number;
+                                    quantity: number;
+                                    personalization: {
+                                        [key: string]: unknown;
+                                    };
+                                    files: {
+                                        /** Format: uuid */
+                                        upload_id: string;
+                                        role: string | null;
+                                    }[];
+                                    job: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                    } | null;
+                                }[];
+                            }[];
+                            results: {
+                                /** Format: uuid */
+                                production_order_id: string;
+                                external_order_id: string;
+                                /** @enum {string} */
+                                status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                /**
+                                 * @description changed: moved now (its event recorded); unchanged: it already had the status; skipped: it may not make this move (reason says why).
+                                 * @enum {string}
+                                 */
+                                outcome: "changed" | "unchanged" | "skipped";
+                                reason: string | null;
+                            }[];
+                            events: {
+                                /** Format: uuid */
+                                id: string;
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
