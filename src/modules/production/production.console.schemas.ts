@@ -47,6 +47,12 @@ export const BoardQuery = Type.Object(
       }),
     ),
     due_by: Type.Optional({ ...Day, description: 'Only orders due on or before this day.' }),
+    batch: Type.Optional(
+      Type.Union([StringEnum(['none', 'any']), Uuid], {
+        description:
+          'none: only orders in no open batch; any: only orders in one; a batch id: that batch’s orders.',
+      }),
+    ),
     older_than_minutes: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 525_600, description: 'Only orders at least this old.' }),
     ),
@@ -62,6 +68,14 @@ export const ProductionOrder = Type.Object({
   status: ProductionStatus,
   produced_by_partner: Type.Boolean(),
 })
+
+const BoardBatch = Type.Union(
+  [
+    Type.Object({ id: Uuid, name: Type.String(), status: Type.String({ enum: ['open', 'in_progress'] }) }),
+    Type.Null(),
+  ],
+  { description: 'The open (or started) batch the order is in; null: none.' },
+)
 
 export const BoardEntry = Type.Object({
   production_order: ProductionOrder,
@@ -85,6 +99,7 @@ export const BoardEntry = Type.Object({
   ),
   tags: Type.Array(Type.String()),
   due: Due,
+  batch: BoardBatch,
   created_at: Timestamp,
   updated_at: Timestamp,
   items: Type.Array(

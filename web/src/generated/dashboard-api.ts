@@ -18221,6 +18221,7 @@ export interface operations {
                 preflight?: "problem" | "warning";
                 due?: "late" | "today";
                 due_by?: string;
+                batch?: ("none" | "any") | string;
                 older_than_minutes?: number;
                 limit?: number;
                 cursor?: string;
@@ -18289,6 +18290,14 @@ export interface operations {
                                 state: "late" | "today" | "upcoming";
                                 /** @description Working days from today to the due date; negative: working days past it. */
                                 working_days_left: number;
+                            } | null;
+                            /** @description The open (or started) batch the order is in; null: none. */
+                            batch: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /** @enum {string} */
+                                status: "open" | "in_progress";
                             } | null;
                             /**
                              * Format: date-time

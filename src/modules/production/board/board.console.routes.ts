@@ -47,6 +47,7 @@ export const productionBoardConsoleRoutes: DashboardArea<{
         preflight: q.preflight,
         due: q.due,
         dueBy: q.due_by,
+        batch: q.batch,
         cursor: q.cursor,
         limit: q.limit ?? 25,
       })

@@ -19,8 +19,19 @@ export interface BoardFilter {
   priority?: 'rush' | 'normal' | undefined
   /** By due date, against today in the calendar's time zone: late (open and past due), due today, due by a day. */
   due?: { late: string } | { today: string } | { by: string } | undefined
+  /** In no open batch, in one, or in this batch (open or finished). */
+  batch?: 'none' | 'any' | { id: string } | undefined
   after?: { due: string | null; createdAt: Date; id: string } | undefined
   limit: number
+}
+
+/** The batch filter's condition, from batch_orders' open membership index (migration 0039). */
+function batchCondition(batch: NonNullable<BoardFilter['batch']>) {
+  if (typeof batch === 'object') {
+    return sql<boolean>`exists (select 1 from batch_orders m where m.production_order_id = p.id and m.batch_id = ${batch.id}::uuid)`
+  }
+  const member = sql<boolean>`exists (select 1 from batch_orders m where m.production_order_id = p.id and m.open)`
+  return batch === 'any' ? member : sql<boolean>`not ${member}`
 }
 
 /** A tag through orders_tags_idx (its condition tags <> '{}' lets the planner use it). */
@@ -60,6 +71,7 @@ function boardRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
   if (filter.tag !== undefined) query = query.where(tagged(filter.tag))
   if (filter.preflight !== undefined) query = query.where(flagged('p.order_id', filter.preflight))
   if (filter.due !== undefined) query = query.where(dueCondition(filter.due))
+  if (filter.batch !== undefined) query = query.where(batchCondition(filter.batch))
   return query
 }
 
@@ -141,6 +153,7 @@ function countedRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>)
   }
   if (filter.preflight !== undefined) query = query.where(flagged('p.order_id', filter.preflight))
   if (filter.due !== undefined) query = query.where(dueCondition(filter.due))
+  if (filter.batch !== undefined) query = query.where(batchCondition(filter.batch))
   return query
 }
 

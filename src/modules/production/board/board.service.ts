@@ -4,6 +4,7 @@ import type { Clock } from '../../../lib/clock.ts'
 import { isUuid } from '../../../lib/ids.ts'
 import { findItemsWithJobs, type ItemWithJob } from '../../orders/orders.repo.ts'
 import type { OrderService } from '../../orders/orders.service.ts'
+import { openBatchesOf } from '../batches/batches.repo.ts'
 import type { ProductionCalendar } from '../calendar/calendar.service.ts'
 import { productionOrderNotFound } from '../production.preconditions.ts'
 import { findProductionOrder } from '../production.repo.ts'
@@ -50,6 +51,9 @@ function decodeCursor(cursor: string): BoardPosition {
 const isDay = (day: string) =>
   /^\d{4}-\d{2}-\d{2}$/.test(day) && new Date(`${day}T00:00:00Z`).toISOString().startsWith(day)
 
+const boardBatch = (batch: string | undefined): BoardFilter['batch'] =>
+  batch === undefined || batch === 'none' || batch === 'any' ? batch : { id: batch }
+
 /** The board counts each status up to this many orders; beyond, it says "more than". */
 export const BOARD_COUNT_CAP = 1000
 
@@ -80,6 +84,8 @@ export function createProductionBoard(deps: BoardDeps) {
       due?: 'late' | 'today' | undefined
       /** Due on or before this day (YYYY-MM-DD). */
       dueBy?: string | undefined
+      /** none: in no open batch; any: in one; an id: in that batch. */
+      batch?: string | undefined
       cursor?: string | undefined
       limit: number
     }) {
@@ -98,6 +104,7 @@ export function createProductionBoard(deps: BoardDeps) {
                 ? { by: query.dueBy }
                 : undefined,
         organizationId: query.organizationId,
+        batch: boardBatch(query.batch),
         producedByPartner: query.producedByPartner,
         tag: query.tag,
         preflight: query.preflight,
@@ -121,8 +128,17 @@ export function createProductionBoard(deps: BoardDeps) {
         // The first page carries the counts; the pages after it would only repeat them.
         after === undefined ? counts(deps, filter) : undefined,
       ])
-      const orderIds = rows.slice(0, query.limit).map((r) => r.order_id)
-      const items = await findItemsWithJobs(db, orderIds)
+      const shown = rows.slice(0, query.limit)
+      const [items, batches] = await Promise.all([
+        findItemsWithJobs(
+          db,
+          shown.map((r) => r.order_id),
+        ),
+        openBatchesOf(
+          db,
+          shown.map((r) => r.id),
+        ),
+      ])
       const page = keysetPage(rows, query.limit, {
         cursor: (r) =>
           encodeCursor({
@@ -131,7 +147,7 @@ export function createProductionBoard(deps: BoardDeps) {
             at: r.created_at,
             id: r.id,
           }),
-        view: (r) => ({ ...boardEntry(r, items), due: dueView(r.due_on) }),
+        view: (r) => ({ ...boardEntry(r, items), due: dueView(r.due_on), batch: batches.get(r.id) ?? null }),
       })
       return { ...page, counts: counted === undefined ? null : countsView(counted) }
     },
@@ -187,11 +203,13 @@ async function counts(
     tag?: string | undefined
     preflight?: 'problem' | 'warning' | undefined
     due?: BoardFilter['due']
+    batch?: BoardFilter['batch']
   },
 ): Promise<Counts> {
   const held = await countHeld(db, filter)
   if (
     filter.due === undefined &&
+    filter.batch === undefined &&
     filter.producedByPartner === undefined &&
     filter.createdBefore === undefined &&
     filter.tag === undefined &&
