@@ -1,37 +1,20 @@
 import './job-sheet.css'
 import { Anchor, Button, Loader } from '@mantine/core'
-import QRCode from 'qrcode'
-import { useEffect, useState } from 'react'
+import { useEffect } from 'react'
 import { Link, Navigate, useParams } from 'react-router'
 import { ErrorAlert } from '../../../../components/error-alert.tsx'
 import { fieldValue } from '../../../../components/personalization.tsx'
 import { exactTime, formatNumber } from '../../../../lib/format.ts'
 import { useAccount } from '../../../auth/api/session.ts'
 import { type PreflightFile, thumbnailUrl, usePreflight } from '../../../preflight/api.ts'
+import { qrPayload } from '../../lib/qr-payloads.ts'
 import {
   type ProductionItem,
   type ProductionOrderPage,
   productionStatusLabel,
   useProductionOrder,
 } from '../api/production.ts'
-
-/**
- * The production order id as a QR code, made here (no service, no network) as
- * an SVG image: a scanner at the workbench reads the id back.
- */
-function useQrCode(text: string): string | undefined {
-  const [url, setUrl] = useState<string>()
-  useEffect(() => {
-    let live = true
-    QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }).then((svg) => {
-      if (live) setUrl(`data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`)
-    })
-    return () => {
-      live = false
-    }
-  }, [text])
-  return url
-}
+import { SheetQr } from '../components/qr-code.tsx'
 
 function SheetItem({
   sheet,
@@ -52,7 +35,16 @@ function SheetItem({
           {position}. {formatNumber(item.quantity)} × {item.name}
           {item.sku ? ` (SKU ${item.sku})` : ''}
         </h2>
-        <div className="check" aria-hidden="true" />
+        <div className="item-marks">
+          {item.production_job && (
+            <SheetQr
+              small
+              payload={qrPayload.job(item.production_job.id)}
+              label={`QR code of item ${position}'s job ${item.production_job.id}`}
+            />
+          )}
+          <div className="check" aria-hidden="true" />
+        </div>
       </div>
       {fields.length === 0 ? (
         <p>No personalization.</p>
@@ -105,7 +97,6 @@ function SheetItem({
 
 function Sheet({ sheet }: { sheet: ProductionOrderPage }) {
   const { order, production_order: p, organization } = sheet
-  const qr = useQrCode(p.id)
   useEffect(() => {
     document.title = `Job sheet ${order.order_number} · Dashboard`
   }, [order.order_number])
@@ -133,10 +124,7 @@ function Sheet({ sheet }: { sheet: ProductionOrderPage }) {
             </dd>
           </dl>
         </div>
-        <div className="qr">
-          {qr && <img src={qr} alt={`QR code of production order ${p.id}`} />}
-          <div>{p.id}</div>
-        </div>
+        <SheetQr payload={qrPayload.productionOrder(p.id)} label={`QR code of production order ${p.id}`} />
       </header>
       {order.items.map((item, n) => (
         <SheetItem key={item.id} sheet={sheet} item={item} position={n + 1} />
