@@ -21,3 +21,11 @@ export const CALENDAR_LIMITS = {
   note: { max: 200 },
   timeZone: { min: 1, max: 64 },
 } as const
+
+/** A batch's name, the SKU of a batch-all selection, a failed batch's reason; the orders a batch holds. */
+export const BATCH_LIMITS = {
+  name: { min: 1, max: 100 },
+  sku: { min: 1, max: 100 },
+  reason: { max: 500 },
+  orders: 500,
+} as const

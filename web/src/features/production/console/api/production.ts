@@ -24,6 +24,13 @@ export const PRODUCTION_STATUSES = (
   string,
 ])[]
 export type ProductionStatus = (typeof PRODUCTION_STATUSES)[number][0]
+export const PRODUCTION_STATUS_COLOR: Record<string, string> = {
+  pending: 'yellow',
+  in_progress: 'blue',
+  completed: 'green',
+  failed: 'red',
+  cancelled: 'gray',
+}
 /** A production status in words (its code where it has none). */
 export const productionStatusLabel = (s: string) => PRODUCTION_STATUS_WORDS[s] ?? s
 
@@ -40,6 +47,8 @@ export interface BoardFilters {
   due: '' | 'late' | 'today'
   /** Due on or before this day (YYYY-MM-DD), '' for any; the service reads `due` first. */
   due_by: string
+  /** 'none' (in no batch), 'any' (in one), a batch's id (its orders), '' for all. */
+  batch: string
 }
 
 /** The production board: polled every 5 seconds, so other operators' changes appear. */
@@ -61,6 +70,7 @@ export function useBoard(filters: BoardFilters) {
               preflight: filters.preflight || undefined,
               due: filters.due || undefined,
               due_by: filters.due || !filters.due_by ? undefined : filters.due_by,
+              batch: filters.batch || undefined,
               partner: filters.partner === '' ? undefined : filters.partner === 'true',
               older_than_minutes:
                 filters.older_than_minutes === '' ? undefined : Number(filters.older_than_minutes),
@@ -125,6 +135,7 @@ export function useProductionAction() {
       Promise.all([
         queryClient.invalidateQueries({ queryKey: ['operator', 'board'] }),
         queryClient.invalidateQueries({ queryKey: ['operator', 'production-order'] }),
+        queryClient.invalidateQueries({ queryKey: ['operator', 'batch'] }),
       ]),
   })
 }
