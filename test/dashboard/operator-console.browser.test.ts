@@ -35,6 +35,7 @@ function pdfPages(pdf: Buffer): { width: number; height: number }[] {
 const CONSOLE_NAV = [
   'Organizations',
   'Production',
+  'Batches',
   'Production calendar',
   'Shop orders',
   'Statistics',
@@ -468,7 +469,7 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await fail.waitFor({ state: 'hidden' })
     await assertAccessible(page, 'a production order')
 
-    // The job sheet: printed to PDF on A4; its QR code carries the production order id.
+    // The job sheet: printed to PDF on A4; its QR code carries the production order id (po:<id>).
     await page.getByRole('link', { name: 'Job sheet' }).click()
     const sheet = page.getByRole('article', { name: 'Job sheet' })
     await sheet.getByRole('heading', { name: `Order ${ref}`, level: 1 }).waitFor()
@@ -490,7 +491,7 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     const shot = PNG.sync.read(await qr.screenshot())
     // jsqr is CommonJS: its function is the default export's `default`.
     const decoded = jsqr.default(new Uint8ClampedArray(shot.data), shot.width, shot.height)
-    assert.equal(decoded?.data, productionOrderId)
+    assert.equal(decoded?.data, `po:${productionOrderId}`)
     const pdf = await page.pdf({ preferCSSPageSize: true, printBackground: true })
     assert.equal(pdf.subarray(0, 5).toString(), '%PDF-')
     const pages = pdfPages(pdf)

@@ -50,6 +50,10 @@ export const router = createBrowserRouter(
       lazy: page(() => import('../features/production/console/routes/job-sheet.tsx'), 'JobSheetRoute'),
     },
     {
+      path: '/operator/batches/:batchId/sheet',
+      lazy: page(() => import('../features/production/console/routes/batch-sheet.tsx'), 'BatchSheetRoute'),
+    },
+    {
       path: '/',
       element: <Shell />,
       children: [
@@ -129,6 +133,14 @@ export const router = createBrowserRouter(
             () => import('../features/production/console/routes/production-order.tsx'),
             'ProductionOrderRoute',
           ),
+        },
+        {
+          path: 'operator/batches',
+          lazy: page(() => import('../features/production/console/routes/batches.tsx'), 'BatchesRoute'),
+        },
+        {
+          path: 'operator/batches/:batchId',
+          lazy: page(() => import('../features/production/console/routes/batch.tsx'), 'BatchRoute'),
         },
         {
           path: 'operator/production-calendar',

@@ -26,6 +26,7 @@ const SECTIONS = [
 const OPERATOR_SECTIONS = [
   { to: '/operator/organizations', label: 'Organizations' },
   { to: '/operator/production', label: 'Production' },
+  { to: '/operator/batches', label: 'Batches' },
   { to: '/operator/production-calendar', label: 'Production calendar' },
   { to: '/operator/shop-orders', label: 'Shop orders' },
   { to: '/operator/statistics', label: 'Statistics' },

@@ -118,8 +118,13 @@ export function Actions({ entry, act, busy }: { entry: ProductionSubject; act: A
   )
 }
 
+/** What completing an item's job reads of its production order. */
+export type JobSubject = Pick<ProductionSubject, 'production_order' | 'held' | 'awaiting_preflight'> & {
+  order: { external_order_id: string }
+}
+
 /** Whether the order's item jobs can be completed now: pending or in production, neither held nor waiting. */
-function jobsOpen(entry: ProductionSubject) {
+function jobsOpen(entry: JobSubject) {
   const { status } = entry.production_order
   return (
     !entry.held && entry.awaiting_preflight.length === 0 && (status === 'pending' || status === 'in_progress')
@@ -133,7 +138,7 @@ export function CompleteItem({
   act,
   busy,
 }: {
-  entry: ProductionSubject
+  entry: JobSubject
   item: { name: string; job: { id: string; status: string } | null }
   act: Act
   busy: boolean
