@@ -167,6 +167,11 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
     'POST /dashboard/api/operator/batches/:batch_id/start': () => ({}),
     'POST /dashboard/api/operator/batches/:batch_id/complete': () => ({}),
     'POST /dashboard/api/operator/batches/:batch_id/fail': () => ({ reason: 'Press jammed' }),
+    'POST /dashboard/api/operator/stations': () => ({ name: `Press ${Math.random()}` }),
+    'PATCH /dashboard/api/operator/stations/:station_id': () => ({ name: `Press ${Math.random()}` }),
+    'POST /dashboard/api/operator/stations/:station_id/scan': () => ({
+      code: 'po:0193a000-0000-7000-8000-000000000001',
+    }),
   }
   /** Changes whose path says it all. */
   const NO_BODY = [
@@ -201,6 +206,7 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
   let requestLineId: string
   /** An open batch of another order of the organization. */
   let batchId: string
+  let stationId: string
   const byRole: Record<string, Awaited<ReturnType<typeof memberOf>>> = {}
 
   before(async () => {
@@ -266,6 +272,9 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
     })
     assert.equal(batch.statusCode, 201, batch.body)
     batchId = batch.json().data.batch.id
+    const station = await operator.client.call('POST', '/operator/stations', { name: 'Generated station' })
+    assert.equal(station.statusCode, 201, station.body)
+    stationId = station.json().data.station.id
     const rule = await owner.client.call('POST', '/automation/rules', generatedRule)
     assert.equal(rule.statusCode, 201, rule.body)
     ruleId = rule.json().data.rule.id
@@ -300,6 +309,7 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
     rule_id: ruleId,
     request_line_id: requestLineId,
     batch_id: batchId,
+    station_id: stationId,
   })
 
   async function call(

@@ -509,7 +509,7 @@ describe('order graph keys', () => {
 describe('order history index', () => {
   const t = useTestDatabase()
 
-  test('0026 indexes the audit log by subject for order changes and cancels only, and comes down again', async () => {
+  test('0026 indexes the audit log by subject for order changes and cancels, 0040 adds releases and production, both come down again', async () => {
     const { db } = t
     const index = async () =>
       (
@@ -517,6 +517,11 @@ describe('order history index', () => {
         where indexname = 'audit_log_order_history_idx' and schemaname = current_schema()`.execute(db)
       ).rows.map((r) => r.indexdef)
     await migrate(db, 'latest')
+    assert.match(
+      (await index())[0]!,
+      /\(subject, id\) WHERE \(?action = ANY \(ARRAY\['order\.changed'::text, 'order\.cancelled'::text, 'order\.released'::text, 'production\.status_set'::text, 'production\.job_completed'::text, 'production\.partner_set'::text\]\)\)?/,
+    )
+    await migrate(db, '2026-12-07-0039-batches-and-stations')
     const [definition] = await index()
     assert.match(
       definition!,

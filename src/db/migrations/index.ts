@@ -35,6 +35,7 @@ import * as preflight from './2026-12-03-0036-preflight.ts'
 import * as rulesAwaitingPreflight from './2026-12-03-0037-rules-awaiting-preflight.ts'
 import * as dueDates from './2026-12-03-0038-due-dates.ts'
 import * as batchesAndStations from './2026-12-07-0039-batches-and-stations.ts'
+import * as orderHistoryProduction from './2026-12-07-0040-order-history-production.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -75,6 +76,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-03-0037-rules-awaiting-preflight': rulesAwaitingPreflight,
   '2026-12-03-0038-due-dates': dueDates,
   '2026-12-07-0039-batches-and-stations': batchesAndStations,
+  '2026-12-07-0040-order-history-production': orderHistoryProduction,
 }
 
 export const migrationProvider: MigrationProvider = {

@@ -54,12 +54,12 @@ export async function listAuditEntries(
 /** The entries about one subject (an order) with these actions, oldest first (audit_log_order_history_idx). */
 export async function listSubjectEntries(
   db: Database,
-  filter: { organizationId: string; subject: string; actions: string[] },
+  filter: { organizationId: string; subjects: string[]; actions: string[] },
 ) {
   return db
     .selectFrom('audit_log')
     .selectAll()
-    .where('subject', '=', filter.subject)
+    .where('subject', 'in', filter.subjects)
     .where('action', 'in', filter.actions)
     .where('organization_id', '=', filter.organizationId)
     .orderBy('id', 'asc')

@@ -150,7 +150,7 @@ const SENTENCES: Record<AuditAction, Sentence> = {
   'production.status_set': (a, s, d) =>
     `${a} set the production status of ${orderName(d, s)} from ${status(d.from)} to ${status(d.to)}${floor(d)}`,
   'production.partner_set': (a, s, d) =>
-    `${a} marked ${orderName(d, s)} as ${d.produced_by_partner ? 'produced by a partner' : 'produced in house'}`,
+    `${a} marked ${orderName(d, s)} as ${d.produced_by_partner ? 'produced by a partner' : 'produced in house'}${floor(d)}`,
   'production.job_completed': (a, s, d) =>
     `${a} completed the ${str(d.sku) ?? ''} job of ${orderName(d, s)}${floor(d)}`.replace(
       'the  job',
@@ -175,6 +175,10 @@ const SENTENCES: Record<AuditAction, Sentence> = {
     `${a} completed the batch ${quoted(d.name)}: ${count(d.orders, 'order')} completed${floor(d)}`,
   'production.batch_failed': (a, _s, d) =>
     `${a} marked the batch ${quoted(d.name)} failed: ${count(d.orders, 'order')} failed${str(d.reason) ? ` (${d.reason})` : ''}${floor(d)}`,
+  'production.station_created': (a, _s, d) => `${a} added the station ${quoted(d.name)}`,
+  'production.station_renamed': (a, _s, d) =>
+    `${a} renamed the station ${quoted(d.from)} to ${quoted(d.name)}`,
+  'production.station_archived': (a, _s, d) => `${a} removed the station ${quoted(d.name)}`,
   'order.cancelled': (a, s, d) => `${a} cancelled ${orderName(d, s)}`,
   'order.changed': (a, s, d) => `${a} changed ${orderName(d, s)}: ${orderChanges(d)}`,
   'order.released': (a, s, d) => {

@@ -17,6 +17,8 @@ export interface AuditActor {
   address: string | null
   /** An operator (account or token): the entry is in the platform-wide log. */
   operator?: boolean
+  /** The floor's station the operator acted at: named in each entry's details. */
+  station?: { id: string; name: string }
 }
 
 /** The shared OPERATOR_TOKEN (/admin/v1 and the CLI): no account behind it. */
@@ -68,7 +70,9 @@ export async function recordAudit(
     by_operator: entry.actor.operator ?? false,
     action: entry.action,
     subject: entry.subject,
-    details: entry.details ?? {},
+    details: entry.actor.station
+      ? { ...entry.details, station_id: entry.actor.station.id, station: entry.actor.station.name }
+      : (entry.details ?? {}),
     address: entry.actor.address,
     created_at: clock.now(),
   })
@@ -94,16 +98,32 @@ export function auditFilter(query: {
   return { actor: query.actor, action: query.action, from, to }
 }
 
-/** What the order page's history shows of an order: its changes and cancellations. */
-const ORDER_HISTORY_ACTIONS: AuditAction[] = ['order.changed', 'order.cancelled', 'order.released']
+/**
+ * What the order page's history shows of an order: its changes,
+ * cancellations and releases (by the order's id), and what production did
+ * (by its production order's and jobs' ids); as audit_log_order_history_idx
+ * holds them (migration 0040).
+ */
+const ORDER_HISTORY_ACTIONS: AuditAction[] = [
+  'order.changed',
+  'order.cancelled',
+  'order.released',
+  'production.status_set',
+  'production.job_completed',
+  'production.partner_set',
+]
 
 export function createAuditService(deps: { db: Database }) {
   return {
-    /** The order's changes and cancellations (members' and operators'), oldest first. */
-    async orderHistory(organizationId: string, orderId: string) {
+    /**
+     * The order's changes and cancellations (members' and operators'), and
+     * its production's changes (`production`: its production order's and
+     * jobs' ids), oldest first.
+     */
+    async orderHistory(organizationId: string, orderId: string, production: string[] = []) {
       const rows = await listSubjectEntries(deps.db, {
         organizationId,
-        subject: orderId,
+        subjects: [orderId, ...production],
         actions: ORDER_HISTORY_ACTIONS,
       })
       return rows.map((r) => ({

@@ -6,7 +6,7 @@ import { createOrderIntakeService } from './intake/intake.service.ts'
 import { type OrderDeps, orderAggregates } from './order-aggregates.ts'
 import { createOrderLists } from './order-lists.service.ts'
 import { type OrderAggregate, toOperatorOrder, toPublicOrder } from './orders.mappers.ts'
-import { findItemsWithJobs, findOrderById } from './orders.repo.ts'
+import { findItemsWithJobs, findOrderById, findProductionOrders } from './orders.repo.ts'
 import type { OperatorOrder, Order } from './orders.schemas.ts'
 import { createOrderStatsService } from './statistics/statistics.service.ts'
 
@@ -69,6 +69,15 @@ export function createOrderService(deps: OrderDeps) {
      */
     async getForOrganization(organizationId: string, id: string): Promise<OperatorOrder> {
       return toOperatorOrder(await operatorAggregate(id, organizationId))
+    },
+
+    /** The ids production's audit entries of the order name: its production order's and its jobs'. */
+    async productionSubjects(orderId: string): Promise<string[]> {
+      const [production, items] = await Promise.all([
+        findProductionOrders(db, [orderId]),
+        findItemsWithJobs(db, [orderId]),
+      ])
+      return [...production.map((p) => p.id), ...items.flatMap((i) => (i.job_id ? [i.job_id] : []))]
     },
 
     /** 404 unless the order exists and belongs to the organization. */

@@ -7,6 +7,7 @@ import { productionAdminRoutes } from './production.admin.routes.ts'
 import { productionConsoleRoutes } from './production.console.routes.ts'
 import { productionDashboardRoutes } from './production.dashboard.routes.ts'
 import type { ProductionService } from './production.service.ts'
+import { productionStationConsoleRoutes } from './stations/stations.console.routes.ts'
 
 export { createProductionService, type ProductionService } from './production.service.ts'
 
@@ -24,6 +25,7 @@ export function productionSurfaces(s: { production: ProductionService; webhooks:
       (app) => productionConsoleRoutes(app, s),
       (app) => productionCalendarConsoleRoutes(app, s),
       (app) => productionBatchConsoleRoutes(app, s),
+      (app) => productionStationConsoleRoutes(app, s),
     ],
   }
 }

@@ -47,11 +47,11 @@ export const productionConsoleRoutes: DashboardArea<{
       },
     },
     async (request) => {
-      const { status, expected_status } = request.body
+      const { status, expected_status, station_id } = request.body
       const { view, events } = await production.changeStatus(
         request.params.production_order_id,
         status,
-        opActor(request),
+        await production.stations.at(opActor(request), station_id),
         { expectedStatus: expected_status },
       )
       return { data: { production_order: view, events: eventsView(events) } }
@@ -72,11 +72,11 @@ export const productionConsoleRoutes: DashboardArea<{
       },
     },
     async (request) => {
-      const { produced_by_partner, expected_status } = request.body
+      const { produced_by_partner, expected_status, station_id } = request.body
       const { view, events } = await production.changePartner(
         request.params.production_order_id,
         produced_by_partner,
-        opActor(request),
+        await production.stations.at(opActor(request), station_id),
         { expectedStatus: expected_status },
       )
       return { data: { production_order: view, events: eventsView(events) } }
@@ -97,7 +97,8 @@ export const productionConsoleRoutes: DashboardArea<{
       },
     },
     async (request) => {
-      const { view, events } = await production.changeJob(request.params.job_id, opActor(request), {
+      const actor = await production.stations.at(opActor(request), request.body.station_id)
+      const { view, events } = await production.changeJob(request.params.job_id, actor, {
         expectedStatus: request.body.expected_status,
         requirePending: true,
       })
@@ -119,7 +120,8 @@ export const productionConsoleRoutes: DashboardArea<{
       },
     },
     async (request) => {
-      const { view, events } = await production.cancel(request.params.order_id, opActor(request), {
+      const actor = await production.stations.at(opActor(request), request.body.station_id)
+      const { view, events } = await production.cancel(request.params.order_id, actor, {
         expectedStatus: request.body.expected_status,
       })
       return { data: { order: view, events: eventsView(events) } }

@@ -149,11 +149,17 @@ export const ProducedEvents = Type.Array(
   }),
 )
 
+/** The station an operator acts at (the station page): its name goes into the audit entry. */
+export const StationField = {
+  station_id: Type.Optional({ ...Uuid, description: 'The station the operator acts at, for the audit log.' }),
+}
+
 const Precondition = {
   expected_status: Type.Optional({
     ...ProductionStatus,
     description: 'The production status the operator saw; another one now is 409 production_conflict.',
   }),
+  ...StationField,
 }
 
 export const SetStatusBody = Type.Object({ status: ProductionStatus, ...Precondition }, closed)

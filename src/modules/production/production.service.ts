@@ -13,6 +13,7 @@ import { lockProduction } from './production.repo.ts'
 import type { ProductionStatus } from './production.views.ts'
 import { createProductionOrderChanges } from './production-order-changes.service.ts'
 import { createWholeOrderChanges } from './production-whole-order.service.ts'
+import { createStations } from './stations/stations.service.ts'
 
 export { type ProductionPrecondition, staleOrder } from './production.preconditions.ts'
 export {
@@ -39,15 +40,24 @@ export function createProductionService(deps: {
   const changes = createProductionOrderChanges(deps)
   const wholeOrder = createWholeOrderChanges(deps)
   const calendar = createProductionCalendar(deps)
+  const board = createProductionBoard({ ...deps, calendar })
+  const batches = createBatches({ ...deps, calendar })
 
   return {
     ...changes,
     ...wholeOrder,
-    ...createProductionBoard({ ...deps, calendar }),
+    ...board,
     /** The platform's production calendar and the due dates it gives. */
     calendar,
     /** Batches: production orders made together. */
-    batches: createBatches({ ...deps, calendar }),
+    batches,
+    /** The floor's stations, and what a scan at one opens or does. */
+    stations: createStations({
+      ...deps,
+      productionOrder: board.productionOrder,
+      batch: batches.batch,
+      completeJob: (jobId, actor) => changes.changeJob(jobId, actor, { requirePending: true }),
+    }),
     /**
      * Inside another module's change of a live order (the dashboard's order
      * changes): locks its production order, so production cannot start while

@@ -689,7 +689,16 @@ describe('changing and cancelling an order', () => {
         changed: ['items[0].quantity'],
         sequence: 3,
       })
-      const [entry] = await historyOf(id)
+      // The history lists production's start (by the operator token) before the change.
+      const history = await historyOf(id)
+      assert.deepEqual(
+        history.map((e) => [e.action, e.actor]),
+        [
+          ['production.status_set', 'operator token'],
+          ['order.changed', operator.email],
+        ],
+      )
+      const entry = history[1]
       assert.equal(entry!.actor, operator.email)
       assert.equal(entry!.by_operator, true)
       const console = await operator.client.call('GET', `/operator/orders/${id}/history`)

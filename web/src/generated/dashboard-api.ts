@@ -2204,6 +2204,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/operator/stations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The stations, by name
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorListStations"];
+        put?: never;
+        /**
+         * Add a station (its name unique, any case)
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorCreateStation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/stations/{station_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A station
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorGetStation"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a station from the floor (what was done there keeps its name in the audit log)
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        delete: operations["dashboardOperatorRemoveStation"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a station (the audit log keeps the name each action was made under)
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        patch: operations["dashboardOperatorRenameStation"];
+        trace?: never;
+    };
+    "/operator/stations/{station_id}/scan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A scan at a station: opens the production order or batch, or completes the item a line names
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4611,7 +4683,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -4748,7 +4820,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -6459,7 +6531,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /** @description order.changed or order.cancelled */
+                            /** @description order.changed, order.cancelled, order.released, or production.status_set, production.job_completed, production.partner_set (what production did, with its batch and station) */
                             action: string;
                             /** @description Who: a member’s email, or an operator. */
                             actor: string;
@@ -14012,7 +14084,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -14151,7 +14223,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -15043,7 +15115,7 @@ export interface operations {
                         data: {
                             /** Format: uuid */
                             id: string;
-                            /** @description order.changed or order.cancelled */
+                            /** @description order.changed, order.cancelled, order.released, or production.status_set, production.job_completed, production.partner_set (what production did, with its batch and station) */
                             action: string;
                             /** @description Who: a member’s email, or an operator. */
                             actor: string;
@@ -18884,6 +18956,11 @@ export interface operations {
                      * @enum {string}
                      */
                     expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                    /**
+                     * Format: uuid
+                     * @description The station the operator acts at, for the audit log.
+                     */
+                    station_id?: string;
                 };
             };
         };
@@ -19059,6 +19136,11 @@ export interface operations {
                      * @enum {string}
                      */
                     expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                    /**
+                     * Format: uuid
+                     * @description The station the operator acts at, for the audit log.
+                     */
+                    station_id?: string;
                 };
             };
         };
@@ -19233,6 +19315,11 @@ export interface operations {
                      * @enum {string}
                      */
                     expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                    /**
+                     * Format: uuid
+                     * @description The station the operator acts at, for the audit log.
+                     */
+                    station_id?: string;
                 };
             };
         };
@@ -19407,6 +19494,11 @@ export interface operations {
                      * @enum {string}
                      */
                     expected_status?: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                    /**
+                     * Format: uuid
+                     * @description The station the operator acts at, for the audit log.
+                     */
+                    station_id?: string;
                 };
             };
         };
@@ -21589,7 +21681,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The station the operator acts at, for the audit log.
+                     */
+                    station_id?: string;
+                };
             };
         };
         responses: {
@@ -21863,7 +21961,13 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description The station the operator acts at, for the audit log.
+                     */
+                    station_id?: string;
+                };
             };
         };
         responses: {
@@ -22140,6 +22244,11 @@ export interface operations {
                 "application/json": {
                     /** @description Why, for the audit log. */
                     reason?: string;
+                    /**
+                     * Format: uuid
+                     * @description The station the operator acts at, for the audit log.
+                     */
+                    station_id?: string;
                 };
             };
         };
@@ -22267,6 +22376,1138 @@ export interface operations {
                                 outcome: "changed" | "unchanged" | "skipped";
                                 reason: string | null;
                             }[];
+                            events: {
+                                /** Format: uuid */
+                                id: string;
+                                type: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                data: {
+                                    [key: string]: unknown;
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorListStations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description By name. */
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                             */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorCreateStation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description e.g. "Press 2" or "Packing"; unique (any case). */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            station: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorGetStation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                station_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            station: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorRemoveStation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                station_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            station: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorRenameStation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                station_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description e.g. "Press 2" or "Packing"; unique (any case). */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            station: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: production_conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                station_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the scanner read: po:<production order id> (a job sheet, an order on a batch sheet), batch:<batch id>, job:<production job id> (an item’s line); a bare id is a production order’s. */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * @description What the code named: a production order or a batch (opened, nothing changed), or an item’s line (its job now completed).
+                             * @enum {string}
+                             */
+                            kind: "production_order" | "batch" | "job";
+                            /** @description The production order (po:…) or the completed item’s (job:…); null for a batch. */
+                            production_order: {
+                                production_order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    /** Format: uuid */
+                                    order_id: string;
+                                    /** @enum {string} */
+                                    status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                    produced_by_partner: boolean;
+                                };
+                                organization: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                };
+                                /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
+                                due: {
+                                    /** @description a date (YYYY-MM-DD) */
+                                    on: string;
+                                    /**
+                                     * @description late: past its due date (as the board counts it while open); today; upcoming.
+                                     * @enum {string}
+                                     */
+                                    state: "late" | "today" | "upcoming";
+                                    /** @description Working days from today to the due date; negative: working days past it. */
+                                    working_days_left: number;
+                                } | null;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                created_at: string;
+                                /**
+                                 * Format: date-time
+                                 * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                 */
+                                updated_at: string;
+                                /** OperatorOrder */
+                                order: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    external_order_id: string;
+                                    /** @description Equals external_order_id. */
+                                    order_number: string;
+                                    /** @description One of pending, in_production, completed, failed, cancelled; tolerate unknown values. */
+                                    status: string;
+                                    is_test: boolean;
+                                    currency: string | null;
+                                    total_amount: number | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    ordered_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    updated_at: string;
+                                    /** Customer */
+                                    customer: {
+                                        name: string;
+                                        email: string | null;
+                                        phone: string | null;
+                                    };
+                                    items: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        sku: string | null;
+                                        name: string;
+                                        quantity: number;
+                                        price: number | null;
+                                        product_linked: boolean;
+                                        /** @description Status of the item’s production job; null for test orders. Tolerate unknown values. */
+                                        production_status: string | null;
+                                        personalization: {
+                                            [key: string]: string | number | boolean | null;
+                                        };
+                                        files: {
+                                            /** Format: uuid */
+                                            upload_id: string;
+                                            name: string | null;
+                                            role: string | null;
+                                            content_type: string | null;
+                                            size_bytes: number | null;
+                                        }[];
+                                        production_job: {
+                                            /** Format: uuid */
+                                            id: string;
+                                            status: string;
+                                        } | null;
+                                    }[];
+                                    /** Format: uuid */
+                                    organization_id: string;
+                                    /** @enum {string} */
+                                    source: "api" | "shop";
+                                    production_order: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        status: string;
+                                        produced_by_partner: boolean;
+                                    } | null;
+                                    /** @description Tags set by automation rules. */
+                                    tags: string[];
+                                    /**
+                                     * @description Production priority (normal for test orders).
+                                     * @enum {string}
+                                     */
+                                    priority: "rush" | "normal";
+                                    /** @description Held for review by a rule until an owner or developer releases it. */
+                                    held: boolean;
+                                    /** @description The rule that held the order, kept after its release; null when none did. */
+                                    hold: {
+                                        /** Format: uuid */
+                                        rule_id: string;
+                                        /** @description The rule’s name when it held the order. */
+                                        name: string;
+                                        /** @description The rule’s conditions in words. */
+                                        reason: string;
+                                    } | null;
+                                    /** @description Names of the rules that read the print check and wait for its results on this order: while any does, production cannot start. Empty once they are applied. */
+                                    awaiting_preflight: string[];
+                                    /** @description When production is due (YYYY-MM-DD, the production calendar's time zone): the longest lead time of its items in working days after the order was placed. null for test orders and for moments after an order arrives, until it is dated. */
+                                    due_on: string | null;
+                                    /** @description The rules that matched when the order arrived, in rule order, then those that read the print check, when its results came. */
+                                    automation: {
+                                        /** Format: uuid */
+                                        rule_id: string;
+                                        name: string;
+                                        actions: {
+                                            /** @description hold, partner, priority or tag. */
+                                            type: string;
+                                            value?: string;
+                                            /** @description The action in words: "held this order for review". */
+                                            words: string;
+                                        }[];
+                                    }[];
+                                };
+                            } | null;
+                            /** @description The batch (batch:…); null otherwise. */
+                            batch: {
+                                batch: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    name: string;
+                                    /**
+                                     * @description open: orders join and leave; in_progress: started; completed and failed: finished.
+                                     * @enum {string}
+                                     */
+                                    status: "open" | "in_progress" | "completed" | "failed";
+                                    /** @description The operator who made it. */
+                                    created_by: string;
+                                    orders: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    created_at: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    updated_at: string;
+                                    started_at: string | null;
+                                    finished_at: string | null;
+                                };
+                                /** @description Soonest due first. */
+                                orders: {
+                                    production_order: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        /** Format: uuid */
+                                        order_id: string;
+                                        /** @enum {string} */
+                                        status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                                        produced_by_partner: boolean;
+                                    };
+                                    order: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        external_order_id: string;
+                                        status: string;
+                                        customer_name: string;
+                                    };
+                                    organization: {
+                                        /** Format: uuid */
+                                        id: string;
+                                        name: string;
+                                    };
+                                    /** @enum {string} */
+                                    priority: "rush" | "normal";
+                                    held: boolean;
+                                    /** @description When it is due, in the production calendar's time zone; null until the order is dated (moments after it arrives). */
+                                    due: {
+                                        /** @description a date (YYYY-MM-DD) */
+                                        on: string;
+                                        /**
+                                         * @description late: past its due date (as the board counts it while open); today; upcoming.
+                                         * @enum {string}
+                                         */
+                                        state: "late" | "today" | "upcoming";
+                                        /** @description Working days from today to the due date; negative: working days past it. */
+                                        working_days_left: number;
+                                    } | null;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    added_at: string;
+                                    /** @description How many items the order has. */
+                                    items: number;
+                                }[];
+                                /** @description The items grouped by product (SKU and name), one line per item. */
+                                products: {
+                                    sku: string | null;
+                                    name: string;
+                                    /** @description Summed over the lines. */
+                                    quantity: number;
+                                    lines: {
+                                        /** Format: uuid */
+                                        production_order_id: string;
+                                        /** Format: uuid */
+                                        order_id: string;
+                                        external_order_id: string;
+                                        /** Format: uuid */
+                                        item_id: string;
+                                        position: number;
+                                        quantity: number;
+                                        personalization: {
+                                            [key: string]: unknown;
+                                        };
+                                        files: {
+                                            /** Format: uuid */
+                                            upload_id: string;
+                                            role: string | null;
+                                        }[];
+                                        job: {
+                                            /** Format: uuid */
+                                            id: string;
+                                            status: string;
+                                        } | null;
+                                    }[];
+                                }[];
+                            } | null;
+                            /** @description The completed job (job:…); null otherwise. */
+                            production_job: {
+                                /** Format: uuid */
+                                id: string;
+                                /** Format: uuid */
+                                production_order_id: string;
+                                /** Format: uuid */
+                                order_item_id: string;
+                                status: string;
+                            } | null;
+                            /** @description What completing the item recorded; empty otherwise. */
                             events: {
                                 /** Format: uuid */
                                 id: string;

@@ -82,7 +82,10 @@ export const UploadSlotRequest = Type.Object(
 
 export const HistoryEntry = Type.Object({
   id: Uuid,
-  action: Type.String({ description: 'order.changed or order.cancelled' }),
+  action: Type.String({
+    description:
+      'order.changed, order.cancelled, order.released, or production.status_set, production.job_completed, production.partner_set (what production did, with its batch and station)',
+  }),
   actor: Type.String({ description: 'Who: a member\u2019s email, or an operator.' }),
   by_operator: Type.Boolean(),
   changed: Type.Array(Type.String(), { description: 'The fields that changed.' }),

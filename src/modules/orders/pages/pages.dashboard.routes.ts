@@ -111,7 +111,9 @@ export const orderDashboardRoutes: DashboardArea<{
     async (request) => {
       const organizationId = ctx(request).member.organization_id
       const order = await orders.requireOwn(organizationId, request.params.order_id)
-      return { data: await audit.orderHistory(organizationId, order.id) }
+      return {
+        data: await audit.orderHistory(organizationId, order.id, await orders.productionSubjects(order.id)),
+      }
     },
   )
 

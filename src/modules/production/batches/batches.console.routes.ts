@@ -18,8 +18,8 @@ import {
   BatchPage,
   BatchParams,
   CreateBatchBody,
-  EmptyBody,
   FailBatchBody,
+  StationBody,
 } from './batches.console.schemas.ts'
 import type { BatchAction, BatchSelection } from './batches.service.ts'
 
@@ -51,7 +51,7 @@ function selection(body: {
  * completing or failing it moves each order as its own status change would.
  */
 export const productionBatchConsoleRoutes: DashboardArea<{
-  production: Pick<ProductionService, 'batches'>
+  production: Pick<ProductionService, 'batches' | 'stations'>
 }> = (app, { production }) => {
   const tags = [DASHBOARD_TAG]
   const { batches } = production
@@ -179,13 +179,14 @@ export const productionBatchConsoleRoutes: DashboardArea<{
           description:
             'Each order that may move makes the transition it would make alone (its own event and audit entry); the others are left as they are, each result says why. Repeating the action moves only what is left and records nothing twice.',
           params: BatchParams,
-          body: action === 'fail' ? FailBatchBody : EmptyBody,
+          body: action === 'fail' ? FailBatchBody : StationBody,
           response: { 200: BatchActed },
         },
       },
       async (request) => {
-        const reason = (request.body as { reason?: string }).reason
-        const data = await batches.act(request.params.batch_id, action, opActor(request), { reason })
+        const { reason, station_id } = request.body as { reason?: string; station_id?: string }
+        const actor = await production.stations.at(opActor(request), station_id)
+        const data = await batches.act(request.params.batch_id, action, actor, { reason })
         return { data: { ...data, events: eventsView(data.events) } }
       },
     )

@@ -1,7 +1,12 @@
 import Type from 'typebox'
 import { StringEnum, Text, Timestamp, Uuid } from '../../../http/schemas.ts'
 import { Day, Due } from '../calendar/calendar.console.schemas.ts'
-import { ProducedEvents, ProductionOrder, ProductionStatus } from '../production.console.schemas.ts'
+import {
+  ProducedEvents,
+  ProductionOrder,
+  ProductionStatus,
+  StationField,
+} from '../production.console.schemas.ts'
 import { BATCH_MAX_ORDERS } from './batches.service.ts'
 
 /** The console's batches: production orders made together, and what one action on a batch did. */
@@ -52,11 +57,14 @@ export const CreateBatchBody = Type.Object(
 export const AddOrdersBody = Type.Object(Orders, closed)
 
 export const FailBatchBody = Type.Object(
-  { reason: Type.Optional(Text({ minLength: 1, maxLength: 500, description: 'Why, for the audit log.' })) },
+  {
+    reason: Type.Optional(Text({ minLength: 1, maxLength: 500, description: 'Why, for the audit log.' })),
+    ...StationField,
+  },
   closed,
 )
 
-export const EmptyBody = Type.Object({}, closed)
+export const StationBody = Type.Object(StationField, closed)
 
 export const BatchListQuery = Type.Object(
   {
@@ -86,7 +94,7 @@ export const BatchPage = Type.Object({
 
 const Job = Type.Union([Type.Object({ id: Uuid, status: Type.String() }), Type.Null()])
 
-const BatchDetail = {
+export const BatchDetail = {
   batch: Batch,
   orders: Type.Array(
     Type.Object({
