@@ -129,20 +129,24 @@ export function useDeleteBatch(batchId: string) {
   })
 }
 
-/** Starts, completes or fails a batch: each order moves as its own status change would. */
-export function useBatchAction(batchId: string) {
+/**
+ * Starts, completes or fails a batch: each order moves as its own status
+ * change would. At a station, `stationId` names it in the audit entries.
+ */
+export function useBatchAction(batchId: string, stationId?: string) {
   const refresh = useRefresh()
   return useMutation({
     mutationFn: ({ action, reason }: { action: BatchAction; reason?: string }) => {
       const params = { path: { batch_id: batchId } }
+      const at = stationId ? { station_id: stationId } : {}
       const request =
         action === 'start'
-          ? client.POST('/operator/batches/{batch_id}/start', { params, body: {} })
+          ? client.POST('/operator/batches/{batch_id}/start', { params, body: at })
           : action === 'complete'
-            ? client.POST('/operator/batches/{batch_id}/complete', { params, body: {} })
+            ? client.POST('/operator/batches/{batch_id}/complete', { params, body: at })
             : client.POST('/operator/batches/{batch_id}/fail', {
                 params,
-                body: reason ? { reason } : {},
+                body: reason ? { reason, ...at } : at,
               })
       return call(request).then((r) => r.data)
     },

@@ -92,45 +92,47 @@ export type ProductionAction =
   | { kind: 'job'; jobId: string; expected: ProductionStatus }
   | { kind: 'cancel'; orderId: string; expected: ProductionStatus }
 
-async function perform(action: ProductionAction): Promise<ProducedEvents> {
+/** Does `action`; at a station, `stationId` names it in the audit entry. */
+async function perform(action: ProductionAction, stationId?: string): Promise<ProducedEvents> {
   const expected_status = action.expected
+  const at = stationId ? { station_id: stationId } : {}
   const events = (answer: { data: { events: ProducedEvents } }) => answer.data.events
   switch (action.kind) {
     case 'status':
       return call(
         client.POST('/operator/production-orders/{production_order_id}/status', {
           params: { path: { production_order_id: action.productionOrderId } },
-          body: { status: action.status, expected_status },
+          body: { status: action.status, expected_status, ...at },
         }),
       ).then(events)
     case 'partner':
       return call(
         client.POST('/operator/production-orders/{production_order_id}/partner', {
           params: { path: { production_order_id: action.productionOrderId } },
-          body: { produced_by_partner: action.value, expected_status },
+          body: { produced_by_partner: action.value, expected_status, ...at },
         }),
       ).then(events)
     case 'job':
       return call(
         client.POST('/operator/production-jobs/{job_id}/complete', {
           params: { path: { job_id: action.jobId } },
-          body: { expected_status },
+          body: { expected_status, ...at },
         }),
       ).then(events)
     case 'cancel':
       return call(
         client.POST('/operator/orders/{order_id}/cancel', {
           params: { path: { order_id: action.orderId } },
-          body: { expected_status },
+          body: { expected_status, ...at },
         }),
       ).then(events)
   }
 }
 
-export function useProductionAction() {
+export function useProductionAction(stationId?: string) {
   const queryClient = useQueryClient()
   return useMutation({
-    mutationFn: perform,
+    mutationFn: (action: ProductionAction) => perform(action, stationId),
     onSettled: () =>
       Promise.all([
         queryClient.invalidateQueries({ queryKey: ['operator', 'board'] }),

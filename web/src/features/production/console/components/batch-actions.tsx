@@ -185,10 +185,23 @@ function AskFirst({
   )
 }
 
-/** The batch's buttons (start, complete, fail; delete while open), each asking first, and what the last did. */
-export function BatchActions({ detail }: { detail: BatchDetail }) {
+/**
+ * The batch's buttons (start, complete, fail; delete while open), each asking
+ * first, and what the last did. At a station (`stationId`): large buttons,
+ * the station named in the audit entries, no Delete (the floor makes
+ * batches, it does not plan them), and `onActed` hears what each did.
+ */
+export function BatchActions({
+  detail,
+  stationId,
+  onActed,
+}: {
+  detail: BatchDetail
+  stationId?: string
+  onActed?: (action: BatchAction, acted: BatchActed) => void
+}) {
   const batchId = detail.batch.id
-  const act = useBatchAction(batchId)
+  const act = useBatchAction(batchId, stationId)
   const remove = useDeleteBatch(batchId)
   const navigate = useNavigate()
   const [asking, setAsking] = useState<BatchAction | 'delete' | null>(null)
@@ -199,12 +212,15 @@ export function BatchActions({ detail }: { detail: BatchDetail }) {
     act.mutate(
       { action, reason },
       {
-        onSuccess: (acted) => setLast({ action, acted }),
+        onSuccess: (acted) => {
+          setLast({ action, acted })
+          onActed?.(action, acted)
+        },
         onSettled: () => setAsking(null),
       },
     )
   }
-  const open = detail.batch.status === 'open'
+  const open = detail.batch.status === 'open' && !stationId
   const error = act.error ?? remove.error
   return (
     <Stack gap="sm">
@@ -212,6 +228,7 @@ export function BatchActions({ detail }: { detail: BatchDetail }) {
         {actions.map((a) => (
           <Button
             key={a}
+            size={stationId ? 'xl' : undefined}
             variant={a === 'fail' ? 'default' : 'filled'}
             disabled={act.isPending}
             onClick={() => {

@@ -60,15 +60,24 @@ export function LastAction({ outcome }: { outcome: Outcome | null }) {
  * `act` for the action buttons, `busy` while one runs; `outcome` (the last
  * action's events, or its refusal) and `confirmation` (the question an
  * irreversible action asks) go on the page. The board and the production
- * order page refresh after each action (useProductionAction).
+ * order page refresh after each action (useProductionAction). At a station,
+ * `stationId` names it in each action's audit entry, and `onDone` and
+ * `onRefused` hear what each action recorded or why it was refused (the
+ * station says so in its own words).
  */
-export function useProductionActions(): {
+export function useProductionActions(
+  options: {
+    stationId?: string
+    onDone?: (outcome: Outcome) => void
+    onRefused?: (error: unknown, label: string) => void
+  } = {},
+): {
   act: Act
   busy: boolean
   outcome: ReactNode
   confirmation: ReactNode
 } {
-  const action = useProductionAction()
+  const action = useProductionAction(options.stationId)
   const [outcome, setOutcome] = useState<Outcome | null>(null)
   const [asking, setAsking] = useState<{
     action: ProductionAction
@@ -80,7 +89,11 @@ export function useProductionActions(): {
   function perform(next: ProductionAction, label: string) {
     setOutcome(null)
     action.mutate(next, {
-      onSuccess: (events) => setOutcome({ label, events }),
+      onSuccess: (events) => {
+        setOutcome({ label, events })
+        options.onDone?.({ label, events })
+      },
+      onError: (error) => options.onRefused?.(error, label),
       onSettled: () => setAsking((a) => a && { ...a, open: false }),
     })
   }

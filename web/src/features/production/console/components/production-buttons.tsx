@@ -20,10 +20,21 @@ export interface ProductionSubject {
 }
 
 /** Who hears of an order's change: the organization's live endpoints for API orders; nobody for shop orders. */
-function told(entry: ProductionSubject, event: string) {
+function told(entry: Pick<ProductionSubject, 'order'>, event: string) {
   return entry.order.source === 'api'
     ? `The organization's live webhook endpoints receive ${event}.`
     : 'A shop order: no event is sent.'
+}
+
+/** What failing an order asks first: what happens to it and who is told. */
+export function failConfirmation(entry: Pick<ProductionSubject, 'order'>): Confirmation {
+  const ref = entry.order.external_order_id
+  return {
+    title: `Mark order ${ref} failed?`,
+    text: `Production stops: the order and its unfinished items become failed, and the organization's members see it failed. ${told(entry, 'order.production_failed')} It can be started again from the Failed view.`,
+    confirmLabel: 'Mark failed',
+    cancelLabel: 'Keep it in production',
+  }
 }
 
 export function Actions({ entry, act, busy }: { entry: ProductionSubject; act: Act; busy: boolean }) {
@@ -67,13 +78,7 @@ export function Actions({ entry, act, busy }: { entry: ProductionSubject; act: A
           </Text>
         )}
         {p.status === 'in_progress' && status('completed', 'Mark completed')}
-        {p.status === 'in_progress' &&
-          status('failed', 'Mark failed', {
-            title: `Mark order ${ref} failed?`,
-            text: `Production stops: the order and its unfinished items become failed, and the organization's members see it failed. ${told(entry, 'order.production_failed')} It can be started again from the Failed view.`,
-            confirmLabel: 'Mark failed',
-            cancelLabel: 'Keep it in production',
-          })}
+        {p.status === 'in_progress' && status('failed', 'Mark failed', failConfirmation(entry))}
         {p.status === 'cancelled' &&
           status('pending', 'Reopen order', {
             title: `Reopen order ${ref}?`,
@@ -124,7 +129,7 @@ export type JobSubject = Pick<ProductionSubject, 'production_order' | 'held' | '
 }
 
 /** Whether the order's item jobs can be completed now: pending or in production, neither held nor waiting. */
-function jobsOpen(entry: JobSubject) {
+export function jobsOpen(entry: Omit<JobSubject, 'order'>) {
   const { status } = entry.production_order
   return (
     !entry.held && entry.awaiting_preflight.length === 0 && (status === 'pending' || status === 'in_progress')
