@@ -29,3 +29,9 @@ export const BATCH_LIMITS = {
   reason: { max: 500 },
   orders: 500,
 } as const
+
+/** A station's name; what a station's scan field sends (a scanner's text). */
+export const STATION_LIMITS = {
+  name: { min: 1, max: 60 },
+  code: { min: 1, max: 200 },
+} as const
