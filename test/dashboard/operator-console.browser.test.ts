@@ -36,6 +36,7 @@ const CONSOLE_NAV = [
   'Organizations',
   'Production',
   'Batches',
+  'Stations',
   'Production calendar',
   'Shop orders',
   'Statistics',

@@ -53,6 +53,11 @@ export const router = createBrowserRouter(
       path: '/operator/batches/:batchId/sheet',
       lazy: page(() => import('../features/production/console/routes/batch-sheet.tsx'), 'BatchSheetRoute'),
     },
+    // A station's page fills a tablet's screen: scan field, what happened, large actions.
+    {
+      path: '/operator/stations/:stationId',
+      lazy: page(() => import('../features/production/console/stations/station.tsx'), 'StationRoute'),
+    },
     {
       path: '/',
       element: <Shell />,
@@ -141,6 +146,10 @@ export const router = createBrowserRouter(
         {
           path: 'operator/batches/:batchId',
           lazy: page(() => import('../features/production/console/routes/batch.tsx'), 'BatchRoute'),
+        },
+        {
+          path: 'operator/stations',
+          lazy: page(() => import('../features/production/console/stations/stations.tsx'), 'StationsRoute'),
         },
         {
           path: 'operator/production-calendar',

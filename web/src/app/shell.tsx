@@ -27,6 +27,7 @@ const OPERATOR_SECTIONS = [
   { to: '/operator/organizations', label: 'Organizations' },
   { to: '/operator/production', label: 'Production' },
   { to: '/operator/batches', label: 'Batches' },
+  { to: '/operator/stations', label: 'Stations' },
   { to: '/operator/production-calendar', label: 'Production calendar' },
   { to: '/operator/shop-orders', label: 'Shop orders' },
   { to: '/operator/statistics', label: 'Statistics' },
