@@ -63,6 +63,10 @@ describe('batches on the board', () => {
     assert.deepEqual(any.data.map((e) => e.production_order.id).sort(), [pos[0], pos[1]].sort())
     const one = await board(`batch=${batch.id}`)
     assert.equal(one.data.length, 2)
+    assert.deepEqual(
+      [one.counts?.pending?.count, one.counts?.in_progress?.count, any.counts?.pending?.count],
+      [2, 0, 2],
+    )
     // Started, the batch's orders are in progress; the filter still finds them there.
     assert.equal(
       (await operator.client.call('POST', `/operator/batches/${batch.id}/start`, {})).statusCode,

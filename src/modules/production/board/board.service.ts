@@ -206,7 +206,7 @@ async function counts(
     batch?: BoardFilter['batch']
   },
 ): Promise<Counts> {
-  const held = await countHeld(db, filter)
+  const held = await countHeld(db, filter, BOARD_COUNT_CAP)
   if (
     filter.due === undefined &&
     filter.batch === undefined &&
@@ -219,8 +219,13 @@ async function counts(
     const counted = Object.fromEntries(
       PRODUCTION_STATUSES.map((s) => [s, byStatus[ORDER_STATUS_FOR[s]] ?? 0]),
     ) as Counts
-    // A held order is pending: the board shows it apart, so pending counts the startable ones.
-    return { ...counted, pending: Math.max(0, counted.pending - held), held }
+    // A held order is pending: the board shows it apart, so pending counts the startable ones
+    // (counted on the board itself when too many are held to subtract them exactly).
+    const pending =
+      held > BOARD_COUNT_CAP
+        ? (await countBoard(db, filter, ['pending'], BOARD_COUNT_CAP)).pending
+        : Math.max(0, counted.pending - held)
+    return { ...counted, pending, held }
   }
   return { ...(await countBoard(db, filter, PRODUCTION_STATUSES, BOARD_COUNT_CAP)), held }
 }
