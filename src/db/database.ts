@@ -148,6 +148,15 @@ pg.defaults.parseInputDatesAsUTC = true
 const MAX_PREPARED = 500
 
 /**
+ * A statement whose best plan depends on its values (an organization's
+ * share of the rows: a thousandth or nearly all) carries this comment and
+ * is never prepared: PostgreSQL plans it for its values each time, where a
+ * prepared statement's generic plan, made for the average, would walk a
+ * big index to find a small organization's few rows.
+ */
+export const PLAN_EACH_TIME = '/* planned each time */'
+
+/**
  * Kysely gives a connection back to the pool as healthy whatever its last query
  * did, and pg-pool keeps it unless the socket already closed. On PostgreSQL a
  * connection whose query timed out or lost its response is instead dropped and
@@ -162,6 +171,7 @@ function withPreparedStatements(
   const { dropBroken, afterEnd } = options
   const names = new Map<string, string>()
   const nameFor = (text: string): string | undefined => {
+    if (text.includes(PLAN_EACH_TIME)) return undefined
     let name = names.get(text)
     if (name === undefined && names.size < MAX_PREPARED) {
       name = `k_${createHash('sha1').update(text).digest('base64url')}`

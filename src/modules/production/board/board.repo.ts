@@ -1,5 +1,5 @@
 import { sql } from 'kysely'
-import type { Database } from '../../../db/database.ts'
+import { type Database, PLAN_EACH_TIME } from '../../../db/database.ts'
 import type { ProductionStatus } from '../../../db/tables/common.ts'
 
 /** The production board's reads: a page of one status under its filters, and each status's count. */
@@ -44,6 +44,9 @@ function batchCondition(batch: NonNullable<BoardFilter['batch']>) {
 /** A filter on batch members: few rows, counted in one pass rather than a walk per status. */
 const byMembers = (batch: BoardFilter['batch']) => batch === 'any' || typeof batch === 'object'
 
+/** Marks a statement filtered by organization: planned for that organization's size each time. */
+const planEachTime = sql<boolean>`true ${sql.raw(PLAN_EACH_TIME)}`
+
 /** A tag through orders_tags_idx (its condition tags <> '{}' lets the planner use it). */
 const tagged = (tag: string) => sql<boolean>`o.tags <> '{}' and o.tags @> array[${tag}]::text[]`
 
@@ -70,7 +73,7 @@ function boardRows(db: Database, filter: Omit<BoardFilter, 'after' | 'limit'>) {
     .where('p.status', '=', filter.status)
     .where('o.environment', '=', 'live')
   if (filter.organizationId !== undefined)
-    query = query.where('o.organization_id', '=', filter.organizationId)
+    query = query.where('o.organization_id', '=', filter.organizationId).where(planEachTime)
   if (filter.producedByPartner !== undefined) {
     query = query.where('p.produced_by_partner', '=', filter.producedByPartner)
   }
@@ -141,15 +144,17 @@ function countedRows(
   let query = db.selectFrom('production_orders as p')
   if (filter.status !== undefined) query = query.where('p.status', '=', filter.status)
   if (filter.organizationId !== undefined) {
-    query = query.where(
-      'p.order_id',
-      'in',
-      db
-        .selectFrom('orders as o')
-        .select('o.id')
-        .where('o.organization_id', '=', filter.organizationId)
-        .where('o.environment', '=', 'live'),
-    )
+    query = query
+      .where(planEachTime)
+      .where(
+        'p.order_id',
+        'in',
+        db
+          .selectFrom('orders as o')
+          .select('o.id')
+          .where('o.organization_id', '=', filter.organizationId)
+          .where('o.environment', '=', 'live'),
+      )
   }
   if (filter.producedByPartner !== undefined) {
     query = query.where('p.produced_by_partner', '=', filter.producedByPartner)
