@@ -511,6 +511,135 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     )
   })
 
+  test('the floor: three orders batched on the board, the batch sheet printed (its QR codes read back), the batch started and an item completed by scanning at a station', async () => {
+    const floor = await t.tenant('Floor Prints')
+    const orders = []
+    for (const text of ['Anna', 'Ben', 'Cleo']) {
+      const body = orderBody({
+        items: [
+          { sku: 'POSTER-A2', name: 'Poster A2', quantity: 1, personalization: { text } },
+          { sku: 'CARD-01', name: 'Card', quantity: 2 },
+        ],
+      })
+      const id = (await createOrder(t, floor.liveKey, body)).id
+      orders.push({ id, ref: body.external_order_id, po: (await productionOrderOf(id)).id })
+    }
+    const station = await operator.client.call('POST', '/operator/stations', { name: 'Press 2' })
+    assert.equal(station.statusCode, 201, station.body)
+    const stationId = station.json().data.station.id
+
+    // The board: tick the three, add them to a new batch.
+    await page.goto(`${origin}/dashboard/operator/production?organization_id=${floor.orgId}`)
+    for (const o of orders) await page.getByRole('checkbox', { name: `Select order ${o.ref}` }).check()
+    await page.getByRole('button', { name: 'Add 3 to batch…' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Add 3 orders to a batch' })
+    await dialog.getByLabel('Name').fill('A2 posters')
+    await dialog.getByRole('button', { name: 'Add 3 orders' }).click()
+    await page.getByRole('status').filter({ hasText: 'The batch now holds 3 orders' }).waitFor()
+    await page.getByRole('link', { name: 'Open batch A2 posters' }).click()
+    await page.getByRole('heading', { name: /A2 posters/, level: 1 }).waitFor()
+    const batchId = new URL(page.url()).pathname.split('/').at(-1)!
+    await assertAccessible(page, 'a batch')
+
+    // The batch sheet: A4 pages; the batch's, an order's and an item line's QR codes read back.
+    await page.getByRole('link', { name: 'Print batch sheet' }).click()
+    const sheet = page.getByRole('article', { name: 'Batch sheet' })
+    await sheet.getByText('Cleo').waitFor()
+    await imagesLoaded(page)
+    await assertAccessible(page, 'a batch sheet')
+    await page.emulateMedia({ media: 'print' })
+    const pdf = await page.pdf({ preferCSSPageSize: true, printBackground: true })
+    for (const sized of pdfPages(pdf)) {
+      assert.ok(
+        Math.abs(sized.width - A4.width) < 2 && Math.abs(sized.height - A4.height) < 2,
+        JSON.stringify(sized),
+      )
+    }
+    await page.emulateMedia({ media: 'screen' })
+    const jobs = await t.db
+      .selectFrom('production_jobs as j')
+      .innerJoin('order_items as i', 'i.id', 'j.order_item_id')
+      .select('j.id')
+      .where('j.production_order_id', '=', orders[0]!.po)
+      .orderBy('i.position')
+      .execute()
+    /** The QR code's image drawn large on the page, then read as a scanner would. */
+    const read = async (name: string) => {
+      const src = await sheet.getByRole('img', { name }).getAttribute('src')
+      await page.evaluate((url) => {
+        document.getElementById('qr-probe')?.remove()
+        const img = Object.assign(new Image(320, 320), { id: 'qr-probe', src: url })
+        document.body.prepend(img)
+      }, src!)
+      await until(
+        () => page.evaluate(() => (document.getElementById('qr-probe') as HTMLImageElement).complete),
+        true,
+        'the probe drawn',
+      )
+      const shot = PNG.sync.read(await page.locator('#qr-probe').screenshot())
+      return jsqr.default(new Uint8ClampedArray(shot.data), shot.width, shot.height)?.data
+    }
+    assert.equal(await read(`QR code of batch ${batchId}`), `batch:${batchId}`)
+    assert.equal(await read(`QR code of production order ${orders[1]!.ref}`), `po:${orders[1]!.po}`)
+    const line = await read(`QR code of the job of ${orders[0]!.ref}, item 1`)
+    assert.equal(line, `job:${jobs[0]!.id}`)
+
+    // The station: the scan field has the focus; a scanner types the batch's code and Enter.
+    await page.goto(`${origin}/dashboard/operator/stations/${stationId}`)
+    const scanField = page.getByLabel('Scan a code')
+    await scanField.waitFor()
+    const focused = () => scanField.evaluate((el) => el === document.activeElement)
+    await until(focused, true, 'the scan field has the focus')
+    await page.keyboard.type(`batch:${batchId}`)
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').filter({ hasText: 'Opened batch A2 posters (3 orders)' }).waitFor()
+    await page.getByRole('button', { name: 'Start batch' }).click()
+    const start = page.getByRole('dialog', { name: 'Start batch A2 posters?' })
+    await start.getByRole('button', { name: 'Start the batch' }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: 'Started batch A2 posters: 3 orders moved' })
+      .first()
+      .waitFor()
+    await until(focused, true, 'the scan field has the focus again')
+    await page.keyboard.type(line!)
+    await page.keyboard.press('Enter')
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Completed item 1 × Poster A2 of order ${orders[0]!.ref}` })
+      .waitFor()
+    await page.keyboard.type(line!)
+    await page.keyboard.press('Enter')
+    await page.getByRole('status').filter({ hasText: 'This item was already completed' }).waitFor()
+    await assertAccessible(page, 'a station')
+
+    // Each order made the reference's moves, once; each move names the station.
+    for (const [n, o] of orders.entries()) {
+      assert.deepEqual(
+        await eventTypes(o.id),
+        ['order.received', 'order.production_started', ...(n === 0 ? ['order_item.completed'] : [])],
+        o.ref,
+      )
+    }
+    const audited = await t.db
+      .selectFrom('audit_log')
+      .select(['action', 'details'])
+      .where('subject', 'in', [batchId, ...orders.map((o) => o.po), jobs[0]!.id])
+      .where('action', 'in', [
+        'production.batch_started',
+        'production.status_set',
+        'production.job_completed',
+      ])
+      .execute()
+    assert.deepEqual(audited.map((a) => [a.action, a.details.station]).sort(), [
+      ['production.batch_started', 'Press 2'],
+      ['production.job_completed', 'Press 2'],
+      ['production.status_set', 'Press 2'],
+      ['production.status_set', 'Press 2'],
+      ['production.status_set', 'Press 2'],
+    ])
+  })
+
   test('the job sheet on a phone: the QR code under the facts, each value on one line', async () => {
     const phone = await (await signedInContext(browser, operator.client, origin)).newPage()
     await phone.setViewportSize({ width: 390, height: 844 })
