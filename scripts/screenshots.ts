@@ -18,6 +18,7 @@ import { keysAndWebhooksPages } from './screenshots/keys-webhooks.ts'
 import { orderEditPage } from './screenshots/order-edit.ts'
 import { orderAndProductPages } from './screenshots/order-products.ts'
 import { phonePages } from './screenshots/phone.ts'
+import { productionFloorPages } from './screenshots/production-floor.ts'
 import { requestsPages } from './screenshots/requests.ts'
 
 const port = await new Promise<number>((resolve) => {
@@ -63,6 +64,7 @@ try {
   const editedOrderId = await orderEditPage(signedIn)
   await requestsPages(await keysAndWebhooksPages(shots))
   await consolePages(shots, editedOrderId)
+  await productionFloorPages(shots)
   await automationPage(signedIn)
 } finally {
   await browser.close()
