@@ -2,7 +2,6 @@ import { DASHBOARD_TAG, type DashboardArea, opActor, operatorChange } from '../.
 import type { ErrorCode } from '../../http/errors.ts'
 import { OperatorOrderAnswer } from '../orders/pages/pages.console.schemas.ts'
 import { OrderParams } from '../orders/pages/pages.schemas.ts'
-import type { RecordedEvent } from '../webhooks/outbox/outbox.service.ts'
 import {
   JobCompleted,
   JobParams,
@@ -16,10 +15,7 @@ import {
 } from './production.console.schemas.ts'
 import { PageRequest } from './production.dashboard.schemas.ts'
 import type { ProductionService } from './production.service.ts'
-
-/** The events an action recorded, as its answer shows them. */
-const eventsView = (events: RecordedEvent[]) =>
-  events.map((e) => ({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), data: e.data }))
+import { eventsView } from './production.views.ts'
 
 /**
  * The operator console's changes to production: a production order's status

@@ -1,6 +1,7 @@
 /** The production statuses of the reference, and a production order as answers show it. */
 import type { ProductionStatus } from '../../db/tables/common.ts'
 import type { OrderStatus } from '../orders/orders.schemas.ts'
+import type { RecordedEvent } from '../webhooks/outbox/outbox.service.ts'
 
 export type { ProductionStatus }
 export const PRODUCTION_STATUSES = [
@@ -33,3 +34,7 @@ export function productionOrderView(row: {
     produced_by_partner: row.produced_by_partner,
   }
 }
+
+/** The events an action recorded, as the console's answers show them. */
+export const eventsView = (events: RecordedEvent[]) =>
+  events.map((e) => ({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), data: e.data }))

@@ -6,8 +6,8 @@ import {
   operatorOnly,
 } from '../../../dashboard/route-config.ts'
 import { AppError, type ErrorCode } from '../../../http/errors.ts'
-import type { RecordedEvent } from '../../webhooks/outbox/outbox.service.ts'
 import type { ProductionService } from '../production.service.ts'
+import { eventsView } from '../production.views.ts'
 import {
   AddOrdersBody,
   BatchActed,
@@ -22,9 +22,6 @@ import {
   StationBody,
 } from './batches.console.schemas.ts'
 import type { BatchAction, BatchSelection } from './batches.service.ts'
-
-const eventsView = (events: RecordedEvent[]) =>
-  events.map((e) => ({ id: e.id, type: e.type, created_at: e.created_at.toISOString(), data: e.data }))
 
 /** The body's orders: ids or a selection, exactly one of them. */
 function selection(body: {

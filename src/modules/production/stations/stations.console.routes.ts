@@ -7,6 +7,7 @@ import {
 } from '../../../dashboard/route-config.ts'
 import type { ErrorCode } from '../../../http/errors.ts'
 import type { ProductionService } from '../production.service.ts'
+import { eventsView } from '../production.views.ts'
 import {
   ScanAnswer,
   ScanBody,
@@ -127,17 +128,7 @@ export const productionStationConsoleRoutes: DashboardArea<{
     },
     async (request) => {
       const scanned = await stations.scan(request.params.station_id, request.body.code, opActor(request))
-      return {
-        data: {
-          ...scanned,
-          events: scanned.events.map((e) => ({
-            id: e.id,
-            type: e.type,
-            created_at: e.created_at.toISOString(),
-            data: e.data,
-          })),
-        },
-      }
+      return { data: { ...scanned, events: eventsView(scanned.events) } }
     },
   )
 }

@@ -12,7 +12,19 @@ import { failConfirmation, jobsOpen } from '../components/production-buttons.tsx
 /** The job sheet, printed again: in a new tab, so the station page stays ready for the next scan. */
 export function PrintButton({ to, children }: { to: string; children: string }) {
   return (
-    <Button component={Link} to={to} target="_blank" rel="noopener" size="xl" variant="default" fullWidth>
+    <Button
+      component={Link}
+      to={to}
+      target="_blank"
+      rel="noopener"
+      size="xl"
+      variant="default"
+      fullWidth
+      h="auto"
+      mih={60}
+      py="sm"
+      styles={{ label: { whiteSpace: 'normal', textAlign: 'center' } }}
+    >
       {children}
     </Button>
   )
