@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict'
 import { after, before, describe, test } from 'node:test'
-import { createTestApp, orderBody, type TestApp } from '../../helpers/app.ts'
+import { createTestApp, DIALECT, orderBody, type TestApp } from '../../helpers/app.ts'
 import { operatorOf } from '../../helpers/dashboard.ts'
 import { loopbackResolver, type Receiver, startReceiver } from '../../helpers/https-receiver.ts'
 import { waitUntil } from '../../helpers/wait.ts'
@@ -10,6 +10,9 @@ describe('batches as receivers see them', () => {
   let t: TestApp
   let receiver: Receiver
   let operator: Awaited<ReturnType<typeof operatorOf>>
+  /** An operator of a second instance on the same PostgreSQL (the embedded database has one: the same app). */
+  let elsewhere: Awaited<ReturnType<typeof operatorOf>>
+  let second: TestApp | undefined
   let key: string
 
   before(async () => {
@@ -20,8 +23,13 @@ describe('batches as receivers see them', () => {
     assert.equal(endpoint.statusCode, 201, endpoint.body)
     await t.startDispatcher({ ca: receiver.ca, timeoutMs: 10_000 })
     operator = await operatorOf(t)
+    if (DIALECT === 'postgres') {
+      second = await createTestApp({ testDb: t.testDb, db: await t.testDb.openAnother() })
+    }
+    elsewhere = await operatorOf(second ?? t)
   })
   after(async () => {
+    await second?.close()
     await t.close()
     await receiver.close()
   })
@@ -32,7 +40,7 @@ describe('batches as receivers see them', () => {
       .map((r) => JSON.parse(r.body.toString('utf8')) as { type: string; data: { order_id: string } })
       .map((e) => `${e.type} ${orderIds.indexOf(e.data.order_id)}`)
 
-  test('start (twice at once, then again), an item each, complete: the reference events, none twice, none for the partner’s item', async () => {
+  test('start (on two instances at once, beside a single start, then again), an item each, complete: the reference events, none twice, none for the partner’s item', async () => {
     const orders = []
     for (let i = 0; i < 3; i++) {
       const res = await t.api(
@@ -66,9 +74,17 @@ describe('batches as receivers see them', () => {
     })
     assert.equal(made.statusCode, 201, made.body)
     const batch = made.json().data.batch.id
-    const act = (action: string) => operator.client.call('POST', `/operator/batches/${batch}/${action}`, {})
-    for (const res of await Promise.all([act('start'), act('start')]))
-      assert.equal(res.statusCode, 200, res.body)
+    const act = (action: string, who = operator) =>
+      who.client.call('POST', `/operator/batches/${batch}/${action}`, {})
+    // Two operators on two instances press Start at once, a third starts one order alone.
+    const together = await Promise.all([
+      act('start'),
+      act('start', elsewhere),
+      elsewhere.client.call('POST', `/operator/production-orders/${orders[1]!.po}/status`, {
+        status: 'in_progress',
+      }),
+    ])
+    for (const res of together) assert.equal(res.statusCode, 200, res.body)
     assert.equal((await act('start')).json().data.events.length, 0)
     for (const o of orders) {
       const done = await operator.client.call('POST', `/operator/production-jobs/${o.job}/complete`, {})
