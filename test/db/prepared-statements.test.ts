@@ -12,7 +12,9 @@ describe('prepared statements', () => {
     t.db.transaction().execute(async (trx) => {
       const one = Math.floor(Math.random() * 1000)
       await sql`select ${one}::int as n, ${sql.lit(marker)} as marker`.execute(trx)
-      await sql`select ${one}::int as n ${sql.raw(PLAN_EACH_TIME)}, ${sql.lit(`${marker}-each-time`)} as marker`.execute(trx)
+      await sql`select ${one}::int as n ${sql.raw(PLAN_EACH_TIME)}, ${sql.lit(`${marker}-each-time`)} as marker`.execute(
+        trx,
+      )
       const rows = await sql<{ statement: string }>`select statement from pg_prepared_statements
         where statement like ${`%${marker}%`}`.execute(trx)
       return rows.rows.map((r) => r.statement.includes(PLAN_EACH_TIME))
