@@ -78,7 +78,7 @@ describe('the pages and their files', () => {
       const load = (url: string, acceptEncoding?: string) => getEncoded(t.app, url, acceptEncoding)
       const original = (file: string) => readFileSync(join(WEB_DIST, file.slice('/dashboard/'.length)))
 
-      test('the first load is under 350 kB on the wire to a browser, each file Brotli, byte for byte the build', async (ctx) => {
+      test('the first load is under 350 kB on the wire to a browser, each file Brotli (but a tiny one), byte for byte the build', async (ctx) => {
         const page = await load('/dashboard', 'br, gzip')
         assert.equal(page.statusCode, 200)
         const files = pageFiles(page.body)
@@ -91,7 +91,8 @@ describe('the pages and their files', () => {
         let identity = 0
         for (const file of files) {
           const res = await load(file, 'br, gzip')
-          assertEncoded(res, 'br', file)
+          // A file of a few dozen bytes (a tiny chunk) is no smaller compressed: it is sent as it is.
+          assertEncoded(res, original(file).length < 200 ? undefined : 'br', file)
           assert.deepEqual(decoded(res), original(file), file)
           assert.match(String(res.headers['content-type']), file.endsWith('.js') ? /javascript/ : /text\/css/)
           assert.equal(res.headers['cache-control'], 'public, max-age=31536000, immutable', file)

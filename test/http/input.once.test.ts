@@ -924,6 +924,7 @@ describe('storable text on every route', async () => {
 
   /** Bodies the service checks by hand, past what the schema says: a valid one, so that the path's id is looked up. */
   const VALID_BODIES: Record<string, unknown> = {
+    'POST /dashboard/api/operator/batches/:batch_id/orders': { select: { sku: 'MUG' } },
     'PUT /dashboard/api/automation/rules/:rule_id': {
       name: 'Rush',
       actions: [{ type: 'priority', value: 'rush' }],
