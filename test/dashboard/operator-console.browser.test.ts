@@ -612,12 +612,39 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
     await page.keyboard.press('Enter')
     await page.getByRole('status').filter({ hasText: 'This item was already completed' }).waitFor()
     await assertAccessible(page, 'a station')
+    // On a phone-sized tablet: an order's sheet scanned and failed with a reason, nothing wider than the screen.
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.keyboard.type(`po:${orders[2]!.po}`)
+    await page.keyboard.press('Enter')
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Opened order ${orders[2]!.ref}` })
+      .waitFor()
+    assert.ok(
+      await page.evaluate(() => document.documentElement.scrollWidth <= 390),
+      'nothing wider than 390 px',
+    )
+    await page.getByRole('button', { name: 'Fail…' }).click()
+    const failing = page.getByRole('dialog', { name: `Mark order ${orders[2]!.ref} failed?` })
+    await failing.getByLabel('Reason').fill('Ink smear')
+    await failing.getByRole('button', { name: 'Mark failed' }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Marked order ${orders[2]!.ref} failed` })
+      .waitFor()
+    await until(focused, true, 'the scan field has the focus after the dialog')
+    await page.setViewportSize({ width: 1280, height: 720 })
 
     // Each order made the reference's moves, once; each move names the station.
     for (const [n, o] of orders.entries()) {
       assert.deepEqual(
         await eventTypes(o.id),
-        ['order.received', 'order.production_started', ...(n === 0 ? ['order_item.completed'] : [])],
+        [
+          'order.received',
+          'order.production_started',
+          ...(n === 0 ? ['order_item.completed'] : []),
+          ...(n === 2 ? ['order.production_failed'] : []),
+        ],
         o.ref,
       )
     }
@@ -637,7 +664,9 @@ describe('the operator console in a browser', { skip: browserSkip, timeout: 600_
       ['production.status_set', 'Press 2'],
       ['production.status_set', 'Press 2'],
       ['production.status_set', 'Press 2'],
+      ['production.status_set', 'Press 2'],
     ])
+    assert.ok(audited.some((a) => a.details.to === 'failed' && a.details.reason === 'Ink smear'))
   })
 
   test('the job sheet on a phone: the QR code under the facts, each value on one line', async () => {

@@ -148,7 +148,7 @@ const SENTENCES: Record<AuditAction, Sentence> = {
       : `${a} removed the lead time of product ${s} (the platform's default applies)`,
   'shop_order.created': (a, s, d) => `${a} created ${orderName(d, s)} in the dashboard`,
   'production.status_set': (a, s, d) =>
-    `${a} set the production status of ${orderName(d, s)} from ${status(d.from)} to ${status(d.to)}${floor(d)}`,
+    `${a} set the production status of ${orderName(d, s)} from ${status(d.from)} to ${status(d.to)}${str(d.reason) ? ` (${d.reason})` : ''}${floor(d)}`,
   'production.partner_set': (a, s, d) =>
     `${a} marked ${orderName(d, s)} as ${d.produced_by_partner ? 'produced by a partner' : 'produced in house'}${floor(d)}`,
   'production.job_completed': (a, s, d) =>

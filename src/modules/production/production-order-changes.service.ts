@@ -47,8 +47,12 @@ export function createProductionOrderChanges(deps: { db: Database; clock: Clock 
       status: ProductionStatus,
       actor?: AuditActor,
       precondition: ProductionPrecondition = {},
+      /** Beside from and to in the audit entry (a failure's reason). */
+      details: Record<string, unknown> = {},
     ): Promise<ProductionChange<ReturnType<typeof productionOrderView>>> {
-      return onLocked(productionOrderId, precondition, (trx, p) => statusChange(trx, clock, p, status, actor))
+      return onLocked(productionOrderId, precondition, (trx, p) =>
+        statusChange(trx, clock, p, status, actor, details),
+      )
     },
 
     async changePartner(

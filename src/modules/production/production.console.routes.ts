@@ -43,12 +43,13 @@ export const productionConsoleRoutes: DashboardArea<{
       },
     },
     async (request) => {
-      const { status, expected_status, station_id } = request.body
+      const { status, expected_status, station_id, reason } = request.body
       const { view, events } = await production.changeStatus(
         request.params.production_order_id,
         status,
         await production.stations.at(opActor(request), station_id),
         { expectedStatus: expected_status },
+        reason ? { reason } : {},
       )
       return { data: { production_order: view, events: eventsView(events) } }
     },

@@ -162,7 +162,16 @@ const Precondition = {
   ...StationField,
 }
 
-export const SetStatusBody = Type.Object({ status: ProductionStatus, ...Precondition }, closed)
+export const SetStatusBody = Type.Object(
+  {
+    status: ProductionStatus,
+    reason: Type.Optional(
+      Text({ minLength: 1, maxLength: 500, description: 'Why (a failure’s cause), for the audit log.' }),
+    ),
+    ...Precondition,
+  },
+  closed,
+)
 
 export const SetPartnerBody = Type.Object({ produced_by_partner: Type.Boolean(), ...Precondition }, closed)
 

@@ -191,6 +191,25 @@ describe('stations', () => {
       ['Press 2', 'Press 2'],
     )
 
+    // Failing at a station says why: the reason is in the entry and its sentence; a NUL in it is refused.
+    const nul = await operator.client.call('POST', `/operator/production-orders/${o.po}/status`, {
+      status: 'failed',
+      reason: 'Ink \u0000 smear',
+    })
+    assertError(nul, 422, 'validation_failed')
+    const failed = await operator.client.call('POST', `/operator/production-orders/${o.po}/status`, {
+      status: 'failed',
+      reason: 'Ink smear on the print',
+      station_id: press.id,
+    })
+    assert.equal(failed.statusCode, 200, failed.body)
+    const last = (await owner.client.call('GET', `/orders/${o.id}/history`)).json().data.at(-1)
+    assert.equal(last.details.reason, 'Ink smear on the print')
+    assert.match(
+      last.summary,
+      /from in production to failed \(Ink smear on the print\) at the station ‘Press 2’$/,
+    )
+
     const b = await order([mug])
     const batch = (
       await operator.client.call('POST', '/operator/batches', {

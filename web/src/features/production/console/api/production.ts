@@ -87,7 +87,14 @@ export function useBoard(filters: BoardFilters) {
 }
 
 export type ProductionAction =
-  | { kind: 'status'; productionOrderId: string; status: ProductionStatus; expected: ProductionStatus }
+  | {
+      kind: 'status'
+      productionOrderId: string
+      status: ProductionStatus
+      expected: ProductionStatus
+      /** Why (a failure's cause), for the audit log. */
+      reason?: string
+    }
   | { kind: 'partner'; productionOrderId: string; value: boolean; expected: ProductionStatus }
   | { kind: 'job'; jobId: string; expected: ProductionStatus }
   | { kind: 'cancel'; orderId: string; expected: ProductionStatus }
@@ -102,7 +109,12 @@ async function perform(action: ProductionAction, stationId?: string): Promise<Pr
       return call(
         client.POST('/operator/production-orders/{production_order_id}/status', {
           params: { path: { production_order_id: action.productionOrderId } },
-          body: { status: action.status, expected_status, ...at },
+          body: {
+            status: action.status,
+            expected_status,
+            ...at,
+            ...(action.reason ? { reason: action.reason } : {}),
+          },
         }),
       ).then(events)
     case 'partner':

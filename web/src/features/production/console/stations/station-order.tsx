@@ -1,4 +1,5 @@
 import { Anchor, Badge, Button, Group, Paper, SimpleGrid, Stack, Text, Title } from '@mantine/core'
+import { useState } from 'react'
 import { Link } from 'react-router'
 import { StatusBadge } from '../../../../components/status-badge.tsx'
 import { formatNumber } from '../../../../lib/format.ts'
@@ -7,7 +8,8 @@ import { PRODUCTION_STATUS_COLOR, type ProductionStatus, productionStatusLabel }
 import type { ScannedOrder } from '../api/stations.ts'
 import { DueDate } from '../components/due.tsx'
 import { type Confirmation, useProductionActions } from '../components/production-actions.tsx'
-import { failConfirmation, jobsOpen } from '../components/production-buttons.tsx'
+import { jobsOpen } from '../components/production-buttons.tsx'
+import { FailDialog } from './station-fail.tsx'
 
 /** The job sheet, printed again: in a new tab, so the station page stays ready for the next scan. */
 export function PrintButton({ to, children }: { to: string; children: string }) {
@@ -32,7 +34,7 @@ export function PrintButton({ to, children }: { to: string; children: string }) 
 
 /**
  * A production order opened at a station (its job sheet scanned): large
- * buttons to start, complete or fail it (failing asks first), to complete
+ * buttons to start, complete or fail it (failing asks first, with a reason), to complete
  * each item, and to print its job sheet again. Each action names the station.
  */
 export function StationOrder({
@@ -46,6 +48,7 @@ export function StationOrder({
 }) {
   const { order, production_order: p, organization } = sheet
   const ref = order.external_order_id
+  const [failing, setFailing] = useState(false)
   const { act, busy, confirmation } = useProductionActions({
     stationId,
     onDone: (outcome) => onSaid(actionWords(outcome)),
@@ -104,8 +107,18 @@ export function StationOrder({
         <SimpleGrid cols={{ base: 1, sm: 3 }} spacing="sm">
           {startable && move('in_progress', 'Start', `Started production of order ${ref}`)}
           {p.status === 'in_progress' && move('completed', 'Complete', `Completed order ${ref}`)}
-          {p.status === 'in_progress' &&
-            move('failed', 'Fail…', `Marked order ${ref} failed`, failConfirmation({ order }))}
+          {p.status === 'in_progress' && (
+            <Button
+              size="xl"
+              fullWidth
+              color="red.9"
+              variant="outline"
+              disabled={busy}
+              onClick={() => setFailing(true)}
+            >
+              Fail…
+            </Button>
+          )}
           <PrintButton to={`/operator/production/${p.id}/job-sheet`}>Print the job sheet again</PrintButton>
         </SimpleGrid>
         <Title order={3} size="h4">
@@ -150,6 +163,20 @@ export function StationOrder({
         </Anchor>
       </Stack>
       {confirmation}
+      {failing && (
+        <FailDialog
+          order={order}
+          busy={busy}
+          onClose={() => setFailing(false)}
+          onFail={(reason) => {
+            setFailing(false)
+            act(
+              { kind: 'status', productionOrderId: p.id, status: 'failed', expected: p.status, reason },
+              `Marked order ${ref} failed`,
+            )
+          }}
+        />
+      )}
     </Paper>
   )
 }
