@@ -18951,6 +18951,8 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     status: "pending" | "in_progress" | "completed" | "failed" | "cancelled";
+                    /** @description Why (a failure’s cause), for the audit log. */
+                    reason?: string;
                     /**
                      * @description The production status the operator saw; another one now is 409 production_conflict.
                      * @enum {string}
