@@ -7,19 +7,15 @@ import { cursorCodec, keysetPage } from '../../../http/pagination.ts'
 import type { Clock } from '../../../lib/clock.ts'
 import { isUuid, newId } from '../../../lib/ids.ts'
 import { type AuditActor, recordAudit } from '../../audit/audit.service.ts'
-import { findItemsWithJobs } from '../../orders/orders.repo.ts'
-import type { RecordedEvent } from '../../webhooks/outbox/outbox.service.ts'
 import type { ProductionCalendar } from '../calendar/calendar.service.ts'
 import { type LockedProduction, lockProductions } from '../production.repo.ts'
-import { type ProductionStatus, productionOrderView } from '../production.views.ts'
-import { statusChange } from '../production.writes.ts'
+import { ACTIONS, type BatchAction, moveOrders } from './batches.actions.ts'
 import {
   addBatchOrders,
   type BatchRow,
   batchOrderIds,
   deleteBatch,
   findBatch,
-  findBatchMembers,
   findJoinable,
   insertBatch,
   listBatches,
@@ -29,6 +25,9 @@ import {
   setBatchStatus,
   touchBatch,
 } from './batches.repo.ts'
+import { batchDetail, batchNotFound, batchView } from './batches.views.ts'
+
+export type { BatchAction }
 
 /** A batch holds at most this many production orders. */
 export const BATCH_MAX_ORDERS = 500
@@ -38,42 +37,7 @@ export type BatchSelection =
   | { productionOrderIds: string[] }
   | { sku?: string | undefined; dueBy?: string | undefined; organizationId?: string | undefined }
 
-/** What a batch action does to each of its orders: the status it moves to, from the ones it may move from. */
-const ACTIONS = {
-  start: { batch: 'in_progress', to: 'in_progress', from: ['pending'], batchFrom: ['open', 'in_progress'] },
-  complete: {
-    batch: 'completed',
-    to: 'completed',
-    from: ['in_progress'],
-    batchFrom: ['in_progress', 'completed'],
-  },
-  fail: {
-    batch: 'failed',
-    to: 'failed',
-    from: ['pending', 'in_progress'],
-    batchFrom: ['in_progress', 'failed'],
-  },
-} as const satisfies Record<
-  string,
-  { batch: BatchStatus; to: ProductionStatus; from: ProductionStatus[]; batchFrom: BatchStatus[] }
->
-export type BatchAction = keyof typeof ACTIONS
-
 const CURSOR = cursorCodec()
-
-const batchNotFound = () => new AppError('not_found', { message: 'No batch with this id.' })
-
-const batchView = (b: BatchRow & { orders?: number | null }) => ({
-  id: b.id,
-  name: b.name,
-  status: b.status,
-  created_by: b.created_by,
-  orders: b.orders ?? 0,
-  created_at: b.created_at.toISOString(),
-  updated_at: b.updated_at.toISOString(),
-  started_at: b.started_at?.toISOString() ?? null,
-  finished_at: b.finished_at?.toISOString() ?? null,
-})
 
 /** Why an order cannot join a batch, in words; undefined: it can. */
 function cannotJoin(p: LockedProduction, inBatch: { name: string } | undefined): string | undefined {
@@ -85,16 +49,6 @@ function cannotJoin(p: LockedProduction, inBatch: { name: string } | undefined):
     return `${name} waits for its files' print check: it can join a batch once the results are in.`
   if (inBatch) return `${name} is already in the batch '${inBatch.name}'.`
   return undefined
-}
-
-/** Why a batch action leaves an order as it is, in words. */
-function skipped(p: LockedProduction, action: BatchAction): string {
-  const status = p.status.replace('_', ' ')
-  if (action === 'start' && p.held_at !== null) return 'held for review: not started'
-  if (action === 'start' && (p.awaiting_rules ?? []).length > 0)
-    return "waits for its files' print check: not started"
-  if (action === 'complete' && p.status === 'pending') return 'not started: not completed'
-  return `${status}: left as it is`
 }
 
 /**
@@ -182,71 +136,11 @@ export function createBatches(deps: {
     })
   }
 
-  /**
-   * A batch with its production orders (soonest due first) and their items
-   * grouped by product: quantities summed, each line with its order,
-   * personalization, files and job.
-   */
+  /** A batch with its orders and their items by product (404 when unknown). */
   async function batch(batchId: string) {
     const row = isUuid(batchId) ? await findBatch(db, batchId) : undefined
     if (!row) throw batchNotFound()
-    const members = await findBatchMembers(db, row.id)
-    const items = await findItemsWithJobs(
-      db,
-      members.map((m) => m.order_id),
-    )
-    const { view: dueView } = await deps.calendar.dueViews()
-    const byOrder = new Map(members.map((m) => [m.order_id, m]))
-    const products = new Map<
-      string,
-      { sku: string | null; name: string; quantity: number; lines: ReturnType<typeof line>[] }
-    >()
-    function line(i: (typeof items)[number]) {
-      const m = byOrder.get(i.order_id)!
-      return {
-        production_order_id: m.id,
-        order_id: m.order_id,
-        external_order_id: m.external_order_id,
-        item_id: i.id,
-        position: i.position,
-        quantity: i.quantity,
-        personalization: i.personalization,
-        files: i.files.map((f) => ({ upload_id: f.upload_id, role: f.role })),
-        job: i.job_id ? { id: i.job_id, status: i.job_status! } : null,
-      }
-    }
-    for (const i of items) {
-      const key = `${i.sku ?? ''}\u0000${i.name}`
-      const group = products.get(key) ?? { sku: i.sku, name: i.name, quantity: 0, lines: [] }
-      group.quantity += i.quantity
-      group.lines.push(line(i))
-      products.set(key, group)
-    }
-    const order = (id: string) => members.findIndex((m) => m.order_id === id)
-    return {
-      batch: batchView({ ...row, orders: members.length }),
-      orders: members.map((m) => ({
-        production_order: productionOrderView(m),
-        order: {
-          id: m.order_id,
-          external_order_id: m.external_order_id,
-          status: m.order_status,
-          customer_name: m.customer_name,
-        },
-        organization: { id: m.organization_id, name: m.organization_name },
-        priority: m.priority,
-        held: m.held_at !== null,
-        due: dueView(m.due_on),
-        added_at: m.added_at.toISOString(),
-        items: items.filter((i) => i.order_id === m.order_id).length,
-      })),
-      products: [...products.values()]
-        .map((g) => ({
-          ...g,
-          lines: g.lines.sort((a, b) => order(a.order_id) - order(b.order_id) || a.position - b.position),
-        }))
-        .sort((a, b) => (a.sku ?? a.name).localeCompare(b.sku ?? b.name)),
-    }
+    return batchDetail(db, (await deps.calendar.dueViews()).view, row)
   }
 
   return {
@@ -357,38 +251,7 @@ export function createBatches(deps: {
             message: `The batch '${batch.name}' is ${batch.status.replace('_', ' ')}: it cannot be ${action === 'start' ? 'started' : action === 'complete' ? 'completed' : 'failed'}. Nothing was done.`,
           })
         }
-        const rows = await lockProductions(trx, await batchOrderIds(trx, batch.id))
-        const events: RecordedEvent[] = []
-        const results = []
-        const details = {
-          batch_id: batch.id,
-          batch_name: batch.name,
-          ...(options.reason ? { reason: options.reason } : {}),
-        }
-        for (const p of rows) {
-          const movable =
-            (rule.from as readonly ProductionStatus[]).includes(p.status) &&
-            (action !== 'start' || (p.held_at === null && (p.awaiting_rules ?? []).length === 0))
-          if (p.status === rule.to || !movable) {
-            results.push({
-              production_order_id: p.id,
-              external_order_id: p.external_order_id,
-              status: p.status,
-              outcome: p.status === rule.to ? ('unchanged' as const) : ('skipped' as const),
-              reason: p.status === rule.to ? null : skipped(p, action),
-            })
-            continue
-          }
-          const change = await statusChange(trx, clock, p, rule.to, actor, details)
-          events.push(...change.events)
-          results.push({
-            production_order_id: p.id,
-            external_order_id: p.external_order_id,
-            status: rule.to as ProductionStatus,
-            outcome: 'changed' as const,
-            reason: null,
-          })
-        }
+        const { results, events } = await moveOrders(trx, clock, batch, action, actor, options.reason)
         if (batch.status !== rule.batch) {
           await setBatchStatus(trx, batch.id, rule.batch, clock.now())
           await audit(
