@@ -1,17 +1,15 @@
 import './job-sheet.css'
 import './batch-sheet.css'
-import { Anchor, Button, Loader } from '@mantine/core'
 import { useEffect } from 'react'
-import { Link, Navigate, useParams } from 'react-router'
-import { ErrorAlert } from '../../../../components/error-alert.tsx'
+import { useParams } from 'react-router'
 import { fieldValue } from '../../../../components/personalization.tsx'
 import { exactTime, formatNumber } from '../../../../lib/format.ts'
-import { useAccount } from '../../../auth/api/session.ts'
 import { thumbnailUrl, usePreflight } from '../../../preflight/api.ts'
 import { formatDay } from '../../lib/due-words.ts'
 import { qrPayload } from '../../lib/qr-payloads.ts'
 import { type BatchDetail, type BatchLine, batchStatusLabel, useBatch } from '../api/batches.ts'
 import { productTitle } from '../components/batch-products.tsx'
+import { PrintedSheet, useOperatorAccount } from '../components/printed-sheet.tsx'
 import { SheetQr } from '../components/qr-code.tsx'
 
 /** One item's line: its order, quantity, personalization, file thumbnails, its job's QR code and a box to tick. */
@@ -137,32 +135,16 @@ function Sheet({ detail }: { detail: BatchDetail }) {
  */
 export function BatchSheetRoute() {
   const { batchId = '' } = useParams()
-  const account = useAccount()
-  const isOperator = !!account.data?.operator
+  const { account, isOperator } = useOperatorAccount()
   const query = useBatch(batchId, { poll: false, enabled: isOperator })
-
-  if (account.isPending) return <Loader aria-label="Loading" m="xl" />
-  if (!account.data) return <Navigate to="/sign-in" replace />
-  if (!isOperator) return <Navigate to="/home" replace />
   return (
-    <main>
-      <div className="job-sheet-toolbar">
-        <Button onClick={() => window.print()} disabled={!query.data}>
-          Print
-        </Button>
-        <Anchor component={Link} to={`/operator/batches/${batchId}`} size="sm">
-          Back to the batch
-        </Anchor>
-      </div>
-      {query.isPending ? (
-        <Loader aria-label="Loading the batch sheet" m="xl" />
-      ) : query.data ? (
-        <Sheet detail={query.data} />
-      ) : (
-        <div className="job-sheet">
-          <ErrorAlert error={query.error} title="The batch sheet cannot be shown" />
-        </div>
-      )}
-    </main>
+    <PrintedSheet
+      account={account}
+      query={query}
+      what="batch sheet"
+      back={{ to: `/operator/batches/${batchId}`, label: 'Back to the batch' }}
+    >
+      {(data) => <Sheet detail={data} />}
+    </PrintedSheet>
   )
 }

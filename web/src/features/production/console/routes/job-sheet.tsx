@@ -1,11 +1,8 @@
 import './job-sheet.css'
-import { Anchor, Button, Loader } from '@mantine/core'
 import { useEffect } from 'react'
-import { Link, Navigate, useParams } from 'react-router'
-import { ErrorAlert } from '../../../../components/error-alert.tsx'
+import { useParams } from 'react-router'
 import { fieldValue } from '../../../../components/personalization.tsx'
 import { exactTime, formatNumber } from '../../../../lib/format.ts'
-import { useAccount } from '../../../auth/api/session.ts'
 import { type PreflightFile, thumbnailUrl, usePreflight } from '../../../preflight/api.ts'
 import { qrPayload } from '../../lib/qr-payloads.ts'
 import {
@@ -14,6 +11,7 @@ import {
   productionStatusLabel,
   useProductionOrder,
 } from '../api/production.ts'
+import { PrintedSheet, useOperatorAccount } from '../components/printed-sheet.tsx'
 import { SheetQr } from '../components/qr-code.tsx'
 
 function SheetItem({
@@ -139,32 +137,16 @@ function Sheet({ sheet }: { sheet: ProductionOrderPage }) {
  */
 export function JobSheetRoute() {
   const { productionOrderId = '' } = useParams()
-  const account = useAccount()
-  const isOperator = !!account.data?.operator
+  const { account, isOperator } = useOperatorAccount()
   const query = useProductionOrder(productionOrderId, { poll: false, enabled: isOperator })
-
-  if (account.isPending) return <Loader aria-label="Loading" m="xl" />
-  if (!account.data) return <Navigate to="/sign-in" replace />
-  if (!isOperator) return <Navigate to="/home" replace />
   return (
-    <main>
-      <div className="job-sheet-toolbar">
-        <Button onClick={() => window.print()} disabled={!query.data}>
-          Print
-        </Button>
-        <Anchor component={Link} to={`/operator/production/${productionOrderId}`} size="sm">
-          Back to the production order
-        </Anchor>
-      </div>
-      {query.isPending ? (
-        <Loader aria-label="Loading the job sheet" m="xl" />
-      ) : query.data ? (
-        <Sheet sheet={query.data} />
-      ) : (
-        <div className="job-sheet">
-          <ErrorAlert error={query.error} title="The job sheet cannot be shown" />
-        </div>
-      )}
-    </main>
+    <PrintedSheet
+      account={account}
+      query={query}
+      what="job sheet"
+      back={{ to: `/operator/production/${productionOrderId}`, label: 'Back to the production order' }}
+    >
+      {(data) => <Sheet sheet={data} />}
+    </PrintedSheet>
   )
 }
