@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely'
 import type { Database } from '../../../db/database.ts'
 import type { DB } from '../../../db/schema.ts'
 import type { BatchStatus } from '../../../db/tables/production.ts'
+import { dueKey } from '../board/board.repo.ts'
 
 /** Batches and their production orders (migration 0039). */
 
@@ -89,6 +90,16 @@ export async function deleteBatch(db: Database, id: string) {
   await db.deleteFrom('batches').where('id', '=', id).execute()
 }
 
+/** How many production orders the batch holds. */
+export async function countBatchOrders(db: Database, batchId: string): Promise<number> {
+  const row = await db
+    .selectFrom('batch_orders')
+    .select((eb) => eb.fn.countAll<string>().as('n'))
+    .where('batch_id', '=', batchId)
+    .executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
 /** The batch's production order ids, in id order (the order their locks are taken in). */
 export async function batchOrderIds(db: Database, batchId: string): Promise<string[]> {
   const rows = await db
@@ -174,7 +185,7 @@ export async function findJoinable(
   if (filter.organizationId !== undefined)
     query = query.where('o.organization_id', '=', filter.organizationId)
   if (filter.dueBy !== undefined) {
-    query = query.where(sql<boolean>`coalesce(p.due_on, 'infinity'::date) <= ${filter.dueBy}::date`)
+    query = query.where(sql<boolean>`${dueKey} <= ${filter.dueBy}::date`)
   }
   if (filter.sku !== undefined) {
     const sku = filter.sku
@@ -188,7 +199,7 @@ export async function findJoinable(
     )
   }
   const rows = await query
-    .orderBy(sql`coalesce(p.due_on, 'infinity'::date)`)
+    .orderBy(dueKey)
     .orderBy('p.created_at')
     .orderBy('p.id')
     .limit(filter.limit)
@@ -221,7 +232,7 @@ export async function findBatchMembers(db: Database, batchId: string) {
       'o.status as order_status',
     ])
     .where('m.batch_id', '=', batchId)
-    .orderBy(sql`coalesce(p.due_on, 'infinity'::date)`)
+    .orderBy(dueKey)
     .orderBy('p.created_at')
     .orderBy('p.id')
     .execute()

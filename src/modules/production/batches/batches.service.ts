@@ -13,7 +13,7 @@ import { ACTIONS, type BatchAction, moveOrders } from './batches.actions.ts'
 import {
   addBatchOrders,
   type BatchRow,
-  batchOrderIds,
+  countBatchOrders,
   deleteBatch,
   findBatch,
   findJoinable,
@@ -76,7 +76,7 @@ export function createBatches(deps: {
         message: `The batch '${batch.name}' is ${batch.status.replace('_', ' ')}: orders join only until it starts. Nothing was done.`,
       })
     }
-    const room = BATCH_MAX_ORDERS - (await batchOrderIds(trx, batch.id)).length
+    const room = BATCH_MAX_ORDERS - (await countBatchOrders(trx, batch.id))
     const ids =
       'productionOrderIds' in selection
         ? [...new Set(selection.productionOrderIds)]
@@ -208,7 +208,7 @@ export function createBatches(deps: {
             message: `The batch '${batch.name}' has started: it stays as the record of what was made. Nothing was done.`,
           })
         }
-        const orders = (await batchOrderIds(trx, batch.id)).length
+        const orders = await countBatchOrders(trx, batch.id)
         await deleteBatch(trx, batch.id)
         await audit(trx, actor, 'production.batch_deleted', batch, { orders })
         return batchView({ ...batch, orders })

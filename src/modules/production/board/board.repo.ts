@@ -55,7 +55,7 @@ const flagged = (orderId: 'p.order_id', verdict: 'problem' | 'warning') =>
   sql<boolean>`exists (select 1 from order_preflight pf where pf.order_id = ${sql.ref(orderId)} and pf.verdict = ${verdict})`
 
 /** The board's order within a status: due date (none yet: last), then arrival; as the indexes of migration 0038. */
-const dueKey = sql<string>`coalesce(p.due_on, 'infinity'::date)`
+export const dueKey = sql<string>`coalesce(p.due_on, 'infinity'::date)`
 
 /** The due date filter's condition, on dueKey (so the board's indexes serve it). */
 function dueCondition(due: NonNullable<BoardFilter['due']>) {

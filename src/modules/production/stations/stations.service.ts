@@ -70,7 +70,8 @@ interface ScanDeps {
 export function createStations(deps: { db: Database; clock: Clock } & ScanDeps) {
   const { db, clock } = deps
 
-  async function require(stationId: string) {
+  /** The station, not removed (404 otherwise). */
+  async function current(stationId: string) {
     const station = isUuid(stationId) ? await findStation(db, stationId) : undefined
     if (!station) throw stationNotFound()
     return station
@@ -79,7 +80,7 @@ export function createStations(deps: { db: Database; clock: Clock } & ScanDeps) 
   /** The operator acting at a station (404 for an unknown or archived one); none given: the operator alone. */
   async function at(actor: AuditActor, stationId: string | undefined): Promise<AuditActor> {
     if (stationId === undefined) return actor
-    const station = await require(stationId)
+    const station = await current(stationId)
     return { ...actor, station: { id: station.id, name: station.name } }
   }
 
@@ -89,7 +90,7 @@ export function createStations(deps: { db: Database; clock: Clock } & ScanDeps) 
     },
 
     async get(stationId: string) {
-      return stationView(await require(stationId))
+      return stationView(await current(stationId))
     },
 
     async create(name: string, actor: AuditActor) {
@@ -108,7 +109,7 @@ export function createStations(deps: { db: Database; clock: Clock } & ScanDeps) 
     },
 
     async rename(stationId: string, name: string, actor: AuditActor) {
-      const before = await require(stationId)
+      const before = await current(stationId)
       return db.transaction().execute(async (trx) => {
         const renamed = await renameStation(trx, before.id, name, clock.now())
         if (renamed === false) throw nameTaken(name)
