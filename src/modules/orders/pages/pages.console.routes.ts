@@ -101,10 +101,7 @@ export const ordersConsoleRoutes: DashboardArea<{
     },
     async (request) => {
       const order = await orders.getOperatorView(request.params.order_id)
-      const production = [
-        ...(order.production_order ? [order.production_order.id] : []),
-        ...order.items.flatMap((i) => (i.production_job ? [i.production_job.id] : [])),
-      ]
+      const production = await orders.productionSubjects(order.id)
       return { data: await audit.orderHistory(order.organization_id, order.id, production) }
     },
   )
