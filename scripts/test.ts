@@ -39,18 +39,6 @@ function run(title: string, command: string, args: string[], env: NodeJS.Process
   return false
 }
 
-/** run(), without blocking this process: the run's Chromium, served from here, answers meanwhile. */
-function runAsync(title: string, command: string, args: string[], env: NodeJS.ProcessEnv): Promise<boolean> {
-  console.log(`\n=== ${title} ===`)
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: 'inherit', env })
-    child.on('close', (code, signal) => {
-      if (code !== 0) console.error(`\n${title} failed (exit ${code ?? signal})`)
-      resolve(code === 0)
-    })
-  })
-}
-
 function mustRun(title: string, command: string, args: string[]): void {
   if (!run(title, command, args)) process.exit(1)
 }
@@ -237,40 +225,82 @@ const expected = (pass: Pass, file: string) =>
 
 // Two files per core: a test process waits much of its time (timers, pages, child processes), and
 // with one per core the CPU sat idle a fifth of the pass (80% busy, against 93% with two).
-const concurrency = process.env.TEST_CONCURRENCY || String(2 * Math.max(1, availableParallelism()))
+const slots = Number(process.env.TEST_CONCURRENCY || 2 * Math.max(1, availableParallelism()))
 // Every file is a process that loads the same modules: Node keeps them compiled on disk.
 const compileCache = { NODE_COMPILE_CACHE: join(CACHE, 'compile') }
 const timings = mkdtempSync(join(tmpdir(), 'test-timings-'))
-// Names this run's PostgreSQL test databases, which are dropped after their pass.
+// Names this run's PostgreSQL test databases, which are dropped after the run.
 const testRun = randomBytes(4).toString('hex')
 const results: FileRun[] = []
-let failed = false
-for (const [i, pass] of passes.entries()) {
-  if (pass.files.length === 0) continue
-  const ordered = [...pass.files].sort((a, b) => expected(pass, b) - expected(pass, a))
+
+/**
+ * One file of a pass, in a test runner of its own: its report is held and
+ * printed whole when it ends, so that files running side by side never
+ * interleave. Answers whether it passed.
+ */
+function runFile(i: number, file: string): Promise<boolean> {
+  const pass = passes[i]!
   const out = join(timings, `pass-${i}.jsonl`)
-  const began = performance.now()
-  const ok = await runAsync(
-    `${pass.name} (${pass.files.length} files)`,
-    process.execPath,
-    [
-      ...SUITE_NODE_FLAGS,
-      '--test',
-      `--test-concurrency=${concurrency}`,
-      '--test-timeout=120000',
-      '--test-reporter=spec',
-      '--test-reporter-destination=stdout',
-      '--test-reporter=./scripts/test/timings-reporter.ts',
-      '--test-reporter-destination=stdout',
-      ...ordered,
-    ],
-    { ...pass.env, ...compileCache, TEST_TIMINGS_FILE: out, TEST_RUN: testRun },
-  )
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [
+        ...SUITE_NODE_FLAGS,
+        '--test',
+        '--test-timeout=120000',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=./scripts/test/timings-reporter.ts',
+        '--test-reporter-destination=stdout',
+        file,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...pass.env, ...compileCache, TEST_TIMINGS_FILE: out, TEST_RUN: testRun },
+      },
+    )
+    const output: Buffer[] = []
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk))
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk))
+    child.on('close', (code, signal) => {
+      const label = passes.length > 1 ? ` (${pass.label})` : ''
+      process.stdout.write(`\n--- ${file}${label} ---\n`)
+      process.stdout.write(Buffer.concat(output))
+      if (code !== 0) console.error(`${file}${label} failed (exit ${code ?? signal})`)
+      resolve(code === 0)
+    })
+  })
+}
+
+// One queue for every pass, longest files first (as timed by earlier runs), taken by `slots`
+// lanes: the passes' files run side by side, so that no long file of one pass runs alone at its
+// end while the other waits (one pass after the other, each ended on one or two files).
+const queue = passes
+  .flatMap((pass, i) => pass.files.map((file) => ({ i, file, ms: expected(pass, file) })))
+  .sort((a, b) => b.ms - a.ms)
+for (const pass of passes) {
+  if (pass.files.length > 0) console.log(`\n=== ${pass.name} (${pass.files.length} files) ===`)
+}
+const began = passes.map(() => Number.POSITIVE_INFINITY)
+const ended = passes.map(() => 0)
+let failed = false
+let next = 0
+await Promise.all(
+  Array.from({ length: Math.min(slots, queue.length) }, async () => {
+    while (next < queue.length) {
+      const job = queue[next++]!
+      began[job.i] = Math.min(began[job.i]!, performance.now())
+      if (!(await runFile(job.i, job.file))) failed = true
+      ended[job.i] = Math.max(ended[job.i]!, performance.now())
+    }
+  }),
+)
+for (const [i, pass] of passes.entries()) {
   if (pass.env.TEST_DATABASE_URL) await dropRunPgDatabases(pass.env.TEST_DATABASE_URL, testRun)
-  pass.seconds = (performance.now() - began) / 1000
+  if (pass.files.length > 0) pass.seconds = (ended[i]! - began[i]!) / 1000
+  const out = join(timings, `pass-${i}.jsonl`)
   const lines = existsSync(out) ? readFileSync(out, 'utf8').trim().split('\n').filter(Boolean) : []
   for (const line of lines) results.push({ pass: i, ...JSON.parse(line) })
-  if (!ok) failed = true
 }
 
 await browserServer?.close()
