@@ -36,6 +36,7 @@ import { automationSurfaces } from './modules/automation/index.ts'
 import { docsSurfaces } from './modules/docs/index.ts'
 import { Order, ordersSurfaces } from './modules/orders/index.ts'
 import { organizationsSurfaces } from './modules/organizations/index.ts'
+import { personalDataSurfaces } from './modules/personal-data/index.ts'
 import { preflightSurfaces } from './modules/preflight/index.ts'
 import { productionSurfaces } from './modules/production/index.ts'
 import { productsSurfaces } from './modules/products/index.ts'
@@ -68,6 +69,7 @@ const FEATURES = [
   usageSurfaces,
   organizationsSurfaces,
   productionSurfaces,
+  personalDataSurfaces,
 ]
 
 const ROUTER_OPTIONS = { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH }

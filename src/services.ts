@@ -4,8 +4,14 @@ import { createApiKeyService } from './modules/api-keys/index.ts'
 import { createAuditService } from './modules/audit/index.ts'
 import { createAutomationService } from './modules/automation/index.ts'
 import { createDocsService } from './modules/docs/index.ts'
-import { createOrderEditService, createOrderService, orderAggregates } from './modules/orders/index.ts'
+import {
+  createOrderEditService,
+  createOrderService,
+  orderAggregates,
+  toOperatorOrder,
+} from './modules/orders/index.ts'
 import { createOrganizationService } from './modules/organizations/index.ts'
+import { createPersonalDataService } from './modules/personal-data/index.ts'
 import { createPreflightService } from './modules/preflight/index.ts'
 import { createProductionService } from './modules/production/index.ts'
 import { createProductService } from './modules/products/index.ts'
@@ -55,6 +61,13 @@ export function createServices(deps: AppDeps) {
     // Rules that read the print check apply with its results, in the transaction that stores them.
     onChecked: (trx, checked) => production.applyAwaitingRules(trx, checked),
   })
+  const aggregates = orderAggregates({ db: deps.db, uploads })
+  const requests = createRequestLogService({
+    db: deps.db,
+    clock: deps.clock,
+    recorder: createRequestRecorder({ write: (lines) => insertRequestLines(deps.db, lines) }),
+    publicBaseUrl: deps.config.publicBaseUrl,
+  })
   return {
     accounts: createAccountService({
       db: deps.db,
@@ -85,16 +98,17 @@ export function createServices(deps: AppDeps) {
       db: deps.db,
       clock: deps.clock,
       uploads,
-      aggregates: orderAggregates({ db: deps.db, uploads }),
+      aggregates,
       production,
       preflight,
     }),
     usage: createUsageService({ db: deps.db, clock: deps.clock, organizations }),
-    requests: createRequestLogService({
+    requests,
+    personalData: createPersonalDataService({
       db: deps.db,
       clock: deps.clock,
-      recorder: createRequestRecorder({ write: (lines) => insertRequestLines(deps.db, lines) }),
-      publicBaseUrl: deps.config.publicBaseUrl,
+      orderViews: async (rows) => (await aggregates.aggregatesFor(rows, true)).map(toOperatorOrder),
+      flushRequestLog: () => requests.recorder.flush(),
     }),
     webhooks: createWebhookService({
       db: deps.db,

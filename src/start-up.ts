@@ -70,12 +70,20 @@ export function startUpkeep(log: FastifyBaseLogger, services: Services, opened: 
       .catch((err) => log.error({ err }, 'upload sweep failed'))
   }, SWEEP_INTERVAL_MS)
   sweeper.unref()
-  // The request log keeps 30 days and a cap per organization; any instance prunes it.
+  // The request log keeps 30 days and a cap per organization, and each organization's retention
+  // (docs/personal-data.md) applies to bodies, answers and finished orders; any instance prunes.
   const pruneRequests = () =>
     services.requests
       .prune()
       .then((n) => n > 0 && log.info({ deleted: n }, 'old request log lines removed'))
       .catch((err) => log.error({ err }, 'request log pruning failed'))
+      .then(() => services.personalData.prune())
+      .then((done) => {
+        if (done && done.request_bodies + done.webhook_answers + done.orders > 0) {
+          log.info(done, 'data past its retention removed')
+        }
+      })
+      .catch((err) => log.error({ err }, 'retention pruning failed'))
   const pruner = setInterval(pruneRequests, PRUNE_INTERVAL_MS)
   pruner.unref()
   // Order statistics, unmatched skus and webhook outcomes are counted here, off the order and delivery paths.

@@ -8,6 +8,7 @@ import { AUTOMATION_COMMANDS } from './commands/automation.ts'
 import type { Command } from './commands/command.ts'
 import { ORDERS_COMMANDS, STATS_COMMANDS } from './commands/orders.ts'
 import { ORGANIZATIONS_COMMANDS } from './commands/organizations.ts'
+import { PERSONAL_DATA_COMMANDS } from './commands/personal-data.ts'
 import { PRODUCTS_COMMANDS } from './commands/products.ts'
 import { USAGE_COMMANDS } from './commands/usage.ts'
 import { WEBHOOKS_COMMANDS } from './commands/webhooks.ts'
@@ -25,6 +26,7 @@ export const COMMANDS: Command[] = [
   ...INVITATIONS_COMMANDS,
   ...OPERATORS_COMMANDS,
   ...PASSWORD_RESET_COMMANDS,
+  ...PERSONAL_DATA_COMMANDS,
 ]
 
 /** The earlier one-word names, still understood. */

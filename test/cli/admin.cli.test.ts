@@ -396,6 +396,49 @@ describe('admin CLI: the operator API', () => {
     assert.equal((await json(['stats', org.id])).orders_total, 2)
   })
 
+  test('personal-data: preview, export, erase only with --yes; retention shown and set', async () => {
+    const org = await json(['organizations', 'create', 'Privacy Org'])
+    const file = join(dataDir, 'privacy-order.json')
+    const email = 'jana.privacy@kunden.example'
+    writeFileSync(file, JSON.stringify(orderBody({ customer: { name: 'Jana Quennell', email } })))
+    assert.equal((await admin(['shop-orders', 'create', org.id, '--file', file])).status, 0)
+    const preview = await admin(['personal-data', 'preview', org.id, '--email', email.toUpperCase()])
+    assert.equal(preview.status, 0, preview.stderr)
+    assert.match(preview.stdout, /^1 orders found \(1 live, 0 test/)
+    assert.match(preview.stdout, /Jana Quennell, jana\.privacy@kunden\.example/)
+    const exported = await admin(['personal-data', 'export', org.id, '--email', email])
+    assert.equal(exported.status, 0, exported.stderr)
+    assert.equal(JSON.parse(exported.stdout).orders[0].customer.email, email)
+    const asked = await admin(['personal-data', 'erase', org.id, '--email', email])
+    assert.equal(asked.status, 0, asked.stderr)
+    assert.match(asked.stdout, /Nothing was erased: add --yes to erase it/)
+    const erased = await admin(['personal-data', 'erase', org.id, '--email', email, '--yes', '--json'])
+    assert.equal(erased.status, 0, erased.stderr)
+    assert.equal(JSON.parse(erased.stdout).orders, 1)
+    assert.match(
+      (await admin(['personal-data', 'preview', org.id, '--email', email])).stdout,
+      /^0 orders found/,
+    )
+    assert.equal((await admin(['personal-data', 'preview', org.id])).status, 2)
+    assert.equal(
+      (await admin(['personal-data', 'erase', org.id, '--email', email, '--personalization', 'x'])).status,
+      2,
+    )
+
+    assert.match((await admin(['retention', 'show', org.id])).stdout, /Request bodies: {3}30 days/)
+    const set = await admin(['retention', 'set', org.id, '--request-bodies', '7', '--finished-orders', '365'])
+    assert.equal(set.status, 0, set.stderr)
+    assert.match(
+      set.stdout,
+      /Request bodies: {3}7 days\nWebhook answers: {2}90 days\nFinished orders: {2}customer erased after 365 days/,
+    )
+    assert.equal((await admin(['retention', 'set', org.id, '--request-bodies', '31'])).status, 1)
+    assert.match(
+      (await admin(['retention', 'set', org.id, '--finished-orders', 'off'])).stdout,
+      /Finished orders: {2}kept \(off\)/,
+    )
+  })
+
   test('deliveries: the log, one entry, redelivery of an unknown one (exit 1)', async () => {
     const page = await json(['deliveries', 'list', '--limit', '5'])
     assert.ok(Array.isArray(page.data))

@@ -102,6 +102,11 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
     'GET /dashboard/api/operator/search': '?q=generated',
   }
 
+  const RETENTION_DEFAULTS = {
+    request_body_retention_days: 30,
+    webhook_answer_retention_days: 90,
+    personal_data_retention_days: null,
+  }
   /** A valid body for each route that takes one, so that only authorization can refuse it. */
   const BODIES: Record<string, () => unknown> = {
     'POST /dashboard/api/sign-in': () => ({ email: uniqueEmail(), password: PASSWORD }),
@@ -169,6 +174,21 @@ describe("the dashboard routes' authentication and CSRF, generated from the rout
     'POST /dashboard/api/operator/batches/:batch_id/fail': () => ({ reason: 'Press jammed' }),
     'POST /dashboard/api/operator/stations': () => ({ name: `Press ${Math.random()}` }),
     'PATCH /dashboard/api/operator/stations/:station_id': () => ({ name: `Press ${Math.random()}` }),
+    // A customer of no order: previewed, exported and erased, nothing changes.
+    'POST /dashboard/api/personal-data/preview': () => ({ email: 'nobody@generated.test' }),
+    'POST /dashboard/api/personal-data/erasures': () => ({ email: 'nobody@generated.test' }),
+    'POST /dashboard/api/personal-data/exports': () => ({ email: 'nobody@generated.test' }),
+    'PUT /dashboard/api/retention': () => RETENTION_DEFAULTS,
+    'POST /dashboard/api/operator/organizations/:org_id/personal-data/preview': () => ({
+      email: 'nobody@generated.test',
+    }),
+    'POST /dashboard/api/operator/organizations/:org_id/personal-data/erasures': () => ({
+      email: 'nobody@generated.test',
+    }),
+    'POST /dashboard/api/operator/organizations/:org_id/personal-data/exports': () => ({
+      email: 'nobody@generated.test',
+    }),
+    'PUT /dashboard/api/operator/organizations/:org_id/retention': () => RETENTION_DEFAULTS,
     'POST /dashboard/api/operator/stations/:station_id/scan': () => ({
       code: 'po:0193a000-0000-7000-8000-000000000001',
     }),

@@ -121,6 +121,8 @@ export async function settleDelivery(
   deliveryId: string,
   status: 'succeeded' | 'failed' | 'pending',
   at: Date,
+  /** What the receiver answered. */
+  snippet: string | null = null,
 ): Promise<void> {
   const claimed = await sql<{ endpoint_id: string }>`
     update webhook_queue set locked_by = 'test-worker', locked_until = ${new Date(at.getTime() + 60_000)},
@@ -140,7 +142,7 @@ export async function settleDelivery(
         errorCode: ok ? null : 'http_error',
         errorMessage: ok ? null : 'the endpoint answered 500',
         responseStatus: ok ? 200 : 500,
-        snippet: null,
+        snippet,
         durationMs: 12,
         nextAttemptAt: status === 'pending' ? new Date(at.getTime() + 3600_000) : null,
         startedAt: at,

@@ -6,6 +6,16 @@ export interface OrganizationTable {
   id: string
   name: string
   created_at: Date
+  /** Days the request log keeps bodies (0 to 30; migration 0041). */
+  request_body_retention_days: ColumnType<number, number | undefined, number>
+  /** Days receivers' answers to settled deliveries are kept (0 to 365). */
+  webhook_answer_retention_days: ColumnType<number, number | undefined, number>
+  /** Days after an order finished before its customer is erased; null: never. */
+  personal_data_retention_days: ColumnType<number | null, number | null | undefined, number | null>
+  /** How far the pruning of finished live orders has come (their production order's updated_at). */
+  personal_data_pruned_through: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** How far the pruning of receivers' answers has come (the deliveries' created_at). */
+  webhook_answers_pruned_through: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 /** The version of an organization's automation rules, moving with every change (migration 0029). */
@@ -99,6 +109,10 @@ export interface OrderTable {
   tags: ColumnType<string[], string[] | undefined, string[]>
   /** The automation rules that matched when the order was created, with their actions; null when none did. */
   automation: ColumnType<unknown[] | null, string | null | undefined, string | null>
+  /** When the customer's personal data was erased (migration 0041); null: it is kept. */
+  erased_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** When the items' personalization and file names were erased too. */
+  personalization_erased_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export type PersonalizationValue = string | number | boolean | null

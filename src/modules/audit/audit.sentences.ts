@@ -106,6 +106,22 @@ function printSpecSentence(a: string, sku: string, specs: unknown): string {
   return `${a} set the print specification of product ${sku}${parts.length > 0 ? `: ${parts.join('; ')}` : ''}`
 }
 
+/** What a retention change changed, in days ("request bodies 30 → 7 days"). */
+function retentionSet(a: string, d: Record<string, unknown>): string {
+  const before = (d.before ?? {}) as Record<string, unknown>
+  const after = (d.after ?? {}) as Record<string, unknown>
+  const days = (v: unknown) => (v === null || v === undefined ? 'never' : `${v} days`)
+  const names: [string, string][] = [
+    ['request_body_retention_days', 'request bodies'],
+    ['webhook_answer_retention_days', 'webhook answers'],
+    ['personal_data_retention_days', 'personal data of finished orders'],
+  ]
+  const changes = names
+    .filter(([key]) => before[key] !== after[key])
+    .map(([key, name]) => `${name} ${days(before[key])} \u2192 ${days(after[key])}`)
+  return `${a} set how long data is kept${changes.length > 0 ? `: ${changes.join(', ')}` : ''}`
+}
+
 type Sentence = (actor: string, subject: string, d: Record<string, unknown>) => string
 
 /**
@@ -133,6 +149,17 @@ const SENTENCES: Record<AuditAction, Sentence> = {
   'operator.password_reset_issued': (a, s, d) => resetIssued(a, s, d),
   'operator.password_reset': (a, _s, d) => resetUsed(a, d),
   'organization.created': (a, s) => `${a} created the organization ${quoted(s)}`,
+  'organization.retention_set': (a, _s, d) => retentionSet(a, d),
+  'personal_data.erased': (a, _s, d) => {
+    const n = Number(d.orders ?? 0)
+    const by = list(d.searched_by)
+    return `${a} erased a customer\u2019s personal data from ${n} order${n === 1 ? '' : 's'}${by.length > 0 ? ` (found by ${by.join(', ')})` : ''}${d.personalization_of === 'none' ? ', personalization kept' : ''}`
+  },
+  'personal_data.exported': (a, _s, d) => {
+    const n = Number(d.orders ?? 0)
+    const by = list(d.searched_by)
+    return `${a} exported a customer\u2019s personal data: ${n} order${n === 1 ? '' : 's'}${by.length > 0 ? ` (found by ${by.join(', ')})` : ''}`
+  },
   'api_key.created': (a, s, d) => {
     const scopes = list(d.scopes)
     const env = str(d.environment)

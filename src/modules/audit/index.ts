@@ -3,7 +3,13 @@ import { auditConsoleRoutes } from './audit.console.routes.ts'
 import { auditDashboardRoutes } from './audit.dashboard.routes.ts'
 import type { AuditService } from './audit.service.ts'
 
-export { type AuditService, createAuditService } from './audit.service.ts'
+export {
+  type AuditActor,
+  type AuditService,
+  createAuditService,
+  OPERATOR_TOKEN_ACTOR,
+  recordAudit,
+} from './audit.service.ts'
 
 /** The audit log: an organization's, and the platform's in the console. */
 export function auditSurfaces(s: { audit: AuditService }): Surfaces {
@@ -12,3 +18,4 @@ export function auditSurfaces(s: { audit: AuditService }): Surfaces {
     console: [(app) => auditConsoleRoutes(app, s)],
   }
 }
+export { auditEntriesOf, setAuditDetails } from './personal-data.repo.ts'

@@ -13,6 +13,7 @@ import { homeDashboardRoutes } from './statistics/statistics.dashboard.routes.ts
 
 export { createOrderEditService, type OrderEditService } from './changes/changes.service.ts'
 export { orderAggregates } from './order-aggregates.ts'
+export { toOperatorOrder } from './orders.mappers.ts'
 export { Order } from './orders.schemas.ts'
 export { createOrderService, type OrderService } from './orders.service.ts'
 
@@ -39,3 +40,4 @@ export function ordersSurfaces(s: {
     console: [(app) => ordersConsoleRoutes(app, s)],
   }
 }
+export { eraseOrderCustomers, lockOrdersToErase, setItemPersonalization } from './personal-data.repo.ts'

@@ -88,6 +88,10 @@ export function toOperatorOrder({ row, items, productionOrder, files }: OrderAgg
         }
       : null,
     ...automationFields(row, productionOrder),
+    personal_data: {
+      erased_at: row.erased_at?.toISOString() ?? null,
+      personalization_erased_at: row.personalization_erased_at?.toISOString() ?? null,
+    },
     items: items.map((item) => ({
       ...itemFields(item),
       production_job: item.job_id ? { id: item.job_id, status: item.job_status! } : null,

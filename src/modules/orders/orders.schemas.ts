@@ -271,6 +271,18 @@ export const OperatorOrder = Type.Object(
     source: Type.String({ enum: ['api', 'shop'] }),
     production_order: Type.Union([ProductionOrderView, Type.Null()]),
     ...automationProperties,
+    personal_data: Type.Object(
+      {
+        erased_at: Type.Union([Timestamp, Type.Null()], {
+          description:
+            'When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept.',
+        }),
+        personalization_erased_at: Type.Union([Timestamp, Type.Null()], {
+          description: 'When the items’ personalization and file names were erased too.',
+        }),
+      },
+      { description: 'What of the customer’s personal data was erased, and when.' },
+    ),
     items: Type.Array(OperatorItem),
   },
   { title: 'OperatorOrder' },

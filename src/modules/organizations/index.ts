@@ -15,3 +15,11 @@ export function organizationsSurfaces(s: {
 }): Surfaces {
   return { admin: [organizationsAdminRoutes(s)], console: [(app) => organizationsConsoleRoutes(app, s)] }
 }
+export {
+  findRetention,
+  lockRetention,
+  type Retention,
+  retentionOfAll,
+  setPrunedThrough,
+  updateRetention,
+} from './personal-data.repo.ts'

@@ -1,7 +1,8 @@
+import type { Insertable } from 'kysely'
 import type { Database } from '../../db/database.ts'
-import type { OrganizationRow } from '../../db/schema.ts'
+import type { OrganizationRow, OrganizationTable } from '../../db/schema.ts'
 
-export async function insertOrganization(db: Database, row: OrganizationRow): Promise<void> {
+export async function insertOrganization(db: Database, row: Insertable<OrganizationTable>): Promise<void> {
   await db.insertInto('organizations').values(row).execute()
 }
 

@@ -12,7 +12,7 @@ export interface OrganizationView {
   created_at: string
 }
 
-const view = (r: OrganizationRow): OrganizationView => ({
+const view = (r: Pick<OrganizationRow, 'id' | 'name' | 'created_at'>): OrganizationView => ({
   id: r.id,
   name: r.name,
   created_at: r.created_at.toISOString(),

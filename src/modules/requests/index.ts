@@ -11,3 +11,10 @@ export { createRequestLogService, type RequestLogService } from './requests.serv
 export function requestsSurfaces(s: { requests: RequestLogService }): Surfaces {
   return { dashboard: [(app) => requestsDashboardRoutes(app, s)] }
 }
+export {
+  countBodiesToErase,
+  dropBodiesHolding,
+  dropBodiesOfOrders,
+  pruneBodies,
+  requestLinesOf,
+} from './personal-data.repo.ts'

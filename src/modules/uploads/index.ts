@@ -9,3 +9,4 @@ export { createUploadService, type UploadService } from './uploads.service.ts'
 export function uploadsSurfaces(s: { uploads: UploadService; timeouts: Timeouts }): Surfaces {
   return { api: [uploadsRoutes(s)] }
 }
+export { eraseFileNames } from './personal-data.repo.ts'

@@ -41,3 +41,11 @@ export function webhooksSurfaces(s: {
     ],
   }
 }
+export {
+  answersOf,
+  countAnswersOfOrders,
+  countEventsOf,
+  dropAnswersOfOrders,
+  eventsOf,
+  pruneAnswers,
+} from './outbox/personal-data.repo.ts'

@@ -1204,6 +1204,90 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/personal-data/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The orders of a customer and what an erasure would remove; changes nothing
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardPreviewPersonalData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/personal-data/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a customer’s personal data from their orders and every copy kept; cannot be undone
+         * @description Needs a session; least role: `owner`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardErasePersonalData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/personal-data/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Everything stored about a customer, as a JSON file (an access request)
+         * @description Needs a session; least role: `developer`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardExportPersonalData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How long the organization keeps request bodies, receivers’ answers and finished orders’ personal data
+         * @description Needs a session; least role: `owner`.
+         */
+        get: operations["dashboardRetention"];
+        /**
+         * Set how long each kind of data is kept; the background prune applies it within the hour
+         * @description Needs a session; least role: `owner`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        put: operations["dashboardSetRetention"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/operator/organizations/{org_id}/invitations": {
         parameters: {
             query?: never;
@@ -2270,6 +2354,90 @@ export interface paths {
          * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
          */
         post: operations["dashboardOperatorScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/organizations/{org_id}/personal-data/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The orders of a customer of the organization and what an erasure would remove; changes nothing
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorPreviewPersonalData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/organizations/{org_id}/personal-data/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a customer’s personal data from the organization’s orders and every copy kept; cannot be undone
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorErasePersonalData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/organizations/{org_id}/personal-data/exports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Everything stored about a customer of the organization, as a JSON file
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        post: operations["dashboardOperatorExportPersonalData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/operator/organizations/{org_id}/retention": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How long the organization keeps request bodies, receivers’ answers and finished orders’ personal data
+         * @description Needs a session; least role: `undefined`.
+         */
+        get: operations["dashboardOperatorRetention"];
+        /**
+         * Set how long the organization keeps each kind of data
+         * @description Needs a session; least role: `undefined`. Needs `Origin` of the service and `X-CSRF-Token`.
+         */
+        put: operations["dashboardOperatorSetRetention"];
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4683,7 +4851,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "organization.retention_set" | "personal_data.erased" | "personal_data.exported" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -4820,7 +4988,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "organization.retention_set" | "personal_data.erased" | "personal_data.exported" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -6149,6 +6317,13 @@ export interface operations {
                                         words: string;
                                     }[];
                                 }[];
+                                /** @description What of the customer’s personal data was erased, and when. */
+                                personal_data: {
+                                    /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                    erased_at: string | null;
+                                    /** @description When the items’ personalization and file names were erased too. */
+                                    personalization_erased_at: string | null;
+                                };
                             };
                         };
                     };
@@ -6802,6 +6977,13 @@ export interface operations {
                                         words: string;
                                     }[];
                                 }[];
+                                /** @description What of the customer’s personal data was erased, and when. */
+                                personal_data: {
+                                    /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                    erased_at: string | null;
+                                    /** @description When the items’ personalization and file names were erased too. */
+                                    personalization_erased_at: string | null;
+                                };
                             };
                             changed: string[];
                         };
@@ -12474,6 +12656,13 @@ export interface operations {
                                         words: string;
                                     }[];
                                 }[];
+                                /** @description What of the customer’s personal data was erased, and when. */
+                                personal_data: {
+                                    /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                    erased_at: string | null;
+                                    /** @description When the items’ personalization and file names were erased too. */
+                                    personalization_erased_at: string | null;
+                                };
                             };
                         };
                     };
@@ -12729,6 +12918,13 @@ export interface operations {
                                         words: string;
                                     }[];
                                 }[];
+                                /** @description What of the customer’s personal data was erased, and when. */
+                                personal_data: {
+                                    /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                    erased_at: string | null;
+                                    /** @description When the items’ personalization and file names were erased too. */
+                                    personalization_erased_at: string | null;
+                                };
                             };
                         };
                     };
@@ -12781,6 +12977,735 @@ export interface operations {
             };
             /** @description Error: production_conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardPreviewPersonalData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The customer’s e-mail, compared without case. */
+                    email?: string;
+                    /** @description The customer’s phone number, compared by its digits. */
+                    phone?: string;
+                    /** @description The customer’s name, compared without case. */
+                    name?: string;
+                    /** @description Orders picked by id. */
+                    order_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            searched_by: string[];
+                            orders: {
+                                total: number;
+                                live: number;
+                                test: number;
+                                /** @description Production completed or cancelled, and test orders. */
+                                finished: number;
+                                already_erased: number;
+                                /** @description The first orders found, oldest first (at most 20). */
+                                first: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    external_order_id: string;
+                                    /** @enum {string} */
+                                    environment: "test" | "live";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    created_at: string;
+                                    customer: {
+                                        name: string;
+                                        email: string | null;
+                                        phone: string | null;
+                                    };
+                                    production_status: string | null;
+                                    finished: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    erased_at: string | null;
+                                }[];
+                            };
+                            /** @description Request-log lines with a body an erasure drops. */
+                            request_log_lines: number;
+                            /** @description Audit entries holding the customer’s data. */
+                            audit_entries: number;
+                            /** @description Deliveries with a receiver’s answer an erasure drops. */
+                            webhook_answers: number;
+                            /** @description The orders’ events: kept as they are, they hold ids, numbers and statuses only. */
+                            events_kept: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardErasePersonalData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The customer’s e-mail, compared without case. */
+                    email?: string;
+                    /** @description The customer’s phone number, compared by its digits. */
+                    phone?: string;
+                    /** @description The customer’s name, compared without case. */
+                    name?: string;
+                    /** @description Orders picked by id. */
+                    order_ids?: string[];
+                    /**
+                     * @description Whose personalization values and file names are erased too: `finished` orders’ (production completed or cancelled, and test orders; the default), `all` orders’, or `none`.
+                     * @enum {string}
+                     */
+                    personalization?: "finished" | "all" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            erasure_id: string;
+                            /** @description Orders whose customer was erased now. */
+                            orders: number;
+                            /** @description Of those, orders whose personalization went too. */
+                            personalization: number;
+                            /** @description Request-log lines whose bodies were dropped. */
+                            request_log_lines: number;
+                            /** @description Audit entries whose before and after values were erased. */
+                            audit_entries: number;
+                            /** @description Deliveries whose receiver’s answer was dropped. */
+                            webhook_answers: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardExportPersonalData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The customer’s e-mail, compared without case. */
+                    email?: string;
+                    /** @description The customer’s phone number, compared by its digits. */
+                    phone?: string;
+                    /** @description The customer’s name, compared without case. */
+                    name?: string;
+                    /** @description Orders picked by id. */
+                    order_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Everything stored about the customer, as a JSON file to download. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                         */
+                        exported_at: string;
+                        /** Format: uuid */
+                        organization_id: string;
+                        searched_by: string[];
+                        /** @description The orders as the operator API shows them. */
+                        orders: unknown[];
+                        /** @description Request-log lines with their bodies. */
+                        request_log: unknown[];
+                        /** @description Audit entries about the orders. */
+                        audit_entries: unknown[];
+                        /** @description The orders’ events as delivered. */
+                        events: unknown[];
+                        /** @description The deliveries of those events with the receivers’ answers. */
+                        webhook_deliveries: unknown[];
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Days the request log keeps request and error bodies (0: none); its lines stay 30 days. */
+                            request_body_retention_days: number;
+                            /** @description Days receivers’ answers to deliveries are kept, counted from the delivery. */
+                            webhook_answer_retention_days: number;
+                            /** @description Days after an order finished (production completed or cancelled; test orders: after creation) before its customer and personalization are erased; null: kept. */
+                            personal_data_retention_days: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardSetRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Days the request log keeps request and error bodies (0: none); its lines stay 30 days. */
+                    request_body_retention_days: number;
+                    /** @description Days receivers’ answers to deliveries are kept, counted from the delivery. */
+                    webhook_answer_retention_days: number;
+                    /** @description Days after an order finished (production completed or cancelled; test orders: after creation) before its customer and personalization are erased; null: kept. */
+                    personal_data_retention_days: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Days the request log keeps request and error bodies (0: none); its lines stay 30 days. */
+                            request_body_retention_days: number;
+                            /** @description Days receivers’ answers to deliveries are kept, counted from the delivery. */
+                            webhook_answer_retention_days: number;
+                            /** @description Days after an order finished (production completed or cancelled; test orders: after creation) before its customer and personalization are erased; null: kept. */
+                            personal_data_retention_days: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14084,7 +15009,7 @@ export interface operations {
                 limit?: number;
                 cursor?: string;
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "organization.retention_set" | "personal_data.erased" | "personal_data.exported" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -14223,7 +15148,7 @@ export interface operations {
         parameters: {
             query?: {
                 actor?: string;
-                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
+                action?: "member.signed_in" | "member.invited" | "member.joined" | "member.role_changed" | "member.removed" | "member.invitation_revoked" | "member.password_changed" | "member.password_reset_issued" | "member.password_reset" | "operator.invited" | "operator.invitation_revoked" | "operator.removed" | "operator.joined" | "operator.signed_in" | "operator.password_changed" | "operator.password_reset_issued" | "operator.password_reset" | "organization.created" | "organization.retention_set" | "personal_data.erased" | "personal_data.exported" | "api_key.created" | "api_key.revoked" | "product.created" | "product.print_spec_set" | "product.lead_time_set" | "shop_order.created" | "production.status_set" | "production.partner_set" | "production.job_completed" | "production.calendar_set" | "production.batch_created" | "production.batch_orders_added" | "production.batch_order_removed" | "production.batch_deleted" | "production.batch_started" | "production.batch_completed" | "production.batch_failed" | "production.station_created" | "production.station_renamed" | "production.station_archived" | "order.cancelled" | "order.changed" | "order.released" | "automation_rule.created" | "automation_rule.updated" | "automation_rule.deleted" | "automation_rule.reordered" | "webhook_endpoint.created" | "webhook_endpoint.updated" | "webhook_endpoint.deleted" | "webhook_endpoint.secret_rotated" | "webhook_endpoint.replayed" | "webhook_endpoint.sample_sent" | "webhook_endpoint.retried_now" | "webhook_delivery.redelivered";
                 from?: string;
                 to?: string;
             };
@@ -14503,6 +15428,13 @@ export interface operations {
                                         words: string;
                                     }[];
                                 }[];
+                                /** @description What of the customer’s personal data was erased, and when. */
+                                personal_data: {
+                                    /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                    erased_at: string | null;
+                                    /** @description When the items’ personalization and file names were erased too. */
+                                    personalization_erased_at: string | null;
+                                };
                             };
                             /** @description false: the same order was sent before (nothing new). */
                             created: boolean;
@@ -14625,6 +15557,13 @@ export interface operations {
                                         words: string;
                                     }[];
                                 }[];
+                                /** @description What of the customer’s personal data was erased, and when. */
+                                personal_data: {
+                                    /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                    erased_at: string | null;
+                                    /** @description When the items’ personalization and file names were erased too. */
+                                    personalization_erased_at: string | null;
+                                };
                             };
                             /** @description false: the same order was sent before (nothing new). */
                             created: boolean;
@@ -14877,6 +15816,13 @@ export interface operations {
                                         words: string;
                                     }[];
                                 }[];
+                                /** @description What of the customer’s personal data was erased, and when. */
+                                personal_data: {
+                                    /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                    erased_at: string | null;
+                                    /** @description When the items’ personalization and file names were erased too. */
+                                    personalization_erased_at: string | null;
+                                };
                             };
                             /** @description The organization of the order, by its name. */
                             organization: {
@@ -15539,6 +16485,13 @@ export interface operations {
                                         words: string;
                                     }[];
                                 }[];
+                                /** @description What of the customer’s personal data was erased, and when. */
+                                personal_data: {
+                                    /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                    erased_at: string | null;
+                                    /** @description When the items’ personalization and file names were erased too. */
+                                    personalization_erased_at: string | null;
+                                };
                             };
                             changed: string[];
                         };
@@ -18690,6 +19643,13 @@ export interface operations {
                                         words: string;
                                     }[];
                                 }[];
+                                /** @description What of the customer’s personal data was erased, and when. */
+                                personal_data: {
+                                    /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                    erased_at: string | null;
+                                    /** @description When the items’ personalization and file names were erased too. */
+                                    personalization_erased_at: string | null;
+                                };
                             };
                             /** @description The order's events, oldest first, each with its webhook deliveries (shop orders have none). */
                             timeline: {
@@ -19618,6 +20578,13 @@ export interface operations {
                                         words: string;
                                     }[];
                                 }[];
+                                /** @description What of the customer’s personal data was erased, and when. */
+                                personal_data: {
+                                    /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                    erased_at: string | null;
+                                    /** @description When the items’ personalization and file names were erased too. */
+                                    personalization_erased_at: string | null;
+                                };
                             };
                             events: {
                                 /** Format: uuid */
@@ -19889,6 +20856,13 @@ export interface operations {
                                         words: string;
                                     }[];
                                 }[];
+                                /** @description What of the customer’s personal data was erased, and when. */
+                                personal_data: {
+                                    /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                    erased_at: string | null;
+                                    /** @description When the items’ personalization and file names were erased too. */
+                                    personalization_erased_at: string | null;
+                                };
                             };
                         };
                     };
@@ -23392,6 +24366,13 @@ export interface operations {
                                             words: string;
                                         }[];
                                     }[];
+                                    /** @description What of the customer’s personal data was erased, and when. */
+                                    personal_data: {
+                                        /** @description When the customer’s name, e-mail and phone were erased (docs/personal-data.md); null: kept. */
+                                        erased_at: string | null;
+                                        /** @description When the items’ personalization and file names were erased too. */
+                                        personalization_erased_at: string | null;
+                                    };
                                 };
                             } | null;
                             /** @description The batch (batch:…); null otherwise. */
@@ -23574,6 +24555,790 @@ export interface operations {
             };
             /** @description Error: production_conflict */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorPreviewPersonalData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The customer’s e-mail, compared without case. */
+                    email?: string;
+                    /** @description The customer’s phone number, compared by its digits. */
+                    phone?: string;
+                    /** @description The customer’s name, compared without case. */
+                    name?: string;
+                    /** @description Orders picked by id. */
+                    order_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            searched_by: string[];
+                            orders: {
+                                total: number;
+                                live: number;
+                                test: number;
+                                /** @description Production completed or cancelled, and test orders. */
+                                finished: number;
+                                already_erased: number;
+                                /** @description The first orders found, oldest first (at most 20). */
+                                first: {
+                                    /** Format: uuid */
+                                    id: string;
+                                    external_order_id: string;
+                                    /** @enum {string} */
+                                    environment: "test" | "live";
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    created_at: string;
+                                    customer: {
+                                        name: string;
+                                        email: string | null;
+                                        phone: string | null;
+                                    };
+                                    production_status: string | null;
+                                    finished: boolean;
+                                    /**
+                                     * Format: date-time
+                                     * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                                     */
+                                    erased_at: string | null;
+                                }[];
+                            };
+                            /** @description Request-log lines with a body an erasure drops. */
+                            request_log_lines: number;
+                            /** @description Audit entries holding the customer’s data. */
+                            audit_entries: number;
+                            /** @description Deliveries with a receiver’s answer an erasure drops. */
+                            webhook_answers: number;
+                            /** @description The orders’ events: kept as they are, they hold ids, numbers and statuses only. */
+                            events_kept: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorErasePersonalData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The customer’s e-mail, compared without case. */
+                    email?: string;
+                    /** @description The customer’s phone number, compared by its digits. */
+                    phone?: string;
+                    /** @description The customer’s name, compared without case. */
+                    name?: string;
+                    /** @description Orders picked by id. */
+                    order_ids?: string[];
+                    /**
+                     * @description Whose personalization values and file names are erased too: `finished` orders’ (production completed or cancelled, and test orders; the default), `all` orders’, or `none`.
+                     * @enum {string}
+                     */
+                    personalization?: "finished" | "all" | "none";
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            erasure_id: string;
+                            /** @description Orders whose customer was erased now. */
+                            orders: number;
+                            /** @description Of those, orders whose personalization went too. */
+                            personalization: number;
+                            /** @description Request-log lines whose bodies were dropped. */
+                            request_log_lines: number;
+                            /** @description Audit entries whose before and after values were erased. */
+                            audit_entries: number;
+                            /** @description Deliveries whose receiver’s answer was dropped. */
+                            webhook_answers: number;
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorExportPersonalData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The customer’s e-mail, compared without case. */
+                    email?: string;
+                    /** @description The customer’s phone number, compared by its digits. */
+                    phone?: string;
+                    /** @description The customer’s name, compared without case. */
+                    name?: string;
+                    /** @description Orders picked by id. */
+                    order_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Everything stored about the customer, as a JSON file to download. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 UTC timestamp with milliseconds, e.g. 2026-11-22T10:15:30.123Z
+                         */
+                        exported_at: string;
+                        /** Format: uuid */
+                        organization_id: string;
+                        searched_by: string[];
+                        /** @description The orders as the operator API shows them. */
+                        orders: unknown[];
+                        /** @description Request-log lines with their bodies. */
+                        request_log: unknown[];
+                        /** @description Audit entries about the orders. */
+                        audit_entries: unknown[];
+                        /** @description The orders’ events as delivered. */
+                        events: unknown[];
+                        /** @description The deliveries of those events with the receivers’ answers. */
+                        webhook_deliveries: unknown[];
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: validation_failed */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Days the request log keeps request and error bodies (0: none); its lines stay 30 days. */
+                            request_body_retention_days: number;
+                            /** @description Days receivers’ answers to deliveries are kept, counted from the delivery. */
+                            webhook_answer_retention_days: number;
+                            /** @description Days after an order finished (production completed or cancelled; test orders: after creation) before its customer and personalization are erased; null: kept. */
+                            personal_data_retention_days: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error: malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: expectation_failed */
+            417: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: headers_too_large */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: service_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    dashboardOperatorSetRetention: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Days the request log keeps request and error bodies (0: none); its lines stay 30 days. */
+                    request_body_retention_days: number;
+                    /** @description Days receivers’ answers to deliveries are kept, counted from the delivery. */
+                    webhook_answer_retention_days: number;
+                    /** @description Days after an order finished (production completed or cancelled; test orders: after creation) before its customer and personalization are erased; null: kept. */
+                    personal_data_retention_days: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description Days the request log keeps request and error bodies (0: none); its lines stay 30 days. */
+                            request_body_retention_days: number;
+                            /** @description Days receivers’ answers to deliveries are kept, counted from the delivery. */
+                            webhook_answer_retention_days: number;
+                            /** @description Days after an order finished (production completed or cancelled; test orders: after creation) before its customer and personalization are erased; null: kept. */
+                            personal_data_retention_days: number | null;
+                        };
+                    };
+                };
+            };
+            /** @description Error: invalid_json, malformed_request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: session_required */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: csrf_failed, role_required */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Error: request_timeout */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

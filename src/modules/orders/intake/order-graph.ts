@@ -78,6 +78,8 @@ export function buildOrderGraph(
     content_hash: meta.contentHash,
     content_bytes: itemsDocument.length,
     tags: outcome.tags,
+    erased_at: null,
+    personalization_erased_at: null,
     automation: outcome.matched.length === 0 ? null : outcome.matched,
   }
   const graph: OrderGraph = {

@@ -64,6 +64,9 @@ const ACTION_LABELS: Record<AuditAction, string> = {
   'webhook_endpoint.sample_sent': 'Webhook sample event sent',
   'webhook_endpoint.retried_now': 'Failing webhook endpoint retried now',
   'webhook_delivery.redelivered': 'Webhook delivery redelivered',
+  'organization.retention_set': 'Retention changed',
+  'personal_data.erased': 'Customer’s personal data erased',
+  'personal_data.exported': 'Customer’s personal data exported',
 }
 
 const ACTION_OPTIONS = Object.entries(ACTION_LABELS)
