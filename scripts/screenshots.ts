@@ -17,6 +17,7 @@ import { dashboardPages, homeAndOrdersPages } from './screenshots/dashboard.ts'
 import { keysAndWebhooksPages } from './screenshots/keys-webhooks.ts'
 import { orderEditPage } from './screenshots/order-edit.ts'
 import { orderAndProductPages } from './screenshots/order-products.ts'
+import { personalDataPage } from './screenshots/personal-data.ts'
 import { phonePages } from './screenshots/phone.ts'
 import { productionFloorPages } from './screenshots/production-floor.ts'
 import { requestsPages } from './screenshots/requests.ts'
@@ -66,6 +67,7 @@ try {
   await consolePages(shots, editedOrderId)
   await productionFloorPages(shots)
   await automationPage(signedIn)
+  await personalDataPage(signedIn)
 } finally {
   await browser.close()
   service.child.kill('SIGTERM')

@@ -121,7 +121,7 @@ describe('the dashboard in a browser', { skip: browserSkip, timeout: 900_000 }, 
       await page.getByRole('heading', { name: 'Members', level: 1 }).waitFor()
       await page.getByRole('cell', { name: startingWith(ownerEmail) }).waitFor()
 
-      const stops = await tabStops(page, 14)
+      const stops = await tabStops(page, 15)
       for (const name of ['Sign out', 'Members', 'Audit log', 'Account']) {
         assert.ok(stops.includes(name), `Tab reaches ${name}: ${stops.join(' | ')}`)
       }

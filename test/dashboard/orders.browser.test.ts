@@ -236,7 +236,7 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
       await received.getByText('pending').waitFor()
       await received.getByText('0 attempts').waitFor()
       await assertAccessible(page, 'order page')
-      const orderStops = await tabStops(page, 21)
+      const orderStops = await tabStops(page, 23)
       for (const name of [sanitized, 'logo.svg', 'proof.pdf', 'Create product for MUG-WHITE']) {
         assert.ok(orderStops.includes(name), `Tab reaches ${name}: ${orderStops.join(' | ')}`)
       }
@@ -274,7 +274,7 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
         ['MUG-WHITE', '1', '1'],
       )
       await assertAccessible(page, 'products (developer)')
-      const productStops = await tabStops(page, 25)
+      const productStops = await tabStops(page, 26)
       for (const name of [
         'Products',
         'Add product',
@@ -683,8 +683,55 @@ describe('Home, Orders and the order page in a browser', { skip: browserSkip, ti
     })
   })
 
+  /**
+   * A customer's personal data, from their order's page: the owner finds them
+   * (the order picked), sees what an erasure removes, is asked first, and the
+   * order page says it was erased.
+   */
+  test('an owner erases a customer from their order’s page: found, asked first, erased, and the order says so', async () => {
+    const tenant = await t.tenant('Erasing Prints')
+    const owner = await memberOf(t, tenant.orgId, 'owner')
+    const email = `ida.${Date.now()}@kunden.example`
+    const body = { ...orderBody(), customer: { name: 'Ida Quennell', email } }
+    const order = await createOrder(t, tenant.liveKey, body)
+    await createOrder(t, tenant.liveKey, { ...orderBody(), customer: { name: 'Ida Quennell', email } })
+    const page = await pageOf(owner)
+    await page.goto(`${origin}/dashboard/orders/${order.id}`)
+    await page.getByRole('link', { name: 'Export or erase this customer’s data' }).click()
+    await page.getByRole('heading', { name: 'Personal data', level: 1 }).waitFor()
+    const search = page.getByRole('form', { name: 'Find a customer' })
+    await search.getByText(/With the 1 order picked/).waitFor()
+    await search.getByLabel('E-mail').fill(email)
+    await search.getByRole('button', { name: 'Find their data' }).click()
+    await page.getByRole('heading', { name: '2 orders found' }).waitFor()
+    await page.getByText(/2 live, 0 test; 0 finished/).waitFor()
+    await assertAccessible(page, 'personal data: a customer found')
+
+    await page.getByRole('radio', { name: 'Erase them from every order found' }).check()
+    await page.getByRole('button', { name: 'Erase…' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Erase this customer’s personal data?' })
+    await dialog
+      .getByText(
+        /This cannot be undone\..*personalization and file names of every order found.*no webhook is sent/,
+      )
+      .waitFor()
+    await assertAccessible(page, 'personal data: asked first')
+    await dialog.getByRole('button', { name: 'Erase from 2 orders' }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: /gone from 2 orders \(with the personalization of 2 orders\)/ })
+      .waitFor()
+    // Found again: the e-mail is gone, the picked order is there, erased.
+    await page.getByRole('heading', { name: '1 order found' }).waitFor()
+    await page.getByRole('cell', { name: 'erased' }).waitFor()
+
+    await page.getByRole('link', { name: body.external_order_id }).click()
+    await page.getByText('Personal data erased').waitFor()
+    await page.getByText(/The customer’s name, e-mail and phone were erased/).waitFor()
+  })
+
   test('no page had a CSP violation or loaded anything from elsewhere', () => {
-    pages.assertNoCspViolation(8)
+    pages.assertNoCspViolation(9)
     pages.assertNothingFromElsewhere(origin)
   })
 })

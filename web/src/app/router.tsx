@@ -103,6 +103,10 @@ export const router = createBrowserRouter(
         },
         { path: 'usage', lazy: page(() => import('../features/usage/routes/usage.tsx'), 'UsageRoute') },
         {
+          path: 'personal-data',
+          lazy: page(() => import('../features/personal-data/routes/personal-data.tsx'), 'PersonalDataRoute'),
+        },
+        {
           path: 'audit-log',
           lazy: page(() => import('../features/audit-log/routes/audit-log.tsx'), 'AuditLogRoute'),
         },
@@ -123,6 +127,13 @@ export const router = createBrowserRouter(
           lazy: page(
             () => import('../features/organizations/console/routes/organization.tsx'),
             'OrganizationRoute',
+          ),
+        },
+        {
+          path: 'operator/organizations/:orgId/personal-data',
+          lazy: page(
+            () => import('../features/personal-data/routes/organization-personal-data.tsx'),
+            'OrganizationPersonalDataRoute',
           ),
         },
         {

@@ -7,7 +7,7 @@ import { ConsoleSearch, HeaderSearch } from '../components/header-search.tsx'
 import { TestModeBanner } from '../components/test-mode-banner.tsx'
 import { useAccount, useSignOut } from '../features/auth/api/session.ts'
 
-/** The sections of an organization's dashboard (members); `owners` ones only for owners. */
+/** The sections of an organization's dashboard (members); `owners` ones only for owners, `developers` ones not for viewers. */
 const SECTIONS = [
   { to: '/home', label: 'Home' },
   { to: '/orders', label: 'Orders' },
@@ -17,6 +17,7 @@ const SECTIONS = [
   { to: '/products', label: 'Products' },
   { to: '/automation', label: 'Automation' },
   { to: '/usage', label: 'Usage', owners: true },
+  { to: '/personal-data', label: 'Personal data', developers: true },
   { to: '/members', label: 'Members' },
   { to: '/audit-log', label: 'Audit log' },
   { to: '/account', label: 'Account' },
@@ -105,7 +106,11 @@ export function Shell() {
   const { member, operator } = session.data
   const sections: readonly { to: string; label: string }[] = operator
     ? OPERATOR_SECTIONS
-    : SECTIONS.filter((s) => !('owners' in s) || member?.role === 'owner')
+    : SECTIONS.filter(
+        (s) =>
+          ('owners' in s ? member?.role === 'owner' : true) &&
+          ('developers' in s ? member?.role !== 'viewer' : true),
+      )
   // Each kind of account is sent to the pages it has: the member pages need an
   // organization, and the console (/operator/...) is for operators only.
   // Pages reached from others rather than from the menu: the console's order page.

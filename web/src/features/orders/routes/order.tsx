@@ -1,6 +1,7 @@
 import { Anchor } from '@mantine/core'
 import { Link, useParams } from 'react-router'
 import { useSession } from '../../auth/api/session.ts'
+import { PersonalDataNote } from '../../personal-data/components/personal-data-note.tsx'
 import { CreatedByRequest } from '../../requests/components/created-by-request.tsx'
 import { useOrder } from '../api/order.ts'
 import { OrderPage } from '../components/order-page.tsx'
@@ -20,11 +21,17 @@ export function OrderRoute() {
         </Anchor>
       }
       extra={(order) => (
-        <CreatedByRequest
-          orderId={order.id}
-          env={order.is_test ? 'test' : 'live'}
-          enabled={order.source !== 'shop'}
-        />
+        <>
+          <CreatedByRequest
+            orderId={order.id}
+            env={order.is_test ? 'test' : 'live'}
+            enabled={order.source !== 'shop'}
+          />
+          <PersonalDataNote
+            erased={order.personal_data}
+            href={member ? `/personal-data?order=${order.id}` : undefined}
+          />
+        </>
       )}
       who="member"
       canChange={member}

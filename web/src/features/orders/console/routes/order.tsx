@@ -1,6 +1,7 @@
 import { Anchor, Group } from '@mantine/core'
 import { Link, useParams } from 'react-router'
 import { CopyTextButton } from '../../../../components/copy-text-button.tsx'
+import { PersonalDataNote } from '../../../personal-data/components/personal-data-note.tsx'
 import { OrderPage } from '../../components/order-page.tsx'
 import { useOperatorOrder } from '../api/order.ts'
 
@@ -27,6 +28,10 @@ export function OperatorOrderRoute() {
             {order.organization.name}
           </Anchor>
           <CopyTextButton value={order.organization.id}>Copy organization id</CopyTextButton>
+          <PersonalDataNote
+            erased={order.personal_data}
+            href={`/operator/organizations/${order.organization.id}/personal-data?order=${order.id}`}
+          />
         </Group>
       )}
       who="operator"

@@ -52,6 +52,9 @@ export function OrganizationRoute() {
           <Anchor component={Link} to={`/operator/production?organization_id=${o.id}`} w="fit-content">
             This organization's orders on the production board
           </Anchor>
+          <Anchor component={Link} to={`/operator/organizations/${o.id}/personal-data`} w="fit-content">
+            Its customers’ personal data: export, erase, retention
+          </Anchor>
           <Section id="org-members" title="Members">
             <OrganizationMembers orgId={o.id} />
           </Section>
