@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { redactSecrets, replaceSpans, secretSpans } from '../../http/redaction.ts'
 import type { Clock } from '../../lib/clock.ts'
+import { newId } from '../../lib/ids.ts'
 import type { RequestLine, RequestRecorder } from './requests.recorder.ts'
 
 /** Bodies are kept up to this many bytes (the rest is cut; the size is kept). */
@@ -96,7 +96,7 @@ export function lineOf(
   const answer = request.answerForLog
   const type = request.headers['content-type']
   return {
-    id: randomUUID(),
+    id: newId(),
     organization_id: principal.organizationId,
     environment: principal.environment,
     key_id: principal.keyId,
