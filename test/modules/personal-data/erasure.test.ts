@@ -289,6 +289,28 @@ describe('erasing a customer', () => {
       )
       .executeTakeFirstOrThrow()
     assert.equal(Number(snippets.n), 0)
+    // The payload page says the order's customer was erased, and shows the same bytes as ever.
+    const delivery = await t.db
+      .selectFrom('webhook_deliveries')
+      .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
+      .select(['webhook_deliveries.id', 'events.body'])
+      .where('events.order_id', '=', annas.finished)
+      .executeTakeFirstOrThrow()
+    const payload = await owner.client.call(
+      'GET',
+      `/webhook-deliveries/${delivery.id}/payload?environment=live`,
+    )
+    assert.equal(payload.statusCode, 200, payload.body)
+    assert.match(payload.json().data.event.order_erased_at, /^\d{4}-\d\d-\d\dT/)
+    assert.equal(payload.json().data.event.body, delivery.body)
+    const bert = await t.db
+      .selectFrom('webhook_deliveries')
+      .innerJoin('events', 'events.id', 'webhook_deliveries.event_id')
+      .select('webhook_deliveries.id')
+      .where('events.order_id', '=', berts.finished)
+      .executeTakeFirstOrThrow()
+    const kept = await owner.client.call('GET', `/webhook-deliveries/${bert.id}/payload?environment=live`)
+    assert.equal(kept.json().data.event.order_erased_at, null)
   })
 
   test('an operator erases in the console and the operator API; the platform log says so', async () => {

@@ -9917,6 +9917,8 @@ export interface operations {
                                 created_at: string;
                                 /** @description The request body every attempt sent: the exact bytes signed (pretty-print a copy to read it). */
                                 body: string;
+                                /** @description When the customer of the event’s order was erased (docs/personal-data.md); the payload never held them, so a redelivery or replay sends these same bytes. Null: not erased, or no order. */
+                                order_erased_at: string | null;
                             };
                             attempts: {
                                 attempt: number;
@@ -17589,6 +17591,8 @@ export interface operations {
                                     created_at: string;
                                     /** @description The request body every attempt sent: the exact bytes signed (pretty-print a copy to read it). */
                                     body: string;
+                                    /** @description When the customer of the event’s order was erased (docs/personal-data.md); the payload never held them, so a redelivery or replay sends these same bytes. Null: not erased, or no order. */
+                                    order_erased_at: string | null;
                                 };
                                 attempts: {
                                     attempt: number;

@@ -51,6 +51,10 @@ export const DeliveryPayload = Type.Object({
         description:
           'The request body every attempt sent: the exact bytes signed (pretty-print a copy to read it).',
       }),
+      order_erased_at: Type.Union([Timestamp, Type.Null()], {
+        description:
+          'When the customer of the event’s order was erased (docs/personal-data.md); the payload never held them, so a redelivery or replay sends these same bytes. Null: not erased, or no order.',
+      }),
     }),
     attempts: Type.Array(
       Type.Object({

@@ -76,6 +76,7 @@ export function createDeliveryService(ctx: WebhookContext) {
         type: event.type,
         created_at: event.created_at.toISOString(),
         body: event.body,
+        order_erased_at: event.order_erased_at?.toISOString() ?? null,
       },
       attempts: attempts.map((a) => ({
         attempt: a.attempt,

@@ -270,11 +270,14 @@ export async function listDeliveries(db: Database, filter: DeliveryFilter): Prom
 export async function findEventBody(
   db: Database,
   id: string,
-): Promise<{ id: string; type: string; created_at: Date; body: string } | undefined> {
+): Promise<
+  { id: string; type: string; created_at: Date; body: string; order_erased_at: Date | null } | undefined
+> {
   return db
-    .selectFrom('events')
-    .select(['id', 'type', 'created_at', 'body'])
-    .where('id', '=', id)
+    .selectFrom('events as e')
+    .leftJoin('orders as o', 'o.id', 'e.order_id')
+    .select(['e.id', 'e.type', 'e.created_at', 'e.body', 'o.erased_at as order_erased_at'])
+    .where('e.id', '=', id)
     .executeTakeFirst()
 }
 

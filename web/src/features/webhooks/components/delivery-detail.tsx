@@ -110,6 +110,13 @@ export function DeliveryDialog({
                 <Title order={3} size="h4" id="payload-heading" mb="xs">
                   Payload
                 </Title>
+                {payload.data.event.order_erased_at && (
+                  <Text size="sm" mb="xs">
+                    The customer of this event’s order was erased{' '}
+                    <Time value={payload.data.event.order_erased_at} />. The payload never held them: a
+                    redelivery or a replay sends these same bytes.
+                  </Text>
+                )}
                 <Code block aria-label="Event payload" style={wrapped}>
                   {pretty(payload.data.event.body)}
                 </Code>
