@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import type { Database } from '../../db/database.ts'
 import { ENVIRONMENTS, type OrderRow } from '../../db/schema.ts'
 import { AppError } from '../../http/errors.ts'
@@ -135,9 +136,12 @@ export function createPersonalDataService(deps: {
   flushRequestLog: () => Promise<void>
   /** Orders per transaction (ERASURE_BATCH). */
   batch?: number
+  /** How long the background prune rests after each batch, as a share of the batch's time (1). */
+  pruneRest?: number
 }) {
   const { db, clock } = deps
   const batchSize = deps.batch ?? ERASURE_BATCH
+  const pruneRest = deps.pruneRest ?? 1
 
   async function customerOrders(organizationId: string, match: CustomerMatch): Promise<CustomerOrder[]> {
     requireMatch(match)
@@ -253,13 +257,25 @@ export function createPersonalDataService(deps: {
     return retention
   }
 
+  /**
+   * A background prune's batch, then a rest as long as it took: the prune
+   * works at most half the time, so that intake beside it keeps most of the
+   * machine (a foreground erasure does not rest).
+   */
+  async function paced<T>(batch: () => Promise<T>): Promise<T> {
+    const started = performance.now()
+    const result = await batch()
+    await sleep(Math.min(1000, (performance.now() - started) * pruneRest))
+    return result
+  }
+
   /** One organization's request bodies past its retention (each environment). */
   async function pruneRequestBodies(organizationId: string, days: number): Promise<number> {
     const olderThan = new Date(clock.now().getTime() - days * 86_400_000)
     let dropped = 0
     for (const environment of ENVIRONMENTS) {
       for (;;) {
-        const n = await pruneBodies(db, { organizationId, environment }, olderThan, PRUNE_BATCH)
+        const n = await paced(() => pruneBodies(db, { organizationId, environment }, olderThan, PRUNE_BATCH))
         dropped += n
         if (n < PRUNE_BATCH) break
       }
@@ -281,7 +297,9 @@ export function createPersonalDataService(deps: {
     for (const environment of ENVIRONMENTS) {
       let at = from
       for (;;) {
-        const batch = await pruneAnswers(db, { organizationId, environment }, at, olderThan, PRUNE_BATCH)
+        const batch = await paced(() =>
+          pruneAnswers(db, { organizationId, environment }, at, olderThan, PRUNE_BATCH),
+        )
         dropped += batch.dropped
         at = batch.through
         if (!batch.more) break
@@ -309,7 +327,7 @@ export function createPersonalDataService(deps: {
           { orderIds: batch.map((o) => o.id) },
           batchSize,
         )
-        erased += (await eraseBatch(organizationId, orders, 'all')).orders
+        erased += (await paced(() => eraseBatch(organizationId, orders, 'all'))).orders
       }
       if (batch.length < batchSize) break
       mark = batch.at(-1)!.finished_at
@@ -325,7 +343,7 @@ export function createPersonalDataService(deps: {
         { orderIds: tests.map((o) => o.id) },
         batchSize,
       )
-      erased += (await eraseBatch(organizationId, orders, 'all')).orders
+      erased += (await paced(() => eraseBatch(organizationId, orders, 'all'))).orders
       if (tests.length < batchSize) break
     }
     return erased
