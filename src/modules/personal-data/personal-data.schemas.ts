@@ -1,6 +1,6 @@
 import Type from 'typebox'
 import { Nullable, StringEnum, Text, Timestamp, Uuid } from '../../http/schemas.ts'
-import { PERSONALIZATION_CHOICES } from './erasure.service.ts'
+import { PERSONALIZATION_CHOICES } from './erasure.ts'
 
 const Environment = StringEnum(['test', 'live'] as const)
 
