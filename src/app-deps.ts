@@ -39,6 +39,12 @@ export interface AppDeps {
   cacheApiKeys?: boolean
   /** New orders share commits: only for the embedded database, whose every commit is a disk write on the event loop. */
   groupCommits?: boolean
+  /**
+   * How long the background retention prune rests after each batch, as a share
+   * of the batch's time: 1 by default; the embedded database's one connection
+   * is shared with intake, so there it rests longer (main.ts).
+   */
+  pruneRest?: number
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger']
   /** Options of Node's HTTP server (tests check timeouts more often). */

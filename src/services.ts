@@ -109,6 +109,7 @@ export function createServices(deps: AppDeps) {
       clock: deps.clock,
       orderViews: async (rows) => (await aggregates.aggregatesFor(rows, true)).map(toOperatorOrder),
       flushRequestLog: () => requests.recorder.flush(),
+      ...(deps.pruneRest === undefined ? {} : { pruneRest: deps.pruneRest }),
     }),
     webhooks: createWebhookService({
       db: deps.db,

@@ -1,4 +1,7 @@
-import type pg from 'pg'
+/** What the seed needs of a connection: a pg.Client, or a statement runner on the embedded database. */
+export interface SqlClient {
+  query(text: string, values?: unknown[]): Promise<unknown>
+}
 
 /**
  * The day and lead time (1 to 5 working days) of every order the seed can
@@ -7,7 +10,7 @@ import type pg from 'pg'
  * and the lead time, so the seed joins this table instead of calling the
  * function once per production order.
  */
-async function dueDates(db: pg.Client) {
+async function dueDates(db: SqlClient) {
   await db.query(`create temp table if not exists bench_due as
     select (d at time zone c.time_zone)::date as day, lead, production_due_on(d, lead) as due_on
     from production_calendar c,
@@ -26,7 +29,7 @@ async function dueDates(db: pg.Client) {
  * a rule. The production orders are dated from the bytes of their order's
  * random id, so every chunk mixes them alike.
  */
-export async function seedOrders(db: pg.Client, orgId: string, count: number, label = 'orders') {
+export async function seedOrders(db: SqlClient, orgId: string, count: number, label = 'orders') {
   await dueDates(db)
   const holdingRule = crypto.randomUUID()
   const CHUNK = 100_000
