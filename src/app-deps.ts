@@ -9,6 +9,7 @@ import type { Metrics } from './metrics.ts'
 import type { PasswordCost } from './modules/accounts/passwords.ts'
 import type { FileStorage } from './modules/uploads/storage/storage.ts'
 import type { Resolver } from './modules/webhooks/worker/ssrf.ts'
+import type { Telemetry } from './telemetry/start.ts'
 
 /** What the app is built from: configuration, the database, storage, the clock, and what tests substitute. */
 export interface AppDeps {
@@ -45,6 +46,8 @@ export interface AppDeps {
    * is shared with intake, so there it rests longer (main.ts).
    */
   pruneRest?: number
+  /** OpenTelemetry traces when configured (src/telemetry/start.ts); undefined: off. */
+  telemetry?: Pick<Telemetry, 'fastify'>
   /** Pino options or false; tests pass false. */
   logger?: FastifyServerOptions['logger']
   /** Options of Node's HTTP server (tests check timeouts more often). */

@@ -101,6 +101,8 @@ export async function buildApp(
     ...protocolErrorOptions(errors),
     http: { ...SERVER_OPTIONS, ...deps.http },
   })
+  // Before everything else, so that every hook and route runs inside the request's span.
+  if (deps.telemetry) await app.register(deps.telemetry.fastify)
   handleMissingHost(app)
   app.setValidatorCompiler(validatorCompiler)
   configureServerTimeouts(app, timeouts)

@@ -127,6 +127,56 @@ export const EnvSchema = Type.Object({
       description: 'serves /metrics on this port without a token; unset: on PORT with the operator token',
     }),
   ),
+  OTEL_EXPORTER_OTLP_ENDPOINT: Type.Optional(
+    Type.String({
+      format: 'url',
+      description: 'OpenTelemetry collector (OTLP/HTTP) that traces go to, at /v1/traces; unset: no traces',
+    }),
+  ),
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: Type.Optional(
+    Type.String({ format: 'url', description: 'the traces URL itself, instead of the endpoint above' }),
+  ),
+  OTEL_EXPORTER_OTLP_HEADERS: Type.Optional(
+    Type.String({ secret: true, description: 'headers sent to the collector, key=value,key=value' }),
+  ),
+  OTEL_EXPORTER_OTLP_PROTOCOL: Type.String({
+    default: 'http/json',
+    enum: ['http/json'],
+    description: 'OTLP over HTTP with JSON bodies (the only protocol sent)',
+  }),
+  OTEL_TRACES_EXPORTER: Type.String({
+    default: 'otlp',
+    enum: ['otlp', 'none'],
+    description: 'none sends no traces even with an endpoint',
+  }),
+  OTEL_SDK_DISABLED: Type.Boolean({ default: false, description: 'on sends no traces' }),
+  OTEL_SERVICE_NAME: Type.String({
+    default: 'order-intake-service',
+    description: 'service.name of the spans',
+  }),
+  OTEL_RESOURCE_ATTRIBUTES: Type.Optional(
+    Type.String({ description: 'more attributes of the spans’ resource, key=value,key=value' }),
+  ),
+  OTEL_TRACES_SAMPLER: Type.String({
+    default: 'parentbased_always_on',
+    enum: [
+      'always_on',
+      'always_off',
+      'traceidratio',
+      'parentbased_always_on',
+      'parentbased_always_off',
+      'parentbased_traceidratio',
+    ],
+    description: 'which traces are kept (parentbased: as the caller’s traceparent says)',
+  }),
+  OTEL_TRACES_SAMPLER_ARG: Type.Optional(
+    Type.String({
+      pattern: '^(0(\\.\\d+)?|1(\\.0+)?|\\.\\d+)$',
+      expected: 'a ratio from 0 to 1',
+      unset: '1',
+      description: 'the share of traces the ratio samplers keep',
+    }),
+  ),
 })
 
 export type Env = Static<typeof EnvSchema>

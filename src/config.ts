@@ -44,6 +44,18 @@ export interface Config {
   uploadRetentionS: number
   logLevel: string
   metricsPort: number | undefined
+  /** OpenTelemetry traces (src/telemetry/), or undefined: off. */
+  tracing: TracingConfig | undefined
+}
+
+/** Traces over OTLP/HTTP, configured by the standard OTEL_ variables. */
+export interface TracingConfig {
+  /** Where spans are posted. */
+  url: string
+  serviceName: string
+  sampler: string
+  /** The ratio samplers' share of traces. */
+  ratio: number
 }
 
 export class ConfigError extends Error {}
@@ -113,7 +125,38 @@ export function loadConfig(environment: Record<string, string | undefined> = pro
     uploadRetentionS: env.UPLOAD_RETENTION_S,
     logLevel: env.LOG_LEVEL,
     metricsPort: env.METRICS_PORT,
+    tracing: tracingConfig(env),
   })
+}
+
+/**
+ * Traces are on when a collector is named, unless the SDK is disabled or the
+ * exporter is none (the OpenTelemetry specification's variables and meanings).
+ */
+function tracingConfig(env: Env): Readonly<TracingConfig> | undefined {
+  const url =
+    env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ??
+    (env.OTEL_EXPORTER_OTLP_ENDPOINT && `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`)
+  if (!url || env.OTEL_SDK_DISABLED || env.OTEL_TRACES_EXPORTER === 'none') return undefined
+  return Object.freeze({
+    url,
+    serviceName: env.OTEL_SERVICE_NAME,
+    sampler: env.OTEL_TRACES_SAMPLER,
+    ratio: env.OTEL_TRACES_SAMPLER_ARG === undefined ? 1 : Number(env.OTEL_TRACES_SAMPLER_ARG),
+  })
+}
+
+/** The configuration from the environment; a bad one exits with status 2 and the reason. */
+export function configOrExit(): Readonly<Config> {
+  try {
+    return loadConfig()
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(`configuration error: ${err.message}`)
+      process.exit(2)
+    }
+    throw err
+  }
 }
 
 interface VariableSchema {

@@ -23,6 +23,8 @@ export interface Running {
   registration: Awaited<ReturnType<typeof registerInstance>> | undefined
   workerDb: Database
   db: Database
+  /** Traces, sent before the process ends. */
+  telemetry: { shutdown(): Promise<void> } | undefined
 }
 
 /**
@@ -56,6 +58,7 @@ export function stopOnRequest(app: FastifyInstance, running: Running): void {
     await registration?.stop()
     if (workerDb !== db) await workerDb.destroy()
     await db.destroy()
+    await running.telemetry?.shutdown().catch((err) => app.log.warn({ err }, 'could not send the last spans'))
     app.log.info('stopped')
   })
 

@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
-import { type Config, ConfigError, loadConfig } from './config.ts'
+import type { Config } from './config.ts'
 import { type DatabaseTimeouts, migrateToLatest, type OpenedDatabase, openDatabase } from './db/database.ts'
 import { analyzeTables } from './db/upkeep.ts'
 import { systemClock } from './lib/clock.ts'
@@ -8,6 +8,7 @@ import { startOrderChangeFolding } from './modules/orders/changes/changes.foldin
 import { foldWebhookOutcomes } from './modules/webhooks/deliveries/daily-outcomes.repo.ts'
 import { createDispatcher } from './modules/webhooks/worker/dispatcher.ts'
 import type { Services } from './services.ts'
+import { inSpan } from './telemetry/tracing.ts'
 
 /* The steps of main.ts's start-up that stand on their own. */
 
@@ -15,19 +16,6 @@ import type { Services } from './services.ts'
 const SWEEP_INTERVAL_MS = 60_000
 /** How often the request log is pruned (it is read newest first, so late pruning costs only disk). */
 const PRUNE_INTERVAL_MS = 10 * 60_000
-
-/** The configuration from the environment; a bad one exits with status 2 and the reason. */
-export function configOrExit(): Readonly<Config> {
-  try {
-    return loadConfig()
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(`configuration error: ${err.message}`)
-      process.exit(2)
-    }
-    throw err
-  }
-}
 
 /**
  * The database, at the latest migration: PostgreSQL's migrated first over a
@@ -64,8 +52,11 @@ export function startUpkeep(log: FastifyBaseLogger, services: Services, opened: 
   const { db, dialect } = opened
   // Every instance sweeps; marking rows before deleting makes concurrent sweeps safe.
   const sweeper = setInterval(() => {
-    services.uploads
-      .sweep()
+    inSpan('sweep uploads', {}, async (span) => {
+      const n = await services.uploads.sweep()
+      span.setAttribute('order_intake.uploads.expired', n)
+      return n
+    })
       .then((n) => n > 0 && log.info({ expired: n }, 'expired unreferenced uploads removed'))
       .catch((err) => log.error({ err }, 'upload sweep failed'))
   }, SWEEP_INTERVAL_MS)
@@ -73,11 +64,24 @@ export function startUpkeep(log: FastifyBaseLogger, services: Services, opened: 
   // The request log keeps 30 days and a cap per organization, and each organization's retention
   // (docs/personal-data.md) applies to bodies, answers and finished orders; any instance prunes.
   const pruneRequests = () =>
-    services.requests
-      .prune()
+    inSpan('prune request log', {}, async (span) => {
+      const n = await services.requests.prune()
+      span.setAttribute('order_intake.request_log.deleted', n)
+      return n
+    })
       .then((n) => n > 0 && log.info({ deleted: n }, 'old request log lines removed'))
       .catch((err) => log.error({ err }, 'request log pruning failed'))
-      .then(() => services.personalData.prune())
+      .then(() =>
+        inSpan('prune past retention', {}, async (span) => {
+          const done = await services.personalData.prune()
+          span.setAttributes({
+            'order_intake.retention.request_bodies': done.request_bodies,
+            'order_intake.retention.webhook_answers': done.webhook_answers,
+            'order_intake.retention.orders': done.orders,
+          })
+          return done
+        }),
+      )
       .then((done) => {
         if (done && done.request_bodies + done.webhook_answers + done.orders > 0) {
           log.info(done, 'data past its retention removed')

@@ -245,7 +245,7 @@ describe('architecture', () => {
     assert.deepEqual(circles, [])
   })
 
-  test('a route file is named by its folder and its surface; only main.ts imports the app', () => {
+  test('a route file is named by its folder and its surface; only serve.ts imports the app', () => {
     // modules/<feature>/[<part>/]<folder>.{routes,admin.routes,dashboard.routes,console.routes}.ts
     const misnamed = files
       .filter((f) => f.path.endsWith('.routes.ts') && f.path.startsWith('modules/'))
@@ -260,7 +260,7 @@ describe('architecture', () => {
     assert.deepEqual(misnamed, [])
     assert.deepEqual(
       files.filter((f) => /from '(?:\.\.\/)+app\.ts'|from '\.\/app\.ts'/.test(f.code)).map((f) => f.path),
-      ['main.ts'],
+      ['serve.ts'],
     )
     // The dashboard's plumbing registers no feature's routes: src/app.ts hands it the areas.
     assert.deepEqual(

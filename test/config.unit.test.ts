@@ -104,6 +104,42 @@ describe('loadConfig', () => {
     )
   })
 
+  test('traces are off unless a collector is named; OTEL_SDK_DISABLED and OTEL_TRACES_EXPORTER=none keep them off', () => {
+    assert.equal(DEFAULT_CONFIG.tracing, undefined)
+    const on = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' }
+    assert.deepEqual(loadConfig(on).tracing, {
+      url: 'http://collector:4318/v1/traces',
+      serviceName: 'order-intake-service',
+      sampler: 'parentbased_always_on',
+      ratio: 1,
+    })
+    assert.equal(
+      loadConfig({ ...on, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://traces.example/in' }).tracing?.url,
+      'https://traces.example/in',
+    )
+    assert.equal(loadConfig({ ...on, OTEL_SDK_DISABLED: 'true' }).tracing, undefined)
+    assert.equal(loadConfig({ ...on, OTEL_TRACES_EXPORTER: 'none' }).tracing, undefined)
+    const sampled = loadConfig({
+      ...on,
+      OTEL_TRACES_SAMPLER: 'traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+    })
+    assert.deepEqual([sampled.tracing?.sampler, sampled.tracing?.ratio], ['traceidratio', 0.25])
+    assert.match(
+      refused({ ...on, OTEL_TRACES_SAMPLER: 'sometimes' }),
+      /^OTEL_TRACES_SAMPLER="sometimes": must be one of always_on/,
+    )
+    assert.equal(
+      refused({ ...on, OTEL_TRACES_SAMPLER_ARG: '1.5' }),
+      'OTEL_TRACES_SAMPLER_ARG="1.5": must be a ratio from 0 to 1',
+    )
+    assert.match(refused({ ...on, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' }), /must be one of http\/json/)
+    assert.equal(
+      refused({ ...on, OTEL_EXPORTER_OTLP_HEADERS: '', OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' }),
+      'OTEL_EXPORTER_OTLP_ENDPOINT="not a url": must be an absolute URL',
+    )
+  })
+
   test('a secret is taken as given, spaces included; blank is unset', () => {
     assert.equal(loadConfig({ OPERATOR_TOKEN: ' t0ken ' }).operatorToken, ' t0ken ')
     assert.equal(loadConfig({ OPERATOR_TOKEN: '' }).operatorToken, undefined)

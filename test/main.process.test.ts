@@ -6,7 +6,9 @@ import { join } from 'node:path'
 import { after, before, describe, test } from 'node:test'
 import { orderBody } from './helpers/app.ts'
 import { seededDataDir } from './helpers/databases.ts'
+import { startOtlpReceiver } from './helpers/otlp-receiver.ts'
 import { callService, type ServiceProcess, startServiceProcess } from './helpers/service-process.ts'
+import { waitUntil } from './helpers/wait.ts'
 
 type Service = ServiceProcess
 
@@ -14,15 +16,24 @@ function startService(dataDir: string, env: Record<string, string> = {}): Promis
   return startServiceProcess({ DATA_DIR: dataDir, DATABASE_URL: '', ...env })
 }
 
-/** One service on a DATA_DIR of its own for the enclosing describe's tests; killed and removed after them. */
-function serviceForSuite(prefix: string): { dataDir: string; service: Service } {
-  const suite = {} as { dataDir: string; service: Service }
+/**
+ * One service on a DATA_DIR of its own for the enclosing describe's tests,
+ * its traces sent to a collector in this process; killed and removed after them.
+ */
+function serviceForSuite(prefix: string): {
+  dataDir: string
+  service: Service
+  collector: Awaited<ReturnType<typeof startOtlpReceiver>>
+} {
+  const suite = {} as ReturnType<typeof serviceForSuite>
   before(async () => {
     suite.dataDir = await seededDataDir(prefix)
-    suite.service = await startService(suite.dataDir)
+    suite.collector = await startOtlpReceiver()
+    suite.service = await startService(suite.dataDir, { OTEL_EXPORTER_OTLP_ENDPOINT: suite.collector.url })
   })
-  after(() => {
+  after(async () => {
     suite.service?.child.kill('SIGKILL')
+    await suite.collector?.close()
     if (suite.dataDir) rmSync(suite.dataDir, { recursive: true, force: true })
   })
   return suite
@@ -124,6 +135,32 @@ describe('a service on a DATA_DIR of its own', () => {
         ['first@example.com', 'owner', 'Dash'],
       )
       assert.ok(!service.output().includes(link[2]!), 'the invitation token is not logged')
+    })
+
+    test('with OTEL_EXPORTER_OTLP_ENDPOINT it sends a span per request with its statements, and logs their ids', async () => {
+      const { service, collector } = suite
+      // Sent in batches every 5 s: the requests of the tests above.
+      const request = await collector.waitForSpan(
+        (s) => s.name === 'POST /admin/v1/organizations' && s.attributes['http.response.status_code'] === 201,
+        'the span of an organization created',
+      )
+      assert.equal(request.resource['service.name'], 'order-intake-service')
+      await waitUntil(
+        () =>
+          collector.spans.some(
+            (s) => s.traceId === request.traceId && s.scope.includes('instrumentation-pg'),
+          ),
+        'its statements',
+      )
+      assert.equal(
+        collector.spans.some((s) => s.name.includes('healthz') || s.name.includes('readyz')),
+        false,
+        'probes are not traced',
+      )
+      assert.match(
+        service.output(),
+        new RegExp(`"trace_id":"${request.traceId}","span_id":"${request.spanId}"`),
+      )
     })
   })
 })

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { secretsEqual } from '../lib/secrets.ts'
+import { ATTR, annotateActiveSpan } from '../telemetry/tracing.ts'
 import { AppError } from './errors.ts'
 import type { KeyAuthenticator, Principal, Scope } from './principal.ts'
 import { type RateLimiter, rateLimitHeaders } from './rate-limit.ts'
@@ -107,6 +108,10 @@ export function registerAuth(app: FastifyInstance, deps: AuthDeps): void {
       })
     }
     request.principal = principal
+    annotateActiveSpan({
+      [ATTR.organization]: principal.organizationId,
+      [ATTR.environment]: principal.environment,
+    })
     let decision: Awaited<ReturnType<RateLimiter['hit']>>
     try {
       decision = await deps.rateLimiter.hit(principal.keyId)

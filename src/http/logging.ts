@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api'
 import type { FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify'
 import pinoPretty from 'pino-pretty'
 import { REDACTED, redactSecrets } from './redaction.ts'
@@ -13,6 +14,16 @@ export interface LoggerSettings {
   secrets: (string | undefined)[]
   /** Where lines go; stdout by default (tests capture them). */
   stream?: NodeJS.WritableStream
+  /** With traces on: each line written inside a span names its trace_id and span_id. */
+  traceIds?: boolean
+}
+
+/** The active span's ids for a log line; none outside a span. */
+function traceIds(): Record<string, string> {
+  const context = trace.getActiveSpan()?.spanContext()
+  return context && trace.isSpanContextValid(context)
+    ? { trace_id: context.traceId, span_id: context.spanId }
+    : {}
 }
 
 /**
@@ -34,6 +45,7 @@ export function loggerOptions(settings: LoggerSettings): NonNullable<FastifyServ
   return {
     level: settings.level,
     ...(stream ? { stream } : {}),
+    ...(settings.traceIds ? { mixin: traceIds } : {}),
     redact: {
       paths: SECRET_HEADERS.flatMap((h) => [`req.headers["${h}"]`, `headers["${h}"]`]),
       censor: REDACTED,

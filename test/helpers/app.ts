@@ -216,6 +216,8 @@ export async function createTestApp(
     publicBaseUrl?: string
     /** Hash new passwords at the service's own scrypt cost (by default a cheaper one: members are made by the hundred). */
     servicePasswordCost?: boolean
+    /** Traces (src/telemetry/start.ts), started by the test before it imported this helper. */
+    telemetry?: AppDeps['telemetry']
   } = {},
 ): Promise<TestApp> {
   const testDb = options.testDb ?? (await createTestDatabase())
@@ -251,6 +253,7 @@ export async function createTestApp(
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.listenTimings ? { listenTimings: options.listenTimings } : {}),
     ...(options.metricsOnApiPort === false ? { metricsOnApiPort: false } : {}),
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     cacheApiKeys: options.cacheApiKeys ?? false,
     // As the service does on the embedded database.
     groupCommits: !TEST_DATABASE_URL,

@@ -150,6 +150,7 @@ export async function settleDelivery(
         counts: true,
         probeAt: ok ? null : new Date(at.getTime() + 60_000),
         signedAt: null,
+        traceId: null,
       },
     ],
     25,

@@ -37,6 +37,7 @@ import * as dueDates from './2026-12-03-0038-due-dates.ts'
 import * as batchesAndStations from './2026-12-07-0039-batches-and-stations.ts'
 import * as orderHistoryProduction from './2026-12-07-0040-order-history-production.ts'
 import * as personalData from './2026-12-08-0041-personal-data.ts'
+import * as traceContext from './2026-12-08-0042-trace-context.ts'
 
 // Listed explicitly rather than read from the directory: no filesystem scan at
 // start, and the set of migrations is visible in review.
@@ -79,6 +80,7 @@ const migrations: Record<string, Migration> = {
   '2026-12-07-0039-batches-and-stations': batchesAndStations,
   '2026-12-07-0040-order-history-production': orderHistoryProduction,
   '2026-12-08-0041-personal-data': personalData,
+  '2026-12-08-0042-trace-context': traceContext,
 }
 
 export const migrationProvider: MigrationProvider = {

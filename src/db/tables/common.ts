@@ -35,4 +35,6 @@ export interface ApiRequestTable {
   request_body_bytes: number | null
   /** The whole error answer (status 400 and above). */
   response_body: string | null
+  /** The request's trace id while traces are on (migration 0042). */
+  trace_id: ColumnType<string | null, string | null | undefined, string | null>
 }

@@ -16,6 +16,8 @@ export interface OrganizationTable {
   personal_data_pruned_through: ColumnType<Date | null, Date | null | undefined, Date | null>
   /** How far the pruning of receivers' answers has come (the deliveries' created_at). */
   webhook_answers_pruned_through: ColumnType<Date | null, Date | null | undefined, Date | null>
+  /** The organization's trace viewer: a URL with {trace_id} (migration 0042); null: none. */
+  trace_url_template: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 /** The version of an organization's automation rules, moving with every change (migration 0029). */

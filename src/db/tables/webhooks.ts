@@ -14,6 +14,8 @@ export interface EventTable {
   created_at: Date
   /** The writing transaction's id (xid8, as text): the listen streams' commit-safe order. */
   tx: ColumnType<string, never, never>
+  /** The W3C traceparent of the request that wrote it, while traces are on (migration 0042). */
+  trace_context: ColumnType<string | null, string | null | undefined, never>
 }
 
 export interface WebhookEndpointTable {
@@ -68,6 +70,8 @@ export interface WebhookDeliveryTable {
   superseded_by: ColumnType<string | null, never, never>
   /** The replay that queued this entry, else null. */
   replay_id: ColumnType<string | null, string | null | undefined, never>
+  /** The traceparent of the request that asked for this entry (a redelivery or replay), else null. */
+  trace_context: ColumnType<string | null, string | null | undefined, never>
 }
 
 /** One attempt made (a request sent), written with its result; append-only. */
@@ -83,6 +87,8 @@ export interface WebhookAttemptTable {
   error_message: string | null
   /** The signature's t (unix seconds) of an attempt sent; null when none was sent or before it was recorded. */
   signature_timestamp: ColumnType<number | null, number | null | undefined, number | null>
+  /** The attempt's trace id while traces are on. */
+  trace_id: ColumnType<string | null, string | null | undefined, never>
 }
 
 /** The attempts still to be made: one row per pending delivery (see migration 0007). */
@@ -117,6 +123,8 @@ export interface WebhookReplayTable {
   fed_until: ColumnType<Date | null, never, never>
   created_at: Date
   finished_at: Date | null
+  /** The traceparent of the request that asked for the replay, while traces are on. */
+  trace_context: ColumnType<string | null, string | null | undefined, never>
 }
 
 /** The events a replay has still to queue, in recorded order (seq). */

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { redactSecrets, replaceSpans, secretSpans } from '../../http/redaction.ts'
 import type { Clock } from '../../lib/clock.ts'
 import { newId } from '../../lib/ids.ts'
+import { activeTraceId } from '../../telemetry/tracing.ts'
 import type { RequestLine, RequestRecorder } from './requests.recorder.ts'
 
 /** Bodies are kept up to this many bytes (the rest is cut; the size is kept). */
@@ -113,6 +114,7 @@ export function lineOf(
     request_body: raw ? keptBody(raw, secrets) : null,
     request_body_bytes: raw ? raw.length : keepBody ? contentLength(request) : null,
     response_body: answer === undefined ? null : redactSecrets(answer, secrets),
+    trace_id: activeTraceId(),
   }
 }
 

@@ -14,14 +14,15 @@ export async function insertRequestLines(db: Database, lines: Insertable<ApiRequ
   await sql`
     insert into api_requests (id, organization_id, environment, key_id, key_prefix, created_at, method, path,
       status, error_code, duration_ms, request_id, order_id, content_type, request_body, request_body_bytes,
-      response_body)
+      response_body, trace_id)
     select * from unnest(${column('id')}::uuid[], ${column('organization_id')}::uuid[],
       ${column('environment')}::text[], ${column('key_id')}::uuid[], ${column('key_prefix')}::text[],
       ${lines.map((l) => new Date(l.created_at as Date).toISOString())}::timestamptz[], ${column('method')}::text[],
       ${column('path')}::text[], ${column('status')}::smallint[], ${column('error_code')}::text[],
       ${column('duration_ms')}::real[], ${column('request_id')}::text[], ${column('order_id')}::text[],
       ${column('content_type')}::text[], ${column('request_body')}::text[],
-      ${column('request_body_bytes')}::integer[], ${column('response_body')}::text[])`.execute(db)
+      ${column('request_body_bytes')}::integer[], ${column('response_body')}::text[],
+      ${column('trace_id')}::text[])`.execute(db)
 }
 
 /** What the Requests page narrows the log to; organization and environment always, the rest combine. */

@@ -64,6 +64,11 @@ export const RequestLine = Type.Object({
   duration_ms: Type.Number(),
   request_id: Type.String({ description: 'The X-Request-Id of the answer.' }),
   order_id: Nullable(Type.String({ description: 'The order a POST /v1/orders created or repeated.' })),
+  trace_id: Nullable(
+    Type.String({
+      description: 'The request’s trace id while traces are on (docs/operations.md); else null.',
+    }),
+  ),
 })
 
 export const RequestDetail = Type.Object({

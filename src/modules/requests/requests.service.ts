@@ -63,6 +63,7 @@ export function requestLineView(row: ApiRequestRow) {
     duration_ms: row.duration_ms,
     request_id: row.request_id,
     order_id: row.order_id,
+    trace_id: row.trace_id,
   }
 }
 export type RequestLineView = ReturnType<typeof requestLineView>

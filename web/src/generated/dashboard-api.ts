@@ -5470,6 +5470,7 @@ export interface operations {
                             /** @description The X-Request-Id of the answer. */
                             request_id: string;
                             order_id: string | null;
+                            trace_id: string | null;
                         }[];
                         /** @description null on the last page. */
                         next_cursor: string | null;
@@ -5615,6 +5616,7 @@ export interface operations {
                                 /** @description The X-Request-Id of the answer. */
                                 request_id: string;
                                 order_id: string | null;
+                                trace_id: string | null;
                                 content_type: string | null;
                                 request_body: string | null;
                                 request_body_bytes: number | null;

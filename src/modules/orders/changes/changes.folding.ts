@@ -2,6 +2,7 @@ import type { Transaction } from 'kysely'
 import type { Database } from '../../../db/database.ts'
 import type { DB } from '../../../db/schema.ts'
 import { analyzeTables, estimatedOrders } from '../../../db/upkeep.ts'
+import { recordedSpan } from '../../../telemetry/tracing.ts'
 import { foldOrderChanges, vacuumOrderChanges } from './changes.repo.ts'
 
 export interface FoldingOptions {
@@ -86,8 +87,16 @@ export function startOrderChangeFolding(options: FoldingOptions): Folding {
     return total
   }
 
+  /** A fold, and its span when it folded something (most find nothing, five times a second). */
+  async function fold(): Promise<number> {
+    const started = new Date()
+    const folded = await foldAll()
+    if (folded > 0) recordedSpan('fold order changes', started, { 'order_intake.folded': folded })
+    return folded
+  }
+
   function tick(): void {
-    running = foldAll()
+    running = fold()
       .catch((err) => {
         options.onError(err)
         return 0
@@ -103,7 +112,7 @@ export function startOrderChangeFolding(options: FoldingOptions): Folding {
   return {
     async drain() {
       await running
-      running = foldAll()
+      running = fold()
       return running
     },
     async stop() {

@@ -1,6 +1,7 @@
 import { type RawBuilder, sql, type Transaction } from 'kysely'
 import type { Database } from '../../../db/database.ts'
 import type { DB, WebhookEndpointRow, WebhookReplayRow } from '../../../db/schema.ts'
+import { activeTraceparent } from '../../../telemetry/tracing.ts'
 import { arrayLiteral } from '../outbox/literals.ts'
 
 /** What a replay asks for. */
@@ -75,6 +76,7 @@ export async function insertReplay(
       total: 0,
       queued: 0,
       created_at: replay.created_at,
+      trace_context: activeTraceparent(),
     })
     .execute()
   const { rows } = await sql<{ n: string }>`

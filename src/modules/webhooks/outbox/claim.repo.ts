@@ -21,6 +21,9 @@ export interface ClaimedDelivery {
   previous_secret_encrypted: string | null
   previous_secret_expires_ms: number | null
   endpoint_active: boolean
+  /** The traceparent of the request that wrote the event, and of the one that asked for this entry (a redelivery or replay). */
+  event_trace_context: string | null
+  delivery_trace_context: string | null
 }
 
 /** Attempts that are due and not held by a live lease. */
@@ -75,10 +78,12 @@ const CLAIMED = `
            w.url, array_to_string(w.pinned_addresses, ',') as pinned_addresses, w.secret_encrypted,
            w.previous_secret_encrypted,
            (extract(epoch from w.previous_secret_expires_at) * 1000)::float8 as previous_secret_expires_ms,
-           w.is_active as endpoint_active
+           w.is_active as endpoint_active,
+           e.trace_context as event_trace_context, d.trace_context as delivery_trace_context
     from async_commit, claimed c
     join events e on e.id = c.event_id
-    join webhook_endpoints w on w.id = c.endpoint_id`
+    join webhook_endpoints w on w.id = c.endpoint_id
+    join webhook_deliveries d on d.id = c.delivery_id`
 
 const CLAIM_SQL = `
     with ${PROBES}

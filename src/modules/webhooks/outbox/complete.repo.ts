@@ -31,6 +31,8 @@ export interface AttemptResult {
   probeAt: Date | null
   /** The signature's t (unix seconds) of the request sent; null when none was. */
   signedAt: number | null
+  /** The attempt's trace id while traces are on; else null. */
+  traceId: string | null
 }
 
 const COMPLETE_SQL = `
@@ -40,12 +42,13 @@ const COMPLETE_SQL = `
              timestamptz 'epoch' + started_ms * interval '1 millisecond' as started_at,
              timestamptz 'epoch' + at_ms * interval '1 millisecond' as at,
              timestamptz 'epoch' + probe_ms * interval '1 millisecond' as probe_at,
-             counts, signed_at, seq
+             counts, signed_at, trace_id, seq
       from unnest($2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::int[], $7::text[], $8::int[],
-                  $9::int8[], $10::int8[], $11::int8[], $12::boolean[], $14::text[], $15::int8[], $16::int[])
+                  $9::int8[], $10::int8[], $11::int8[], $12::boolean[], $14::text[], $15::int8[], $16::int[],
+                  $17::text[])
         with ordinality
         as u(id, endpoint_id, status, error_code, response_status, snippet, duration_ms, next_ms,
-             started_ms, at_ms, counts, error_message, probe_ms, signed_at, seq)
+             started_ms, at_ms, counts, error_message, probe_ms, signed_at, trace_id, seq)
     ),
     finished as (
       delete from webhook_queue q
@@ -102,9 +105,9 @@ const COMPLETE_SQL = `
     attempts_log as (
       insert into webhook_attempts
         (delivery_id, attempt, started_at, duration_ms, response_status, response_snippet, error_code,
-         error_message, signature_timestamp)
+         error_message, signature_timestamp, trace_id)
       select q.delivery_id, q.attempts, v.started_at, v.duration_ms, v.response_status, v.snippet,
-             v.error_code, v.error_message, v.signed_at
+             v.error_code, v.error_message, v.signed_at, v.trace_id
       from (select * from finished union all select * from retried) q
       join v on v.id = q.delivery_id
       where v.counts
@@ -201,6 +204,7 @@ export async function completeAttempts(
       col((r) => r.errorMessage, true),
       col((r) => r.probeAt?.getTime() ?? null),
       col((r) => r.signedAt),
+      col((r) => r.traceId, true),
     ]),
   )
   return outcome.rows[0]!.ids

@@ -15,7 +15,7 @@ import { WAKE_CHANNEL } from './outbox.repo.ts'
  */
 const FEED_SQL = `
     with locked as (
-      select id, endpoint_id, organization_id, environment, in_queue,
+      select id, endpoint_id, organization_id, environment, in_queue, trace_context,
              greatest($2::timestamptz, fed_until) as base
       from webhook_replays
       where id = $1::uuid and status = 'running'
@@ -47,10 +47,10 @@ const FEED_SQL = `
     deliveries as (
       insert into webhook_deliveries
         (id, event_id, endpoint_id, organization_id, environment, event_type, status, next_attempt_at,
-         created_at, replay_id)
+         created_at, replay_id, trace_context)
       select uuid_v7(), e.id, r.endpoint_id, r.organization_id, r.environment, e.type, 'pending',
              r.base + (row_number() over (order by p.seq)) * interval '1 microsecond',
-             $2::timestamptz, r.id
+             $2::timestamptz, r.id, r.trace_context
       from picked p
       join events e on e.id = p.event_id
       cross join r

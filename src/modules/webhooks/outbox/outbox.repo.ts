@@ -8,6 +8,7 @@ import type {
   WebhookDeliveryRow,
 } from '../../../db/schema.ts'
 import { EMPTY, raw, run, type Statement, stmt } from '../../../db/statement.ts'
+import { activeTraceparent } from '../../../telemetry/tracing.ts'
 import { eventBody, type NewEventInput, sequencedEvent } from './events.ts'
 
 /** The channel idle workers LISTEN on; NOTIFY is transactional, so they wake when the writer commits. */
@@ -66,9 +67,9 @@ export function outboxCtes(eventId: string, input: NewEventInput, gate: string):
   return stmt`
     ${sequence}
     outbox_event as (
-      insert into events (id, organization_id, environment, type, order_id, data, body, created_at)
+      insert into events (id, organization_id, environment, type, order_id, data, body, created_at, trace_context)
       select ${eventId}::uuid, ${input.organizationId}::uuid, ${input.environment}::text, ${input.type}::text,
-             ${input.orderId}::uuid, ${values}, ${input.at}::timestamptz
+             ${input.orderId}::uuid, ${values}, ${input.at}::timestamptz, ${activeTraceparent()}::text
       from ${source}
       returning id, data
     ),
@@ -157,6 +158,8 @@ export async function insertDelivery(
       next_attempt_at: at,
       created_at: at,
       redelivery_of: redeliveryOf,
+      // The request that asked for it: the attempts run in its trace (docs/operations.md, Traces).
+      trace_context: activeTraceparent(),
     })
     .returningAll()
     .executeTakeFirstOrThrow()

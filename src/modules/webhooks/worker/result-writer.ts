@@ -154,6 +154,7 @@ export function sentResult(
     counts: true,
     probeAt,
     signedAt: sent.signedAt,
+    traceId: null,
   }
 }
 
@@ -174,5 +175,6 @@ export function disabledResult(row: ClaimedDelivery, at: Date): AttemptResult {
     counts: false,
     probeAt: null,
     signedAt: null,
+    traceId: null,
   }
 }

@@ -28,6 +28,7 @@ const attempt = (signed: number | null, startedMs = T * 1000): WebhookAttemptRow
   error_code: null,
   error_message: null,
   signature_timestamp: signed,
+  trace_id: null,
 })
 const endpoint = (patch: Partial<WebhookEndpointRow> = {}) =>
   ({

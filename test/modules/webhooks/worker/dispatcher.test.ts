@@ -134,6 +134,7 @@ describe('claims', () => {
             counts: true,
             probeAt: null,
             signedAt: null,
+            traceId: null,
           })),
           25,
         )
@@ -197,6 +198,7 @@ describe('claims', () => {
             counts: true,
             probeAt: null,
             signedAt: null,
+            traceId: null,
           }
           await completeAttempts(trx, 'w', [result], 25)
           assert.equal(await show(trx), 'off')

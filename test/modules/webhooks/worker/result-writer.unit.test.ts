@@ -32,6 +32,7 @@ function result(status: AttemptResult['status'] = 'succeeded', counts = true): A
     counts,
     probeAt: status === 'succeeded' || !counts ? null : at,
     signedAt: null,
+    traceId: null,
   }
 }
 
@@ -229,6 +230,7 @@ describe('result writer: results of attempts', () => {
       counts: true,
       probeAt: null,
       signedAt: 1,
+      traceId: null,
     })
     const retried = sentResult(row(1), sent('http_error', 500), [1000])
     assert.equal(retried.status, 'pending')
