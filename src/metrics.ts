@@ -158,6 +158,26 @@ export function observeWebhookQueue(
     'How long the longest-waiting due webhook attempt has been due.',
     (s) => s.oldestDueAgeSeconds,
   )
+  gauge(
+    'webhook_endpoints_failing',
+    'Active webhook endpoints whose last attempt failed: one attempt at a time until one succeeds.',
+    (s) => s.failingEndpoints,
+  )
+  gauge(
+    'webhook_endpoints_disabled',
+    'Webhook endpoints disabled after too many consecutive failures (not those deleted).',
+    (s) => s.disabledEndpoints,
+  )
+  gauge(
+    'order_changes_unfolded',
+    'Order changes not yet folded into the statistics.',
+    (s) => s.unfoldedChanges,
+  )
+  gauge(
+    'order_changes_oldest_unfolded_age_seconds',
+    'How long the oldest order change not yet folded has waited.',
+    (s) => s.oldestUnfoldedAgeSeconds,
+  )
   new Gauge({
     name: 'metrics_stale_seconds',
     help: 'Age of the figures read from the database (webhook_queue_*): near 0 when read for this scrape, growing while the database does not answer.',
