@@ -15,7 +15,12 @@ import {
   TraceIdRatioBasedSampler,
   TracerProvider,
 } from '@opentelemetry/sdk-trace'
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions'
+import {
+  ATTR_SERVICE_NAME,
+  ATTR_SERVICE_VERSION,
+  ATTR_URL_FULL,
+  ATTR_URL_QUERY,
+} from '@opentelemetry/semantic-conventions'
 import { register as registerImportHooks } from 'import-in-the-middle/register-hooks.mjs'
 import type { TracingConfig } from '../config.ts'
 import { fastifyTracing } from './fastify.ts'
@@ -75,7 +80,16 @@ export async function startTracing(config: TracingConfig, version = 'dev'): Prom
         enhancedDatabaseReporting: false,
       }),
       // Webhook attempts (and S3) inside a span; the attempt's traceparent goes with the request.
-      new UndiciInstrumentation({ requireParentforSpans: true }),
+      // A receiver's URL may carry a token in its query: the span keeps the URL without it.
+      new UndiciInstrumentation({
+        requireParentforSpans: true,
+        requestHook(span, request) {
+          span.setAttributes({
+            [ATTR_URL_FULL]: `${request.origin}${request.path.split('?')[0]}`,
+            [ATTR_URL_QUERY]: '',
+          })
+        },
+      }),
     ],
   })
   return {

@@ -24,6 +24,8 @@ type TestApp = Awaited<ReturnType<typeof createTestApp>>
 /** A caller's trace context (W3C): its trace goes on in the service. */
 const CALLER_TRACE = '4bf92f3577b34da6a3ce929d0e0e4736'
 const CALLER_SPAN = '00f067aa0ba902b7'
+/** A token in the receiver's URL, as receivers often check one. */
+const RECEIVER_TOKEN = 'rcv_token_0d1e2f3a4b5c'
 
 /**
  * OpenTelemetry traces from a request to the receiver's answer, through an
@@ -60,7 +62,9 @@ describe('traces', () => {
       logger: loggerOptions({ level: 'info', pretty: false, secrets: [], stream, traceIds: true }),
     })
     tenant = await t.tenant('Traced Prints')
-    const endpoint = await t.api(tenant.liveKey, 'POST', '/v1/webhook-endpoints', { url: receiver.url() })
+    const endpoint = await t.api(tenant.liveKey, 'POST', '/v1/webhook-endpoints', {
+      url: receiver.url(`/hook?token=${RECEIVER_TOKEN}`),
+    })
     assert.equal(endpoint.statusCode, 201, endpoint.body)
     secret = endpoint.json().data.secret
     await t.startDispatcher({ ca: receiver.ca })
@@ -244,6 +248,7 @@ describe('traces', () => {
       customer.phone,
       greeting,
       'portrait.png',
+      RECEIVER_TOKEN,
     ]) {
       assert.equal(everything.includes(text), false, `a span holds ${text}`)
     }
