@@ -95,6 +95,17 @@ export function createRetention(deps: {
     return dropped
   }
 
+  /** Orders the prune found, erased with their personalization in one paced batch; how many were erased. */
+  async function eraseFound(organizationId: string, found: { id: string }[]): Promise<number> {
+    const orders = await findCustomerOrders(
+      db,
+      organizationId,
+      { orderIds: found.map((o) => o.id) },
+      batchSize,
+    )
+    return (await paced(() => eraseBatch(organizationId, orders, 'all'))).orders
+  }
+
   /** One organization's orders finished longer ago than its retention: erased with their personalization. */
   async function pruneFinishedOrders(
     organizationId: string,
@@ -106,15 +117,7 @@ export function createRetention(deps: {
     let mark = from
     for (;;) {
       const batch = await finishedOrdersToErase(db, organizationId, mark, olderThan, batchSize)
-      if (batch.length > 0) {
-        const orders = await findCustomerOrders(
-          db,
-          organizationId,
-          { orderIds: batch.map((o) => o.id) },
-          batchSize,
-        )
-        erased += (await paced(() => eraseBatch(organizationId, orders, 'all'))).orders
-      }
+      if (batch.length > 0) erased += await eraseFound(organizationId, batch)
       if (batch.length < batchSize) break
       mark = batch.at(-1)!.finished_at
       await setPrunedThrough(db, organizationId, 'personal_data_pruned_through', mark)
@@ -123,13 +126,7 @@ export function createRetention(deps: {
     for (;;) {
       const tests = await oldTestOrdersToErase(db, organizationId, olderThan, batchSize)
       if (tests.length === 0) break
-      const orders = await findCustomerOrders(
-        db,
-        organizationId,
-        { orderIds: tests.map((o) => o.id) },
-        batchSize,
-      )
-      erased += (await paced(() => eraseBatch(organizationId, orders, 'all'))).orders
+      erased += await eraseFound(organizationId, tests)
       if (tests.length < batchSize) break
     }
     return erased
